@@ -1,0 +1,207 @@
+/*
+Copyright 2026 The cluster-api-provider-openshift-assisted Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package manager holds what the three providers' main packages share: the usual manager flags
+// (diagnostics and TLS as in Cluster API, health probes, leader election, --namespace,
+// --watch-filter, concurrency) and the start-up of a controller-runtime manager from them.
+package manager
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/spf13/pflag"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/rest"
+	"k8s.io/component-base/logs"
+	logsv1 "k8s.io/component-base/logs/api/v1"
+	"k8s.io/klog/v2"
+	"sigs.k8s.io/cluster-api/util/flags"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/healthz"
+	"sigs.k8s.io/controller-runtime/pkg/webhook"
+)
+
+// Options are the command-line settings of a provider's manager.
+type Options struct {
+	// LeaderElectionID names the leader election lease; each provider has its own.
+	LeaderElectionID string
+
+	LeaderElect             bool
+	LeaderElectionNamespace string
+	LeaseDuration           time.Duration
+	RenewDeadline           time.Duration
+	RetryPeriod             time.Duration
+
+	// WatchNamespace, when set, limits the manager's cache to one namespace.
+	WatchNamespace string
+	// WatchFilterValue, when set, makes the controllers reconcile only objects whose
+	// cluster.x-k8s.io/watch-filter label has this value.
+	WatchFilterValue string
+	// Concurrency is the number of objects each controller reconciles at once.
+	Concurrency int
+
+	SyncPeriod     time.Duration
+	HealthAddr     string
+	WebhookPort    int
+	WebhookCertDir string
+	QPS            float32
+	Burst          int
+
+	// CAPI holds the diagnostics (metrics) and TLS flags, shared with Cluster API's own managers.
+	CAPI flags.ManagerOptions
+	// Logs is the logging configuration (--logging-format, -v, ...).
+	Logs *logsv1.LoggingConfiguration
+}
+
+// NewOptions returns the defaults for a provider whose leader election lease is leaderElectionID.
+func NewOptions(leaderElectionID string) *Options {
+	return &Options{
+		LeaderElectionID: leaderElectionID,
+		Logs:             logsv1.NewLoggingConfiguration(),
+	}
+}
+
+// AddFlags registers the options as flags on fs.
+func (o *Options) AddFlags(fs *pflag.FlagSet) {
+	logsv1.AddFlags(o.Logs, fs)
+	fs.BoolVar(&o.LeaderElect, "leader-elect", false,
+		"Enable leader election for the manager, so that only one replica reconciles at a time.")
+	fs.StringVar(&o.LeaderElectionNamespace, "leader-elect-namespace", "",
+		"Namespace of the leader election lease. Defaults to the namespace the manager runs in.")
+	fs.DurationVar(&o.LeaseDuration, "leader-elect-lease-duration", 15*time.Second,
+		"How long non-leader candidates wait before trying to take over the lease.")
+	fs.DurationVar(&o.RenewDeadline, "leader-elect-renew-deadline", 10*time.Second,
+		"How long the leader keeps retrying to renew the lease before giving it up.")
+	fs.DurationVar(&o.RetryPeriod, "leader-elect-retry-period", 2*time.Second,
+		"How long candidates wait between tries of the leader election actions.")
+	fs.StringVar(&o.WatchNamespace, "namespace", "",
+		"Namespace the manager watches. Defaults to all namespaces.")
+	fs.StringVar(&o.WatchFilterValue, "watch-filter", "",
+		"Reconcile only objects whose cluster.x-k8s.io/watch-filter label has this value.")
+	fs.IntVar(&o.Concurrency, "concurrency", 10,
+		"Number of objects each controller reconciles at once.")
+	fs.DurationVar(&o.SyncPeriod, "sync-period", 10*time.Minute,
+		"Minimum interval at which watched objects are reconciled again.")
+	fs.StringVar(&o.HealthAddr, "health-addr", ":9440",
+		"The address the health endpoints (/healthz, /readyz) bind to.")
+	fs.IntVar(&o.WebhookPort, "webhook-port", 9443,
+		"Webhook server port. 0 disables the webhook server.")
+	fs.StringVar(&o.WebhookCertDir, "webhook-cert-dir", "/tmp/k8s-webhook-server/serving-certs/",
+		"Folder holding the webhook server's tls.crt and tls.key.")
+	fs.Float32Var(&o.QPS, "kube-api-qps", 20, "Maximum queries per second to the Kubernetes API server.")
+	fs.IntVar(&o.Burst, "kube-api-burst", 30, "Maximum burst of queries to the Kubernetes API server.")
+	flags.AddManagerOptions(fs, &o.CAPI)
+}
+
+// Validate checks the options and applies the logging configuration.
+func (o *Options) Validate() error {
+	if o.Concurrency < 1 {
+		return fmt.Errorf("--concurrency must be at least 1, got %d", o.Concurrency)
+	}
+	if err := logsv1.ValidateAndApply(o.Logs, nil); err != nil {
+		return fmt.Errorf("invalid logging flags: %w", err)
+	}
+	ctrl.SetLogger(klog.Background())
+	return nil
+}
+
+// ManagerOptions translates the options into controller-runtime manager options.
+func (o *Options) ManagerOptions(scheme *runtime.Scheme) (ctrl.Options, error) {
+	tlsOptions, metricsOptions, err := flags.GetManagerOptions(o.CAPI)
+	if err != nil {
+		return ctrl.Options{}, fmt.Errorf("invalid diagnostics or TLS flags: %w", err)
+	}
+	cacheOptions := cache.Options{SyncPeriod: &o.SyncPeriod}
+	if o.WatchNamespace != "" {
+		cacheOptions.DefaultNamespaces = map[string]cache.Config{o.WatchNamespace: {}}
+	}
+	opts := ctrl.Options{
+		Scheme:                        scheme,
+		LeaderElection:                o.LeaderElect,
+		LeaderElectionID:              o.LeaderElectionID,
+		LeaderElectionNamespace:       o.LeaderElectionNamespace,
+		LeaderElectionReleaseOnCancel: true,
+		LeaseDuration:                 &o.LeaseDuration,
+		RenewDeadline:                 &o.RenewDeadline,
+		RetryPeriod:                   &o.RetryPeriod,
+		HealthProbeBindAddress:        o.HealthAddr,
+		Metrics:                       *metricsOptions,
+		Cache:                         cacheOptions,
+		Client: client.Options{
+			Cache: &client.CacheOptions{
+				// As in Cluster API's managers: ConfigMaps and Secrets are read on demand, not
+				// cached cluster-wide, which would cost memory and list/watch rights on them.
+				DisableFor: []client.Object{&corev1.ConfigMap{}, &corev1.Secret{}},
+			},
+		},
+	}
+	if o.WebhookPort != 0 {
+		opts.WebhookServer = webhook.NewServer(webhook.Options{
+			Port:    o.WebhookPort,
+			CertDir: o.WebhookCertDir,
+			TLSOpts: tlsOptions,
+		})
+	}
+	return opts, nil
+}
+
+// SetupFunc registers a provider's controllers and webhooks with the manager.
+type SetupFunc func(ctx context.Context, mgr ctrl.Manager, o *Options) error
+
+// Run builds a manager from the options, lets setup register the provider's controllers and
+// webhooks, adds the health checks and runs the manager until ctx is done.
+func Run(ctx context.Context, restConfig *rest.Config, o *Options, scheme *runtime.Scheme, setup SetupFunc) error {
+	log := ctrl.Log.WithName("setup")
+	restConfig.QPS = o.QPS
+	restConfig.Burst = o.Burst
+	mgrOptions, err := o.ManagerOptions(scheme)
+	if err != nil {
+		return err
+	}
+	mgr, err := ctrl.NewManager(restConfig, mgrOptions)
+	if err != nil {
+		return fmt.Errorf("creating manager: %w", err)
+	}
+	if setup != nil {
+		if err := setup(ctx, mgr, o); err != nil {
+			return fmt.Errorf("setting up controllers: %w", err)
+		}
+	}
+	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {
+		return fmt.Errorf("adding health check: %w", err)
+	}
+	readyCheck := healthz.Ping
+	if o.WebhookPort != 0 {
+		readyCheck = mgr.GetWebhookServer().StartedChecker()
+	}
+	if err := mgr.AddReadyzCheck("readyz", readyCheck); err != nil {
+		return fmt.Errorf("adding ready check: %w", err)
+	}
+	log.Info("Starting manager", "namespace", o.WatchNamespace, "watchFilter", o.WatchFilterValue,
+		"concurrency", o.Concurrency)
+	if err := mgr.Start(ctx); err != nil {
+		return fmt.Errorf("running manager: %w", err)
+	}
+	return nil
+}
+
+// InitLogs sets up klog flags handling as Kubernetes components do; call it first in main.
+func InitLogs() { logs.InitLogs() }

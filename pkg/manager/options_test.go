@@ -1,0 +1,179 @@
+/*
+Copyright 2026 The cluster-api-provider-openshift-assisted Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package manager
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/spf13/pflag"
+	"k8s.io/apimachinery/pkg/runtime"
+	ctrl "sigs.k8s.io/controller-runtime"
+
+	capoascheme "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/scheme"
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/testenv"
+)
+
+func parse(t *testing.T, args ...string) *Options {
+	t.Helper()
+	o := NewOptions("test-leader-election")
+	fs := pflag.NewFlagSet("test", pflag.ContinueOnError)
+	o.AddFlags(fs)
+	if err := fs.Parse(args); err != nil {
+		t.Fatalf("parsing %v: %v", args, err)
+	}
+	return o
+}
+
+func TestFlagsBecomeManagerOptions(t *testing.T) {
+	tests := []struct {
+		name  string
+		args  []string
+		check func(t *testing.T, o *Options, mo ctrl.Options)
+	}{
+		{"defaults watch every namespace", nil, func(t *testing.T, o *Options, mo ctrl.Options) {
+			if len(mo.Cache.DefaultNamespaces) != 0 {
+				t.Errorf("DefaultNamespaces = %v, want none (all namespaces)", mo.Cache.DefaultNamespaces)
+			}
+			if mo.LeaderElection || mo.LeaderElectionID != "test-leader-election" {
+				t.Errorf("leader election = %v %q", mo.LeaderElection, mo.LeaderElectionID)
+			}
+			if o.Concurrency != 10 || mo.HealthProbeBindAddress != ":9440" || mo.Metrics.BindAddress != ":8443" {
+				t.Errorf("concurrency %d health %q metrics %q", o.Concurrency, mo.HealthProbeBindAddress, mo.Metrics.BindAddress)
+			}
+			if !mo.Metrics.SecureServing {
+				t.Error("metrics are served without TLS and authentication by default")
+			}
+		}},
+		{"namespace scopes the cache", []string{"--namespace=lab"}, func(t *testing.T, _ *Options, mo ctrl.Options) {
+			if _, ok := mo.Cache.DefaultNamespaces["lab"]; !ok || len(mo.Cache.DefaultNamespaces) != 1 {
+				t.Errorf("DefaultNamespaces = %v, want only lab", mo.Cache.DefaultNamespaces)
+			}
+		}},
+		{"leader election and filter", []string{"--leader-elect", "--watch-filter=team-a", "--concurrency=3",
+			"--leader-elect-lease-duration=30s"}, func(t *testing.T, o *Options, mo ctrl.Options) {
+			if !mo.LeaderElection || *mo.LeaseDuration != 30*time.Second {
+				t.Errorf("leader election %v lease %v", mo.LeaderElection, *mo.LeaseDuration)
+			}
+			if o.WatchFilterValue != "team-a" || o.Concurrency != 3 {
+				t.Errorf("watch filter %q concurrency %d", o.WatchFilterValue, o.Concurrency)
+			}
+		}},
+		{"insecure diagnostics", []string{"--insecure-diagnostics", "--diagnostics-address=:8080"},
+			func(t *testing.T, _ *Options, mo ctrl.Options) {
+				if mo.Metrics.SecureServing || mo.Metrics.BindAddress != ":8080" {
+					t.Errorf("metrics %+v", mo.Metrics)
+				}
+			}},
+		{"webhook server off", []string{"--webhook-port=0"}, func(t *testing.T, _ *Options, mo ctrl.Options) {
+			if mo.WebhookServer != nil {
+				t.Error("webhook server created with --webhook-port=0")
+			}
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			o := parse(t, tt.args...)
+			mo, err := o.ManagerOptions(runtime.NewScheme())
+			if err != nil {
+				t.Fatal(err)
+			}
+			tt.check(t, o, mo)
+		})
+	}
+}
+
+func TestInvalidFlagsAreRefused(t *testing.T) {
+	if err := parse(t, "--concurrency=0").Validate(); err == nil {
+		t.Error("--concurrency=0 accepted")
+	}
+	if _, err := parse(t, "--tls-min-version=TLS9").ManagerOptions(runtime.NewScheme()); err == nil {
+		t.Error("--tls-min-version=TLS9 accepted")
+	}
+}
+
+func freePort(t *testing.T) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+// TestRunStartsAndStops starts a manager the way the providers' main packages do, against a
+// real API server, waits until it reports ready, and stops it.
+func TestRunStartsAndStops(t *testing.T) {
+	s, err := capoascheme.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	env, err := testenv.Start(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = env.Stop() }()
+
+	healthAddr := fmt.Sprintf("127.0.0.1:%d", freePort(t))
+	o := parse(t, "--health-addr="+healthAddr, "--diagnostics-address=0", "--webhook-port=0", "--namespace=default")
+	ctx, cancel := context.WithCancel(context.Background())
+	setupCalled := make(chan struct{})
+	done := make(chan error, 1)
+	go func() {
+		done <- Run(ctx, env.Config, o, env.Scheme, func(_ context.Context, mgr ctrl.Manager, got *Options) error {
+			if got != o || mgr == nil {
+				return fmt.Errorf("setup got options %p and manager %v", got, mgr)
+			}
+			close(setupCalled)
+			return nil
+		})
+	}()
+
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		resp, err := http.Get("http://" + healthAddr + "/readyz")
+		if err == nil {
+			_ = resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				break
+			}
+		}
+		select {
+		case err := <-done:
+			t.Fatalf("manager stopped before it was ready: %v", err)
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("manager not ready after 30s")
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	select {
+	case <-setupCalled:
+	default:
+		t.Error("setup was not called before the manager started")
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Errorf("Run returned %v after its context was cancelled", err)
+	}
+}

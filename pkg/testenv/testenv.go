@@ -1,0 +1,180 @@
+/*
+Copyright 2026 The cluster-api-provider-openshift-assisted Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package testenv is the test harness shared by every module: a real kube-apiserver and etcd
+// (envtest) with the CRDs of this repository's providers and of the projects they work with
+// (Cluster API, CAPM3, BareMetalHost, assisted-service and Hive) installed.
+//
+// The binaries come from KUBEBUILDER_ASSETS; when it is unset, hack/ensure-envtest.sh builds
+// them from source (once, cached outside the repository) and prints their folder.
+package testenv
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+)
+
+// ThirdPartyCRDDir is the folder, relative to the repository root, of the CRDs generated with
+// controller-gen from the pinned third-party API modules (see `make manifests`).
+const ThirdPartyCRDDir = "pkg/testenv/crds"
+
+// ProviderCRDDirs are the folders, relative to the repository root, of this repository's CRDs.
+var ProviderCRDDirs = []string{
+	"infrastructure/config/crd/bases",
+	"bootstrap/config/crd/bases",
+	"controlplane/config/crd/bases",
+}
+
+// RepoRoot returns the repository root: the nearest folder above the working directory that
+// holds go.work.
+func RepoRoot() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.work")); err == nil {
+			return dir, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", errors.New("no go.work found above the working directory: run the tests inside the repository")
+		}
+		dir = parent
+	}
+}
+
+// CRDPaths returns every CRD folder the harness installs: the providers' and the third parties'.
+func CRDPaths(root string) ([]string, error) {
+	paths := make([]string, 0, len(ProviderCRDDirs)+8)
+	for _, d := range ProviderCRDDirs {
+		paths = append(paths, filepath.Join(root, d))
+	}
+	entries, err := os.ReadDir(filepath.Join(root, ThirdPartyCRDDir))
+	if err != nil {
+		return nil, fmt.Errorf("reading the third-party CRDs (run `make manifests`): %w", err)
+	}
+	for _, e := range entries {
+		if e.IsDir() {
+			paths = append(paths, filepath.Join(root, ThirdPartyCRDDir, e.Name()))
+		}
+	}
+	return paths, nil
+}
+
+// AssetsDir returns the folder holding kube-apiserver and etcd: KUBEBUILDER_ASSETS when set,
+// else the folder hack/ensure-envtest.sh builds them into.
+func AssetsDir(root string) (string, error) {
+	if dir := os.Getenv("KUBEBUILDER_ASSETS"); dir != "" {
+		return dir, nil
+	}
+	cmd := exec.Command("bash", filepath.Join(root, "hack", "ensure-envtest.sh"))
+	cmd.Stderr = os.Stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return "", fmt.Errorf("building the envtest binaries with hack/ensure-envtest.sh: %w", err)
+	}
+	return strings.TrimSpace(string(out)), nil
+}
+
+// Environment is a running API server with the CRDs installed.
+type Environment struct {
+	env *envtest.Environment
+	// Config reaches the API server as an administrator.
+	Config *rest.Config
+	// Client is an uncached client with the scheme the environment was started with.
+	Client client.Client
+	// Scheme is the scheme of Client.
+	Scheme *runtime.Scheme
+}
+
+// Start starts an API server and etcd, installs the CRDs and waits until they are served.
+func Start(scheme *runtime.Scheme, extraCRDPaths ...string) (*Environment, error) {
+	root, err := RepoRoot()
+	if err != nil {
+		return nil, err
+	}
+	assets, err := AssetsDir(root)
+	if err != nil {
+		return nil, err
+	}
+	crdPaths, err := CRDPaths(root)
+	if err != nil {
+		return nil, err
+	}
+	env := &envtest.Environment{
+		BinaryAssetsDirectory: assets,
+		CRDInstallOptions: envtest.CRDInstallOptions{
+			Paths:              append(crdPaths, extraCRDPaths...),
+			ErrorIfPathMissing: true,
+			Scheme:             scheme,
+		},
+	}
+	cfg, err := env.Start()
+	if err != nil {
+		return nil, fmt.Errorf("starting envtest (binaries in %s): %w", assets, err)
+	}
+	c, err := client.New(cfg, client.Options{Scheme: scheme})
+	if err != nil {
+		_ = env.Stop()
+		return nil, fmt.Errorf("creating client: %w", err)
+	}
+	return &Environment{env: env, Config: cfg, Client: c, Scheme: scheme}, nil
+}
+
+// Stop stops the API server and etcd.
+func (e *Environment) Stop() error { return e.env.Stop() }
+
+// CreateNamespace creates a namespace with a generated name that starts with prefix.
+func (e *Environment) CreateNamespace(ctx context.Context, prefix string) (string, error) {
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: prefix + "-"}}
+	if err := e.Client.Create(ctx, ns); err != nil {
+		return "", fmt.Errorf("creating namespace: %w", err)
+	}
+	return ns.Name, nil
+}
+
+// Main starts an environment for a package's tests, runs them and stops it; call it from
+// TestMain and exit with what it returns. The environment is stored in *env for the tests.
+func Main(m *testing.M, scheme *runtime.Scheme, env **Environment) int {
+	e, err := Start(scheme)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	*env = e
+	code := m.Run()
+	if err := e.Stop(); err != nil {
+		fmt.Fprintln(os.Stderr, "stopping envtest:", err)
+		if code == 0 {
+			code = 1
+		}
+	}
+	return code
+}
