@@ -1,0 +1,135 @@
+/*
+Copyright 2026 The cluster-api-provider-openshift-assisted Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package v1alpha2_test
+
+import (
+	"context"
+	"os"
+	"testing"
+
+	. "github.com/onsi/gomega"
+	aiv1beta1 "github.com/openshift/assisted-service/api/v1beta1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	bootstrapv1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/bootstrap/api/v1alpha2"
+	capoascheme "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/scheme"
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/testenv"
+)
+
+var env *testenv.Environment
+
+func TestMain(m *testing.M) {
+	s, err := capoascheme.New(bootstrapv1.AddToScheme)
+	if err != nil {
+		panic(err)
+	}
+	os.Exit(testenv.Main(m, s, &env))
+}
+
+func fullSpec() bootstrapv1.OpenshiftAssistedConfigSpec {
+	return bootstrapv1.OpenshiftAssistedConfigSpec{
+		Proxy:                &aiv1beta1.Proxy{HTTPProxy: "http://proxy:3128", NoProxy: ".cluster.local"},
+		PullSecretRef:        &corev1.LocalObjectReference{Name: "pull-secret"},
+		AdditionalNTPSources: []string{"ntp1.example.com", "10.0.0.1"},
+		SSHAuthorizedKey:     "ssh-ed25519 AAAA test",
+		NMStateConfigLabelSelector: metav1.LabelSelector{
+			MatchLabels: map[string]string{"infraenv": "lab"},
+		},
+		CpuArchitecture:       "aarch64",
+		KernelArguments:       []aiv1beta1.KernelArgument{{Operation: "append", Value: "console=ttyS0"}},
+		AdditionalTrustBundle: "-----BEGIN CERTIFICATE-----\n...\n-----END CERTIFICATE-----\n",
+		OSImageVersion:        "4.17",
+		NodeRegistration: bootstrapv1.NodeRegistrationOptions{
+			Name: "worker-0", KubeletExtraLabels: []string{"rack=r1"}, ProviderID: "agent://x",
+		},
+	}
+}
+
+// TestEveryKindRoundTrips creates one object of each kind and reads it back unchanged.
+func TestEveryKindRoundTrips(t *testing.T) {
+	g := NewWithT(t)
+	ctx := context.Background()
+	ns, err := env.CreateNamespace(ctx, "roundtrip")
+	g.Expect(err).NotTo(HaveOccurred())
+
+	config := &bootstrapv1.OpenshiftAssistedConfig{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "config"},
+		Spec:       fullSpec(),
+	}
+	g.Expect(env.Client.Create(ctx, config)).To(Succeed())
+	gotConfig := &bootstrapv1.OpenshiftAssistedConfig{}
+	g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(config), gotConfig)).To(Succeed())
+	g.Expect(gotConfig.Spec).To(Equal(fullSpec()))
+
+	template := &bootstrapv1.OpenshiftAssistedConfigTemplate{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "template"},
+		Spec: bootstrapv1.OpenshiftAssistedConfigTemplateSpec{Template: bootstrapv1.OpenshiftAssistedConfigTemplateResource{
+			ObjectMeta: clusterv1.ObjectMeta{Labels: map[string]string{"role": "worker"}},
+			Spec:       fullSpec(),
+		}},
+	}
+	g.Expect(env.Client.Create(ctx, template)).To(Succeed())
+	gotTemplate := &bootstrapv1.OpenshiftAssistedConfigTemplate{}
+	g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(template), gotTemplate)).To(Succeed())
+	g.Expect(gotTemplate.Spec).To(Equal(template.Spec))
+
+	// The contract fields of the status are served through the status subresource.
+	gotConfig.Status.DataSecretName = "config-bootstrap"
+	gotConfig.Status.Initialization.DataSecretCreated = ptr.To(true)
+	gotConfig.Status.InfraEnvRef = &corev1.ObjectReference{Kind: "InfraEnv", Namespace: ns, Name: "config"}
+	g.Expect(env.Client.Status().Update(ctx, gotConfig)).To(Succeed())
+	g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(config), gotConfig)).To(Succeed())
+	g.Expect(gotConfig.Status.DataSecretName).To(Equal("config-bootstrap"))
+	g.Expect(gotConfig.Status.Initialization.DataSecretCreated).To(HaveValue(BeTrue()))
+}
+
+// TestSchemaDefaultsAndRejects checks the defaults the schema applies and the input it refuses.
+func TestSchemaDefaultsAndRejects(t *testing.T) {
+	g := NewWithT(t)
+	ctx := context.Background()
+	ns, err := env.CreateNamespace(ctx, "schema")
+	g.Expect(err).NotTo(HaveOccurred())
+
+	config := &bootstrapv1.OpenshiftAssistedConfig{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "defaults"}}
+	g.Expect(env.Client.Create(ctx, config)).To(Succeed())
+	g.Expect(config.Spec.CpuArchitecture).To(Equal("x86_64"))
+
+	tests := []struct {
+		name    string
+		spec    func(*bootstrapv1.OpenshiftAssistedConfigSpec)
+		message string
+	}{
+		{"unknown architecture", func(s *bootstrapv1.OpenshiftAssistedConfigSpec) { s.CpuArchitecture = "i386" },
+			`spec.cpuArchitecture: Unsupported value: "i386"`},
+		{"hostname that is not a DNS name", func(s *bootstrapv1.OpenshiftAssistedConfigSpec) { s.NodeRegistration.Name = "Worker_0" },
+			"spec.nodeRegistration.name in body should match"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			g := NewWithT(t)
+			c := &bootstrapv1.OpenshiftAssistedConfig{ObjectMeta: metav1.ObjectMeta{Namespace: ns, GenerateName: "bad-"}}
+			tt.spec(&c.Spec)
+			err := env.Client.Create(ctx, c)
+			g.Expect(err).To(HaveOccurred())
+			g.Expect(err.Error()).To(ContainSubstring(tt.message))
+		})
+	}
+}

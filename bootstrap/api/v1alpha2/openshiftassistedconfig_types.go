@@ -1,0 +1,201 @@
+/*
+Copyright 2026 The cluster-api-provider-openshift-assisted Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package v1alpha2
+
+import (
+	aiv1beta1 "github.com/openshift/assisted-service/api/v1beta1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+const (
+	// DiscoveryIgnitionOverrideAnnotation holds a JSON ignition config merged into the
+	// discovery image's ignition (the live ISO the host boots before installation).
+	DiscoveryIgnitionOverrideAnnotation = "openshiftassistedconfig.cluster.x-k8s.io/discovery-ignition-override"
+	// IgnitionOverrideAnnotation holds a JSON ignition config merged into the installed
+	// host's ignition (the Agent's ignitionConfigOverrides).
+	IgnitionOverrideAnnotation = "openshiftassistedconfig.cluster.x-k8s.io/ignition-override"
+)
+
+// OpenshiftAssistedConfigSpec defines the desired state of OpenshiftAssistedConfig: the settings
+// of the InfraEnv (discovery image) the Machine's host boots, and of the host's registration.
+type OpenshiftAssistedConfigSpec struct {
+	// proxy is the proxy the discovery agent and the installed host use. Unset means no proxy.
+	// +optional
+	Proxy *aiv1beta1.Proxy `json:"proxy,omitempty"`
+
+	// pullSecretRef names the Secret, in the config's namespace, holding the pull secret used to
+	// pull release and discovery images. Defaults to the control plane's pull secret.
+	// +optional
+	PullSecretRef *corev1.LocalObjectReference `json:"pullSecretRef,omitempty"`
+
+	// additionalNTPSources are NTP sources (hostnames or IPs) added to the host's NTP configuration.
+	// +optional
+	// +kubebuilder:validation:MaxItems=32
+	// +kubebuilder:validation:items:MaxLength=255
+	AdditionalNTPSources []string `json:"additionalNTPSources,omitempty"`
+
+	// sshAuthorizedKey is an SSH public key added to the discovery image, for debugging a host.
+	// +optional
+	// +kubebuilder:validation:MaxLength=4096
+	SSHAuthorizedKey string `json:"sshAuthorizedKey,omitempty"`
+
+	// nmStateConfigLabelSelector selects the NMStateConfigs applied to hosts booting this
+	// config's discovery image (static networking).
+	// +optional
+	NMStateConfigLabelSelector metav1.LabelSelector `json:"nmStateConfigLabelSelector,omitempty,omitzero"`
+
+	// cpuArchitecture is the CPU architecture of the host and its discovery image.
+	// +kubebuilder:default=x86_64
+	// +kubebuilder:validation:Enum=x86_64;aarch64;arm64;ppc64le;s390x
+	// +optional
+	CpuArchitecture string `json:"cpuArchitecture,omitempty"` //nolint:revive,stylecheck // field name kept for existing manifests.
+
+	// kernelArguments are kernel arguments added to, replaced in or deleted from the discovery
+	// image's boot command line.
+	// +optional
+	// +kubebuilder:validation:MaxItems=64
+	KernelArguments []aiv1beta1.KernelArgument `json:"kernelArguments,omitempty"`
+
+	// additionalTrustBundle is a PEM-encoded X.509 certificate bundle that the discovered host,
+	// and the cluster formed from it, trust.
+	// +optional
+	AdditionalTrustBundle string `json:"additionalTrustBundle,omitempty"`
+
+	// osImageVersion is the version of the discovery OS image, one of the OS images listed in the
+	// AgentServiceConfig. Defaults to the image matching the cluster's version.
+	// +optional
+	// +kubebuilder:validation:MaxLength=64
+	OSImageVersion string `json:"osImageVersion,omitempty"`
+
+	// nodeRegistration holds settings for the host's registration as a Node.
+	// +optional
+	NodeRegistration NodeRegistrationOptions `json:"nodeRegistration,omitempty,omitzero"`
+}
+
+// NodeRegistrationOptions holds settings for the host's registration as a Node.
+type NodeRegistrationOptions struct {
+	// name is the hostname the host is installed with, and so its Node's name.
+	// Defaults to the Machine's name.
+	// +optional
+	// +kubebuilder:validation:MaxLength=253
+	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`
+	Name string `json:"name,omitempty"`
+
+	// kubeletExtraLabels are labels, as key=value, that the kubelet sets on the Node.
+	// +optional
+	// +kubebuilder:validation:MaxItems=64
+	KubeletExtraLabels []string `json:"kubeletExtraLabels,omitempty"`
+
+	// providerID is the provider ID passed to the kubelet. Defaults to the one the
+	// infrastructure provider reports.
+	// +optional
+	// +kubebuilder:validation:MaxLength=512
+	ProviderID string `json:"providerID,omitempty"`
+}
+
+// OpenshiftAssistedConfigInitializationStatus provides observations of the
+// OpenshiftAssistedConfig initialization process.
+// +kubebuilder:validation:MinProperties=1
+type OpenshiftAssistedConfigInitializationStatus struct {
+	// dataSecretCreated is true when the Machine's bootstrap data Secret is created.
+	// NOTE: this field is part of the Cluster API contract.
+	// +optional
+	DataSecretCreated *bool `json:"dataSecretCreated,omitempty"`
+}
+
+// OpenshiftAssistedConfigStatus defines the observed state of OpenshiftAssistedConfig.
+type OpenshiftAssistedConfigStatus struct {
+	// conditions represent the observations of the config's current state. Known condition types
+	// are Ready, DataSecretAvailable, InfraEnvReady, AgentRegistered, AgentApproved, Installing,
+	// Installed and Paused.
+	// +optional
+	// +listType=map
+	// +listMapKey=type
+	// +kubebuilder:validation:MaxItems=32
+	Conditions []metav1.Condition `json:"conditions,omitempty"`
+
+	// initialization provides observations of the config's initialization process.
+	// NOTE: fields in this struct are part of the Cluster API contract.
+	// +optional
+	Initialization OpenshiftAssistedConfigInitializationStatus `json:"initialization,omitempty,omitzero"`
+
+	// dataSecretName is the name of the Secret that holds the bootstrap data.
+	// NOTE: this field is part of the Cluster API contract.
+	// +optional
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	DataSecretName string `json:"dataSecretName,omitempty"`
+
+	// infraEnvRef is the InfraEnv this config owns.
+	// +optional
+	InfraEnvRef *corev1.ObjectReference `json:"infraEnvRef,omitempty"`
+
+	// agentRef is the Agent recognized as this Machine's host.
+	// +optional
+	AgentRef *corev1.ObjectReference `json:"agentRef,omitempty"`
+
+	// isoDownloadURL is the URL of the discovery ISO the host boots.
+	// +optional
+	ISODownloadURL string `json:"isoDownloadURL,omitempty"`
+
+	// observedGeneration is the latest generation observed by the controller.
+	// +optional
+	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+}
+
+// +kubebuilder:object:root=true
+// +kubebuilder:subresource:status
+// +kubebuilder:storageversion
+// +kubebuilder:resource:path=openshiftassistedconfigs,scope=Namespaced,categories=cluster-api,shortName=oac;oacs
+// +kubebuilder:metadata:labels="cluster.x-k8s.io/v1beta2=v1alpha2"
+// +kubebuilder:printcolumn:name="Cluster",type="string",JSONPath=".metadata.labels['cluster\\.x-k8s\\.io/cluster-name']",description="Cluster to which this config belongs"
+// +kubebuilder:printcolumn:name="Data Secret Created",type="boolean",JSONPath=".status.initialization.dataSecretCreated",description="The bootstrap data Secret is created"
+// +kubebuilder:printcolumn:name="InfraEnv",type="string",JSONPath=".status.infraEnvRef.name",description="InfraEnv owned by this config"
+// +kubebuilder:printcolumn:name="Agent",type="string",JSONPath=".status.agentRef.name",description="Agent of this Machine's host"
+// +kubebuilder:printcolumn:name="Age",type="date",JSONPath=".metadata.creationTimestamp"
+
+// OpenshiftAssistedConfig is the bootstrap configuration of one Machine installed by the
+// assisted installer: it owns the Machine's InfraEnv and recognizes and approves its Agent.
+type OpenshiftAssistedConfig struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	Spec   OpenshiftAssistedConfigSpec   `json:"spec,omitempty"`
+	Status OpenshiftAssistedConfigStatus `json:"status,omitempty"`
+}
+
+// GetConditions returns the conditions of the config.
+func (c *OpenshiftAssistedConfig) GetConditions() []metav1.Condition { return c.Status.Conditions }
+
+// SetConditions sets the conditions of the config.
+func (c *OpenshiftAssistedConfig) SetConditions(conditions []metav1.Condition) {
+	c.Status.Conditions = conditions
+}
+
+// +kubebuilder:object:root=true
+
+// OpenshiftAssistedConfigList contains a list of OpenshiftAssistedConfig.
+type OpenshiftAssistedConfigList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []OpenshiftAssistedConfig `json:"items"`
+}
+
+func init() {
+	SchemeBuilder.Register(&OpenshiftAssistedConfig{}, &OpenshiftAssistedConfigList{})
+}

@@ -1,0 +1,68 @@
+/*
+Copyright 2026 The cluster-api-provider-openshift-assisted Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package v1alpha2
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+)
+
+// OpenshiftAssistedConfigTemplateResource describes the data needed to create an
+// OpenshiftAssistedConfig from a template.
+type OpenshiftAssistedConfigTemplateResource struct {
+	// metadata is the standard object's metadata, applied to configs created from this template.
+	// +optional
+	ObjectMeta clusterv1.ObjectMeta `json:"metadata,omitempty,omitzero"`
+
+	// spec is the desired state of configs created from this template.
+	// +optional
+	Spec OpenshiftAssistedConfigSpec `json:"spec,omitempty"`
+}
+
+// OpenshiftAssistedConfigTemplateSpec defines the desired state of OpenshiftAssistedConfigTemplate.
+type OpenshiftAssistedConfigTemplateSpec struct {
+	// template is the OpenshiftAssistedConfig created from this template.
+	Template OpenshiftAssistedConfigTemplateResource `json:"template"`
+}
+
+// +kubebuilder:object:root=true
+// +kubebuilder:storageversion
+// +kubebuilder:resource:path=openshiftassistedconfigtemplates,scope=Namespaced,categories=cluster-api,shortName=oact;oacts
+// +kubebuilder:metadata:labels="cluster.x-k8s.io/v1beta2=v1alpha2"
+// +kubebuilder:printcolumn:name="Age",type="date",JSONPath=".metadata.creationTimestamp"
+
+// OpenshiftAssistedConfigTemplate is the template for OpenshiftAssistedConfigs, used by
+// MachineDeployments and MachineSets.
+type OpenshiftAssistedConfigTemplate struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	Spec OpenshiftAssistedConfigTemplateSpec `json:"spec,omitempty"`
+}
+
+// +kubebuilder:object:root=true
+
+// OpenshiftAssistedConfigTemplateList contains a list of OpenshiftAssistedConfigTemplate.
+type OpenshiftAssistedConfigTemplateList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []OpenshiftAssistedConfigTemplate `json:"items"`
+}
+
+func init() {
+	SchemeBuilder.Register(&OpenshiftAssistedConfigTemplate{}, &OpenshiftAssistedConfigTemplateList{})
+}

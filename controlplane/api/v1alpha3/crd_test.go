@@ -1,0 +1,214 @@
+/*
+Copyright 2026 The cluster-api-provider-openshift-assisted Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package v1alpha3_test
+
+import (
+	"context"
+	"os"
+	"testing"
+
+	. "github.com/onsi/gomega"
+	hiveext "github.com/openshift/assisted-service/api/hiveextension/v1beta1"
+	autoscalingv1 "k8s.io/api/autoscaling/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	bootstrapv1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/bootstrap/api/v1alpha2"
+	controlplanev1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/controlplane/api/v1alpha3"
+	capoascheme "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/scheme"
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/testenv"
+)
+
+var env *testenv.Environment
+
+func TestMain(m *testing.M) {
+	s, err := capoascheme.New(bootstrapv1.AddToScheme, controlplanev1.AddToScheme)
+	if err != nil {
+		panic(err)
+	}
+	os.Exit(testenv.Main(m, s, &env))
+}
+
+func controlPlane(ns, name string) *controlplanev1.OpenshiftAssistedControlPlane {
+	return &controlplanev1.OpenshiftAssistedControlPlane{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
+		Spec: controlplanev1.OpenshiftAssistedControlPlaneSpec{
+			DistributionVersion: "4.17.3",
+			Config: controlplanev1.OpenshiftAssistedControlPlaneConfigSpec{
+				BaseDomain:  "example.com",
+				ClusterName: "prod",
+				APIVIPs:     []string{"192.168.111.5"},
+				IngressVIPs: []string{"192.168.111.4"},
+			},
+			MachineTemplate: controlplanev1.OpenshiftAssistedControlPlaneMachineTemplate{
+				InfrastructureRef: clusterv1.ContractVersionedObjectReference{
+					APIGroup: "infrastructure.cluster.x-k8s.io", Kind: "Metal3MachineTemplate", Name: "cp",
+				},
+			},
+		},
+	}
+}
+
+// TestRoundTrip creates a control plane with every setting and reads it back unchanged.
+func TestRoundTrip(t *testing.T) {
+	g := NewWithT(t)
+	ctx := context.Background()
+	ns, err := env.CreateNamespace(ctx, "roundtrip")
+	g.Expect(err).NotTo(HaveOccurred())
+
+	cp := controlPlane(ns, "full")
+	cp.Spec.Replicas = ptr.To[int32](3)
+	cp.Spec.MachineTemplate.ObjectMeta = clusterv1.ObjectMeta{Labels: map[string]string{"tier": "cp"}}
+	cp.Spec.MachineTemplate.Deletion = clusterv1.MachineDeletionSpec{NodeDrainTimeoutSeconds: ptr.To[int32](30)}
+	cp.Spec.OpenshiftAssistedConfigSpec = bootstrapv1.OpenshiftAssistedConfigSpec{
+		CpuArchitecture: "x86_64", SSHAuthorizedKey: "ssh-ed25519 AAAA",
+	}
+	cp.Spec.Config.PullSecretRef = &corev1.LocalObjectReference{Name: "pull-secret"}
+	cp.Spec.Config.ImageRegistryRef = &corev1.LocalObjectReference{Name: "mirrors"}
+	cp.Spec.Config.ManifestsConfigMapRefs = []hiveext.ManifestsConfigMapReference{{Name: "extra"}}
+	cp.Spec.Config.Proxy = &hiveext.Proxy{HTTPSProxy: "http://proxy:3128"}
+	cp.Spec.Config.MastersSchedulable = true
+	cp.Spec.Config.NetworkType = "OVNKubernetes"
+	cp.Spec.Config.SSHAuthorizedKey = "ssh-ed25519 BBBB"
+	cp.Spec.Config.Capabilities = controlplanev1.Capabilities{
+		BaselineCapability: "None", AdditionalEnabledCapabilities: []string{"marketplace"},
+	}
+	want := cp.Spec.DeepCopy()
+	g.Expect(env.Client.Create(ctx, cp)).To(Succeed())
+
+	got := &controlplanev1.OpenshiftAssistedControlPlane{}
+	g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(cp), got)).To(Succeed())
+	g.Expect(got.Spec).To(Equal(*want))
+
+	// Defaults: one replica (single-node OpenShift).
+	sno := controlPlane(ns, "sno")
+	sno.Spec.Config.APIVIPs, sno.Spec.Config.IngressVIPs = nil, nil
+	g.Expect(env.Client.Create(ctx, sno)).To(Succeed())
+	g.Expect(sno.Spec.Replicas).To(HaveValue(BeEquivalentTo(1)))
+
+	// Every contract field of the status is served through the status subresource.
+	got.Status = controlplanev1.OpenshiftAssistedControlPlaneStatus{
+		Initialization:      controlplanev1.OpenshiftAssistedControlPlaneInitializationStatus{ControlPlaneInitialized: ptr.To(true)},
+		Selector:            "cluster.x-k8s.io/cluster-name=prod,cluster.x-k8s.io/control-plane",
+		Replicas:            ptr.To[int32](3),
+		ReadyReplicas:       ptr.To[int32](3),
+		AvailableReplicas:   ptr.To[int32](3),
+		UpToDateReplicas:    ptr.To[int32](3),
+		Version:             "v1.30.4",
+		DistributionVersion: "4.17.3",
+		Conditions: []metav1.Condition{{Type: "Available", Status: metav1.ConditionTrue, Reason: "Available",
+			LastTransitionTime: metav1.Now()}},
+	}
+	wantStatus := got.Status.DeepCopy()
+	g.Expect(env.Client.Status().Update(ctx, got)).To(Succeed())
+	g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(cp), got)).To(Succeed())
+	g.Expect(got.Status.Selector).To(Equal(wantStatus.Selector))
+	g.Expect(got.Status.Initialization).To(Equal(wantStatus.Initialization))
+	g.Expect(got.Status.AvailableReplicas).To(Equal(wantStatus.AvailableReplicas))
+	g.Expect(got.Status.UpToDateReplicas).To(Equal(wantStatus.UpToDateReplicas))
+	g.Expect(got.Status.Version).To(Equal(wantStatus.Version))
+
+	// kubectl scale works through the scale subresource, and respects the replicas rule.
+	scale := &autoscalingv1.Scale{}
+	g.Expect(env.Client.SubResource("scale").Get(ctx, got, scale)).To(Succeed())
+	g.Expect(scale.Spec.Replicas).To(BeEquivalentTo(3))
+	g.Expect(scale.Status.Selector).To(Equal(wantStatus.Selector))
+	scale.Spec.Replicas = 5
+	g.Expect(env.Client.SubResource("scale").Update(ctx, got, client.WithSubResourceBody(scale))).To(Succeed())
+	g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(cp), got)).To(Succeed())
+	g.Expect(got.Spec.Replicas).To(HaveValue(BeEquivalentTo(5)))
+	scale.Spec.Replicas = 2
+	err = env.Client.SubResource("scale").Update(ctx, got, client.WithSubResourceBody(scale))
+	g.Expect(err).To(MatchError(ContainSubstring("replicas must be 1 (single-node OpenShift), 3, 4 or 5")))
+}
+
+// TestSchemaRejectsBadInput checks that the API server refuses bad specs, on create and on
+// update, with a message that says what is wrong.
+func TestSchemaRejectsBadInput(t *testing.T) {
+	ctx := context.Background()
+	ns, err := env.CreateNamespace(ctx, "schema")
+	NewWithT(t).Expect(err).NotTo(HaveOccurred())
+
+	creates := []struct {
+		name    string
+		mutate  func(*controlplanev1.OpenshiftAssistedControlPlane)
+		message string
+	}{
+		{"two replicas", func(cp *controlplanev1.OpenshiftAssistedControlPlane) { cp.Spec.Replicas = ptr.To[int32](2) },
+			"spec.replicas: Invalid value: 2: replicas must be 1 (single-node OpenShift), 3, 4 or 5"},
+		{"six replicas", func(cp *controlplanev1.OpenshiftAssistedControlPlane) { cp.Spec.Replicas = ptr.To[int32](6) },
+			"replicas must be 1 (single-node OpenShift), 3, 4 or 5"},
+		{"version without patch", func(cp *controlplanev1.OpenshiftAssistedControlPlane) { cp.Spec.DistributionVersion = "4.17" },
+			"spec.distributionVersion: Invalid value: \"4.17\": distributionVersion must be an OpenShift version such as 4.17.3"},
+		{"version that is a word", func(cp *controlplanev1.OpenshiftAssistedControlPlane) { cp.Spec.DistributionVersion = "latest" },
+			"distributionVersion must be an OpenShift version"},
+		{"missing version", func(cp *controlplanev1.OpenshiftAssistedControlPlane) { cp.Spec.DistributionVersion = "" },
+			"spec.distributionVersion"},
+		{"api VIP without ingress VIP", func(cp *controlplanev1.OpenshiftAssistedControlPlane) { cp.Spec.Config.IngressVIPs = nil },
+			"apiVIPs and ingressVIPs must be set together"},
+		{"unknown network type", func(cp *controlplanev1.OpenshiftAssistedControlPlane) { cp.Spec.Config.NetworkType = "Flannel" },
+			`spec.config.networkType: Unsupported value: "Flannel"`},
+	}
+	for _, tt := range creates {
+		t.Run("create "+tt.name, func(t *testing.T) {
+			g := NewWithT(t)
+			cp := controlPlane(ns, "bad")
+			tt.mutate(cp)
+			err := env.Client.Create(ctx, cp)
+			g.Expect(err).To(HaveOccurred())
+			g.Expect(err.Error()).To(ContainSubstring(tt.message))
+		})
+	}
+
+	updates := []struct {
+		name    string
+		mutate  func(*controlplanev1.OpenshiftAssistedControlPlane)
+		message string
+	}{
+		{"base domain", func(cp *controlplanev1.OpenshiftAssistedControlPlane) { cp.Spec.Config.BaseDomain = "example.org" },
+			"baseDomain is immutable"},
+		{"cluster name", func(cp *controlplanev1.OpenshiftAssistedControlPlane) { cp.Spec.Config.ClusterName = "other" },
+			"clusterName is immutable"},
+		{"cluster name removed", func(cp *controlplanev1.OpenshiftAssistedControlPlane) { cp.Spec.Config.ClusterName = "" },
+			"clusterName is immutable"},
+		{"replicas to two", func(cp *controlplanev1.OpenshiftAssistedControlPlane) { cp.Spec.Replicas = ptr.To[int32](2) },
+			"replicas must be 1 (single-node OpenShift), 3, 4 or 5"},
+	}
+	for i, tt := range updates {
+		t.Run("update "+tt.name, func(t *testing.T) {
+			g := NewWithT(t)
+			cp := controlPlane(ns, "immutable-"+string(rune('a'+i)))
+			g.Expect(env.Client.Create(ctx, cp)).To(Succeed())
+			tt.mutate(cp)
+			err := env.Client.Update(ctx, cp)
+			g.Expect(err).To(HaveOccurred())
+			g.Expect(err.Error()).To(ContainSubstring(tt.message))
+		})
+	}
+
+	// A valid upgrade and a scale up are accepted.
+	g := NewWithT(t)
+	cp := controlPlane(ns, "valid-update")
+	cp.Spec.Replicas = ptr.To[int32](3)
+	g.Expect(env.Client.Create(ctx, cp)).To(Succeed())
+	cp.Spec.DistributionVersion = "4.18.0-rc.2"
+	cp.Spec.Replicas = ptr.To[int32](5)
+	g.Expect(env.Client.Update(ctx, cp)).To(Succeed())
+}

@@ -1,0 +1,279 @@
+/*
+Copyright 2026 The cluster-api-provider-openshift-assisted Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package v1alpha3
+
+import (
+	hiveext "github.com/openshift/assisted-service/api/hiveextension/v1beta1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+
+	bootstrapv1alpha2 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/bootstrap/api/v1alpha2"
+)
+
+const (
+	// InstallConfigOverrideAnnotation holds a JSON install-config override passed to the
+	// AgentClusterInstall.
+	InstallConfigOverrideAnnotation = "controlplane.cluster.x-k8s.io/install-config-override"
+)
+
+// OpenshiftAssistedControlPlaneMachineTemplate describes the control-plane Machines.
+type OpenshiftAssistedControlPlaneMachineTemplate struct {
+	// metadata is the standard object's metadata, applied to the control-plane Machines.
+	// +optional
+	ObjectMeta clusterv1.ObjectMeta `json:"metadata,omitempty,omitzero"`
+
+	// infrastructureRef references the infrastructure template cloned for each control-plane
+	// Machine (for example a Metal3MachineTemplate or an AgentMachineTemplate).
+	// +required
+	InfrastructureRef clusterv1.ContractVersionedObjectReference `json:"infrastructureRef"`
+
+	// deletion contains options for the deletion of control-plane Machines.
+	// +optional
+	Deletion clusterv1.MachineDeletionSpec `json:"deletion,omitempty,omitzero"`
+}
+
+// OpenshiftAssistedControlPlaneSpec defines the desired state of OpenshiftAssistedControlPlane.
+type OpenshiftAssistedControlPlaneSpec struct {
+	// config holds the settings of the OpenShift cluster (ClusterDeployment and AgentClusterInstall).
+	Config OpenshiftAssistedControlPlaneConfigSpec `json:"config"`
+
+	// machineTemplate describes the control-plane Machines.
+	MachineTemplate OpenshiftAssistedControlPlaneMachineTemplate `json:"machineTemplate"`
+
+	// openshiftAssistedConfigSpec is the bootstrap configuration of each control-plane Machine.
+	// +optional
+	OpenshiftAssistedConfigSpec bootstrapv1alpha2.OpenshiftAssistedConfigSpec `json:"openshiftAssistedConfigSpec,omitempty,omitzero"`
+
+	// replicas is the number of control-plane nodes: 1 for single-node OpenShift, or 3, 4 or 5.
+	// +optional
+	// +kubebuilder:default=1
+	// +kubebuilder:validation:XValidation:rule="self in [1, 3, 4, 5]",message="replicas must be 1 (single-node OpenShift), 3, 4 or 5: OpenShift supports no other number of control-plane nodes"
+	Replicas *int32 `json:"replicas,omitempty"`
+
+	// distributionVersion is the OpenShift version of the cluster, for example 4.17.3 or 4.18.0-rc.2.
+	// Changing it upgrades the cluster.
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=64
+	// +kubebuilder:validation:XValidation:rule="self.matches('^v?(0|[1-9][0-9]*)[.](0|[1-9][0-9]*)[.](0|[1-9][0-9]*)(-[0-9A-Za-z-]+([.][0-9A-Za-z-]+)*)?([+][0-9A-Za-z-]+([.][0-9A-Za-z-]+)*)?$')",message="distributionVersion must be an OpenShift version such as 4.17.3 or 4.18.0-rc.2 (major.minor.patch with an optional pre-release)"
+	DistributionVersion string `json:"distributionVersion"`
+}
+
+// OpenshiftAssistedControlPlaneConfigSpec holds the settings of the OpenShift cluster.
+// +kubebuilder:validation:XValidation:rule="has(self.clusterName) == has(oldSelf.clusterName) && (!has(self.clusterName) || self.clusterName == oldSelf.clusterName)",message="clusterName is immutable"
+// +kubebuilder:validation:XValidation:rule="has(self.apiVIPs) == has(self.ingressVIPs) && (!has(self.apiVIPs) || size(self.apiVIPs) == size(self.ingressVIPs))",message="apiVIPs and ingressVIPs must be set together, with the same number of addresses"
+type OpenshiftAssistedControlPlaneConfigSpec struct {
+	// apiVIPs are the virtual IPs of the cluster's API: one address, or two for dual stack (one
+	// per IP family, in the order of the cluster's networks). Unset for single-node OpenShift and
+	// for clusters with an external load balancer (platform None).
+	// +optional
+	// +kubebuilder:validation:MaxItems=2
+	// +kubebuilder:validation:items:MaxLength=39
+	APIVIPs []string `json:"apiVIPs,omitempty"`
+
+	// ingressVIPs are the virtual IPs of the cluster's ingress, like apiVIPs.
+	// +optional
+	// +kubebuilder:validation:MaxItems=2
+	// +kubebuilder:validation:items:MaxLength=39
+	IngressVIPs []string `json:"ingressVIPs,omitempty"`
+
+	// manifestsConfigMapRefs are ConfigMaps of manifests added to, or replacing, those the
+	// installer generates. Manifest names must be unique across the ConfigMaps.
+	// +optional
+	// +kubebuilder:validation:MaxItems=32
+	ManifestsConfigMapRefs []hiveext.ManifestsConfigMapReference `json:"manifestsConfigMapRefs,omitempty"`
+
+	// diskEncryption configures disk encryption of the cluster's nodes.
+	// +optional
+	DiskEncryption *hiveext.DiskEncryption `json:"diskEncryption,omitempty"`
+
+	// proxy is the cluster-wide proxy of the installed cluster.
+	// +optional
+	Proxy *hiveext.Proxy `json:"proxy,omitempty"`
+
+	// mastersSchedulable lets workloads run on control-plane nodes.
+	// +optional
+	MastersSchedulable bool `json:"mastersSchedulable,omitempty"`
+
+	// networkType is the cluster network plug-in. Defaults to OVNKubernetes.
+	// +optional
+	// +kubebuilder:validation:Enum=OpenShiftSDN;OVNKubernetes;CiscoACI;Cilium;Calico;None
+	NetworkType string `json:"networkType,omitempty"`
+
+	// sshAuthorizedKey is the SSH public key installed on the cluster's nodes.
+	// +optional
+	// +kubebuilder:validation:MaxLength=4096
+	SSHAuthorizedKey string `json:"sshAuthorizedKey,omitempty"`
+
+	// clusterName is the OpenShift cluster's name, the first label of its domain
+	// (api.<clusterName>.<baseDomain>). Defaults to the CAPI Cluster's name. Immutable.
+	// +optional
+	// +kubebuilder:validation:MaxLength=54
+	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`
+	ClusterName string `json:"clusterName,omitempty"`
+
+	// baseDomain is the base domain of the cluster. Immutable.
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="baseDomain is immutable"
+	BaseDomain string `json:"baseDomain"`
+
+	// pullSecretRef names the Secret, in the control plane's namespace, holding the pull secret
+	// of the installation (key .dockerconfigjson).
+	// +optional
+	PullSecretRef *corev1.LocalObjectReference `json:"pullSecretRef,omitempty"`
+
+	// imageRegistryRef names a ConfigMap holding additional image registries and their CA bundles
+	// for the installed cluster (mirrors, disconnected installs).
+	// +optional
+	ImageRegistryRef *corev1.LocalObjectReference `json:"imageRegistryRef,omitempty"`
+
+	// capabilities selects the optional OpenShift capabilities to install.
+	// +optional
+	Capabilities Capabilities `json:"capabilities,omitempty,omitzero"`
+}
+
+// Capabilities selects the optional OpenShift capabilities to install.
+type Capabilities struct {
+	// baselineCapability is the baseline capability set: None, vCurrent or v4.x.
+	// +optional
+	// +kubebuilder:validation:Pattern=`^(None|vCurrent|v4\.[0-9]+)$`
+	BaselineCapability string `json:"baselineCapability,omitempty"`
+
+	// additionalEnabledCapabilities are capabilities enabled on top of the baseline.
+	// +optional
+	// +kubebuilder:validation:MaxItems=64
+	AdditionalEnabledCapabilities []string `json:"additionalEnabledCapabilities,omitempty"`
+}
+
+// OpenshiftAssistedControlPlaneInitializationStatus provides observations of the control plane's
+// initialization.
+// +kubebuilder:validation:MinProperties=1
+type OpenshiftAssistedControlPlaneInitializationStatus struct {
+	// controlPlaneInitialized is true when the control plane accepts requests: for OpenShift, when
+	// the assisted installer reports the cluster installed and its kubeconfig is available.
+	// NOTE: this field is part of the Cluster API contract.
+	// +optional
+	ControlPlaneInitialized *bool `json:"controlPlaneInitialized,omitempty"`
+}
+
+// OpenshiftAssistedControlPlaneStatus defines the observed state of OpenshiftAssistedControlPlane.
+type OpenshiftAssistedControlPlaneStatus struct {
+	// conditions represent the observations of the control plane's current state. Known condition
+	// types are Available, KubeconfigAvailable, MachinesReady, MachinesUpToDate, ScalingUp,
+	// ScalingDown, RollingOut, Upgrading, Deleting and Paused.
+	// +optional
+	// +listType=map
+	// +listMapKey=type
+	// +kubebuilder:validation:MaxItems=32
+	Conditions []metav1.Condition `json:"conditions,omitempty"`
+
+	// initialization provides observations of the control plane's initialization.
+	// NOTE: fields in this struct are part of the Cluster API contract.
+	// +optional
+	Initialization OpenshiftAssistedControlPlaneInitializationStatus `json:"initialization,omitempty,omitzero"`
+
+	// selector is the label selector of the control-plane Machines, in string form, for the scale
+	// subresource.
+	// +optional
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=4096
+	Selector string `json:"selector,omitempty"`
+
+	// replicas is the number of non-terminated control-plane Machines.
+	// +optional
+	Replicas *int32 `json:"replicas,omitempty"`
+
+	// readyReplicas is the number of control-plane Machines whose Ready condition is true.
+	// +optional
+	ReadyReplicas *int32 `json:"readyReplicas,omitempty"`
+
+	// availableReplicas is the number of control-plane Machines whose Available condition is true.
+	// +optional
+	AvailableReplicas *int32 `json:"availableReplicas,omitempty"`
+
+	// upToDateReplicas is the number of control-plane Machines whose UpToDate condition is true.
+	// +optional
+	UpToDateReplicas *int32 `json:"upToDateReplicas,omitempty"`
+
+	// version is the Kubernetes version of the control plane: the lowest among its Machines.
+	// +optional
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=256
+	Version string `json:"version,omitempty"`
+
+	// distributionVersion is the OpenShift version the cluster runs.
+	// +optional
+	// +kubebuilder:validation:MaxLength=64
+	DistributionVersion string `json:"distributionVersion,omitempty"`
+
+	// observedGeneration is the latest generation observed by the controller.
+	// +optional
+	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+}
+
+// +kubebuilder:object:root=true
+// +kubebuilder:subresource:status
+// +kubebuilder:subresource:scale:specpath=.spec.replicas,statuspath=.status.replicas,selectorpath=.status.selector
+// +kubebuilder:storageversion
+// +kubebuilder:resource:path=openshiftassistedcontrolplanes,scope=Namespaced,categories=cluster-api,shortName=oacp;oacps
+// +kubebuilder:metadata:labels="cluster.x-k8s.io/v1beta2=v1alpha3"
+// +kubebuilder:printcolumn:name="Cluster",type="string",JSONPath=".metadata.labels['cluster\\.x-k8s\\.io/cluster-name']",description="Cluster to which this control plane belongs"
+// +kubebuilder:printcolumn:name="Initialized",type="boolean",JSONPath=".status.initialization.controlPlaneInitialized",description="The control plane is initialized"
+// +kubebuilder:printcolumn:name="Desired",type="integer",JSONPath=".spec.replicas",description="Desired number of control-plane Machines",priority=10
+// +kubebuilder:printcolumn:name="Replicas",type="integer",JSONPath=".status.replicas",description="Non-terminated control-plane Machines"
+// +kubebuilder:printcolumn:name="Ready",type="integer",JSONPath=".status.readyReplicas",description="Ready control-plane Machines"
+// +kubebuilder:printcolumn:name="Up-To-Date",type="integer",JSONPath=".status.upToDateReplicas",description="Up-to-date control-plane Machines"
+// +kubebuilder:printcolumn:name="Available",type="integer",JSONPath=".status.availableReplicas",description="Available control-plane Machines"
+// +kubebuilder:printcolumn:name="Version",type="string",JSONPath=".spec.distributionVersion",description="Desired OpenShift version"
+// +kubebuilder:printcolumn:name="Age",type="date",JSONPath=".metadata.creationTimestamp"
+
+// OpenshiftAssistedControlPlane is the control plane of an OpenShift cluster installed by the
+// assisted installer: it drives the ClusterDeployment, the AgentClusterInstall and the
+// control-plane Machines.
+type OpenshiftAssistedControlPlane struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	Spec   OpenshiftAssistedControlPlaneSpec   `json:"spec,omitempty"`
+	Status OpenshiftAssistedControlPlaneStatus `json:"status,omitempty"`
+}
+
+// GetConditions returns the conditions of the control plane.
+func (cp *OpenshiftAssistedControlPlane) GetConditions() []metav1.Condition {
+	return cp.Status.Conditions
+}
+
+// SetConditions sets the conditions of the control plane.
+func (cp *OpenshiftAssistedControlPlane) SetConditions(conditions []metav1.Condition) {
+	cp.Status.Conditions = conditions
+}
+
+// +kubebuilder:object:root=true
+
+// OpenshiftAssistedControlPlaneList contains a list of OpenshiftAssistedControlPlane.
+type OpenshiftAssistedControlPlaneList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []OpenshiftAssistedControlPlane `json:"items"`
+}
+
+func init() {
+	SchemeBuilder.Register(&OpenshiftAssistedControlPlane{}, &OpenshiftAssistedControlPlaneList{})
+}

@@ -1,0 +1,167 @@
+/*
+Copyright 2026 The cluster-api-provider-openshift-assisted Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package v1beta1
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+)
+
+// ClusterDeploymentReference names a Hive ClusterDeployment.
+type ClusterDeploymentReference struct {
+	// name of the ClusterDeployment.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	Name string `json:"name,omitempty"`
+
+	// namespace of the ClusterDeployment. Defaults to the AgentCluster's namespace.
+	// +optional
+	// +kubebuilder:validation:MaxLength=63
+	Namespace string `json:"namespace,omitempty"`
+}
+
+// IgnitionEndpoint is a custom ignition endpoint that hosts fetch their ignition from.
+type IgnitionEndpoint struct {
+	// url of the custom ignition endpoint. An IPv6 host must be written in brackets.
+	// +optional
+	// +kubebuilder:validation:MaxLength=2048
+	Url string `json:"url,omitempty"` //nolint:revive,stylecheck // field name kept for existing manifests.
+
+	// caCertificateReference is a reference to the Secret holding the CA certificate used
+	// when contacting the URL over HTTPS.
+	// +optional
+	CaCertificateReference *CaCertificateReference `json:"caCertificateReference,omitempty"`
+}
+
+// CaCertificateReference names the Secret that holds a CA certificate.
+type CaCertificateReference struct {
+	// namespace of the Secret holding the CA certificate.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=63
+	Namespace string `json:"namespace"`
+
+	// name of the Secret holding the CA certificate.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	Name string `json:"name"`
+}
+
+// AgentClusterSpec defines the desired state of AgentCluster.
+// +kubebuilder:validation:XValidation:rule="!has(oldSelf.clusterDeploymentRef) || (has(self.clusterDeploymentRef) && self.clusterDeploymentRef == oldSelf.clusterDeploymentRef)",message="clusterDeploymentRef cannot be changed or removed once set: the cluster's Agents are bound to that ClusterDeployment"
+type AgentClusterSpec struct {
+	// ignitionEndpoint is the custom ignition endpoint that the cluster's hosts fetch their ignition from.
+	// +optional
+	IgnitionEndpoint *IgnitionEndpoint `json:"ignitionEndpoint,omitempty"`
+
+	// controlPlaneEndpoint is the endpoint used to communicate with the control plane.
+	// +optional
+	ControlPlaneEndpoint clusterv1.APIEndpoint `json:"controlPlaneEndpoint,omitempty,omitzero"`
+
+	// clusterDeploymentRef names the Hive ClusterDeployment that the cluster's Agents are bound to.
+	// A hosted control plane sets it to the ClusterDeployment it created; otherwise the controller
+	// records here the ClusterDeployment it found or created, so that the reference survives
+	// `clusterctl move` (status is not moved). It cannot change once set.
+	// +optional
+	ClusterDeploymentRef *ClusterDeploymentReference `json:"clusterDeploymentRef,omitempty"`
+}
+
+// AgentClusterInitializationStatus provides observations of the AgentCluster initialization process.
+// +kubebuilder:validation:MinProperties=1
+type AgentClusterInitializationStatus struct {
+	// provisioned is true when the infrastructure provider reports that the cluster's infrastructure
+	// is fully provisioned.
+	// NOTE: this field is part of the Cluster API contract.
+	// +optional
+	Provisioned *bool `json:"provisioned,omitempty"`
+}
+
+// AgentClusterStatus defines the observed state of AgentCluster.
+type AgentClusterStatus struct {
+	// conditions represent the observations of the AgentCluster's current state.
+	// Known condition types are Ready, ClusterDeploymentReady and Paused.
+	// +optional
+	// +listType=map
+	// +listMapKey=type
+	// +kubebuilder:validation:MaxItems=32
+	Conditions []metav1.Condition `json:"conditions,omitempty"`
+
+	// initialization provides observations of the AgentCluster initialization process.
+	// NOTE: fields in this struct are part of the Cluster API contract.
+	// +optional
+	Initialization AgentClusterInitializationStatus `json:"initialization,omitempty,omitzero"`
+
+	// ready is true when the cluster's infrastructure is ready.
+	// Deprecated: kept for clients of the v1beta1 contract; use initialization.provisioned.
+	// +optional
+	Ready bool `json:"ready,omitempty"`
+
+	// clusterDeploymentReference is the ClusterDeployment the cluster's Agents are bound to,
+	// as observed by the controller. spec.clusterDeploymentRef is the durable record.
+	// +optional
+	ClusterDeploymentRef ClusterDeploymentReference `json:"clusterDeploymentReference,omitempty,omitzero"`
+
+	// failureDomains is the list of failure domains this provider offers to Machines.
+	// +optional
+	// +listType=map
+	// +listMapKey=name
+	// +kubebuilder:validation:MaxItems=100
+	FailureDomains []clusterv1.FailureDomain `json:"failureDomains,omitempty"`
+
+	// observedGeneration is the latest generation observed by the controller.
+	// +optional
+	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+}
+
+// +kubebuilder:object:root=true
+// +kubebuilder:subresource:status
+// +kubebuilder:storageversion
+// +kubebuilder:resource:path=agentclusters,scope=Namespaced,categories=cluster-api
+// +kubebuilder:metadata:labels="cluster.x-k8s.io/v1beta2=v1beta1"
+// +kubebuilder:printcolumn:name="Cluster",type="string",JSONPath=".metadata.labels['cluster\\.x-k8s\\.io/cluster-name']",description="Cluster to which this AgentCluster belongs"
+// +kubebuilder:printcolumn:name="Provisioned",type="boolean",JSONPath=".status.initialization.provisioned",description="Cluster infrastructure is provisioned"
+// +kubebuilder:printcolumn:name="ClusterDeployment",type="string",JSONPath=".spec.clusterDeploymentRef.name",description="Hive ClusterDeployment the Agents bind to"
+// +kubebuilder:printcolumn:name="Endpoint",type="string",JSONPath=".spec.controlPlaneEndpoint.host",description="API endpoint",priority=1
+// +kubebuilder:printcolumn:name="Age",type="date",JSONPath=".metadata.creationTimestamp"
+
+// AgentCluster is the infrastructure of a Cluster whose Machines are hosts registered
+// through the assisted installer as Agents.
+type AgentCluster struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	Spec   AgentClusterSpec   `json:"spec,omitempty"`
+	Status AgentClusterStatus `json:"status,omitempty"`
+}
+
+// GetConditions returns the conditions of the AgentCluster.
+func (c *AgentCluster) GetConditions() []metav1.Condition { return c.Status.Conditions }
+
+// SetConditions sets the conditions of the AgentCluster.
+func (c *AgentCluster) SetConditions(conditions []metav1.Condition) { c.Status.Conditions = conditions }
+
+// +kubebuilder:object:root=true
+
+// AgentClusterList contains a list of AgentCluster.
+type AgentClusterList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []AgentCluster `json:"items"`
+}
+
+func init() {
+	SchemeBuilder.Register(&AgentCluster{}, &AgentClusterList{})
+}

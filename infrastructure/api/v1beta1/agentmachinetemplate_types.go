@@ -1,0 +1,67 @@
+/*
+Copyright 2026 The cluster-api-provider-openshift-assisted Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package v1beta1
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+)
+
+// AgentMachineTemplateResource describes the data needed to create an AgentMachine from a template.
+type AgentMachineTemplateResource struct {
+	// metadata is the standard object's metadata, applied to AgentMachines created from this template.
+	// +optional
+	ObjectMeta clusterv1.ObjectMeta `json:"metadata,omitempty,omitzero"`
+
+	// spec is the desired state of AgentMachines created from this template.
+	Spec AgentMachineSpec `json:"spec"`
+}
+
+// AgentMachineTemplateSpec defines the desired state of AgentMachineTemplate.
+type AgentMachineTemplateSpec struct {
+	// template is the AgentMachine created from this template. Its spec cannot change: create a
+	// new template and point the MachineDeployment or control plane at it to roll out a change.
+	// +kubebuilder:validation:XValidation:rule="self.spec == oldSelf.spec",message="spec.template.spec is immutable: create a new AgentMachineTemplate and reference it instead"
+	Template AgentMachineTemplateResource `json:"template"`
+}
+
+// +kubebuilder:object:root=true
+// +kubebuilder:storageversion
+// +kubebuilder:resource:path=agentmachinetemplates,scope=Namespaced,categories=cluster-api
+// +kubebuilder:metadata:labels="cluster.x-k8s.io/v1beta2=v1beta1"
+// +kubebuilder:printcolumn:name="Age",type="date",JSONPath=".metadata.creationTimestamp"
+
+// AgentMachineTemplate is the template for AgentMachines.
+type AgentMachineTemplate struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	Spec AgentMachineTemplateSpec `json:"spec,omitempty"`
+}
+
+// +kubebuilder:object:root=true
+
+// AgentMachineTemplateList contains a list of AgentMachineTemplate.
+type AgentMachineTemplateList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []AgentMachineTemplate `json:"items"`
+}
+
+func init() {
+	SchemeBuilder.Register(&AgentMachineTemplate{}, &AgentMachineTemplateList{})
+}

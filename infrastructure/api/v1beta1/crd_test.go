@@ -1,0 +1,178 @@
+/*
+Copyright 2026 The cluster-api-provider-openshift-assisted Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package v1beta1_test
+
+import (
+	"context"
+	"os"
+	"testing"
+
+	. "github.com/onsi/gomega"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	infrav1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/infrastructure/api/v1beta1"
+	capoascheme "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/scheme"
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/testenv"
+)
+
+var env *testenv.Environment
+
+func TestMain(m *testing.M) {
+	s, err := capoascheme.New(infrav1.AddToScheme)
+	if err != nil {
+		panic(err)
+	}
+	os.Exit(testenv.Main(m, s, &env))
+}
+
+func meta(ns, name string) metav1.ObjectMeta {
+	return metav1.ObjectMeta{Namespace: ns, Name: name}
+}
+
+// TestEveryKindRoundTrips creates one object of each kind and reads it back unchanged.
+func TestEveryKindRoundTrips(t *testing.T) {
+	g := NewWithT(t)
+	ctx := context.Background()
+	ns, err := env.CreateNamespace(ctx, "roundtrip")
+	g.Expect(err).NotTo(HaveOccurred())
+
+	selector := &metav1.LabelSelector{MatchLabels: map[string]string{"rack": "r1"}}
+	objects := []client.Object{
+		&infrav1.AgentCluster{ObjectMeta: meta(ns, "cluster"), Spec: infrav1.AgentClusterSpec{
+			ControlPlaneEndpoint: clusterv1.APIEndpoint{Host: "api.example.com", Port: 6443},
+			IgnitionEndpoint: &infrav1.IgnitionEndpoint{Url: "https://[fd00::1]:22623/config/worker",
+				CaCertificateReference: &infrav1.CaCertificateReference{Namespace: ns, Name: "ca"}},
+			ClusterDeploymentRef: &infrav1.ClusterDeploymentReference{Name: "cd", Namespace: ns},
+		}},
+		&infrav1.AgentClusterTemplate{ObjectMeta: meta(ns, "cluster-template"), Spec: infrav1.AgentClusterTemplateSpec{
+			Template: infrav1.AgentClusterTemplateResource{
+				ObjectMeta: clusterv1.ObjectMeta{Labels: map[string]string{"a": "b"}},
+				Spec: infrav1.AgentClusterSpec{ControlPlaneEndpoint: clusterv1.APIEndpoint{Host: "h", Port: 6443}},
+			},
+		}},
+		&infrav1.AgentMachine{ObjectMeta: meta(ns, "machine"), Spec: infrav1.AgentMachineSpec{
+			AgentLabelSelector: selector, ProviderID: "agent://0d2f6d7c-1111-2222-3333-444455556666",
+		}},
+		&infrav1.AgentMachineTemplate{ObjectMeta: meta(ns, "machine-template"), Spec: infrav1.AgentMachineTemplateSpec{
+			Template: infrav1.AgentMachineTemplateResource{
+				ObjectMeta: clusterv1.ObjectMeta{Annotations: map[string]string{"x": "y"}},
+				Spec:       infrav1.AgentMachineSpec{AgentLabelSelector: selector},
+			},
+		}},
+	}
+	for _, obj := range objects {
+		want := obj.DeepCopyObject().(client.Object)
+		g.Expect(env.Client.Create(ctx, obj)).To(Succeed(), "creating %T", obj)
+		got := obj.DeepCopyObject().(client.Object)
+		g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(obj), got)).To(Succeed())
+		g.Expect(specOf(got)).To(Equal(specOf(want)), "%T read back", obj)
+	}
+
+	// The contract fields of the status are served through the status subresource.
+	machine := &infrav1.AgentMachine{}
+	g.Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "machine"}, machine)).To(Succeed())
+	machine.Status.Initialization.Provisioned = ptr.To(true)
+	machine.Status.Addresses = []clusterv1.MachineAddress{{Type: clusterv1.MachineInternalIP, Address: "fd00::10"}}
+	g.Expect(env.Client.Status().Update(ctx, machine)).To(Succeed())
+	g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(machine), machine)).To(Succeed())
+	g.Expect(machine.Status.Initialization.Provisioned).To(HaveValue(BeTrue()))
+	g.Expect(machine.Status.Addresses).To(HaveLen(1))
+}
+
+func specOf(obj client.Object) any {
+	switch o := obj.(type) {
+	case *infrav1.AgentCluster:
+		return o.Spec
+	case *infrav1.AgentClusterTemplate:
+		return o.Spec
+	case *infrav1.AgentMachine:
+		return o.Spec
+	case *infrav1.AgentMachineTemplate:
+		return o.Spec
+	}
+	return nil
+}
+
+
+// TestSchemaRejectsChangesToImmutableFields checks that the API server refuses each change with
+// a message that says what is wrong.
+func TestSchemaRejectsChangesToImmutableFields(t *testing.T) {
+	ctx := context.Background()
+	ns, err := env.CreateNamespace(ctx, "immutable")
+	NewWithT(t).Expect(err).NotTo(HaveOccurred())
+
+	tests := []struct {
+		name    string
+		obj     client.Object
+		mutate  func(client.Object)
+		message string
+	}{
+		{
+			name: "machine template spec",
+			obj: &infrav1.AgentMachineTemplate{ObjectMeta: meta(ns, "tmpl"), Spec: infrav1.AgentMachineTemplateSpec{
+				Template: infrav1.AgentMachineTemplateResource{Spec: infrav1.AgentMachineSpec{
+					AgentLabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"a": "1"}}}}}},
+			mutate: func(o client.Object) {
+				o.(*infrav1.AgentMachineTemplate).Spec.Template.Spec.AgentLabelSelector.MatchLabels["a"] = "2"
+			},
+			message: "spec.template.spec is immutable",
+		},
+		{
+			name:    "cluster template",
+			obj:     &infrav1.AgentClusterTemplate{ObjectMeta: meta(ns, "ctmpl")},
+			mutate:  func(o client.Object) { o.(*infrav1.AgentClusterTemplate).Spec.Template.Spec.ControlPlaneEndpoint.Host = "x" },
+			message: "spec.template is immutable",
+		},
+		{
+			name: "machine providerID",
+			obj:  &infrav1.AgentMachine{ObjectMeta: meta(ns, "m"), Spec: infrav1.AgentMachineSpec{ProviderID: "agent://a"}},
+			mutate: func(o client.Object) {
+				o.(*infrav1.AgentMachine).Spec.ProviderID = "agent://b"
+			},
+			message: "providerID cannot be changed or removed once set",
+		},
+		{
+			name: "cluster clusterDeploymentRef",
+			obj: &infrav1.AgentCluster{ObjectMeta: meta(ns, "c"), Spec: infrav1.AgentClusterSpec{
+				ClusterDeploymentRef: &infrav1.ClusterDeploymentReference{Name: "cd1"}}},
+			mutate: func(o client.Object) {
+				o.(*infrav1.AgentCluster).Spec.ClusterDeploymentRef = nil
+			},
+			message: "clusterDeploymentRef cannot be changed or removed once set",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			g := NewWithT(t)
+			g.Expect(env.Client.Create(ctx, tt.obj)).To(Succeed())
+			tt.mutate(tt.obj)
+			err := env.Client.Update(ctx, tt.obj)
+			g.Expect(err).To(HaveOccurred())
+			g.Expect(err.Error()).To(ContainSubstring(tt.message))
+		})
+	}
+
+	// Setting the providerID the first time is allowed.
+	g := NewWithT(t)
+	m := &infrav1.AgentMachine{ObjectMeta: meta(ns, "unset")}
+	g.Expect(env.Client.Create(ctx, m)).To(Succeed())
+	m.Spec.ProviderID = "agent://first"
+	g.Expect(env.Client.Update(ctx, m)).To(Succeed())
+}

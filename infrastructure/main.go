@@ -1,0 +1,65 @@
+/*
+Copyright 2026 The cluster-api-provider-openshift-assisted Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Command manager runs the infrastructure provider (AgentCluster, AgentMachine).
+package main
+
+import (
+	"flag"
+	"os"
+
+	"github.com/spf13/pflag"
+	ctrl "sigs.k8s.io/controller-runtime"
+
+	infrav1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/infrastructure/api/v1beta1"
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/manager"
+	capoascheme "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/scheme"
+)
+
+// version is set at build time (make build-<provider> VERSION=...).
+var version = "dev"
+
+// The manager itself: leader election, events, and authenticated metrics.
+// +kubebuilder:rbac:groups=coordination.k8s.io,resources=leases,verbs=get;list;watch;create;update;patch;delete
+// +kubebuilder:rbac:groups="",resources=events,verbs=create;patch
+// +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
+// +kubebuilder:rbac:groups=authentication.k8s.io,resources=tokenreviews,verbs=create
+// +kubebuilder:rbac:groups=authorization.k8s.io,resources=subjectaccessreviews,verbs=create
+
+func main() {
+	manager.InitLogs()
+	opts := manager.NewOptions("capi-provider-agent-leader-election")
+	opts.AddFlags(pflag.CommandLine)
+	pflag.CommandLine.AddGoFlagSet(flag.CommandLine)
+	pflag.Parse()
+	log := ctrl.Log.WithName("setup")
+	if err := opts.Validate(); err != nil {
+		log.Error(err, "Invalid flags")
+		os.Exit(1)
+	}
+
+	log.Info("Starting", "version", version)
+	scheme, err := capoascheme.New(infrav1.AddToScheme)
+	if err != nil {
+		log.Error(err, "Unable to build the scheme")
+		os.Exit(1)
+	}
+	if err := manager.Run(ctrl.SetupSignalHandler(), ctrl.GetConfigOrDie(), opts, scheme, nil); err != nil {
+		log.Error(err, "Manager stopped")
+		os.Exit(1)
+	}
+}
+
