@@ -1,0 +1,69 @@
+/*
+Copyright 2026 The cluster-api-provider-openshift-assisted Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package testenv
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"sigs.k8s.io/cluster-api/controllers"
+	"sigs.k8s.io/cluster-api/controllers/clustercache"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+)
+
+// SetupCAPIControllers registers Cluster API's own core controllers (Cluster, Machine,
+// MachineSet, MachineDeployment and MachineHealthCheck) with mgr, as Cluster API's manager
+// does (with its default grace periods), so that tests and the lab run our providers against the real thing. It returns the
+// ClusterCache those controllers use, which providers under test can share.
+func SetupCAPIControllers(ctx context.Context, mgr ctrl.Manager, concurrency int) (clustercache.ClusterCache, error) {
+	cc, err := clustercache.SetupWithManager(ctx, mgr, clustercache.Options{
+		SecretClient: mgr.GetClient(),
+		Client:       clustercache.ClientOptions{UserAgent: "capoa-testenv-capi"},
+	}, controller.Options{MaxConcurrentReconciles: concurrency})
+	if err != nil {
+		return nil, fmt.Errorf("setting up the ClusterCache: %w", err)
+	}
+	opts := controller.Options{MaxConcurrentReconciles: concurrency}
+	reader := mgr.GetAPIReader()
+	c := mgr.GetClient()
+	for name, setup := range map[string]func() error{
+		"Cluster": func() error {
+			return (&controllers.ClusterReconciler{Client: c, APIReader: reader, ClusterCache: cc,
+				RemoteConnectionGracePeriod: 50 * time.Second}).SetupWithManager(ctx, mgr, opts)
+		},
+		"Machine": func() error {
+			return (&controllers.MachineReconciler{Client: c, APIReader: reader, ClusterCache: cc,
+				RemoteConditionsGracePeriod: 5 * time.Minute}).SetupWithManager(ctx, mgr, opts)
+		},
+		"MachineSet": func() error {
+			return (&controllers.MachineSetReconciler{Client: c, APIReader: reader, ClusterCache: cc}).SetupWithManager(ctx, mgr, opts)
+		},
+		"MachineDeployment": func() error {
+			return (&controllers.MachineDeploymentReconciler{Client: c, APIReader: reader}).SetupWithManager(ctx, mgr, opts)
+		},
+		"MachineHealthCheck": func() error {
+			return (&controllers.MachineHealthCheckReconciler{Client: c, ClusterCache: cc}).SetupWithManager(ctx, mgr, opts)
+		},
+	} {
+		if err := setup(); err != nil {
+			return nil, fmt.Errorf("setting up Cluster API's %s controller: %w", name, err)
+		}
+	}
+	return cc, nil
+}

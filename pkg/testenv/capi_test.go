@@ -1,0 +1,103 @@
+/*
+Copyright 2026 The cluster-api-provider-openshift-assisted Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package testenv
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	capoascheme "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/scheme"
+)
+
+// TestCAPIControllersRun starts Cluster API's core controllers on the harness and checks that
+// they reconcile: the Machine controller adds its finalizer and the Cluster controller reports
+// the Cluster's phase.
+func TestCAPIControllersRun(t *testing.T) {
+	s, err := capoascheme.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	env, err := Start(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = env.Stop() }()
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	mgr, err := ctrl.NewManager(env.Config, ctrl.Options{Scheme: s, Metrics: metricsserver.Options{BindAddress: "0"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := SetupCAPIControllers(ctx, mgr, 1); err != nil {
+		t.Fatal(err)
+	}
+	go func() { _ = mgr.Start(ctx) }()
+
+	ns, err := env.CreateNamespace(ctx, "capi")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cluster := &clusterv1.Cluster{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "c1"},
+		Spec:       clusterv1.ClusterSpec{Paused: ptr.To(false)},
+	}
+	if err := env.Client.Create(ctx, cluster); err != nil {
+		t.Fatal(err)
+	}
+	machine := &clusterv1.Machine{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "m1"},
+		Spec: clusterv1.MachineSpec{
+			ClusterName: "c1",
+			Bootstrap:   clusterv1.Bootstrap{DataSecretName: ptr.To("data")},
+			InfrastructureRef: clusterv1.ContractVersionedObjectReference{
+				APIGroup: "infrastructure.cluster.x-k8s.io", Kind: "Metal3Machine", Name: "m1",
+			},
+		},
+	}
+	if err := env.Client.Create(ctx, machine); err != nil {
+		t.Fatal(err)
+	}
+
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		gotMachine := &clusterv1.Machine{}
+		gotCluster := &clusterv1.Cluster{}
+		if err := env.Client.Get(ctx, client.ObjectKeyFromObject(machine), gotMachine); err != nil {
+			t.Fatal(err)
+		}
+		if err := env.Client.Get(ctx, client.ObjectKeyFromObject(cluster), gotCluster); err != nil {
+			t.Fatal(err)
+		}
+		if len(gotMachine.Finalizers) > 0 && gotCluster.Status.Phase != "" {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("Cluster API's controllers did not reconcile: machine finalizers %v, cluster phase %q",
+				gotMachine.Finalizers, gotCluster.Status.Phase)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
