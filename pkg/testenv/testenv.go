@@ -38,6 +38,7 @@ import (
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
+	"sigs.k8s.io/controller-runtime/pkg/webhook"
 )
 
 // ThirdPartyCRDDir is the folder, relative to the repository root, of the CRDs generated with
@@ -114,8 +115,26 @@ type Environment struct {
 	Scheme *runtime.Scheme
 }
 
+// Options configure an Environment.
+type Options struct {
+	// Scheme is the scheme of the environment's client; it must hold every kind the tests use.
+	Scheme *runtime.Scheme
+	// WebhookManifestDirs are folders, relative to the repository root, of webhook configuration
+	// manifests (for example "bootstrap/config/webhook") to install. A manager serves them when
+	// started with WebhookServerOptions.
+	WebhookManifestDirs []string
+	// ExtraCRDPaths are further CRD files or folders to install.
+	ExtraCRDPaths []string
+}
+
 // Start starts an API server and etcd, installs the CRDs and waits until they are served.
 func Start(scheme *runtime.Scheme, extraCRDPaths ...string) (*Environment, error) {
+	return StartWithOptions(Options{Scheme: scheme, ExtraCRDPaths: extraCRDPaths})
+}
+
+// StartWithOptions starts an API server and etcd, installs the CRDs and the webhook
+// configurations, and waits until the CRDs are served.
+func StartWithOptions(o Options) (*Environment, error) {
 	root, err := RepoRoot()
 	if err != nil {
 		return nil, err
@@ -128,24 +147,36 @@ func Start(scheme *runtime.Scheme, extraCRDPaths ...string) (*Environment, error
 	if err != nil {
 		return nil, err
 	}
+	webhookPaths := make([]string, 0, len(o.WebhookManifestDirs))
+	for _, d := range o.WebhookManifestDirs {
+		webhookPaths = append(webhookPaths, filepath.Join(root, d))
+	}
 	env := &envtest.Environment{
 		BinaryAssetsDirectory: assets,
 		CRDInstallOptions: envtest.CRDInstallOptions{
-			Paths:              append(crdPaths, extraCRDPaths...),
+			Paths:              append(crdPaths, o.ExtraCRDPaths...),
 			ErrorIfPathMissing: true,
-			Scheme:             scheme,
+			Scheme:             o.Scheme,
 		},
+		WebhookInstallOptions: envtest.WebhookInstallOptions{Paths: webhookPaths},
 	}
 	cfg, err := env.Start()
 	if err != nil {
 		return nil, fmt.Errorf("starting envtest (binaries in %s): %w", assets, err)
 	}
-	c, err := client.New(cfg, client.Options{Scheme: scheme})
+	c, err := client.New(cfg, client.Options{Scheme: o.Scheme})
 	if err != nil {
 		_ = env.Stop()
 		return nil, fmt.Errorf("creating client: %w", err)
 	}
-	return &Environment{env: env, Config: cfg, Client: c, Scheme: scheme}, nil
+	return &Environment{env: env, Config: cfg, Client: c, Scheme: o.Scheme}, nil
+}
+
+// WebhookServerOptions returns the options of a webhook server that serves the webhook
+// configurations the environment installed (host, port and certificates of envtest).
+func (e *Environment) WebhookServerOptions() webhook.Options {
+	w := e.env.WebhookInstallOptions
+	return webhook.Options{Host: w.LocalServingHost, Port: w.LocalServingPort, CertDir: w.LocalServingCertDir}
 }
 
 // Stop stops the API server and etcd.
