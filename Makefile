@@ -56,6 +56,11 @@ manifests: ## Generate CRDs, RBAC and webhook manifests, and the third-party CRD
 		for p in $${pkgs//,/ }; do paths="$$paths paths=$$p"; done; \
 		(cd pkg && $(CONTROLLER_GEN) crd:allowDangerousTypes=true $$paths output:crd:artifacts:config=testenv/crds/$$name); \
 	done
+	@# CAPM3 labels its CRDs with the contract version they implement (its kustomize config does);
+	@# Cluster API's controllers look the label up to resolve Metal3Machine and Metal3Cluster refs.
+	@for f in pkg/testenv/crds/metal3/*.yaml; do \
+		sed -i '0,/^  name: /s//  labels:\n    cluster.x-k8s.io\/v1beta2: v1beta2\n  name: /' $$f; \
+	done
 
 .PHONY: verify-generated
 verify-generated: ## Fail when a generated file is stale (regenerates it).
