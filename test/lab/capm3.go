@@ -20,9 +20,9 @@ import (
 	"context"
 	"fmt"
 
-	capm3controllers "github.com/metal3-io/cluster-api-provider-metal3/controllers"
 	"github.com/metal3-io/cluster-api-provider-metal3/baremetal"
 	infraremote "github.com/metal3-io/cluster-api-provider-metal3/baremetal/remote"
+	capm3controllers "github.com/metal3-io/cluster-api-provider-metal3/controllers"
 	"sigs.k8s.io/cluster-api/controllers/clustercache"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/controller"

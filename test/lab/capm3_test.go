@@ -21,9 +21,9 @@ import (
 	"testing"
 	"time"
 
-	. "github.com/onsi/gomega"
 	bmov1alpha1 "github.com/metal3-io/baremetal-operator/apis/metal3.io/v1alpha1"
 	capm3v1 "github.com/metal3-io/cluster-api-provider-metal3/api/v1beta2"
+	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
