@@ -25,6 +25,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	bootstrapv1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/bootstrap/api/v1alpha2"
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/bootstrap/controllers"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/manager"
 	capoascheme "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/scheme"
 )
@@ -57,9 +58,8 @@ func main() {
 		log.Error(err, "Unable to build the scheme")
 		os.Exit(1)
 	}
-	if err := manager.Run(ctrl.SetupSignalHandler(), ctrl.GetConfigOrDie(), opts, scheme, nil); err != nil {
+	if err := manager.Run(ctrl.SetupSignalHandler(), ctrl.GetConfigOrDie(), opts, scheme, controllers.Setup); err != nil {
 		log.Error(err, "Manager stopped")
 		os.Exit(1)
 	}
 }
-

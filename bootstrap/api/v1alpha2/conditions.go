@@ -1,0 +1,85 @@
+/*
+Copyright 2026 The cluster-api-provider-openshift-assisted Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package v1alpha2
+
+// Finalizer and labels of the bootstrap provider.
+const (
+	// ConfigFinalizer lets the controller release the config's Agent and delete its InfraEnv
+	// before the config goes away.
+	ConfigFinalizer = "openshiftassistedconfig.bootstrap.cluster.x-k8s.io"
+
+	// AgentConfigLabel is set on the Agent recognized as a config's host; its value is the
+	// config's name (in the Agent's namespace). It is removed when the Agent is released.
+	AgentConfigLabel = "bootstrap.cluster.x-k8s.io/openshiftassistedconfig"
+)
+
+// Condition types of an OpenshiftAssistedConfig, in the order a host goes through them.
+const (
+	// ReadyCondition summarizes the other conditions.
+	ReadyCondition = "Ready"
+	// InfraEnvReadyCondition is true when the config's InfraEnv reports its discovery ISO URL.
+	// While false, its reason says what the config waits for (Machine, Cluster infrastructure,
+	// ClusterDeployment, pull secret, a running installation, the ISO).
+	InfraEnvReadyCondition = "InfraEnvReady"
+	// DataSecretAvailableCondition is true when the bootstrap data Secret exists.
+	DataSecretAvailableCondition = "DataSecretAvailable"
+	// AgentRegisteredCondition is true when the Agent of the Machine's host is recognized.
+	AgentRegisteredCondition = "AgentRegistered"
+	// AgentApprovedCondition is true when that Agent has its role, hostname and disk, and is approved.
+	AgentApprovedCondition = "AgentApproved"
+	// InstallingCondition is true while assisted-service installs the host.
+	InstallingCondition = "Installing"
+	// InstalledCondition is true when assisted-service reports the host installed.
+	InstalledCondition = "Installed"
+)
+
+// Condition reasons of an OpenshiftAssistedConfig.
+const (
+	WaitingForMachineReason                = "WaitingForMachine"
+	WaitingForClusterReason                = "WaitingForCluster"
+	WaitingForClusterInfrastructureReason  = "WaitingForClusterInfrastructure"
+	WaitingForClusterDeploymentReason      = "WaitingForClusterDeployment"
+	WaitingForPullSecretReason             = "WaitingForPullSecret"
+	WaitingForInstallationToCompleteReason = "WaitingForInstallationToComplete"
+	WaitingForISOReason                    = "WaitingForISO"
+	InfraEnvFailedReason                   = "InfraEnvFailed"
+	ISOAvailableReason                     = "ISOAvailable"
+
+	WaitingForInfraEnvReason      = "WaitingForInfraEnv"
+	WaitingForMetal3MachineReason = "WaitingForMetal3Machine"
+	InvalidIgnitionOverrideReason = "InvalidIgnitionOverride"
+	DataSecretCreatedReason       = "DataSecretCreated"
+
+	WaitingForDataSecretReason    = "WaitingForDataSecret"
+	WaitingForBareMetalHostReason = "WaitingForBareMetalHost"
+	WaitingForAgentReason         = "WaitingForAgent"
+	AmbiguousAgentsReason         = "AmbiguousAgents"
+	AgentRegisteredReason         = "AgentRegistered"
+
+	WaitingForAgentRegistrationReason = "WaitingForAgentRegistration"
+	AgentApprovedReason               = "AgentApproved"
+
+	WaitingForApprovalReason = "WaitingForApproval"
+	NotInstallingReason      = "NotInstalling"
+	InstallingReason         = "Installing"
+	InstallationFailedReason = "InstallationFailed"
+	InstalledReason          = "Installed"
+	NotInstalledReason       = "NotInstalled"
+
+	ReadyReason    = "Ready"
+	NotReadyReason = "NotReady"
+)
