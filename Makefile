@@ -61,6 +61,10 @@ manifests: ## Generate CRDs, RBAC and webhook manifests, and the third-party CRD
 	@for f in pkg/testenv/crds/metal3/*.yaml; do \
 		sed -i '0,/^  name: /s//  labels:\n    cluster.x-k8s.io\/v1beta2: v1beta2\n  name: /' $$f; \
 	done
+	@# OpenShift's ClusterVersion (for the workload cluster of the lab): its Go types carry no CRD
+	@# markers, so the CRD is the manifest the pinned github.com/openshift/api module ships.
+	@mkdir -p pkg/sim/cvo/crds && cp "$$(cd pkg && go list -m -f '{{.Dir}}' github.com/openshift/api)/config/v1/0000_00_cluster-version-operator_01_clusterversion.crd.yaml" \
+		pkg/sim/cvo/crds/config.openshift.io_clusterversions.yaml && chmod 644 pkg/sim/cvo/crds/*.yaml
 
 .PHONY: verify-generated
 verify-generated: ## Fail when a generated file is stale (regenerates it).
@@ -120,6 +124,20 @@ test: envtest verify-generated verify-fmt verify-dockerfiles build build-all-mod
 	for m in $(MODULES); do \
 		echo "go test ($$m)"; (cd $$m && go test -count=1 ./...); \
 	done
+
+##@ Release
+
+RELEASE_VERSION ?= v0.1.0
+RELEASE_DIR ?= $(ROOT)/out
+
+.PHONY: release-manifests
+release-manifests: ## Write the components, metadata.yaml, templates and a local clusterctl repository into out/.
+	RELEASE_VERSION=$(RELEASE_VERSION) IMAGE_REGISTRY=$(IMAGE_REGISTRY) IMAGE_TAG=$(RELEASE_VERSION) \
+		KUSTOMIZE=$(KUSTOMIZE) hack/release-manifests.sh $(RELEASE_DIR)
+
+.PHONY: operator-configmaps
+operator-configmaps: release-manifests ## Write the Cluster API Operator's provider ConfigMaps into out/operator/.
+	KUSTOMIZE=$(KUSTOMIZE) hack/operator-configmaps.sh $(RELEASE_DIR)
 
 ##@ Demo
 

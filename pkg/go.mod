@@ -26,7 +26,13 @@ require (
 	sigs.k8s.io/yaml v1.6.0
 )
 
-require k8s.io/utils v0.0.0-20260210185600-b8788abfbbc2
+require (
+	github.com/onsi/gomega v1.44.0
+	github.com/openshift/api v0.0.0-20220831183848-09c070622e2c // pinned: the version Hive's apis (above) already pull; ClusterVersion for the CVO simulator (pkg/sim/cvo)
+	github.com/openshift/assisted-service/models v0.0.0 // pinned: version set by the replace above
+	github.com/openshift/custom-resource-status v1.1.2 // pinned: the version assisted-service/api uses for its conditions
+	k8s.io/utils v0.0.0-20260210185600-b8788abfbbc2
+)
 
 require (
 	cel.dev/expr v0.25.2 // indirect
@@ -50,6 +56,7 @@ require (
 	github.com/fxamacker/cbor/v2 v2.9.0 // indirect
 	github.com/go-logr/logr v1.4.3 // indirect
 	github.com/go-logr/stdr v1.2.2 // indirect
+	github.com/go-logr/zapr v1.3.0 // indirect
 	github.com/go-openapi/analysis v0.21.2 // indirect
 	github.com/go-openapi/errors v0.20.3 // indirect
 	github.com/go-openapi/jsonpointer v0.21.0 // indirect
@@ -84,11 +91,7 @@ require (
 	github.com/munnerz/goautoneg v0.0.0-20191010083416-a7dc8b61c822 // indirect
 	github.com/oklog/ulid v1.3.1 // indirect
 	github.com/onsi/ginkgo/v2 v2.34.0 // indirect
-	github.com/onsi/gomega v1.44.0 // indirect
-	github.com/openshift/api v0.0.0-20220831183848-09c070622e2c // indirect
 	github.com/openshift/assisted-service v1.0.10-0.20230830164851-6573b5d7021d // indirect
-	github.com/openshift/assisted-service/models v0.0.0 // indirect
-	github.com/openshift/custom-resource-status v1.1.2 // indirect
 	github.com/pkg/errors v0.9.1 // indirect
 	github.com/pmezard/go-difflib v1.0.1-0.20181226105442-5d4384ee4fb2 // indirect
 	github.com/prometheus/client_golang v1.23.2 // indirect
@@ -113,6 +116,8 @@ require (
 	go.opentelemetry.io/otel/sdk v1.44.0 // indirect
 	go.opentelemetry.io/otel/trace v1.44.0 // indirect
 	go.opentelemetry.io/proto/otlp v1.10.0 // indirect
+	go.uber.org/multierr v1.11.0 // indirect
+	go.uber.org/zap v1.27.1 // indirect
 	go.yaml.in/yaml/v2 v2.4.3 // indirect
 	go.yaml.in/yaml/v3 v3.0.5 // indirect
 	golang.org/x/crypto v0.55.0 // indirect

@@ -1,0 +1,530 @@
+/*
+Copyright 2026 The cluster-api-provider-openshift-assisted Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+	http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+package assisted
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/openshift/assisted-service/api/common"
+	hiveextv1beta1 "github.com/openshift/assisted-service/api/hiveextension/v1beta1"
+	aiv1beta1 "github.com/openshift/assisted-service/api/v1beta1"
+	"github.com/openshift/assisted-service/models"
+	hivev1 "github.com/openshift/hive/apis/hive/v1"
+	corev1 "k8s.io/api/core/v1"
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/sim/inventory"
+)
+
+// cluster is the ClusterDeployment an Agent is bound to and its AgentClusterInstall.
+type cluster struct {
+	cd  *hivev1.ClusterDeployment
+	aci *hiveextv1beta1.AgentClusterInstall
+}
+
+func (c *cluster) key() types.NamespacedName { return client.ObjectKeyFromObject(c.aci) }
+func (c *cluster) state() string             { return c.aci.Status.DebugInfo.State }
+
+// clusterOf returns the cluster the Agent is bound to, or nil and why the binding cannot sync.
+func (s *Simulator) clusterOf(ctx context.Context, a *aiv1beta1.Agent) (*cluster, string, error) {
+	ref := a.Spec.ClusterDeploymentName
+	if ref == nil || ref.Name == "" {
+		return nil, "", nil
+	}
+	ns := ref.Namespace
+	if ns == "" {
+		ns = a.Namespace
+	}
+	cd := &hivev1.ClusterDeployment{}
+	if err := s.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: ref.Name}, cd); err != nil {
+		if apierrors.IsNotFound(err) {
+			return nil, fmt.Sprintf("ClusterDeployment %s/%s not found", ns, ref.Name), nil
+		}
+		return nil, "", fmt.Errorf("reading the Agent's ClusterDeployment: %w", err)
+	}
+	if cd.Spec.ClusterInstallRef == nil || cd.Spec.ClusterInstallRef.Kind != "AgentClusterInstall" {
+		return nil, fmt.Sprintf("ClusterDeployment %s/%s has no AgentClusterInstall", ns, ref.Name), nil
+	}
+	aci := &hiveextv1beta1.AgentClusterInstall{}
+	if err := s.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: cd.Spec.ClusterInstallRef.Name}, aci); err != nil {
+		if apierrors.IsNotFound(err) {
+			return nil, fmt.Sprintf("AgentClusterInstall %s/%s not found", ns, cd.Spec.ClusterInstallRef.Name), nil
+		}
+		return nil, "", fmt.Errorf("reading the Agent's AgentClusterInstall: %w", err)
+	}
+	return &cluster{cd: cd, aci: aci}, "", nil
+}
+
+func bindingVariant(bound bool, state string) string {
+	if bound {
+		return state
+	}
+	switch state {
+	case models.HostStatusDiscovering:
+		return models.HostStatusDiscoveringUnbound
+	case models.HostStatusKnown:
+		return models.HostStatusKnownUnbound
+	case models.HostStatusInsufficient:
+		return models.HostStatusInsufficientUnbound
+	case models.HostStatusDisconnected:
+		return models.HostStatusDisconnectedUnbound
+	}
+	return state
+}
+
+func isOneOf(state string, states ...string) bool { return slices.Contains(states, state) }
+
+var (
+	preInstallStates = []string{"", models.HostStatusDiscovering, models.HostStatusDiscoveringUnbound, models.HostStatusKnown,
+		models.HostStatusKnownUnbound, models.HostStatusInsufficient, models.HostStatusInsufficientUnbound,
+		models.HostStatusDisconnected, models.HostStatusDisconnectedUnbound, models.HostStatusBinding, models.HostStatusUnbinding}
+	installingStates = []string{models.HostStatusPreparingForInstallation, models.HostStatusPreparingSuccessful,
+		models.HostStatusInstalling, models.HostStatusInstallingInProgress}
+)
+
+// stages are the progress stages assisted-service reports for a host of that role.
+func stages(role models.HostRole, bootstrap, day2 bool) []models.HostStage {
+	switch {
+	case day2:
+		return []models.HostStage{models.HostStageStartingInstallation, models.HostStageInstalling,
+			models.HostStageWritingImageToDisk, models.HostStageRebooting, models.HostStageDone}
+	case bootstrap:
+		return []models.HostStage{models.HostStageStartingInstallation, models.HostStageInstalling,
+			models.HostStageWaitingForControlPlane, models.HostStageWritingImageToDisk, models.HostStageRebooting,
+			models.HostStageConfiguring, models.HostStageJoined, models.HostStageDone}
+	case role == models.HostRoleMaster:
+		return []models.HostStage{models.HostStageStartingInstallation, models.HostStageInstalling,
+			models.HostStageWritingImageToDisk, models.HostStageRebooting, models.HostStageConfiguring,
+			models.HostStageJoined, models.HostStageDone}
+	}
+	return []models.HostStage{models.HostStageStartingInstallation, models.HostStageInstalling,
+		models.HostStageWritingImageToDisk, models.HostStageRebooting, models.HostStageWaitingForIgnition,
+		models.HostStageConfiguring, models.HostStageJoined, models.HostStageDone}
+}
+
+// validations are the host's validation results; failing lists the failures' messages.
+func validations(h *inventory.Host, role models.HostRole, bound, failMemory bool) (common.ValidationsStatus, string) {
+	if role == "" {
+		role = models.HostRoleAutoAssign
+	}
+	ok := func(id models.HostValidationID, msg string) common.ValidationResult {
+		return common.ValidationResult{ID: string(id), Status: validationStatusSuccess, Message: msg}
+	}
+	memory := ok(models.HostValidationIDHasMemoryForRole, fmt.Sprintf("Sufficient RAM for role %s", role))
+	failing := ""
+	if failMemory {
+		memory.Status = validationStatusFailure
+		memory.Message = fmt.Sprintf("Require at least 16.00 GiB RAM for role %s, found only %.2f GiB", role, float64(h.RAMMebibytes)/1024/4)
+		failing = memory.Message
+	}
+	hw := common.ValidationResults{
+		ok(models.HostValidationIDHasInventory, "Valid inventory exists for the host"),
+		ok(models.HostValidationIDHasMinCPUCores, "Sufficient CPU cores"),
+		ok(models.HostValidationIDHasMinMemory, "Sufficient minimum RAM"),
+		ok(models.HostValidationIDHasMinValidDisks, "Sufficient disk capacity"),
+		ok(models.HostValidationIDHasCPUCoresForRole, fmt.Sprintf("Sufficient CPU cores for role %s", role)),
+		memory,
+		ok(models.HostValidationIDHostnameUnique, fmt.Sprintf("Hostname %s is unique in cluster", h.Hostname)),
+		ok(models.HostValidationIDHostnameValid, fmt.Sprintf("Hostname %s is allowed", h.Hostname)),
+	}
+	network := common.ValidationResults{
+		ok(models.HostValidationIDConnected, "Host is connected"),
+		ok(models.HostValidationIDMediaConnected, "Media device is connected"),
+		ok(models.HostValidationIDNtpSynced, "Host NTP is synced"),
+	}
+	if bound {
+		network = append(network, ok(models.HostValidationIDBelongsToMachineCidr, "Host belongs to all machine network CIDRs"))
+	} else {
+		network = append(network, common.ValidationResult{ID: string(models.HostValidationIDBelongsToMachineCidr),
+			Status: validationStatusPending, Message: "Missing inventory or machine network CIDR"})
+	}
+	return common.ValidationsStatus{validationCategoryHardware: hw, validationCategoryNetwork: network}, failing
+}
+
+// reconcileAgent moves one Agent at most one state forward.
+func (s *Simulator) reconcileAgent(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	log := ctrl.LoggerFrom(ctx)
+	a := &aiv1beta1.Agent{}
+	if err := s.Client.Get(ctx, req.NamespacedName, a); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	if !a.DeletionTimestamp.IsZero() {
+		s.timer.Forget(a.UID)
+		return ctrl.Result{}, removeFinalizer(ctx, s.Client, a, AgentFinalizer)
+	}
+	before := a.DeepCopy()
+	host := s.Inventory.BySystemUUID(a.Name)
+	if host == nil {
+		log.V(4).Info("Agent of a host outside the lab's inventory: left alone")
+		return ctrl.Result{}, nil
+	}
+	if err := addFinalizer(ctx, s.Client, a, AgentFinalizer); err != nil {
+		return ctrl.Result{}, err
+	}
+	cl, specErr, err := s.clusterOf(ctx, a)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	running, onDisk, failValidation, disconnected := s.hostFlags(host.SystemUUID)
+	connected := running && !disconnected
+	bound := cl != nil
+	cur := a.Status.DebugInfo.State
+	role := s.effectiveRole(a)
+	vals, failing := validations(host, role, bound, failValidation)
+	validated := func(bound bool) string {
+		if failing != "" {
+			return bindingVariant(bound, models.HostStatusInsufficient)
+		}
+		return bindingVariant(bound, models.HostStatusKnown)
+	}
+	var aciState string
+	var inSet, installFault bool
+	if cl != nil {
+		aciState = cl.state()
+		inSet = s.inInstallSet(cl.key(), req.NamespacedName)
+		s.mu.Lock()
+		installFault = s.failInstall[cl.key()]
+		s.mu.Unlock()
+	}
+	wait := func(step string, d time.Duration) (time.Duration, bool) {
+		w := s.timer.Remaining(a.UID, cur+"/"+step, d)
+		return w, w > 0
+	}
+
+	next, info := cur, a.Status.DebugInfo.StateInfo
+	stage := a.Status.Progress.CurrentStage
+	switch {
+	case cur == "":
+		next, info = bindingVariant(bound, models.HostStatusDiscovering), infoDiscovering
+	case isOneOf(cur, preInstallStates...) && !connected:
+		if !isOneOf(cur, models.HostStatusDisconnected, models.HostStatusDisconnectedUnbound) {
+			next, info = bindingVariant(bound, models.HostStatusDisconnected), infoDisconnected
+		}
+	case isOneOf(cur, models.HostStatusDisconnected, models.HostStatusDisconnectedUnbound):
+		next, info = bindingVariant(bound, models.HostStatusDiscovering), infoDiscovering
+	case isOneOf(cur, models.HostStatusDiscovering, models.HostStatusDiscoveringUnbound):
+		if w, ok := wait("discover", s.Durations.Discover); ok {
+			return ctrl.Result{RequeueAfter: w}, nil
+		}
+		next = validated(bound)
+	case isOneOf(cur, models.HostStatusKnownUnbound, models.HostStatusInsufficientUnbound):
+		if bound {
+			next, info = models.HostStatusBinding, infoBinding
+		} else {
+			next = validated(false)
+		}
+	case cur == models.HostStatusBinding:
+		if !bound {
+			next, info = models.HostStatusUnbinding, infoUnbinding
+			break
+		}
+		if w, ok := wait("bind", s.Durations.Bind); ok {
+			return ctrl.Result{RequeueAfter: w}, nil
+		}
+		next = validated(true)
+	case cur == models.HostStatusUnbinding:
+		if w, ok := wait("unbind", s.Durations.Bind); ok {
+			return ctrl.Result{RequeueAfter: w}, nil
+		}
+		next = validated(false)
+	case isOneOf(cur, models.HostStatusKnown, models.HostStatusInsufficient):
+		switch {
+		case !bound:
+			next, info = models.HostStatusUnbinding, infoUnbinding
+		case validated(true) != cur:
+			next = validated(true)
+		case cur == models.HostStatusKnown && inSet && aciState == models.ClusterStatusPreparingForInstallation:
+			next, info = models.HostStatusPreparingForInstallation, infoPreparing
+		case cur == models.HostStatusKnown && !inSet && a.Spec.Approved &&
+			isOneOf(aciState, models.ClusterStatusInstalled, models.ClusterStatusAddingHosts):
+			next, info = models.HostStatusInstalling, infoInstalling // day 2: installs alone
+		}
+	case isOneOf(cur, installingStates...) && (inSet && aciState == models.ClusterStatusError ||
+		installFault && isOneOf(cur, models.HostStatusInstalling, models.HostStatusInstallingInProgress)):
+		next, info = models.HostStatusError, infoAbortingClusterErrors
+		if installFault {
+			stage = models.HostStageFailed
+		}
+	case cur == models.HostStatusPreparingForInstallation:
+		if w, ok := wait("prepare", s.Durations.Prepare); ok {
+			return ctrl.Result{RequeueAfter: w}, nil
+		}
+		next, info = models.HostStatusPreparingSuccessful, infoPreparingSuccessful
+	case cur == models.HostStatusPreparingSuccessful:
+		if aciState == models.ClusterStatusInstalling {
+			next, info = models.HostStatusInstalling, infoInstalling
+		}
+	case cur == models.HostStatusInstalling:
+		if w, ok := wait("start", s.Durations.InstallStage); ok {
+			return ctrl.Result{RequeueAfter: w}, nil
+		}
+		st := stages(role, a.Status.Bootstrap, !inSet)
+		next, stage = models.HostStatusInstallingInProgress, st[0]
+		info = string(stage)
+		a.Status.Progress.ProgressStages = st
+	case cur == models.HostStatusInstallingInProgress:
+		if !connected && running {
+			break // The agent stopped reporting: the installation does not progress.
+		}
+		if w, ok := wait(string(stage), s.Durations.InstallStage); ok {
+			return ctrl.Result{RequeueAfter: w}, nil
+		}
+		st := a.Status.Progress.ProgressStages
+		i := slices.Index(st, stage)
+		if i >= 0 && i+1 < len(st) {
+			stage = st[i+1]
+			info = string(stage)
+			break
+		}
+		if err := s.ensureNode(ctx, a, host, role); err != nil {
+			return ctrl.Result{}, err
+		}
+		s.mu.Lock()
+		s.onDisk[host.SystemUUID], s.running[host.SystemUUID] = true, false
+		s.mu.Unlock()
+		next, info = models.HostStatusInstalled, infoDone
+		if !inSet {
+			next = models.HostStatusAddedToExistingCluster
+		}
+	case isOneOf(cur, models.HostStatusInstalled, models.HostStatusAddedToExistingCluster, models.HostStatusError):
+		if !bound {
+			next, info = models.HostStatusUnbindingPendingUserAction, infoUnbindingPending
+		}
+	case cur == models.HostStatusUnbindingPendingUserAction:
+		if connected && !onDisk {
+			next, info = bindingVariant(bound, models.HostStatusDiscovering), infoDiscovering
+		}
+	}
+	if next == models.HostStatusKnown || next == models.HostStatusKnownUnbound {
+		info = infoKnown
+		if !bound {
+			info = infoKnownUnbound
+		}
+	}
+	if next == models.HostStatusInsufficient || next == models.HostStatusInsufficientUnbound {
+		info = fmt.Sprintf(infoInsufficient, failing)
+	}
+
+	now := metav1.NewTime(s.now())
+	if !isOneOf(next, models.HostStatusDiscovering, models.HostStatusDiscoveringUnbound) || a.Status.Inventory.Hostname != "" {
+		a.Status.Inventory = host.AgentInventory(metav1.NewTime(now.Truncate(time.Minute)))
+		a.Status.InstallationDiskID = host.InstallationDiskID()
+		if isOneOf(next, preInstallStates...) {
+			a.Status.ValidationsInfo = vals
+		}
+	}
+	a.Status.Role = role
+	s.mu.Lock()
+	a.Status.Bootstrap = s.bootstrap[req.NamespacedName] && inSet
+	s.mu.Unlock()
+	a.Status.DebugInfo.State, a.Status.DebugInfo.StateInfo = next, info
+	a.Status.DebugInfo.EventsURL = fmt.Sprintf("%s/api/assisted-install/v2/events?host_id=%s", s.ImageServiceURL, a.Name)
+	if stage != a.Status.Progress.CurrentStage {
+		a.Status.Progress.CurrentStage = stage
+		a.Status.Progress.StageStartTime = &now
+		a.Status.Progress.StageUpdateTime = &now
+		if st := a.Status.Progress.ProgressStages; len(st) > 0 {
+			a.Status.Progress.InstallationPercentage = int64(100 * (slices.Index(st, stage) + 1) / len(st))
+		}
+	}
+	setAgentConditions(a, next, info, failing, specErr)
+	if equalAgentStatus(before, a) {
+		return ctrl.Result{}, nil
+	}
+	if err := s.Client.Status().Update(ctx, a); err != nil {
+		return ctrl.Result{}, fmt.Errorf("updating Agent status: %w", err)
+	}
+	if next != cur || stage != before.Status.Progress.CurrentStage {
+		s.timer.Forget(a.UID)
+		log.V(2).Info("Agent state", "state", next, "stage", stage)
+		if next != cur {
+			s.Recorder.Eventf(a, nil, corev1.EventTypeNormal, "HostStatusChanged", "Update", "Host %s: %s (%s)", host.Hostname, next, info)
+		}
+	}
+	return ctrl.Result{}, nil
+}
+
+// equalAgentStatus compares what the simulator writes, ignoring the inventory's report time.
+func equalAgentStatus(a, b *aiv1beta1.Agent) bool {
+	x, y := a.Status.DeepCopy(), b.Status.DeepCopy()
+	x.Inventory.ReportTime, y.Inventory.ReportTime = nil, nil
+	for i := range x.Conditions {
+		x.Conditions[i].LastHeartbeatTime, x.Conditions[i].LastTransitionTime = metav1.Time{}, metav1.Time{}
+	}
+	for i := range y.Conditions {
+		y.Conditions[i].LastHeartbeatTime, y.Conditions[i].LastTransitionTime = metav1.Time{}, metav1.Time{}
+	}
+	return apiequality.Semantic.DeepEqual(x, y)
+}
+
+// effectiveRole is the host's role: as asked, or as assigned when the installation started.
+func (s *Simulator) effectiveRole(a *aiv1beta1.Agent) models.HostRole {
+	if a.Spec.Role != "" && a.Spec.Role != models.HostRoleAutoAssign {
+		return a.Spec.Role
+	}
+	s.mu.Lock()
+	role, ok := s.roles[client.ObjectKeyFromObject(a)]
+	s.mu.Unlock()
+	if ok {
+		return role
+	}
+	if a.Status.Role == models.HostRoleMaster || a.Status.Role == models.HostRoleWorker {
+		return a.Status.Role
+	}
+	return models.HostRoleAutoAssign
+}
+
+// ensureNode creates (or refreshes) the host's Node in the workload cluster, as the kubelet does.
+func (s *Simulator) ensureNode(ctx context.Context, a *aiv1beta1.Agent, h *inventory.Host, role models.HostRole) error {
+	name := h.Hostname
+	if a.Spec.Hostname != "" {
+		name = a.Spec.Hostname
+	}
+	node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name}}
+	err := s.workload.Get(ctx, client.ObjectKeyFromObject(node), node)
+	if apierrors.IsNotFound(err) {
+		node.Labels = map[string]string{
+			corev1.LabelHostname: name, corev1.LabelOSStable: "linux", corev1.LabelArchStable: "amd64",
+			"node.openshift.io/os_id": "rhcos",
+		}
+		if role == models.HostRoleMaster {
+			node.Labels["node-role.kubernetes.io/master"] = ""
+			node.Labels["node-role.kubernetes.io/control-plane"] = ""
+		} else {
+			node.Labels["node-role.kubernetes.io/worker"] = ""
+		}
+		for k, v := range a.Spec.NodeLabels {
+			node.Labels[k] = v
+		}
+		if err := s.workload.Create(ctx, node); err != nil {
+			return fmt.Errorf("creating Node %s in the workload cluster: %w", name, err)
+		}
+	} else if err != nil {
+		return fmt.Errorf("reading Node %s in the workload cluster: %w", name, err)
+	}
+	now := metav1.NewTime(s.now())
+	mem := resource.NewQuantity(int64(h.RAMMebibytes)*1024*1024, resource.BinarySI)
+	cpu := resource.NewQuantity(int64(h.CPUCount), resource.DecimalSI)
+	node.Status = corev1.NodeStatus{
+		Capacity:    corev1.ResourceList{corev1.ResourceCPU: *cpu, corev1.ResourceMemory: *mem},
+		Allocatable: corev1.ResourceList{corev1.ResourceCPU: *cpu, corev1.ResourceMemory: *mem},
+		Addresses:   h.NodeAddresses(),
+		NodeInfo: corev1.NodeSystemInfo{
+			SystemUUID: strings.ToLower(h.SystemUUID), MachineID: strings.ReplaceAll(strings.ToLower(h.SystemUUID), "-", ""),
+			BootID: string(a.UID), OSImage: "Red Hat Enterprise Linux CoreOS (simulated)", OperatingSystem: "linux",
+			Architecture: "amd64", KernelVersion: "5.14.0", ContainerRuntimeVersion: "cri-o://1.28.0", KubeletVersion: "v1.28.0",
+		},
+		Conditions: []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionTrue, Reason: "KubeletReady",
+			Message: "kubelet is posting ready status", LastHeartbeatTime: now, LastTransitionTime: now}},
+	}
+	if err := s.workload.Status().Update(ctx, node); err != nil {
+		return fmt.Errorf("updating Node %s status in the workload cluster: %w", name, err)
+	}
+	return nil
+}
+
+// agentsOfACI maps an AgentClusterInstall to the Agents bound to its ClusterDeployment.
+func (s *Simulator) agentsOfACI(ctx context.Context, obj client.Object) []reconcile.Request {
+	aci, ok := obj.(*hiveextv1beta1.AgentClusterInstall)
+	if !ok {
+		return nil
+	}
+	agents, err := s.boundAgents(ctx, aci.Namespace, aci.Spec.ClusterDeploymentRef.Name)
+	if err != nil {
+		ctrl.LoggerFrom(ctx).Error(err, "listing Agents")
+		return nil
+	}
+	reqs := make([]reconcile.Request, 0, len(agents))
+	for i := range agents {
+		reqs = append(reqs, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&agents[i])})
+	}
+	return reqs
+}
+
+// boundAgents lists the Agents whose spec binds them to the ClusterDeployment namespace/name.
+func (s *Simulator) boundAgents(ctx context.Context, namespace, name string) ([]aiv1beta1.Agent, error) {
+	list := &aiv1beta1.AgentList{}
+	if err := s.Client.List(ctx, list); err != nil {
+		return nil, fmt.Errorf("listing Agents: %w", err)
+	}
+	var out []aiv1beta1.Agent
+	for _, a := range list.Items {
+		ref := a.Spec.ClusterDeploymentName
+		if ref == nil || ref.Name != name {
+			continue
+		}
+		ns := ref.Namespace
+		if ns == "" {
+			ns = a.Namespace
+		}
+		if ns == namespace {
+			out = append(out, a)
+		}
+	}
+	return out, nil
+}
+
+// aciOfAgent maps an Agent to the AgentClusterInstall of the cluster it is (or was) bound to.
+func (s *Simulator) aciOfAgent(ctx context.Context, obj client.Object) []reconcile.Request {
+	a, ok := obj.(*aiv1beta1.Agent)
+	if !ok {
+		return nil
+	}
+	reqs := s.installSetsOf(client.ObjectKeyFromObject(a))
+	cl, _, err := s.clusterOf(ctx, a)
+	if err == nil && cl != nil {
+		reqs = append(reqs, reconcile.Request{NamespacedName: cl.key()})
+	}
+	return reqs
+}
+
+// aciOfClusterDeployment maps a ClusterDeployment to its AgentClusterInstall.
+func aciOfClusterDeployment(_ context.Context, obj client.Object) []reconcile.Request {
+	cd, ok := obj.(*hivev1.ClusterDeployment)
+	if !ok || cd.Spec.ClusterInstallRef == nil || cd.Spec.ClusterInstallRef.Kind != "AgentClusterInstall" {
+		return nil
+	}
+	return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: cd.Namespace, Name: cd.Spec.ClusterInstallRef.Name}}}
+}
+
+func (s *Simulator) inInstallSet(aci, agent types.NamespacedName) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.installSets[aci][agent]
+}
+
+func (s *Simulator) installSetsOf(agent types.NamespacedName) []reconcile.Request {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var reqs []reconcile.Request
+	for aci, set := range s.installSets {
+		if set[agent] {
+			reqs = append(reqs, reconcile.Request{NamespacedName: aci})
+		}
+	}
+	return reqs
+}

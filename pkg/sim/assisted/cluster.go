@@ -1,0 +1,501 @@
+/*
+Copyright 2026 The cluster-api-provider-openshift-assisted Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+	http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+package assisted
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"fmt"
+	"sort"
+	"strings"
+
+	hiveextv1beta1 "github.com/openshift/assisted-service/api/hiveextension/v1beta1"
+	aiv1beta1 "github.com/openshift/assisted-service/api/v1beta1"
+	"github.com/openshift/assisted-service/models"
+	conditionsv1 "github.com/openshift/custom-resource-status/conditions/v1"
+	hivev1 "github.com/openshift/hive/apis/hive/v1"
+	corev1 "k8s.io/api/core/v1"
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+// Names and labels of the credentials Secrets, as assisted-service and Hive write them.
+const (
+	adminKubeconfigSecretFormat = "%s-admin-kubeconfig"
+	adminPasswordSecretFormat   = "%s-admin-password"
+	// KubeconfigSecretKey is the key of the kubeconfig in the admin kubeconfig Secret.
+	KubeconfigSecretKey    = "kubeconfig"
+	labelClusterDeployment = "hive.openshift.io/cluster-deployment-name"
+	labelSecretType        = "hive.openshift.io/secret-type"
+)
+
+// AdminKubeconfigSecretName is the name of the Secret holding the admin kubeconfig of the
+// cluster of the ClusterDeployment named cdName.
+func AdminKubeconfigSecretName(cdName string) string {
+	return fmt.Sprintf(adminKubeconfigSecretFormat, cdName)
+}
+
+// reconcileACI moves one AgentClusterInstall at most one state forward.
+func (s *Simulator) reconcileACI(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	log := ctrl.LoggerFrom(ctx)
+	aci := &hiveextv1beta1.AgentClusterInstall{}
+	if err := s.Client.Get(ctx, req.NamespacedName, aci); err != nil {
+		if apierrors.IsNotFound(err) {
+			s.forgetInstallSet(req.NamespacedName)
+		}
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	if !aci.DeletionTimestamp.IsZero() {
+		s.forgetInstallSet(req.NamespacedName)
+		s.timer.Forget(aci.UID)
+		return ctrl.Result{}, removeFinalizer(ctx, s.Client, aci, AgentClusterInstallFinalizer)
+	}
+	if err := addFinalizer(ctx, s.Client, aci, AgentClusterInstallFinalizer); err != nil {
+		return ctrl.Result{}, err
+	}
+	before := aci.DeepCopy()
+	now := metav1.NewTime(s.now())
+
+	cd := &hivev1.ClusterDeployment{}
+	if err := s.Client.Get(ctx, client.ObjectKey{Namespace: aci.Namespace, Name: aci.Spec.ClusterDeploymentRef.Name}, cd); err != nil {
+		if !apierrors.IsNotFound(err) {
+			return ctrl.Result{}, fmt.Errorf("reading the ClusterDeployment: %w", err)
+		}
+		setClusterCondition(&aci.Status.Conditions, hivev1.ClusterInstallCondition{
+			Type: hiveextv1beta1.ClusterSpecSyncedCondition, Status: corev1.ConditionFalse, Reason: hiveextv1beta1.ClusterInputErrorReason,
+			Message: fmt.Sprintf("%s ClusterDeployment %s not found", hiveextv1beta1.ClusterInputErrorMsg, aci.Spec.ClusterDeploymentRef.Name),
+		}, now)
+		return ctrl.Result{}, s.writeACIStatus(ctx, before, aci)
+	}
+	agents, err := s.boundAgents(ctx, cd.Namespace, cd.Name)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	n := aciCounts{}
+	for i := range agents {
+		a := &agents[i]
+		if a.Status.DebugInfo.State == models.HostStatusBinding || a.Status.DebugInfo.State == "" ||
+			strings.HasSuffix(a.Status.DebugInfo.State, "-unbound") {
+			continue
+		}
+		n.registered++
+		if a.Spec.Approved {
+			n.approved++
+		}
+		if conditionsv1.IsStatusConditionFalse(a.Status.Conditions, aiv1beta1.SpecSyncedCondition) {
+			n.unsynced++
+		}
+	}
+
+	cur := aci.Status.DebugInfo.State
+	next, info := cur, aci.Status.DebugInfo.StateInfo
+	backend, failing := backendState(aci, agents)
+	s.mu.Lock()
+	installFault := s.failInstall[req.NamespacedName]
+	s.mu.Unlock()
+	set := s.installSet(req.NamespacedName)
+
+	switch cur {
+	case "":
+		next = models.ClusterStatusInsufficient
+	case models.ClusterStatusInsufficient, models.ClusterStatusReady:
+		if backend != cur {
+			next = backend
+			break
+		}
+		if _, _, ok := requirementsMet(aci, cur, n); ok && cur == models.ClusterStatusReady && !aci.Spec.HoldInstallation {
+			s.startInstall(req.NamespacedName, aci, agents)
+			next = models.ClusterStatusPreparingForInstallation
+		}
+	case models.ClusterStatusPreparingForInstallation:
+		if allIn(agents, set, models.HostStatusPreparingSuccessful) {
+			next = models.ClusterStatusInstalling
+		}
+	case models.ClusterStatusInstalling:
+		switch {
+		case installFault:
+			next = models.ClusterStatusError
+		case allIn(agents, set, models.HostStatusInstalled):
+			next = models.ClusterStatusFinalizing
+		}
+	case models.ClusterStatusFinalizing:
+		if w := s.timer.Remaining(aci.UID, cur, s.Durations.Finalize); w > 0 {
+			return ctrl.Result{RequeueAfter: w}, nil
+		}
+		if err := s.completeInstall(ctx, aci, cd); err != nil {
+			return ctrl.Result{}, err
+		}
+		next = models.ClusterStatusInstalled
+	case models.ClusterStatusInstalled:
+		next = models.ClusterStatusAddingHosts
+	}
+	info = clusterStateInfo(next, info)
+	if next == models.ClusterStatusInsufficient {
+		info = clusterInfoInsufficient
+	}
+
+	aci.Status.DebugInfo.State, aci.Status.DebugInfo.StateInfo = next, info
+	aci.Status.DebugInfo.EventsURL = fmt.Sprintf("%s/api/assisted-install/v2/events?cluster_id=%s", s.ImageServiceURL, aci.UID)
+	aci.Status.DebugInfo.LogsURL = fmt.Sprintf("%s/api/assisted-install/v2/clusters/%s/logs", s.ImageServiceURL, aci.UID)
+	aci.Status.APIVIP, aci.Status.APIVIPs = aci.Spec.APIVIP, aci.Spec.APIVIPs
+	aci.Status.IngressVIP, aci.Status.IngressVIPs = aci.Spec.IngressVIP, aci.Spec.IngressVIPs
+	aci.Status.MachineNetwork = aci.Spec.Networking.MachineNetwork
+	aci.Status.UserManagedNetworking = ptr.To(ptr.Deref(aci.Spec.Networking.UserManagedNetworking, false) ||
+		aci.Spec.ProvisionRequirements.ControlPlaneAgents == 1 && aci.Spec.ProvisionRequirements.WorkerAgents == 0)
+	aci.Status.PlatformType = aci.Spec.PlatformType
+	if aci.Status.PlatformType == "" {
+		aci.Status.PlatformType = hiveextv1beta1.BareMetalPlatformType
+		if *aci.Status.UserManagedNetworking {
+			aci.Status.PlatformType = hiveextv1beta1.NonePlatformType
+		}
+	}
+	aci.Status.ControlPlaneAgentsDiscovered, aci.Status.ControlPlaneAgentsReady = 0, 0
+	aci.Status.WorkerAgentsDiscovered, aci.Status.WorkerAgentsReady = 0, 0
+	for i := range agents {
+		ready := conditionsv1.IsStatusConditionTrue(agents[i].Status.Conditions, aiv1beta1.RequirementsMetCondition)
+		if s.effectiveRole(&agents[i]) == models.HostRoleWorker {
+			aci.Status.WorkerAgentsDiscovered++
+			if ready {
+				aci.Status.WorkerAgentsReady++
+			}
+		} else {
+			aci.Status.ControlPlaneAgentsDiscovered++
+			if ready {
+				aci.Status.ControlPlaneAgentsReady++
+			}
+		}
+	}
+	aci.Status.Progress.TotalPercentage = progress(next, agents, set)
+	setACIConditions(aci, next, info, failing, n, now)
+	if err := s.writeACIStatus(ctx, before, aci); err != nil {
+		return ctrl.Result{}, err
+	}
+	if next != cur {
+		s.timer.Forget(aci.UID)
+		log.V(2).Info("AgentClusterInstall state", "state", next)
+		eventType := corev1.EventTypeNormal
+		if next == models.ClusterStatusError {
+			eventType = corev1.EventTypeWarning
+		}
+		s.Recorder.Eventf(aci, nil, eventType, "ClusterStatusChanged", "Update", "Cluster %s: %s (%s)", cd.Name, next, info)
+	}
+	return ctrl.Result{}, nil
+}
+
+func (s *Simulator) writeACIStatus(ctx context.Context, before, aci *hiveextv1beta1.AgentClusterInstall) error {
+	if apiequality.Semantic.DeepEqual(before.Status, aci.Status) {
+		return nil
+	}
+	if err := s.Client.Status().Update(ctx, aci); err != nil {
+		return fmt.Errorf("updating AgentClusterInstall status: %w", err)
+	}
+	return nil
+}
+
+// backendState is the cluster's state before installation as assisted-service computes it: ready
+// when every bound host is known and there are enough control-plane hosts.
+func backendState(aci *hiveextv1beta1.AgentClusterInstall, agents []aiv1beta1.Agent) (string, string) {
+	masters, notReady := 0, []string{}
+	for i := range agents {
+		a := &agents[i]
+		if a.Status.DebugInfo.State != models.HostStatusKnown {
+			notReady = append(notReady, a.Name)
+			continue
+		}
+		if a.Spec.Role != models.HostRoleWorker {
+			masters++
+		}
+	}
+	want := aci.Spec.ProvisionRequirements.ControlPlaneAgents
+	switch {
+	case len(notReady) > 0:
+		sort.Strings(notReady)
+		return models.ClusterStatusInsufficient, "The cluster has hosts that are not ready to install: " + strings.Join(notReady, ", ")
+	case masters < want || want == 0:
+		return models.ClusterStatusInsufficient, fmt.Sprintf(
+			"Clusters must have exactly %d dedicated control plane nodes. Add or remove hosts, or change their roles configurations to meet the requirement.", want)
+	}
+	return models.ClusterStatusReady, ""
+}
+
+func clusterStateInfo(state, current string) string {
+	switch state {
+	case models.ClusterStatusInsufficient:
+		return clusterInfoInsufficient
+	case models.ClusterStatusReady:
+		return clusterInfoReady
+	case models.ClusterStatusPreparingForInstallation:
+		return clusterInfoPreparing
+	case models.ClusterStatusInstalling:
+		return clusterInfoInstalling
+	case models.ClusterStatusFinalizing:
+		return clusterInfoFinalizing
+	case models.ClusterStatusInstalled:
+		return clusterInfoInstalled
+	case models.ClusterStatusAddingHosts:
+		return clusterInfoAddingHosts
+	case models.ClusterStatusError:
+		return clusterInfoInstallFailed
+	}
+	return current
+}
+
+func progress(state string, agents []aiv1beta1.Agent, set map[types.NamespacedName]bool) int64 {
+	switch state {
+	case models.ClusterStatusFinalizing:
+		return 90
+	case models.ClusterStatusInstalled, models.ClusterStatusAddingHosts:
+		return 100
+	case models.ClusterStatusInstalling:
+		total, sum := 0, int64(0)
+		for i := range agents {
+			if set[client.ObjectKeyFromObject(&agents[i])] {
+				total++
+				sum += agents[i].Status.Progress.InstallationPercentage
+			}
+		}
+		if total > 0 {
+			return 10 + 80*sum/int64(100*total)
+		}
+	}
+	return 0
+}
+
+// allIn reports whether every Agent of the install set is in state (and the set is not empty).
+func allIn(agents []aiv1beta1.Agent, set map[types.NamespacedName]bool, state string) bool {
+	seen := 0
+	for i := range agents {
+		if !set[client.ObjectKeyFromObject(&agents[i])] {
+			continue
+		}
+		if agents[i].Status.DebugInfo.State != state {
+			return false
+		}
+		seen++
+	}
+	return seen > 0 && seen == len(set)
+}
+
+// startInstall records the hosts that install with the cluster, their roles and the bootstrap host.
+func (s *Simulator) startInstall(key types.NamespacedName, aci *hiveextv1beta1.AgentClusterInstall, agents []aiv1beta1.Agent) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	set := map[types.NamespacedName]bool{}
+	sorted := append([]aiv1beta1.Agent(nil), agents...)
+	sort.Slice(sorted, func(i, j int) bool { return sorted[i].Name < sorted[j].Name })
+	masters := 0
+	for i := range sorted {
+		if sorted[i].Spec.Role == models.HostRoleMaster {
+			masters++
+		}
+	}
+	bootstrap := false
+	for i := range sorted {
+		k := client.ObjectKeyFromObject(&sorted[i])
+		set[k] = true
+		role := sorted[i].Spec.Role
+		if role == "" || role == models.HostRoleAutoAssign {
+			role = models.HostRoleWorker
+			if masters < aci.Spec.ProvisionRequirements.ControlPlaneAgents {
+				role = models.HostRoleMaster
+				masters++
+			}
+		}
+		s.roles[k] = role
+		if role == models.HostRoleMaster && !bootstrap {
+			s.bootstrap[k], bootstrap = true, true
+		}
+	}
+	s.installSets[key] = set
+}
+
+func (s *Simulator) installSet(key types.NamespacedName) map[types.NamespacedName]bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := map[types.NamespacedName]bool{}
+	for k, v := range s.installSets[key] {
+		out[k] = v
+	}
+	return out
+}
+
+func (s *Simulator) forgetInstallSet(key types.NamespacedName) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for k := range s.installSets[key] {
+		delete(s.roles, k)
+		delete(s.bootstrap, k)
+	}
+	delete(s.installSets, key)
+}
+
+// completeInstall writes what a finished installation leaves: the credentials Secrets and the
+// cluster metadata (assisted-service), and the ClusterDeployment installed (Hive).
+func (s *Simulator) completeInstall(ctx context.Context, aci *hiveextv1beta1.AgentClusterInstall, cd *hivev1.ClusterDeployment) error {
+	kubeconfig, err := s.workloadKubeconfig(cd.Name)
+	if err != nil {
+		return err
+	}
+	kcName := AdminKubeconfigSecretName(cd.Name)
+	if err := s.ensureSecret(ctx, cd, kcName, "kubeconfig", map[string][]byte{KubeconfigSecretKey: kubeconfig}); err != nil {
+		return err
+	}
+	pwName := fmt.Sprintf(adminPasswordSecretFormat, cd.Name)
+	password, err := randomPassword()
+	if err != nil {
+		return err
+	}
+	if err := s.ensureSecret(ctx, cd, pwName, "kubeadmincreds", map[string][]byte{"username": []byte("kubeadmin"), "password": []byte(password)}); err != nil {
+		return err
+	}
+	md := &hivev1.ClusterMetadata{
+		ClusterID: string(aci.UID), InfraID: fmt.Sprintf("%s-%s", cd.Name, string(aci.UID)[:5]),
+		AdminKubeconfigSecretRef: corev1.LocalObjectReference{Name: kcName},
+		AdminPasswordSecretRef:   &corev1.LocalObjectReference{Name: pwName},
+	}
+	if aci.Spec.ClusterMetadata == nil {
+		base := aci.DeepCopy()
+		aci.Spec.ClusterMetadata = md
+		if err := s.Client.Patch(ctx, aci, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{})); err != nil {
+			return fmt.Errorf("setting the AgentClusterInstall's cluster metadata: %w", err)
+		}
+	}
+	if s.OnClusterInstalled != nil {
+		ic := InstalledCluster{ClusterDeployment: cd, AgentClusterInstall: aci, Workload: s.workload}
+		if aci.Spec.ImageSetRef != nil {
+			cis := &hivev1.ClusterImageSet{}
+			if err := s.Client.Get(ctx, client.ObjectKey{Name: aci.Spec.ImageSetRef.Name}, cis); err == nil {
+				ic.ReleaseImage = cis.Spec.ReleaseImage
+			}
+		}
+		if err := s.OnClusterInstalled(ctx, ic); err != nil {
+			return fmt.Errorf("running the cluster-installed hook: %w", err)
+		}
+	}
+	if !cd.Spec.Installed {
+		base := cd.DeepCopy()
+		cd.Spec.Installed = true
+		cd.Spec.ClusterMetadata = aci.Spec.ClusterMetadata.DeepCopy()
+		if err := s.Client.Patch(ctx, cd, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{})); err != nil {
+			return fmt.Errorf("marking the ClusterDeployment installed: %w", err)
+		}
+	}
+	return nil
+}
+
+func (s *Simulator) ensureSecret(ctx context.Context, cd *hivev1.ClusterDeployment, name, secretType string, data map[string][]byte) error {
+	sec := &corev1.Secret{}
+	err := s.Client.Get(ctx, client.ObjectKey{Namespace: cd.Namespace, Name: name}, sec)
+	if err == nil || !apierrors.IsNotFound(err) {
+		if err != nil {
+			return fmt.Errorf("reading Secret %s: %w", name, err)
+		}
+		return nil
+	}
+	sec = &corev1.Secret{
+		ObjectMeta: metav1.ObjectMeta{
+			Name: name, Namespace: cd.Namespace,
+			Labels: map[string]string{labelClusterDeployment: cd.Name, labelSecretType: secretType},
+			OwnerReferences: []metav1.OwnerReference{{
+				APIVersion: hivev1.SchemeGroupVersion.String(), Kind: "ClusterDeployment",
+				Name: cd.Name, UID: cd.UID, BlockOwnerDeletion: ptr.To(true),
+			}},
+		},
+		Data: data,
+	}
+	if err := s.Client.Create(ctx, sec); err != nil && !apierrors.IsAlreadyExists(err) {
+		return fmt.Errorf("creating Secret %s: %w", name, err)
+	}
+	return nil
+}
+
+// workloadKubeconfig is a kubeconfig of the workload API server, as an administrator.
+func (s *Simulator) workloadKubeconfig(clusterName string) ([]byte, error) {
+	c := s.Workload
+	server := c.Host
+	if !strings.Contains(server, "://") {
+		server = "https://" + server
+	}
+	cfg := clientcmdapi.NewConfig()
+	cfg.Clusters[clusterName] = &clientcmdapi.Cluster{Server: server, CertificateAuthorityData: c.CAData,
+		InsecureSkipTLSVerify: c.Insecure}
+	cfg.AuthInfos["admin"] = &clientcmdapi.AuthInfo{ClientCertificateData: c.CertData, ClientKeyData: c.KeyData,
+		Token: c.BearerToken, Username: c.Username, Password: c.Password}
+	cfg.Contexts["admin"] = &clientcmdapi.Context{Cluster: clusterName, AuthInfo: "admin"}
+	cfg.CurrentContext = "admin"
+	out, err := clientcmd.Write(*cfg)
+	if err != nil {
+		return nil, fmt.Errorf("writing the workload kubeconfig: %w", err)
+	}
+	return out, nil
+}
+
+func randomPassword() (string, error) {
+	b := make([]byte, 18)
+	if _, err := rand.Read(b); err != nil {
+		return "", fmt.Errorf("generating the kubeadmin password: %w", err)
+	}
+	return base64.RawURLEncoding.EncodeToString(b), nil
+}
+
+// reconcileClusterDeployment keeps assisted-service's finalizer on ClusterDeployments installed
+// through an AgentClusterInstall. When one is deleted it deletes the credentials Secrets it owns
+// (a real cluster's garbage collector would; the lab has none) and releases it.
+func (s *Simulator) reconcileClusterDeployment(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	cd := &hivev1.ClusterDeployment{}
+	if err := s.Client.Get(ctx, req.NamespacedName, cd); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	if cd.Spec.ClusterInstallRef == nil || cd.Spec.ClusterInstallRef.Kind != "AgentClusterInstall" {
+		return ctrl.Result{}, nil
+	}
+	if cd.DeletionTimestamp.IsZero() {
+		return ctrl.Result{}, addFinalizer(ctx, s.Client, cd, ClusterDeploymentFinalizer)
+	}
+	for _, name := range []string{AdminKubeconfigSecretName(cd.Name), fmt.Sprintf(adminPasswordSecretFormat, cd.Name)} {
+		sec := &corev1.Secret{}
+		if err := s.Client.Get(ctx, client.ObjectKey{Namespace: cd.Namespace, Name: name}, sec); err != nil {
+			if apierrors.IsNotFound(err) {
+				continue
+			}
+			return ctrl.Result{}, fmt.Errorf("reading Secret %s: %w", name, err)
+		}
+		if !metav1.IsControlledBy(sec, cd) && !ownedBy(sec, cd) {
+			continue
+		}
+		if err := s.Client.Delete(ctx, sec); err != nil && !apierrors.IsNotFound(err) {
+			return ctrl.Result{}, fmt.Errorf("deleting Secret %s: %w", name, err)
+		}
+	}
+	return ctrl.Result{}, removeFinalizer(ctx, s.Client, cd, ClusterDeploymentFinalizer)
+}
+
+func ownedBy(obj metav1.Object, owner metav1.Object) bool {
+	for _, r := range obj.GetOwnerReferences() {
+		if r.UID == owner.GetUID() {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,91 @@
+/*
+Copyright 2026 The cluster-api-provider-openshift-assisted Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+	http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+package assisted
+
+import (
+	"testing"
+
+	hiveextv1beta1 "github.com/openshift/assisted-service/api/hiveextension/v1beta1"
+	aiv1beta1 "github.com/openshift/assisted-service/api/v1beta1"
+	"github.com/openshift/assisted-service/models"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+func aciWith(cp, workers int) *hiveextv1beta1.AgentClusterInstall {
+	return &hiveextv1beta1.AgentClusterInstall{Spec: hiveextv1beta1.AgentClusterInstallSpec{
+		ProvisionRequirements: hiveextv1beta1.ProvisionRequirements{ControlPlaneAgents: cp, WorkerAgents: workers}}}
+}
+
+// TestRequirementsMet: the cluster installs only with exactly the required agents, all approved.
+func TestRequirementsMet(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		state      string
+		n          aciCounts
+		wantReason string
+		wantOK     bool
+	}{
+		{"too few", models.ClusterStatusReady, aciCounts{registered: 3, approved: 3}, hiveextv1beta1.ClusterInsufficientAgentsReason, false},
+		{"unsynced", models.ClusterStatusReady, aciCounts{registered: 5, approved: 5, unsynced: 1}, hiveextv1beta1.ClusterUnsyncedAgentsReason, false},
+		{"unapproved", models.ClusterStatusReady, aciCounts{registered: 5, approved: 4}, hiveextv1beta1.ClusterUnapprovedAgentsReason, false},
+		{"too many", models.ClusterStatusReady, aciCounts{registered: 6, approved: 6}, hiveextv1beta1.ClusterAdditionalAgentsReason, false},
+		{"exactly", models.ClusterStatusReady, aciCounts{registered: 5, approved: 5}, hiveextv1beta1.ClusterReadyReason, true},
+		{"insufficient", models.ClusterStatusInsufficient, aciCounts{registered: 5, approved: 5}, hiveextv1beta1.ClusterNotReadyReason, false},
+		{"installing", models.ClusterStatusInstalling, aciCounts{}, hiveextv1beta1.ClusterAlreadyInstallingReason, true},
+		{"adding hosts", models.ClusterStatusAddingHosts, aciCounts{}, hiveextv1beta1.ClusterAlreadyInstallingReason, true},
+		{"error", models.ClusterStatusError, aciCounts{}, hiveextv1beta1.ClusterInstallationStoppedReason, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			reason, _, ok := requirementsMet(aciWith(3, 2), tc.state, tc.n)
+			if reason != tc.wantReason || ok != tc.wantOK {
+				t.Errorf("got %s/%v, want %s/%v", reason, ok, tc.wantReason, tc.wantOK)
+			}
+		})
+	}
+}
+
+func agentIn(state string, role models.HostRole) aiv1beta1.Agent {
+	a := aiv1beta1.Agent{ObjectMeta: metav1.ObjectMeta{Name: string(role) + state}}
+	a.Spec.Role = role
+	a.Status.DebugInfo.State = state
+	return a
+}
+
+// TestBackendState: ready needs every host known and enough control-plane hosts.
+func TestBackendState(t *testing.T) {
+	known, master, worker, auto := models.HostStatusKnown, models.HostRoleMaster, models.HostRoleWorker, models.HostRole("")
+	for _, tc := range []struct {
+		name   string
+		cp     int
+		agents []aiv1beta1.Agent
+		want   string
+	}{
+		{"no hosts", 1, nil, models.ClusterStatusInsufficient},
+		{"SNO", 1, []aiv1beta1.Agent{agentIn(known, auto)}, models.ClusterStatusReady},
+		{"a host not known", 3, []aiv1beta1.Agent{agentIn(known, master), agentIn(known, master), agentIn(models.HostStatusInsufficient, master)},
+			models.ClusterStatusInsufficient},
+		{"too few masters", 3, []aiv1beta1.Agent{agentIn(known, master), agentIn(known, worker), agentIn(known, worker)},
+			models.ClusterStatusInsufficient},
+		{"auto-assign counts as master", 3, []aiv1beta1.Agent{agentIn(known, master), agentIn(known, auto), agentIn(known, auto)},
+			models.ClusterStatusReady},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got, why := backendState(aciWith(tc.cp, 0), tc.agents); got != tc.want {
+				t.Errorf("got %s (%s), want %s", got, why, tc.want)
+			}
+		})
+	}
+}

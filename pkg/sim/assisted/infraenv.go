@@ -1,0 +1,216 @@
+/*
+Copyright 2026 The cluster-api-provider-openshift-assisted Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+	http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+package assisted
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"strings"
+
+	aiv1beta1 "github.com/openshift/assisted-service/api/v1beta1"
+	conditionsv1 "github.com/openshift/custom-resource-status/conditions/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/sim/inventory"
+)
+
+const defaultOSImageVersion = "4.14"
+
+// reconcileInfraEnv publishes the InfraEnv's discovery ISO.
+func (s *Simulator) reconcileInfraEnv(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	ie := &aiv1beta1.InfraEnv{}
+	if err := s.Client.Get(ctx, req.NamespacedName, ie); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	if !ie.DeletionTimestamp.IsZero() {
+		s.timer.Forget(ie.UID)
+		return ctrl.Result{}, removeFinalizer(ctx, s.Client, ie, InfraEnvFinalizer)
+	}
+	if err := addFinalizer(ctx, s.Client, ie, InfraEnvFinalizer); err != nil {
+		return ctrl.Result{}, err
+	}
+	if ie.Status.ISODownloadURL != "" && conditionsv1.IsStatusConditionTrue(ie.Status.Conditions, aiv1beta1.ImageCreatedCondition) {
+		return ctrl.Result{}, nil
+	}
+	if wait := s.timer.Remaining(ie.UID, "image", s.Durations.ImageCreate); wait > 0 {
+		return ctrl.Result{RequeueAfter: wait}, nil
+	}
+	now := metav1.NewTime(s.now())
+	ie.Status.ISODownloadURL = s.isoURL(ie)
+	ie.Status.CreatedTime = &now
+	ie.Status.AgentLabelSelector = metav1.LabelSelector{MatchLabels: map[string]string{aiv1beta1.InfraEnvNameLabel: ie.Name}}
+	ie.Status.InfraEnvDebugInfo.EventsURL = fmt.Sprintf("%s/api/assisted-install/v2/events?infra_env_id=%s", s.ImageServiceURL, ie.UID)
+	base := fmt.Sprintf("%s/boot-artifacts", s.ImageServiceURL)
+	ie.Status.BootArtifacts = aiv1beta1.BootArtifacts{
+		KernelURL: base + "/kernel?arch=" + arch(ie), RootfsURL: base + "/rootfs?arch=" + arch(ie),
+		InitrdURL: fmt.Sprintf("%s/images/%s/pxe-initrd?arch=%s", s.ImageServiceURL, ie.UID, arch(ie)),
+		IpxeScriptURL: fmt.Sprintf("%s/api/assisted-install/v2/infra-envs/%s/downloads/files?file_name=ipxe-script",
+			s.ImageServiceURL, ie.UID),
+	}
+	conditionsv1.SetStatusConditionNoHeartbeat(&ie.Status.Conditions, conditionsv1.Condition{
+		Type: aiv1beta1.ImageCreatedCondition, Status: corev1.ConditionTrue,
+		Reason: aiv1beta1.ImageCreatedReason, Message: aiv1beta1.ImageStateCreated,
+	})
+	if err := s.Client.Status().Update(ctx, ie); err != nil {
+		return ctrl.Result{}, fmt.Errorf("updating InfraEnv status: %w", err)
+	}
+	s.timer.Done(ie.UID, "image")
+	s.Recorder.Eventf(ie, nil, corev1.EventTypeNormal, "ImageCreated", "CreateImage", "Discovery image created")
+	return ctrl.Result{}, nil
+}
+
+func arch(ie *aiv1beta1.InfraEnv) string {
+	if ie.Spec.CpuArchitecture != "" {
+		return ie.Spec.CpuArchitecture
+	}
+	return "x86_64"
+}
+
+// isoURL is the image service's URL of the InfraEnv's ISO.
+func (s *Simulator) isoURL(ie *aiv1beta1.InfraEnv) string {
+	version := ie.Spec.OSImageVersion
+	if version == "" {
+		version = defaultOSImageVersion
+	}
+	// The ISO type is a setting of the service (AgentServiceConfig), minimal by default.
+	q := url.Values{"arch": {arch(ie)}, "type": {"minimal-iso"}, "version": {version}}
+	return fmt.Sprintf("%s/images/%s?%s", s.ImageServiceURL, ie.UID, q.Encode())
+}
+
+// Booted registers (or reconnects) the Agent of a host that runs an InfraEnv's discovery ISO.
+func (s *Simulator) Booted(ctx context.Context, b inventory.Boot) error {
+	if b.Host == nil {
+		return fmt.Errorf("booting %s: no host", b.ISOURL)
+	}
+	uuid := b.Host.SystemUUID
+	if _, onDisk, _, _ := s.hostFlags(uuid); onDisk {
+		return nil // It boots the OpenShift installed on its disk, not the ISO.
+	}
+	ie, err := s.infraEnvServing(ctx, b.ISOURL)
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	wasRunning := s.running[uuid]
+	s.running[uuid] = true
+	s.mu.Unlock()
+
+	agent := &aiv1beta1.Agent{}
+	key := client.ObjectKey{Namespace: ie.Namespace, Name: agentName(uuid)}
+	err = s.Client.Get(ctx, key, agent)
+	switch {
+	case apierrors.IsNotFound(err):
+		agent = &aiv1beta1.Agent{
+			ObjectMeta: metav1.ObjectMeta{
+				Name: key.Name, Namespace: key.Namespace,
+				Labels: map[string]string{aiv1beta1.InfraEnvNameLabel: ie.Name},
+			},
+			Spec: aiv1beta1.AgentSpec{Role: "", Approved: false},
+		}
+		if ie.Spec.ClusterRef != nil {
+			agent.Spec.ClusterDeploymentName = &aiv1beta1.ClusterReference{Name: ie.Spec.ClusterRef.Name, Namespace: ie.Spec.ClusterRef.Namespace}
+		}
+		controllerutil.AddFinalizer(agent, AgentFinalizer)
+		if err := s.Client.Create(ctx, agent); err != nil && !apierrors.IsAlreadyExists(err) {
+			return fmt.Errorf("registering the Agent of host %s: %w", b.Host.Name, err)
+		}
+		ctrl.LoggerFrom(ctx).Info("Host registered", "agent", key.String(), "infraEnv", ie.Name, "host", b.Host.Name)
+		return nil
+	case err != nil:
+		return fmt.Errorf("reading the Agent of host %s: %w", b.Host.Name, err)
+	}
+	if agent.Labels[aiv1beta1.InfraEnvNameLabel] != ie.Name {
+		base := agent.DeepCopy()
+		if agent.Labels == nil {
+			agent.Labels = map[string]string{}
+		}
+		agent.Labels[aiv1beta1.InfraEnvNameLabel] = ie.Name
+		if err := s.Client.Patch(ctx, agent, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{})); err != nil {
+			return fmt.Errorf("relabelling the Agent of host %s: %w", b.Host.Name, err)
+		}
+	}
+	if !wasRunning {
+		s.agentsCh <- event.GenericEvent{Object: agent}
+	}
+	return nil
+}
+
+// PoweredOff: the host's agent stops reporting.
+func (s *Simulator) PoweredOff(ctx context.Context, h *inventory.Host) error {
+	s.mu.Lock()
+	was := s.running[h.SystemUUID]
+	s.running[h.SystemUUID] = false
+	s.mu.Unlock()
+	if was {
+		s.poke(ctx, h.SystemUUID)
+	}
+	return nil
+}
+
+// Deprovisioned: the host's disks were cleaned, it no longer runs anything.
+func (s *Simulator) Deprovisioned(ctx context.Context, h *inventory.Host) error {
+	s.mu.Lock()
+	s.onDisk[h.SystemUUID] = false
+	s.mu.Unlock()
+	return s.PoweredOff(ctx, h)
+}
+
+func (s *Simulator) infraEnvServing(ctx context.Context, isoURL string) (*aiv1beta1.InfraEnv, error) {
+	list := &aiv1beta1.InfraEnvList{}
+	if err := s.Client.List(ctx, list); err != nil {
+		return nil, fmt.Errorf("listing InfraEnvs: %w", err)
+	}
+	for i := range list.Items {
+		if u := list.Items[i].Status.ISODownloadURL; u != "" && u == isoURL && list.Items[i].DeletionTimestamp.IsZero() {
+			return &list.Items[i], nil
+		}
+	}
+	return nil, fmt.Errorf("no InfraEnv serves the ISO %s", isoURL)
+}
+
+// agentName is the name assisted-service gives a host's Agent: its host ID, the system UUID.
+func agentName(uuid string) string { return strings.ToLower(uuid) }
+
+func addFinalizer(ctx context.Context, c client.Client, obj client.Object, f string) error {
+	if controllerutil.ContainsFinalizer(obj, f) {
+		return nil
+	}
+	base := obj.DeepCopyObject().(client.Object)
+	controllerutil.AddFinalizer(obj, f)
+	if err := c.Patch(ctx, obj, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{})); err != nil {
+		return fmt.Errorf("adding finalizer %s: %w", f, err)
+	}
+	return nil
+}
+
+func removeFinalizer(ctx context.Context, c client.Client, obj client.Object, f string) error {
+	if !controllerutil.ContainsFinalizer(obj, f) {
+		return nil
+	}
+	base := obj.DeepCopyObject().(client.Object)
+	controllerutil.RemoveFinalizer(obj, f)
+	if err := c.Patch(ctx, obj, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{})); err != nil && !apierrors.IsNotFound(err) {
+		return fmt.Errorf("removing finalizer %s: %w", f, err)
+	}
+	return nil
+}

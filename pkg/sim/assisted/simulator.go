@@ -1,0 +1,285 @@
+/*
+Copyright 2026 The cluster-api-provider-openshift-assisted Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+// Package assisted is a stand-in for assisted-service (and for the part of Hive that marks an
+// agent-installed ClusterDeployment installed). It follows the real service's state machines and
+// names, read from github.com/openshift/assisted-service/{api,models}:
+//
+//   - InfraEnv: status.isoDownloadURL, createdTime, agentLabelSelector and the ImageCreated
+//     condition.
+//   - Agent: a host that boots an InfraEnv's ISO registers an Agent named after its system UUID in
+//     the InfraEnv's namespace, labelled infraenvs.agent-install.openshift.io=<infraenv>, with an
+//     inventory matching the host. debugInfo.state goes discovering → known/insufficient (or the
+//     -unbound variants and binding) → preparing-for-installation → preparing-successful →
+//     installing → installing-in-progress (progress stages) → installed, or
+//     added-to-existing-cluster for a host that joins an installed cluster. Conditions
+//     (SpecSynced, Connected, RequirementsMet, Validated, Installed, Bound) and validationsInfo
+//     follow the state as assisted-service sets them.
+//   - AgentClusterInstall: insufficient → ready → preparing-for-installation → installing →
+//     finalizing → installed → adding-hosts, starting only when the bound Agents match
+//     spec.provisionRequirements exactly and are all approved (as assisted-service requires).
+//     On completion it writes the <clusterdeployment>-admin-kubeconfig and -admin-password
+//     Secrets, spec.clusterMetadata, and sets the ClusterDeployment's spec.installed (Hive's part).
+//   - The workload cluster: a Node per installed host (named after its hostname, with its system
+//     UUID and addresses).
+//
+// Faults can be injected at run time: FailValidation, Disconnect and FailInstall.
+package assisted
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	configv1 "github.com/openshift/api/config/v1"
+	hiveextv1beta1 "github.com/openshift/assisted-service/api/hiveextension/v1beta1"
+	aiv1beta1 "github.com/openshift/assisted-service/api/v1beta1"
+	"github.com/openshift/assisted-service/models"
+	hivev1 "github.com/openshift/hive/apis/hive/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/events"
+	"k8s.io/utils/clock"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/source"
+
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/sim/internal/steps"
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/sim/inventory"
+)
+
+// Finalizers, as assisted-service names them.
+const (
+	InfraEnvFinalizer            = "infraenv." + aiv1beta1.Group + "/ai-deprovision"
+	AgentFinalizer               = "agent." + aiv1beta1.Group + "/ai-deprovision"
+	ClusterDeploymentFinalizer   = "clusterdeployments." + aiv1beta1.Group + "/ai-deprovision"
+	AgentClusterInstallFinalizer = "agentclusterinstall." + aiv1beta1.Group + "/ai-deprovision"
+)
+
+// Durations are how long each step takes.
+type Durations struct {
+	// ImageCreate: InfraEnv created → ISO URL published.
+	ImageCreate time.Duration
+	// Discover: Agent registered → hardware reported and validated.
+	Discover time.Duration
+	// Bind and Unbind: binding → known, unbinding → known-unbound.
+	Bind time.Duration
+	// Prepare: preparing-for-installation → preparing-successful.
+	Prepare time.Duration
+	// InstallStage: each host progress stage (Starting installation, Writing image to disk, …).
+	InstallStage time.Duration
+	// Finalize: finalizing → installed.
+	Finalize time.Duration
+}
+
+// FastDurations are the defaults: quick enough for tests, slow enough that every state is written.
+func FastDurations() Durations {
+	d := 100 * time.Millisecond
+	return Durations{ImageCreate: d, Discover: d, Bind: d, Prepare: d, InstallStage: d, Finalize: d}
+}
+
+// RealisticDurations are in the order of a real installation's (about 45 minutes end to end).
+func RealisticDurations() Durations {
+	return Durations{ImageCreate: 10 * time.Second, Discover: time.Minute, Bind: 30 * time.Second,
+		Prepare: 2 * time.Minute, InstallStage: 5 * time.Minute, Finalize: 10 * time.Minute}
+}
+
+// InstalledCluster is what OnClusterInstalled is told when a cluster finishes installing.
+type InstalledCluster struct {
+	ClusterDeployment   *hivev1.ClusterDeployment
+	AgentClusterInstall *hiveextv1beta1.AgentClusterInstall
+	// ReleaseImage is the ClusterImageSet's release image ("" when it cannot be read).
+	ReleaseImage string
+	// Workload reaches the workload cluster.
+	Workload client.Client
+}
+
+// Simulator is the assisted-service stand-in. Set the exported fields, then SetupWithManager.
+type Simulator struct {
+	// Client reaches the management cluster (defaults to the manager's).
+	Client    client.Client
+	Inventory *inventory.Inventory
+	Durations Durations
+	// Workload is the rest.Config of the workload cluster's API server: its kubeconfig is what
+	// the admin kubeconfig Secret holds, and Nodes are created there. Required.
+	Workload *rest.Config
+	// WorkloadScheme is the scheme of the workload cluster's client (default: Kubernetes' and
+	// OpenShift's config.openshift.io/v1).
+	WorkloadScheme *runtime.Scheme
+	// ImageServiceURL is the base of ISO URLs (default https://assisted-image-service.lab.sim).
+	ImageServiceURL string
+	// OnClusterInstalled, when set, runs once a cluster has installed, before the
+	// ClusterDeployment is marked installed (the lab installs the ClusterVersion there).
+	OnClusterInstalled func(ctx context.Context, c InstalledCluster) error
+	Recorder           events.EventRecorder
+	Clock              clock.PassiveClock
+
+	timer    *steps.Timer
+	workload client.Client
+	agentsCh chan event.GenericEvent
+	acisCh   chan event.GenericEvent
+
+	mu             sync.Mutex
+	running        map[string]bool // system UUID → runs the discovery ISO
+	onDisk         map[string]bool // system UUID → OpenShift installed on its disk
+	failValidation map[string]bool
+	disconnected   map[string]bool
+	failInstall    map[types.NamespacedName]bool
+	installSets    map[types.NamespacedName]map[types.NamespacedName]bool
+	roles          map[types.NamespacedName]models.HostRole // assigned when the installation starts
+	bootstrap      map[types.NamespacedName]bool
+}
+
+// SetupWithManager registers the InfraEnv, Agent, AgentClusterInstall and ClusterDeployment
+// controllers of the simulator with mgr.
+func (s *Simulator) SetupWithManager(ctx context.Context, mgr ctrl.Manager, opts controller.Options) error {
+	if s.Inventory == nil || s.Workload == nil {
+		return fmt.Errorf("the assisted-service simulator needs an inventory and the workload cluster's rest.Config")
+	}
+	if s.Client == nil {
+		s.Client = mgr.GetClient()
+	}
+	if s.Recorder == nil {
+		s.Recorder = mgr.GetEventRecorder("assisted-service-sim")
+	}
+	if s.Durations == (Durations{}) {
+		s.Durations = FastDurations()
+	}
+	if s.ImageServiceURL == "" {
+		s.ImageServiceURL = "https://assisted-image-service.lab.sim"
+	}
+	if s.WorkloadScheme == nil {
+		s.WorkloadScheme = runtime.NewScheme()
+		for _, add := range []func(*runtime.Scheme) error{clientgoscheme.AddToScheme, configv1.Install} {
+			if err := add(s.WorkloadScheme); err != nil {
+				return fmt.Errorf("building the workload cluster's scheme: %w", err)
+			}
+		}
+	}
+	wc, err := client.New(s.Workload, client.Options{Scheme: s.WorkloadScheme})
+	if err != nil {
+		return fmt.Errorf("creating the workload cluster client: %w", err)
+	}
+	s.workload = wc
+	s.timer = steps.NewTimer(s.Clock)
+	s.agentsCh = make(chan event.GenericEvent, 1024)
+	s.acisCh = make(chan event.GenericEvent, 1024)
+	s.running = map[string]bool{}
+	s.onDisk = map[string]bool{}
+	s.failValidation = map[string]bool{}
+	s.disconnected = map[string]bool{}
+	s.failInstall = map[types.NamespacedName]bool{}
+	s.installSets = map[types.NamespacedName]map[types.NamespacedName]bool{}
+	s.roles = map[types.NamespacedName]models.HostRole{}
+	s.bootstrap = map[types.NamespacedName]bool{}
+
+	if err := ctrl.NewControllerManagedBy(mgr).Named("sim-infraenv").
+		For(&aiv1beta1.InfraEnv{}).WithOptions(opts).
+		Complete(reconcilerFunc(s.reconcileInfraEnv)); err != nil {
+		return fmt.Errorf("setting up the InfraEnv simulator: %w", err)
+	}
+	if err := ctrl.NewControllerManagedBy(mgr).Named("sim-agent").
+		For(&aiv1beta1.Agent{}).
+		Watches(&hiveextv1beta1.AgentClusterInstall{}, handler.EnqueueRequestsFromMapFunc(s.agentsOfACI)).
+		WatchesRawSource(source.Channel(s.agentsCh, &handler.EnqueueRequestForObject{})).
+		WithOptions(opts).
+		Complete(reconcilerFunc(s.reconcileAgent)); err != nil {
+		return fmt.Errorf("setting up the Agent simulator: %w", err)
+	}
+	if err := ctrl.NewControllerManagedBy(mgr).Named("sim-agentclusterinstall").
+		For(&hiveextv1beta1.AgentClusterInstall{}).
+		Watches(&aiv1beta1.Agent{}, handler.EnqueueRequestsFromMapFunc(s.aciOfAgent)).
+		Watches(&hivev1.ClusterDeployment{}, handler.EnqueueRequestsFromMapFunc(aciOfClusterDeployment)).
+		WatchesRawSource(source.Channel(s.acisCh, &handler.EnqueueRequestForObject{})).
+		WithOptions(opts).
+		Complete(reconcilerFunc(s.reconcileACI)); err != nil {
+		return fmt.Errorf("setting up the AgentClusterInstall simulator: %w", err)
+	}
+	if err := ctrl.NewControllerManagedBy(mgr).Named("sim-clusterdeployment").
+		For(&hivev1.ClusterDeployment{}).WithOptions(opts).
+		Complete(reconcilerFunc(s.reconcileClusterDeployment)); err != nil {
+		return fmt.Errorf("setting up the ClusterDeployment simulator: %w", err)
+	}
+	return nil
+}
+
+type reconcilerFunc func(context.Context, ctrl.Request) (ctrl.Result, error)
+
+func (f reconcilerFunc) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	return f(ctx, req)
+}
+
+// FailValidation makes the host with that system UUID fail (or, with false, pass again) its
+// hardware validation (has-memory-for-role), so its Agent becomes insufficient.
+func (s *Simulator) FailValidation(ctx context.Context, systemUUID string, fail bool) {
+	s.setHostFault(ctx, s.failValidation, systemUUID, fail)
+}
+
+// Disconnect makes the agent of the host with that system UUID stop (or, with false, resume)
+// contacting the service: Connected=False, state disconnected.
+func (s *Simulator) Disconnect(ctx context.Context, systemUUID string, disconnect bool) {
+	s.setHostFault(ctx, s.disconnected, systemUUID, disconnect)
+}
+
+// FailInstall makes the installation of the AgentClusterInstall fail once it is installing: the
+// cluster and its hosts go to error, with the Failed and Stopped conditions set.
+func (s *Simulator) FailInstall(ctx context.Context, aci types.NamespacedName, fail bool) {
+	s.mu.Lock()
+	s.failInstall[aci] = fail
+	s.mu.Unlock()
+	obj := &hiveextv1beta1.AgentClusterInstall{}
+	obj.Name, obj.Namespace = aci.Name, aci.Namespace
+	s.acisCh <- event.GenericEvent{Object: obj}
+}
+
+func (s *Simulator) setHostFault(ctx context.Context, m map[string]bool, uuid string, on bool) {
+	s.mu.Lock()
+	m[uuid] = on
+	s.mu.Unlock()
+	s.poke(ctx, uuid)
+}
+
+// poke re-queues every Agent of the host with that system UUID.
+func (s *Simulator) poke(ctx context.Context, uuid string) {
+	agents := &aiv1beta1.AgentList{}
+	if err := s.Client.List(ctx, agents); err != nil {
+		ctrl.LoggerFrom(ctx).Error(err, "listing Agents")
+		return
+	}
+	for i := range agents.Items {
+		if agents.Items[i].Name == agentName(uuid) {
+			s.agentsCh <- event.GenericEvent{Object: &agents.Items[i]}
+		}
+	}
+}
+
+func (s *Simulator) hostFlags(uuid string) (running, onDisk, failValidation, disconnected bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.running[uuid], s.onDisk[uuid], s.failValidation[uuid], s.disconnected[uuid]
+}
+
+func (s *Simulator) now() time.Time {
+	if s.Clock == nil {
+		return time.Now()
+	}
+	return s.Clock.Now()
+}

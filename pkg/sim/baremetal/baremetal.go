@@ -1,0 +1,370 @@
+/*
+Copyright 2026 The cluster-api-provider-openshift-assisted Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+// Package baremetal is a stand-in for the bare-metal operator (BMO): it moves BareMetalHosts
+// through BMO's provisioning states (registering → inspecting → available → provisioning →
+// provisioned, and deprovisioning → available when the image is removed), fills status.hardware
+// from the lab's inventory, honours the paused and detached annotations, and tells the lab when a
+// host boots a live ISO (so that the assisted-service simulator registers its Agent).
+package baremetal
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	bmov1alpha1 "github.com/metal3-io/baremetal-operator/apis/metal3.io/v1alpha1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/tools/events"
+	"k8s.io/utils/clock"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/sim/internal/steps"
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/sim/inventory"
+)
+
+// Durations are how long each of BMO's operations takes.
+type Durations struct {
+	Register    time.Duration
+	Inspect     time.Duration
+	Provision   time.Duration
+	Deprovision time.Duration
+	Delete      time.Duration
+}
+
+// FastDurations are the defaults: quick enough for tests, slow enough that every state is written.
+func FastDurations() Durations {
+	d := 100 * time.Millisecond
+	return Durations{Register: d, Inspect: d, Provision: d, Deprovision: d, Delete: d}
+}
+
+// RealisticDurations are in the order of a real lab's (virtual media, a few minutes each).
+func RealisticDurations() Durations {
+	return Durations{Register: 20 * time.Second, Inspect: 3 * time.Minute, Provision: 90 * time.Second,
+		Deprovision: 2 * time.Minute, Delete: 20 * time.Second}
+}
+
+// Event reasons, as BMO records them.
+const (
+	ReasonRegistered             = "Registered"
+	ReasonRegistrationError      = "RegistrationError"
+	ReasonInspectionStarted      = "InspectionStarted"
+	ReasonInspectionComplete     = "InspectionComplete"
+	ReasonProvisioningStarted    = "ProvisioningStarted"
+	ReasonProvisioningComplete   = "ProvisioningComplete"
+	ReasonDeprovisioningStarted  = "DeprovisioningStarted"
+	ReasonDeprovisioningComplete = "DeprovisioningComplete"
+	ReasonPowerOn                = "PowerOn"
+	ReasonPowerOff               = "PowerOff"
+)
+
+// Reconciler simulates BMO for BareMetalHosts.
+type Reconciler struct {
+	Client    client.Client
+	Inventory *inventory.Inventory
+	Durations Durations
+	// Hosts is told when a host boots a live ISO, powers off or is cleaned (may be nil).
+	Hosts    inventory.HostEvents
+	Recorder events.EventRecorder
+	// Clock defaults to the real clock.
+	Clock clock.PassiveClock
+
+	timer *steps.Timer
+}
+
+// SetupWithManager registers the simulator with mgr.
+func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, opts controller.Options) error {
+	if r.Client == nil {
+		r.Client = mgr.GetClient()
+	}
+	if r.Recorder == nil {
+		r.Recorder = mgr.GetEventRecorder("baremetal-operator-sim")
+	}
+	if r.Inventory == nil {
+		return fmt.Errorf("the bare-metal simulator needs an inventory")
+	}
+	if r.Durations == (Durations{}) {
+		r.Durations = FastDurations()
+	}
+	r.timer = steps.NewTimer(r.Clock)
+	return ctrl.NewControllerManagedBy(mgr).
+		Named("sim-baremetalhost").
+		For(&bmov1alpha1.BareMetalHost{}).
+		WithOptions(opts).
+		Complete(r)
+}
+
+// Reconcile moves one BareMetalHost at most one state forward.
+func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	log := ctrl.LoggerFrom(ctx)
+	bmh := &bmov1alpha1.BareMetalHost{}
+	if err := r.Client.Get(ctx, req.NamespacedName, bmh); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	if _, paused := bmh.Annotations[bmov1alpha1.PausedAnnotation]; paused {
+		log.V(4).Info("BareMetalHost is paused")
+		return ctrl.Result{}, nil
+	}
+	host := r.Inventory.ByBMCAddress(bmh.Spec.BMC.Address)
+
+	if !bmh.DeletionTimestamp.IsZero() {
+		return r.reconcileDelete(ctx, bmh, host)
+	}
+	if !controllerutil.ContainsFinalizer(bmh, bmov1alpha1.BareMetalHostFinalizer) {
+		base := bmh.DeepCopy()
+		controllerutil.AddFinalizer(bmh, bmov1alpha1.BareMetalHostFinalizer)
+		if err := r.Client.Patch(ctx, bmh, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{})); err != nil {
+			return ctrl.Result{}, fmt.Errorf("adding the finalizer: %w", err)
+		}
+	}
+
+	if host == nil {
+		msg := fmt.Sprintf("no BMC answers at %q", bmh.Spec.BMC.Address)
+		if bmh.Status.ErrorType == bmov1alpha1.RegistrationError && bmh.Status.ErrorMessage == msg {
+			return ctrl.Result{}, nil
+		}
+		r.Recorder.Eventf(bmh, nil, corev1.EventTypeWarning, ReasonRegistrationError, "Register", msg)
+		bmh.Status.Provisioning.State = bmov1alpha1.StateRegistering
+		bmh.Status.ErrorType = bmov1alpha1.RegistrationError
+		bmh.Status.ErrorMessage = msg
+		bmh.Status.ErrorCount++
+		bmh.Status.OperationalStatus = bmov1alpha1.OperationalStatusError
+		return ctrl.Result{}, r.writeStatus(ctx, bmh)
+	}
+
+	if detached := hasAnnotation(bmh, bmov1alpha1.DetachedAnnotation); detached || bmh.Status.OperationalStatus == bmov1alpha1.OperationalStatusDetached {
+		// A detached host is not managed: its state is kept, whatever runs on it keeps running.
+		want := bmov1alpha1.OperationalStatusDetached
+		if !detached {
+			want = bmov1alpha1.OperationalStatusOK
+		}
+		if bmh.Status.OperationalStatus != want {
+			bmh.Status.OperationalStatus = want
+			return ctrl.Result{}, r.writeStatus(ctx, bmh)
+		}
+		if detached {
+			return ctrl.Result{}, nil
+		}
+	}
+	return r.reconcileState(ctx, bmh, host)
+}
+
+func (r *Reconciler) reconcileState(ctx context.Context, bmh *bmov1alpha1.BareMetalHost, host *inventory.Host) (ctrl.Result, error) {
+	now := metav1.NewTime(r.now())
+	history := &bmh.Status.OperationHistory
+	switch bmh.Status.Provisioning.State {
+	case bmov1alpha1.StateNone, bmov1alpha1.StateUnmanaged:
+		bmh.Status.Provisioning.State = bmov1alpha1.StateRegistering
+		bmh.Status.OperationalStatus = bmov1alpha1.OperationalStatusDiscovered
+		bmh.Status.ErrorType, bmh.Status.ErrorMessage = "", ""
+		history.Register = bmov1alpha1.OperationMetric{Start: now}
+		return ctrl.Result{}, r.writeStatus(ctx, bmh)
+
+	case bmov1alpha1.StateRegistering:
+		if wait := r.timer.Remaining(bmh.UID, string(bmov1alpha1.StateRegistering), r.Durations.Register); wait > 0 {
+			return ctrl.Result{RequeueAfter: wait}, nil
+		}
+		history.Register.End = now
+		bmh.Status.OperationalStatus = bmov1alpha1.OperationalStatusOK
+		bmh.Status.ErrorType, bmh.Status.ErrorMessage, bmh.Status.ErrorCount = "", "", 0
+		bmh.Status.GoodCredentials = bmov1alpha1.CredentialsStatus{}
+		r.Recorder.Eventf(bmh, nil, corev1.EventTypeNormal, ReasonRegistered, "Register", "Registered new host")
+		if bmh.InspectionDisabled() {
+			bmh.Status.Provisioning.State = bmov1alpha1.StateAvailable
+		} else {
+			bmh.Status.Provisioning.State = bmov1alpha1.StateInspecting
+			history.Inspect = bmov1alpha1.OperationMetric{Start: now}
+			r.Recorder.Eventf(bmh, nil, corev1.EventTypeNormal, ReasonInspectionStarted, "Inspect", "Hardware inspection started")
+		}
+		return r.advance(ctx, bmh, bmov1alpha1.StateRegistering)
+
+	case bmov1alpha1.StateInspecting:
+		if wait := r.timer.Remaining(bmh.UID, string(bmov1alpha1.StateInspecting), r.Durations.Inspect); wait > 0 {
+			return ctrl.Result{RequeueAfter: wait}, nil
+		}
+		history.Inspect.End = now
+		bmh.Status.HardwareDetails = host.HardwareDetails()
+		bmh.Status.Provisioning.State = bmov1alpha1.StateAvailable
+		r.Recorder.Eventf(bmh, nil, corev1.EventTypeNormal, ReasonInspectionComplete, "Inspect", "Hardware inspection completed")
+		return r.advance(ctx, bmh, bmov1alpha1.StateInspecting)
+
+	case bmov1alpha1.StateAvailable, bmov1alpha1.StateReady, bmov1alpha1.StatePreparing, bmov1alpha1.StateMatchProfile:
+		if bmh.Spec.Image != nil && bmh.Spec.Image.URL != "" {
+			bmh.Status.Provisioning.State = bmov1alpha1.StateProvisioning
+			bmh.Status.Provisioning.Image = *bmh.Spec.Image.DeepCopy()
+			bmh.Status.Provisioning.BootMode = bmh.Spec.BootMode
+			history.Provision = bmov1alpha1.OperationMetric{Start: now}
+			r.Recorder.Eventf(bmh, nil, corev1.EventTypeNormal, ReasonProvisioningStarted, "Provision", "Image provisioning started for %s", bmh.Spec.Image.URL)
+			return ctrl.Result{}, r.writeStatus(ctx, bmh)
+		}
+		if bmh.Status.Provisioning.State != bmov1alpha1.StateAvailable || bmh.Status.PoweredOn != bmh.Spec.Online {
+			// Available hosts are powered as asked, running nothing.
+			bmh.Status.Provisioning.State = bmov1alpha1.StateAvailable
+			bmh.Status.PoweredOn = bmh.Spec.Online
+			return ctrl.Result{}, r.writeStatus(ctx, bmh)
+		}
+		return ctrl.Result{}, nil
+
+	case bmov1alpha1.StateProvisioning:
+		if wait := r.timer.Remaining(bmh.UID, string(bmov1alpha1.StateProvisioning), r.Durations.Provision); wait > 0 {
+			return ctrl.Result{RequeueAfter: wait}, nil
+		}
+		history.Provision.End = now
+		bmh.Status.Provisioning.State = bmov1alpha1.StateProvisioned
+		bmh.Status.PoweredOn = bmh.Spec.Online
+		r.Recorder.Eventf(bmh, nil, corev1.EventTypeNormal, ReasonProvisioningComplete, "Provision", "Image provisioning completed for %s", bmh.Status.Provisioning.Image.URL)
+		return r.advance(ctx, bmh, bmov1alpha1.StateProvisioning)
+
+	case bmov1alpha1.StateProvisioned, bmov1alpha1.StateExternallyProvisioned:
+		if bmh.Status.Provisioning.State == bmov1alpha1.StateProvisioned &&
+			(bmh.Spec.Image == nil || bmh.Spec.Image.URL != bmh.Status.Provisioning.Image.URL) {
+			bmh.Status.Provisioning.State = bmov1alpha1.StateDeprovisioning
+			history.Deprovision = bmov1alpha1.OperationMetric{Start: now}
+			r.Recorder.Eventf(bmh, nil, corev1.EventTypeNormal, ReasonDeprovisioningStarted, "Deprovision", "Image deprovisioning started")
+			return ctrl.Result{}, r.writeStatus(ctx, bmh)
+		}
+		if bmh.Status.PoweredOn != bmh.Spec.Online {
+			bmh.Status.PoweredOn = bmh.Spec.Online
+			if err := r.writeStatus(ctx, bmh); err != nil {
+				return ctrl.Result{}, err
+			}
+			if !bmh.Spec.Online {
+				r.Recorder.Eventf(bmh, nil, corev1.EventTypeNormal, ReasonPowerOff, "PowerOff", "Host powered off")
+				return ctrl.Result{}, r.hostEvent(ctx, func(e inventory.HostEvents) error { return e.PoweredOff(ctx, host) })
+			}
+			r.Recorder.Eventf(bmh, nil, corev1.EventTypeNormal, ReasonPowerOn, "PowerOn", "Host powered on")
+		}
+		if bmh.Status.PoweredOn && bmh.Status.Provisioning.Image.IsLiveISO() {
+			// The host runs the live ISO: tell the lab (idempotent, on every pass).
+			b := inventory.Boot{Host: host, ISOURL: bmh.Status.Provisioning.Image.URL}
+			if err := r.hostEvent(ctx, func(e inventory.HostEvents) error { return e.Booted(ctx, b) }); err != nil {
+				return ctrl.Result{}, fmt.Errorf("booting the live ISO: %w", err)
+			}
+		}
+		return ctrl.Result{}, nil
+
+	case bmov1alpha1.StateDeprovisioning:
+		if wait := r.timer.Remaining(bmh.UID, string(bmov1alpha1.StateDeprovisioning), r.Durations.Deprovision); wait > 0 {
+			return ctrl.Result{RequeueAfter: wait}, nil
+		}
+		if err := r.hostEvent(ctx, func(e inventory.HostEvents) error { return e.Deprovisioned(ctx, host) }); err != nil {
+			return ctrl.Result{}, err
+		}
+		history.Deprovision.End = now
+		bmh.Status.Provisioning.State = bmov1alpha1.StateAvailable
+		bmh.Status.Provisioning.Image = bmov1alpha1.Image{}
+		bmh.Status.PoweredOn = false
+		r.Recorder.Eventf(bmh, nil, corev1.EventTypeNormal, ReasonDeprovisioningComplete, "Deprovision", "Image deprovisioning completed")
+		return r.advance(ctx, bmh, bmov1alpha1.StateDeprovisioning)
+	}
+	return ctrl.Result{}, nil
+}
+
+// reconcileDelete deprovisions a provisioned host and powers it off, as BMO does (deprovisioning →
+// powering off before delete → deleting), then releases it. A detached host, or one the lab does
+// not know, is released without being touched.
+func (r *Reconciler) reconcileDelete(ctx context.Context, bmh *bmov1alpha1.BareMetalHost, host *inventory.Host) (ctrl.Result, error) {
+	if !controllerutil.ContainsFinalizer(bmh, bmov1alpha1.BareMetalHostFinalizer) {
+		r.timer.Forget(bmh.UID)
+		return ctrl.Result{}, nil
+	}
+	state := bmh.Status.Provisioning.State
+	untouched := host == nil || hasAnnotation(bmh, bmov1alpha1.DetachedAnnotation)
+	switch {
+	case untouched && state != bmov1alpha1.StateDeleting:
+		bmh.Status.Provisioning.State = bmov1alpha1.StateDeleting
+		return ctrl.Result{}, r.writeStatus(ctx, bmh)
+	case state == bmov1alpha1.StateProvisioned || state == bmov1alpha1.StateProvisioning || state == bmov1alpha1.StateExternallyProvisioned:
+		bmh.Status.Provisioning.State = bmov1alpha1.StateDeprovisioning
+		bmh.Status.OperationHistory.Deprovision = bmov1alpha1.OperationMetric{Start: metav1.NewTime(r.now())}
+		r.Recorder.Eventf(bmh, nil, corev1.EventTypeNormal, ReasonDeprovisioningStarted, "Deprovision", "Image deprovisioning started")
+		return ctrl.Result{}, r.writeStatus(ctx, bmh)
+	case state == bmov1alpha1.StateDeprovisioning:
+		if wait := r.timer.Remaining(bmh.UID, string(state), r.Durations.Deprovision); wait > 0 {
+			return ctrl.Result{RequeueAfter: wait}, nil
+		}
+		if err := r.hostEvent(ctx, func(e inventory.HostEvents) error { return e.Deprovisioned(ctx, host) }); err != nil {
+			return ctrl.Result{}, err
+		}
+		bmh.Status.OperationHistory.Deprovision.End = metav1.NewTime(r.now())
+		bmh.Status.Provisioning.State = bmov1alpha1.StatePoweringOffBeforeDelete
+		bmh.Status.Provisioning.Image = bmov1alpha1.Image{}
+		return r.advance(ctx, bmh, state)
+	case state != bmov1alpha1.StatePoweringOffBeforeDelete && state != bmov1alpha1.StateDeleting:
+		bmh.Status.Provisioning.State = bmov1alpha1.StatePoweringOffBeforeDelete
+		return ctrl.Result{}, r.writeStatus(ctx, bmh)
+	case state == bmov1alpha1.StatePoweringOffBeforeDelete:
+		if err := r.hostEvent(ctx, func(e inventory.HostEvents) error { return e.PoweredOff(ctx, host) }); err != nil {
+			return ctrl.Result{}, err
+		}
+		bmh.Status.PoweredOn = false
+		bmh.Status.Provisioning.State = bmov1alpha1.StateDeleting
+		return ctrl.Result{}, r.writeStatus(ctx, bmh)
+	}
+	if wait := r.timer.Remaining(bmh.UID, string(bmov1alpha1.StateDeleting), r.Durations.Delete); wait > 0 {
+		return ctrl.Result{RequeueAfter: wait}, nil
+	}
+	base := bmh.DeepCopy()
+	controllerutil.RemoveFinalizer(bmh, bmov1alpha1.BareMetalHostFinalizer)
+	if err := r.Client.Patch(ctx, bmh, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{})); err != nil && !apierrors.IsNotFound(err) {
+		return ctrl.Result{}, fmt.Errorf("removing the finalizer: %w", err)
+	}
+	r.timer.Forget(bmh.UID)
+	return ctrl.Result{}, nil
+}
+
+// advance writes a host that left state from, ending that state's clock once written.
+func (r *Reconciler) advance(ctx context.Context, bmh *bmov1alpha1.BareMetalHost, from bmov1alpha1.ProvisioningState) (ctrl.Result, error) {
+	if err := r.writeStatus(ctx, bmh); err != nil {
+		return ctrl.Result{}, err
+	}
+	r.timer.Done(bmh.UID, string(from))
+	return ctrl.Result{}, nil
+}
+
+func (r *Reconciler) writeStatus(ctx context.Context, bmh *bmov1alpha1.BareMetalHost) error {
+	t := metav1.NewTime(r.now())
+	bmh.Status.LastUpdated = &t
+	if err := r.Client.Status().Update(ctx, bmh); err != nil {
+		return fmt.Errorf("updating BareMetalHost status: %w", err)
+	}
+	ctrl.LoggerFrom(ctx).V(2).Info("BareMetalHost state", "state", bmh.Status.Provisioning.State,
+		"operationalStatus", bmh.Status.OperationalStatus, "poweredOn", bmh.Status.PoweredOn)
+	return nil
+}
+
+func (r *Reconciler) hostEvent(_ context.Context, f func(inventory.HostEvents) error) error {
+	if r.Hosts == nil {
+		return nil
+	}
+	return f(r.Hosts)
+}
+
+func (r *Reconciler) now() time.Time {
+	if r.Clock == nil {
+		return time.Now()
+	}
+	return r.Clock.Now()
+}
+
+func hasAnnotation(o metav1.Object, name string) bool {
+	_, ok := o.GetAnnotations()[name]
+	return ok
+}

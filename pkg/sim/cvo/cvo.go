@@ -1,0 +1,313 @@
+/*
+Copyright 2026 The cluster-api-provider-openshift-assisted Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+// Package cvo is a stand-in for OpenShift's cluster-version operator in the workload cluster: it
+// keeps the ClusterVersion "version" (config.openshift.io/v1) and, when spec.desiredUpdate asks for
+// another release, moves status.desired to it and records the update in status.history as
+// Partial, then Completed, with the Available, Progressing and Failing conditions the real
+// operator sets. InstallCRD installs OpenShift's ClusterVersion CRD (kept in crds/, copied from the
+// pinned github.com/openshift/api module) in the workload API server.
+package cvo
+
+import (
+	"context"
+	_ "embed" // the CRD
+	"fmt"
+	"strings"
+	"time"
+
+	configv1 "github.com/openshift/api/config/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/uuid"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/rest"
+	"k8s.io/utils/clock"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/yaml"
+
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/sim/internal/steps"
+)
+
+// ClusterVersionName is the name of the one ClusterVersion of a cluster.
+const ClusterVersionName = "version"
+
+// ReleaseRepository is where release images are taken from when only a version is given.
+const ReleaseRepository = "quay.io/openshift-release-dev/ocp-release"
+
+// Condition types the cluster-version operator sets besides the configv1 ones.
+const (
+	// Failing is ClusterVersion's condition for an update that cannot proceed.
+	Failing configv1.ClusterStatusConditionType = "Failing"
+)
+
+// CRDFile is the ClusterVersion CRD, relative to the repository root: OpenShift's own manifest,
+// copied from the pinned github.com/openshift/api module by `make manifests`.
+const CRDFile = "pkg/sim/cvo/crds/config.openshift.io_clusterversions.yaml"
+
+//go:embed crds/config.openshift.io_clusterversions.yaml
+var crdYAML []byte
+
+// CRD returns the ClusterVersion CRD (embedded in the binary).
+func CRD() (*apiextensionsv1.CustomResourceDefinition, error) {
+	crd := &apiextensionsv1.CustomResourceDefinition{}
+	if err := yaml.UnmarshalStrict(crdYAML, crd); err != nil {
+		return nil, fmt.Errorf("reading the ClusterVersion CRD: %w", err)
+	}
+	return crd, nil
+}
+
+// InstallCRD creates the ClusterVersion CRD in the API server cfg reaches (the workload cluster),
+// unless it exists, and waits until it is established.
+func InstallCRD(ctx context.Context, cfg *rest.Config) error {
+	crd, err := CRD()
+	if err != nil {
+		return err
+	}
+	s := runtime.NewScheme()
+	if err := apiextensionsv1.AddToScheme(s); err != nil {
+		return err
+	}
+	c, err := client.New(cfg, client.Options{Scheme: s})
+	if err != nil {
+		return fmt.Errorf("creating a client: %w", err)
+	}
+	if err := c.Create(ctx, crd); err != nil && !apierrors.IsAlreadyExists(err) {
+		return fmt.Errorf("creating the ClusterVersion CRD: %w", err)
+	}
+	return wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+		if err := c.Get(ctx, client.ObjectKeyFromObject(crd), crd); err != nil {
+			return false, client.IgnoreNotFound(err)
+		}
+		for _, cond := range crd.Status.Conditions {
+			if cond.Type == apiextensionsv1.Established && cond.Status == apiextensionsv1.ConditionTrue {
+				return true, nil
+			}
+		}
+		return false, nil
+	})
+}
+
+// Durations are how long the operator takes.
+type Durations struct {
+	// Update: an update from Partial to Completed.
+	Update time.Duration
+}
+
+// FastDurations are the defaults for tests.
+func FastDurations() Durations { return Durations{Update: 200 * time.Millisecond} }
+
+// RealisticDurations are in the order of a real update's.
+func RealisticDurations() Durations { return Durations{Update: 10 * time.Minute} }
+
+// Release returns the release of a version or of a release image pull spec: either may be empty.
+func Release(version, image string) configv1.Release {
+	if version == "" {
+		version = VersionFromReleaseImage(image)
+	}
+	if image == "" && version != "" {
+		image = fmt.Sprintf("%s:%s-x86_64", ReleaseRepository, version)
+	}
+	return configv1.Release{Version: version, Image: image}
+}
+
+// VersionFromReleaseImage reads the version from a release image's tag
+// (quay.io/openshift-release-dev/ocp-release:4.14.3-x86_64 → 4.14.3); "" when there is none.
+func VersionFromReleaseImage(image string) string {
+	if i := strings.LastIndex(image, "@"); i >= 0 {
+		return ""
+	}
+	i := strings.LastIndex(image, ":")
+	if i < 0 || strings.Contains(image[i:], "/") {
+		return ""
+	}
+	tag := image[i+1:]
+	for _, arch := range []string{"-x86_64", "-aarch64", "-multi", "-ppc64le", "-s390x"} {
+		tag = strings.TrimSuffix(tag, arch)
+	}
+	return tag
+}
+
+// EnsureClusterVersion creates the cluster's ClusterVersion at release r, as installed (history
+// Completed), unless it exists with a history. The assisted-service simulator's
+// OnClusterInstalled calls it.
+func EnsureClusterVersion(ctx context.Context, c client.Client, r configv1.Release) error {
+	cv := &configv1.ClusterVersion{ObjectMeta: metav1.ObjectMeta{Name: ClusterVersionName}}
+	err := c.Get(ctx, client.ObjectKeyFromObject(cv), cv)
+	switch {
+	case apierrors.IsNotFound(err):
+		cv.Spec = configv1.ClusterVersionSpec{ClusterID: configv1.ClusterID(uuid.NewUUID()), Channel: channel(r.Version)}
+		if err := c.Create(ctx, cv); err != nil {
+			return fmt.Errorf("creating the ClusterVersion: %w", err)
+		}
+	case err != nil:
+		return fmt.Errorf("reading the ClusterVersion: %w", err)
+	case len(cv.Status.History) > 0:
+		return nil
+	}
+	now := metav1.Now()
+	cv.Status = configv1.ClusterVersionStatus{
+		Desired:            r,
+		ObservedGeneration: cv.Generation,
+		VersionHash:        hash(r),
+		History: []configv1.UpdateHistory{{State: configv1.CompletedUpdate, StartedTime: now, CompletionTime: &now,
+			Version: r.Version, Image: r.Image, Verified: false}},
+	}
+	setConditions(cv, r, false, now)
+	if err := c.Status().Update(ctx, cv); err != nil {
+		return fmt.Errorf("writing the ClusterVersion's status: %w", err)
+	}
+	return nil
+}
+
+func channel(version string) string {
+	parts := strings.SplitN(version, ".", 3)
+	if len(parts) < 2 {
+		return ""
+	}
+	return "stable-" + parts[0] + "." + parts[1]
+}
+
+func hash(r configv1.Release) string {
+	h := uint32(2166136261)
+	for _, c := range r.Image {
+		h = (h ^ uint32(c)) * 16777619
+	}
+	return fmt.Sprintf("%08x", h)
+}
+
+func setConditions(cv *configv1.ClusterVersion, r configv1.Release, progressing bool, now metav1.Time) {
+	set := func(t configv1.ClusterStatusConditionType, s configv1.ConditionStatus, reason, msg string) {
+		for i := range cv.Status.Conditions {
+			c := &cv.Status.Conditions[i]
+			if c.Type == t {
+				if c.Status != s {
+					c.LastTransitionTime = now
+				}
+				c.Status, c.Reason, c.Message = s, reason, msg
+				return
+			}
+		}
+		cv.Status.Conditions = append(cv.Status.Conditions, configv1.ClusterOperatorStatusCondition{
+			Type: t, Status: s, Reason: reason, Message: msg, LastTransitionTime: now})
+	}
+	set(configv1.OperatorAvailable, configv1.ConditionTrue, "", "Done applying "+completedVersion(cv))
+	set(Failing, configv1.ConditionFalse, "", "")
+	if progressing {
+		set(configv1.OperatorProgressing, configv1.ConditionTrue, "", "Working towards "+r.Version)
+	} else {
+		set(configv1.OperatorProgressing, configv1.ConditionFalse, "", "Cluster version is "+r.Version)
+	}
+	set(configv1.RetrievedUpdates, configv1.ConditionFalse, "NoChannel", "The update channel has not been configured.")
+}
+
+// completedVersion is the version of the newest Completed update.
+func completedVersion(cv *configv1.ClusterVersion) string {
+	for _, h := range cv.Status.History {
+		if h.State == configv1.CompletedUpdate {
+			return h.Version
+		}
+	}
+	return cv.Status.Desired.Version
+}
+
+// Reconciler simulates the cluster-version operator. Register it with a manager of the workload
+// cluster.
+type Reconciler struct {
+	Client    client.Client
+	Durations Durations
+	Clock     clock.PassiveClock
+
+	timer *steps.Timer
+}
+
+// SetupWithManager registers the simulator with mgr, a manager of the workload cluster.
+func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, opts controller.Options) error {
+	if r.Client == nil {
+		r.Client = mgr.GetClient()
+	}
+	if r.Durations == (Durations{}) {
+		r.Durations = FastDurations()
+	}
+	r.timer = steps.NewTimer(r.Clock)
+	return ctrl.NewControllerManagedBy(mgr).Named("sim-clusterversion").
+		For(&configv1.ClusterVersion{}).WithOptions(opts).Complete(r)
+}
+
+// Reconcile starts or completes the update spec.desiredUpdate asks for.
+func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	cv := &configv1.ClusterVersion{}
+	if err := r.Client.Get(ctx, req.NamespacedName, cv); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	if req.Name != ClusterVersionName {
+		return ctrl.Result{}, nil
+	}
+	if len(cv.Status.History) == 0 {
+		return ctrl.Result{}, nil // Not installed yet: EnsureClusterVersion writes the first status.
+	}
+	before := cv.DeepCopy()
+	now := metav1.NewTime(r.now())
+	cv.Status.ObservedGeneration = cv.Generation
+	target := cv.Status.Desired
+	if u := cv.Spec.DesiredUpdate; u != nil {
+		target = Release(u.Version, u.Image)
+	}
+	var current *configv1.UpdateHistory
+	if len(cv.Status.History) > 0 {
+		current = &cv.Status.History[0]
+	}
+	result := ctrl.Result{}
+	switch {
+	case target.Version == "" && target.Image == "":
+	case current == nil || current.Image != target.Image:
+		// A new update starts: the previous one, if still partial, is superseded.
+		cv.Status.Desired = target
+		cv.Status.VersionHash = hash(target)
+		cv.Status.History = append([]configv1.UpdateHistory{{State: configv1.PartialUpdate, StartedTime: now,
+			Version: target.Version, Image: target.Image, Verified: false}}, cv.Status.History...)
+		r.timer.Forget(cv.UID)
+		setConditions(cv, target, true, now)
+		ctrl.LoggerFrom(ctx).Info("Cluster update started", "version", target.Version)
+	case current.State == configv1.PartialUpdate:
+		if w := r.timer.Remaining(cv.UID, current.Image, r.Durations.Update); w > 0 {
+			result.RequeueAfter = w
+			break
+		}
+		current.State = configv1.CompletedUpdate
+		current.CompletionTime = &now
+		setConditions(cv, target, false, now)
+		ctrl.LoggerFrom(ctx).Info("Cluster update completed", "version", target.Version)
+	}
+	if apiequality.Semantic.DeepEqual(before.Status, cv.Status) {
+		return result, nil
+	}
+	if err := r.Client.Status().Update(ctx, cv); err != nil {
+		return ctrl.Result{}, fmt.Errorf("updating the ClusterVersion's status: %w", err)
+	}
+	return result, nil
+}
+
+func (r *Reconciler) now() time.Time {
+	if r.Clock == nil {
+		return time.Now()
+	}
+	return r.Clock.Now()
+}

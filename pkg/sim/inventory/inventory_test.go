@@ -1,0 +1,96 @@
+/*
+Copyright 2026 The cluster-api-provider-openshift-assisted Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+	http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+package inventory
+
+import (
+	"testing"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+func TestGenerateIsDeterministicAndUnique(t *testing.T) {
+	a, b := Generate("lab", 20, GenerateOptions{}), Generate("lab", 20, GenerateOptions{})
+	other := Generate("other", 20, GenerateOptions{})
+	seen := map[string]bool{}
+	for i := range a {
+		if a[i].SystemUUID != b[i].SystemUUID || a[i].BootMAC() != b[i].BootMAC() {
+			t.Fatalf("host %d differs between two runs", i)
+		}
+		for _, v := range []string{a[i].SystemUUID, a[i].BootMAC(), a[i].IPv4(), a[i].SerialNumber, other[i].SystemUUID, other[i].BootMAC()} {
+			if seen[v] {
+				t.Fatalf("%s is not unique", v)
+			}
+			seen[v] = true
+		}
+	}
+}
+
+func TestBareMetalHostAndAgentInventoriesAgree(t *testing.T) {
+	h := Generate("agree", 1, GenerateOptions{CPUCount: 4, RAMMebibytes: 16384})[0]
+	hw := h.HardwareDetails()
+	ai := h.AgentInventory(metav1.Now())
+	checks := []struct {
+		name       string
+		bmo, agent any
+	}{
+		{"MAC", hw.NIC[0].MAC, ai.Interfaces[0].MacAddress},
+		{"IP", hw.NIC[0].IP + "/24", ai.Interfaces[0].IPV4Addresses[0]},
+		{"serial", hw.SystemVendor.SerialNumber, ai.SystemVendor.SerialNumber},
+		{"CPUs", int64(hw.CPU.Count), ai.Cpu.Count},
+		{"memory", int64(hw.RAMMebibytes) * 1024 * 1024, ai.Memory.PhysicalBytes},
+		{"disk size", int64(hw.Storage[0].SizeBytes), ai.Disks[0].SizeBytes},
+		{"disk serial", hw.Storage[0].SerialNumber, ai.Disks[0].Serial},
+		{"hostname", hw.Hostname, ai.Hostname},
+	}
+	for _, c := range checks {
+		if c.bmo != c.agent {
+			t.Errorf("%s: BareMetalHost says %v, Agent says %v", c.name, c.bmo, c.agent)
+		}
+	}
+	if !hw.NIC[0].PXE {
+		t.Error("the boot NIC is not marked PXE")
+	}
+}
+
+func TestLookups(t *testing.T) {
+	hosts := Generate("find", 3, GenerateOptions{})
+	inv := New(hosts...)
+	for _, tc := range []struct {
+		name string
+		got  *Host
+		want *Host
+	}{
+		{"BMC address", inv.ByBMCAddress(hosts[1].BMCAddress), hosts[1]},
+		{"UUID, any case", inv.BySystemUUID(upper(hosts[2].SystemUUID)), hosts[2]},
+		{"MAC, any case", inv.ByMAC(upper(hosts[0].BootMAC())), hosts[0]},
+		{"unknown", inv.ByBMCAddress("redfish://nowhere"), nil},
+		{"empty", inv.BySystemUUID(""), nil},
+	} {
+		if tc.got != tc.want {
+			t.Errorf("%s: got %v, want %v", tc.name, tc.got, tc.want)
+		}
+	}
+}
+
+func upper(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if c >= 'a' && c <= 'z' {
+			b[i] = c - 32
+		}
+	}
+	return string(b)
+}
