@@ -1,0 +1,132 @@
+/*
+Copyright 2026 The cluster-api-provider-openshift-assisted Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package release serves OpenShift-like release images from an in-process registry, for the lab
+// and the tests: the control-plane provider reads a release's Kubernetes version from the image's
+// release-manifests/image-references, as it does from quay.io, and nothing reaches the internet.
+package release
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"log"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+
+	"github.com/google/go-containerregistry/pkg/crane"
+	"github.com/google/go-containerregistry/pkg/name"
+	"github.com/google/go-containerregistry/pkg/registry"
+	v1 "github.com/google/go-containerregistry/pkg/v1"
+	"github.com/google/go-containerregistry/pkg/v1/empty"
+	"github.com/google/go-containerregistry/pkg/v1/mutate"
+	"github.com/google/go-containerregistry/pkg/v1/random"
+	"github.com/google/go-containerregistry/pkg/v1/remote"
+)
+
+// ImageReferences returns the release-manifests/image-references of a release whose Kubernetes
+// version is kubeVersion: an ImageStream whose hyperkube tag names it in the
+// io.openshift.build.versions annotation, as in OpenShift's release images.
+func ImageReferences(kubeVersion string) []byte {
+	type tag struct {
+		Name        string            `json:"name"`
+		Annotations map[string]string `json:"annotations"`
+		From        map[string]string `json:"from"`
+	}
+	stream := map[string]any{
+		"kind": "ImageStream", "apiVersion": "image.openshift.io/v1",
+		"metadata": map[string]string{"name": "release"},
+		"spec": map[string][]tag{"tags": {
+			{Name: "etcd", Annotations: map[string]string{"io.openshift.build.versions": "etcd=3.5.14"},
+				From: map[string]string{"kind": "DockerImage", "name": "quay.io/openshift-release-dev/ocp-v4.0-art-dev@sha256:1"}},
+			{Name: "hyperkube", Annotations: map[string]string{
+				"io.openshift.build.versions": "kubernetes=" + kubeVersion + ",kubernetes-tests=" + kubeVersion},
+				From: map[string]string{"kind": "DockerImage", "name": "quay.io/openshift-release-dev/ocp-v4.0-art-dev@sha256:2"}},
+		}},
+	}
+	data, err := json.Marshal(stream)
+	if err != nil {
+		panic(err) // a literal map of strings always marshals
+	}
+	return data
+}
+
+// Image builds a release-like image: a random base layer and a top layer holding files.
+func Image(files map[string][]byte) (v1.Image, error) {
+	base, err := random.Layer(4096, "application/vnd.docker.image.rootfs.diff.tar.gzip")
+	if err != nil {
+		return nil, err
+	}
+	top, err := crane.Layer(files)
+	if err != nil {
+		return nil, err
+	}
+	return mutate.AppendLayers(empty.Image, base, top)
+}
+
+// Registry is an in-process registry (plain HTTP on 127.0.0.1, which go-containerregistry talks
+// to without TLS) that counts the blobs it serves.
+type Registry struct {
+	// Host is the registry's host:port.
+	Host string
+	// BlobGets counts the blob downloads served.
+	BlobGets atomic.Int32
+	server   *httptest.Server
+}
+
+// StartRegistry starts an in-process registry; Close stops it.
+func StartRegistry() *Registry {
+	r := &Registry{}
+	reg := registry.New(registry.Logger(log.New(io.Discard, "", 0)))
+	r.server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		if req.Method == http.MethodGet && strings.Contains(req.URL.Path, "/blobs/") {
+			r.BlobGets.Add(1)
+		}
+		reg.ServeHTTP(w, req)
+	}))
+	r.Host = strings.TrimPrefix(r.server.URL, "http://")
+	return r
+}
+
+// Close stops the registry.
+func (r *Registry) Close() { r.server.Close() }
+
+// Push pushes img as ref.
+func (r *Registry) Push(img v1.Image, ref string) error {
+	parsed, err := name.ParseReference(ref)
+	if err != nil {
+		return err
+	}
+	if err := remote.Write(parsed, img); err != nil {
+		return fmt.Errorf("pushing %s: %w", ref, err)
+	}
+	return nil
+}
+
+// PushRelease builds and pushes the release image ref whose Kubernetes version is kubeVersion.
+func (r *Registry) PushRelease(ref, kubeVersion string) (v1.Image, error) {
+	img, err := Image(map[string][]byte{"release-manifests/image-references": ImageReferences(kubeVersion)})
+	if err != nil {
+		return nil, err
+	}
+	return img, r.Push(img, ref)
+}
+
+// Repository returns the registry's repository of OpenShift releases, to use as the release-image
+// repository override (mirror) of a control plane.
+func (r *Registry) Repository() string { return r.Host + "/openshift-release-dev/ocp-release" }

@@ -1,0 +1,78 @@
+/*
+Copyright 2026 The cluster-api-provider-openshift-assisted Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package release
+
+import (
+	"archive/tar"
+	"encoding/json"
+	"io"
+	"testing"
+
+	"github.com/google/go-containerregistry/pkg/crane"
+	"github.com/google/go-containerregistry/pkg/v1/mutate"
+)
+
+func TestPushedReleaseCarriesItsKubernetesVersion(t *testing.T) {
+	r := StartRegistry()
+	defer r.Close()
+	ref := r.Repository() + ":4.17.3-x86_64"
+	if _, err := r.PushRelease(ref, "1.30.4"); err != nil {
+		t.Fatal(err)
+	}
+	img, err := crane.Pull(ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rc := mutate.Extract(img)
+	defer rc.Close()
+	tr := tar.NewReader(rc)
+	for {
+		h, err := tr.Next()
+		if err == io.EOF {
+			t.Fatal("release-manifests/image-references not in the image")
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if h.Name != "release-manifests/image-references" {
+			continue
+		}
+		var stream struct {
+			Spec struct {
+				Tags []struct {
+					Name        string            `json:"name"`
+					Annotations map[string]string `json:"annotations"`
+				} `json:"tags"`
+			} `json:"spec"`
+		}
+		if err := json.NewDecoder(tr).Decode(&stream); err != nil {
+			t.Fatal(err)
+		}
+		for _, tag := range stream.Spec.Tags {
+			if tag.Name == "hyperkube" {
+				if got := tag.Annotations["io.openshift.build.versions"]; got != "kubernetes=1.30.4,kubernetes-tests=1.30.4" {
+					t.Fatalf("hyperkube build versions = %q", got)
+				}
+				if r.BlobGets.Load() == 0 {
+					t.Error("the registry counted no blob download")
+				}
+				return
+			}
+		}
+		t.Fatal("no hyperkube tag in image-references")
+	}
+}
