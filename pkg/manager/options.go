@@ -31,10 +31,12 @@ import (
 	"k8s.io/component-base/logs"
 	logsv1 "k8s.io/component-base/logs/api/v1"
 	"k8s.io/klog/v2"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/cluster-api/util/flags"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/webhook"
 )
@@ -69,6 +71,10 @@ type Options struct {
 	CAPI flags.ManagerOptions
 	// Logs is the logging configuration (--logging-format, -v, ...).
 	Logs *logsv1.LoggingConfiguration
+
+	// InProcess is set (not by a flag) when several managers run in one process, as in the lab:
+	// controller-runtime then accepts the same controller name (such as "clustercache") in each.
+	InProcess bool
 }
 
 // NewOptions returns the defaults for a provider whose leader election lease is leaderElectionID.
@@ -152,6 +158,9 @@ func (o *Options) ManagerOptions(scheme *runtime.Scheme) (ctrl.Options, error) {
 				DisableFor: []client.Object{&corev1.ConfigMap{}, &corev1.Secret{}},
 			},
 		},
+	}
+	if o.InProcess {
+		opts.Controller = config.Controller{SkipNameValidation: ptr.To(true)}
 	}
 	if o.WebhookPort != 0 {
 		opts.WebhookServer = webhook.NewServer(webhook.Options{
