@@ -26,6 +26,7 @@ import (
 
 	bootstrapv1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/bootstrap/api/v1alpha2"
 	controlplanev1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/controlplane/api/v1alpha3"
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/controlplane/controllers"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/manager"
 	capoascheme "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/scheme"
 )
@@ -58,9 +59,8 @@ func main() {
 		log.Error(err, "Unable to build the scheme")
 		os.Exit(1)
 	}
-	if err := manager.Run(ctrl.SetupSignalHandler(), ctrl.GetConfigOrDie(), opts, scheme, nil); err != nil {
+	if err := manager.Run(ctrl.SetupSignalHandler(), ctrl.GetConfigOrDie(), opts, scheme, controllers.Setup); err != nil {
 		log.Error(err, "Manager stopped")
 		os.Exit(1)
 	}
 }
-

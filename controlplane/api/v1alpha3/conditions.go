@@ -1,0 +1,78 @@
+/*
+Copyright 2026 The cluster-api-provider-openshift-assisted Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package v1alpha3
+
+import clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+
+const (
+	// OpenshiftAssistedControlPlaneFinalizer lets the controller delete the Machines, the
+	// ClusterDeployment, the AgentClusterInstall and the ClusterImageSet before the control plane
+	// goes away.
+	OpenshiftAssistedControlPlaneFinalizer = "openshiftassistedcontrolplane.controlplane.cluster.x-k8s.io"
+
+	// ReleaseImageRepositoryAnnotation overrides the repository of the OpenShift release image
+	// (default quay.io/openshift-release-dev/ocp-release), for mirrors and disconnected installs.
+	// The image is <repository>:<distributionVersion>-<architecture>.
+	ReleaseImageRepositoryAnnotation = "controlplane.cluster.x-k8s.io/release-image-repository"
+)
+
+// Condition types of the OpenshiftAssistedControlPlane.
+const (
+	// AvailableCondition is true when the cluster is installed and its kubeconfig is available.
+	AvailableCondition = clusterv1.AvailableCondition
+	// KubeconfigAvailableCondition is true when the <cluster>-kubeconfig Secret is written.
+	KubeconfigAvailableCondition = "KubeconfigAvailable"
+	// MachinesReadyCondition summarizes the Ready condition of the control-plane Machines.
+	MachinesReadyCondition = "MachinesReady"
+	// ScalingUpCondition is true while control-plane Machines are being added.
+	ScalingUpCondition = clusterv1.ScalingUpCondition
+	// ScalingDownCondition is true while control-plane Machines are being removed.
+	ScalingDownCondition = clusterv1.ScalingDownCondition
+	// UpgradingCondition is true while the workload cluster moves to a new distributionVersion,
+	// and false with reason UpgradeRefused when the requested version cannot be reached.
+	UpgradingCondition = "Upgrading"
+	// ReleaseImageResolvedCondition is true when the Kubernetes version of the release image is known.
+	ReleaseImageResolvedCondition = "ReleaseImageResolved"
+	// DeletingCondition reports the progress of the deletion.
+	DeletingCondition = clusterv1.DeletingCondition
+	// PausedCondition is true when the control plane or its Cluster is paused.
+	PausedCondition = clusterv1.PausedCondition
+)
+
+// Condition reasons of the OpenshiftAssistedControlPlane.
+const (
+	WaitingForClusterReason        = "WaitingForCluster"
+	InstallingReason               = "Installing"
+	InstallFailedReason            = "InstallFailed"
+	InstalledReason                = "Installed"
+	KubeconfigNotAvailableReason   = "KubeconfigNotAvailable"
+	KubeconfigAvailableReason      = "KubeconfigAvailable"
+	ScalingUpReason                = "ScalingUp"
+	ScalingDownReason              = "ScalingDown"
+	ScaleDownBlockedReason         = "ScaleDownBlocked"
+	NotScalingReason               = "NotScaling"
+	UpgradeRefusedReason           = "UpgradeRefused"
+	UpgradingReason                = "Upgrading"
+	NotUpgradingReason             = "NotUpgrading"
+	ReleaseImageResolvedReason     = "Resolved"
+	ReleaseImageNotResolvedReason  = "NotResolved"
+	DeletingMachinesReason         = "DeletingMachines"
+	DeletingInstallResourcesReason = "DeletingInstallResources"
+	MachinesReadyReason            = "Ready"
+	MachinesNotReadyReason         = "NotReady"
+	NoMachinesReason               = "NoMachines"
+)

@@ -1,0 +1,257 @@
+/*
+Copyright 2026 The cluster-api-provider-openshift-assisted Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package release reads OpenShift release images: the Kubernetes version a release carries, from
+// the image-references ImageStream inside the release payload.
+package release
+
+import (
+	"archive/tar"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"path"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/google/go-containerregistry/pkg/name"
+	v1 "github.com/google/go-containerregistry/pkg/v1"
+	"github.com/google/go-containerregistry/pkg/v1/remote"
+	imagev1 "github.com/openshift/api/image/v1"
+)
+
+const (
+	// DefaultRepository is the repository of OpenShift's release images.
+	DefaultRepository = "quay.io/openshift-release-dev/ocp-release"
+	// ImageReferencesPath is the file, in the release image, listing the images of the release.
+	ImageReferencesPath = "release-manifests/image-references"
+	// BuildVersionsAnnotation is the annotation of an image-references tag listing the versions
+	// of the components built into the image, as name=version pairs separated by commas.
+	BuildVersionsAnnotation = "io.openshift.build.versions"
+	// tagCacheTTL bounds how long a tag is trusted to point at the same digest.
+	tagCacheTTL = 30 * time.Minute
+)
+
+// kubernetesTags are the image-references tags whose build versions name the Kubernetes version,
+// in order of preference.
+var kubernetesTags = []string{"hyperkube", "kube-apiserver"}
+
+// Image returns the release image of an OpenShift version for a CPU architecture, in repository
+// (DefaultRepository when empty): <repository>:<version>-<arch>, for example
+// quay.io/openshift-release-dev/ocp-release:4.17.3-x86_64.
+func Image(repository, version, cpuArchitecture string) string {
+	if repository == "" {
+		repository = DefaultRepository
+	}
+	arch := cpuArchitecture
+	switch arch {
+	case "", "amd64":
+		arch = "x86_64"
+	case "arm64":
+		arch = "aarch64"
+	}
+	return fmt.Sprintf("%s:%s-%s", strings.TrimSuffix(repository, "/"), strings.TrimPrefix(version, "v"), arch)
+}
+
+// Info is what the reader learned about a release image.
+type Info struct {
+	// Digest is the digest of the release image's manifest (sha256:...).
+	Digest string
+	// DigestImage is the release image pinned by digest (<repository>@<digest>).
+	DigestImage string
+	// KubernetesVersion is the Kubernetes version of the release, for example 1.30.4.
+	KubernetesVersion string
+}
+
+// Reader resolves release images through a registry client. It caches what it reads per image
+// digest (a digest's content never changes) and trusts a tag's digest for a while. It is safe for
+// concurrent use.
+type Reader struct {
+	// Options are passed to every registry call (authentication, transport, platform).
+	Options []remote.Option
+	// NameOptions are used to parse image references (for example name.Insecure).
+	NameOptions []name.Option
+
+	mu       sync.Mutex
+	byDigest map[string]string
+	byTag    map[string]tagEntry
+	now      func() time.Time
+}
+
+type tagEntry struct {
+	digest  string
+	fetched time.Time
+}
+
+// NewReader returns a Reader using opts for every registry call.
+func NewReader(opts ...remote.Option) *Reader {
+	return &Reader{Options: opts}
+}
+
+// Read returns the digest and Kubernetes version of the release image ref.
+func (r *Reader) Read(ctx context.Context, ref string) (Info, error) {
+	parsed, err := name.ParseReference(ref, r.NameOptions...)
+	if err != nil {
+		return Info{}, fmt.Errorf("parsing release image %q: %w", ref, err)
+	}
+	opts := append([]remote.Option{remote.WithContext(ctx)}, r.Options...)
+
+	digest, err := r.digest(parsed, opts)
+	if err != nil {
+		return Info{}, err
+	}
+	pinned := parsed.Context().Digest(digest)
+	info := Info{Digest: digest, DigestImage: pinned.String()}
+	if v, ok := r.cached(digest); ok {
+		info.KubernetesVersion = v
+		return info, nil
+	}
+	img, err := remote.Image(pinned, opts...)
+	if err != nil {
+		return Info{}, fmt.Errorf("reading release image %s: %w", pinned, err)
+	}
+	data, err := findFile(img, ImageReferencesPath)
+	if err != nil {
+		return Info{}, fmt.Errorf("reading %s from release image %s: %w", ImageReferencesPath, pinned, err)
+	}
+	v, err := KubernetesVersionFromImageReferences(data)
+	if err != nil {
+		return Info{}, fmt.Errorf("release image %s: %w", pinned, err)
+	}
+	r.mu.Lock()
+	if r.byDigest == nil {
+		r.byDigest = map[string]string{}
+	}
+	r.byDigest[digest] = v
+	r.mu.Unlock()
+	info.KubernetesVersion = v
+	return info, nil
+}
+
+func (r *Reader) cached(digest string) (string, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	v, ok := r.byDigest[digest]
+	return v, ok
+}
+
+func (r *Reader) clock() time.Time {
+	if r.now != nil {
+		return r.now()
+	}
+	return time.Now()
+}
+
+// digest returns the manifest digest ref points at: its own digest when pinned, else the tag's,
+// asked of the registry at most once per tagCacheTTL.
+func (r *Reader) digest(ref name.Reference, opts []remote.Option) (string, error) {
+	if d, ok := ref.(name.Digest); ok {
+		return d.DigestStr(), nil
+	}
+	key := ref.String()
+	r.mu.Lock()
+	e, ok := r.byTag[key]
+	r.mu.Unlock()
+	if ok && r.clock().Sub(e.fetched) < tagCacheTTL {
+		return e.digest, nil
+	}
+	desc, err := remote.Head(ref, opts...)
+	if err != nil {
+		return "", fmt.Errorf("resolving release image %s: %w", key, err)
+	}
+	r.mu.Lock()
+	if r.byTag == nil {
+		r.byTag = map[string]tagEntry{}
+	}
+	r.byTag[key] = tagEntry{digest: desc.Digest.String(), fetched: r.clock()}
+	r.mu.Unlock()
+	return desc.Digest.String(), nil
+}
+
+// findFile returns the content of file p in img, reading the layers from the top: the release
+// manifests are in the image's last layer, so the large layers below are rarely read.
+func findFile(img v1.Image, p string) ([]byte, error) {
+	layers, err := img.Layers()
+	if err != nil {
+		return nil, fmt.Errorf("listing layers: %w", err)
+	}
+	want := path.Clean(p)
+	for i := len(layers) - 1; i >= 0; i-- {
+		data, found, err := fileInLayer(layers[i], want)
+		if err != nil {
+			return nil, err
+		}
+		if found {
+			return data, nil
+		}
+	}
+	return nil, errors.New("file not found in any layer")
+}
+
+func fileInLayer(layer v1.Layer, want string) ([]byte, bool, error) {
+	rc, err := layer.Uncompressed()
+	if err != nil {
+		return nil, false, fmt.Errorf("opening layer: %w", err)
+	}
+	defer func() { _ = rc.Close() }()
+	tr := tar.NewReader(rc)
+	for {
+		hdr, err := tr.Next()
+		if errors.Is(err, io.EOF) {
+			return nil, false, nil
+		}
+		if err != nil {
+			return nil, false, fmt.Errorf("reading layer: %w", err)
+		}
+		if path.Clean(strings.TrimPrefix(hdr.Name, "/")) != want || hdr.Typeflag != tar.TypeReg {
+			continue
+		}
+		// image-references is a few hundred kilobytes; refuse anything absurd.
+		data, err := io.ReadAll(io.LimitReader(tr, 64<<20))
+		if err != nil {
+			return nil, false, fmt.Errorf("reading %s: %w", want, err)
+		}
+		return data, true, nil
+	}
+}
+
+// KubernetesVersionFromImageReferences returns the Kubernetes version named by the
+// io.openshift.build.versions annotation of the hyperkube (or kube-apiserver) tag of an
+// image-references ImageStream.
+func KubernetesVersionFromImageReferences(data []byte) (string, error) {
+	is := &imagev1.ImageStream{}
+	if err := json.Unmarshal(data, is); err != nil {
+		return "", fmt.Errorf("parsing %s: %w", ImageReferencesPath, err)
+	}
+	for _, want := range kubernetesTags {
+		for _, tag := range is.Spec.Tags {
+			if tag.Name != want {
+				continue
+			}
+			for _, pair := range strings.Split(tag.Annotations[BuildVersionsAnnotation], ",") {
+				k, v, ok := strings.Cut(strings.TrimSpace(pair), "=")
+				if ok && k == "kubernetes" && v != "" {
+					return strings.TrimPrefix(v, "v"), nil
+				}
+			}
+		}
+	}
+	return "", fmt.Errorf("no %q annotation naming kubernetes on the tags %v of %s",
+		BuildVersionsAnnotation, kubernetesTags, ImageReferencesPath)
+}

@@ -1,0 +1,157 @@
+/*
+Copyright 2026 The cluster-api-provider-openshift-assisted Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package release_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/controlplane/internal/release"
+	simrelease "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/sim/release"
+)
+
+func startRegistry(t *testing.T) *simrelease.Registry {
+	t.Helper()
+	reg := simrelease.StartRegistry()
+	t.Cleanup(reg.Close)
+	return reg
+}
+
+// TestReaderReadsKubernetesVersionFromRegistry reads a release image the test built from an
+// in-process registry, through a repository override (a mirror), and checks the per-digest cache.
+func TestReaderReadsKubernetesVersionFromRegistry(t *testing.T) {
+	reg := startRegistry(t)
+	repo := reg.Host + "/mirror/ocp-release"
+	ref := release.Image(repo, "4.17.3", "x86_64")
+	img, err := reg.PushRelease(ref, "1.30.4")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The same payload under a second tag: the digest cache must answer for it.
+	if err := reg.Push(img, release.Image(repo, "4.17.3", "aarch64")); err != nil {
+		t.Fatal(err)
+	}
+	wantDigest, err := img.Digest()
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	r := release.NewReader()
+	info, err := r.Read(context.Background(), ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.KubernetesVersion != "1.30.4" {
+		t.Errorf("KubernetesVersion = %q, want 1.30.4", info.KubernetesVersion)
+	}
+	if info.Digest != wantDigest.String() {
+		t.Errorf("Digest = %q, want %q", info.Digest, wantDigest)
+	}
+	if want := repo + "@" + wantDigest.String(); info.DigestImage != want {
+		t.Errorf("DigestImage = %q, want %q", info.DigestImage, want)
+	}
+	first := reg.BlobGets.Load()
+	if first == 0 {
+		t.Fatal("the reader fetched no blob: the in-process registry was not used")
+	}
+
+	for _, again := range []string{ref, release.Image(repo, "4.17.3", "arm64"), info.DigestImage} {
+		got, err := r.Read(context.Background(), again)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got != info {
+			t.Errorf("Read(%s) = %+v, want %+v", again, got, info)
+		}
+	}
+	if n := reg.BlobGets.Load(); n != first {
+		t.Errorf("reading the same digest again fetched %d more blobs, want 0 (cached per digest)", n-first)
+	}
+}
+
+func TestReaderErrors(t *testing.T) {
+	reg := startRegistry(t)
+	repo := reg.Host + "/ocp-release"
+	for tag, files := range map[string]map[string][]byte{
+		"no-manifests": {"other/file": []byte("x")},
+		"no-kube":      {release.ImageReferencesPath: []byte(`{"spec":{"tags":[{"name":"etcd"}]}}`)},
+		"not-json":     {release.ImageReferencesPath: []byte(`not json`)},
+	} {
+		img, err := simrelease.Image(files)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := reg.Push(img, repo+":"+tag); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	for name, tc := range map[string]struct{ ref, wantErr string }{
+		"missing image":         {ref: repo + ":4.99.0-x86_64", wantErr: "resolving release image"},
+		"no image-references":   {ref: repo + ":no-manifests", wantErr: "file not found"},
+		"no kubernetes version": {ref: repo + ":no-kube", wantErr: "naming kubernetes"},
+		"not an ImageStream":    {ref: repo + ":not-json", wantErr: "parsing release-manifests/image-references"},
+		"invalid reference":     {ref: "Not A Reference", wantErr: "parsing release image"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			_, err := release.NewReader().Read(context.Background(), tc.ref)
+			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+				t.Fatalf("Read(%s) error = %v, want one containing %q", tc.ref, err, tc.wantErr)
+			}
+		})
+	}
+}
+
+func TestImage(t *testing.T) {
+	for _, tc := range []struct{ repo, version, arch, want string }{
+		{"", "4.17.3", "", "quay.io/openshift-release-dev/ocp-release:4.17.3-x86_64"},
+		{"", "v4.18.0-rc.2", "arm64", "quay.io/openshift-release-dev/ocp-release:4.18.0-rc.2-aarch64"},
+		{"mirror.example.com:5000/ocp/release/", "4.17.3", "x86_64", "mirror.example.com:5000/ocp/release:4.17.3-x86_64"},
+	} {
+		if got := release.Image(tc.repo, tc.version, tc.arch); got != tc.want {
+			t.Errorf("Image(%q, %q, %q) = %q, want %q", tc.repo, tc.version, tc.arch, got, tc.want)
+		}
+	}
+}
+
+// BenchmarkReaderRead measures a release read from an in-process registry: cold (a new Reader:
+// resolve the tag, fetch the manifest and the top layer) and cached (the tag's digest and the
+// digest's version are known).
+func BenchmarkReaderRead(b *testing.B) {
+	reg := simrelease.StartRegistry()
+	defer reg.Close()
+	ref := release.Image(reg.Host+"/ocp-release", "4.17.3", "x86_64")
+	if _, err := reg.PushRelease(ref, "1.30.4"); err != nil {
+		b.Fatal(err)
+	}
+	b.Run("cold", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := release.NewReader().Read(context.Background(), ref); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("cached", func(b *testing.B) {
+		r := release.NewReader()
+		for b.Loop() {
+			if _, err := r.Read(context.Background(), ref); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
