@@ -35,7 +35,7 @@ type AgentReference struct {
 }
 
 // AgentMachineSpec defines the desired state of AgentMachine.
-// +kubebuilder:validation:XValidation:rule="!has(oldSelf.providerID) || oldSelf.providerID == '' || (has(self.providerID) && self.providerID == oldSelf.providerID)",message="providerID cannot be changed or removed once set"
+// +kubebuilder:validation:XValidation:rule="!has(oldSelf.providerID) || size(oldSelf.providerID) == 0 || (has(self.providerID) && self.providerID == oldSelf.providerID)",message="providerID cannot be changed or removed once set"
 type AgentMachineSpec struct {
 	// agentLabelSelector selects the Agents this Machine may claim: only Agents whose labels
 	// match it are considered.

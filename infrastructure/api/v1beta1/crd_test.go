@@ -64,7 +64,7 @@ func TestEveryKindRoundTrips(t *testing.T) {
 		&infrav1.AgentClusterTemplate{ObjectMeta: meta(ns, "cluster-template"), Spec: infrav1.AgentClusterTemplateSpec{
 			Template: infrav1.AgentClusterTemplateResource{
 				ObjectMeta: clusterv1.ObjectMeta{Labels: map[string]string{"a": "b"}},
-				Spec: infrav1.AgentClusterSpec{ControlPlaneEndpoint: clusterv1.APIEndpoint{Host: "h", Port: 6443}},
+				Spec:       infrav1.AgentClusterSpec{ControlPlaneEndpoint: clusterv1.APIEndpoint{Host: "h", Port: 6443}},
 			},
 		}},
 		&infrav1.AgentMachine{ObjectMeta: meta(ns, "machine"), Spec: infrav1.AgentMachineSpec{
@@ -110,7 +110,6 @@ func specOf(obj client.Object) any {
 	return nil
 }
 
-
 // TestSchemaRejectsChangesToImmutableFields checks that the API server refuses each change with
 // a message that says what is wrong.
 func TestSchemaRejectsChangesToImmutableFields(t *testing.T) {
@@ -135,9 +134,11 @@ func TestSchemaRejectsChangesToImmutableFields(t *testing.T) {
 			message: "spec.template.spec is immutable",
 		},
 		{
-			name:    "cluster template",
-			obj:     &infrav1.AgentClusterTemplate{ObjectMeta: meta(ns, "ctmpl")},
-			mutate:  func(o client.Object) { o.(*infrav1.AgentClusterTemplate).Spec.Template.Spec.ControlPlaneEndpoint.Host = "x" },
+			name: "cluster template",
+			obj:  &infrav1.AgentClusterTemplate{ObjectMeta: meta(ns, "ctmpl")},
+			mutate: func(o client.Object) {
+				o.(*infrav1.AgentClusterTemplate).Spec.Template.Spec.ControlPlaneEndpoint.Host = "x"
+			},
 			message: "spec.template is immutable",
 		},
 		{
