@@ -21,6 +21,8 @@ import (
 	"fmt"
 	"time"
 
+	"k8s.io/apimachinery/pkg/util/sets"
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	"sigs.k8s.io/cluster-api/controllers"
 	"sigs.k8s.io/cluster-api/controllers/clustercache"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -34,12 +36,16 @@ import (
 func SetupCAPIControllers(ctx context.Context, mgr ctrl.Manager, concurrency int) (clustercache.ClusterCache, error) {
 	cc, err := clustercache.SetupWithManager(ctx, mgr, clustercache.Options{
 		SecretClient: mgr.GetClient(),
-		Client:       clustercache.ClientOptions{UserAgent: "capoa-testenv-capi"},
+		// As Cluster API's manager: the Machine controller finds Nodes by providerID.
+		Cache:  clustercache.CacheOptions{Indexes: []clustercache.CacheOptionsIndex{clustercache.NodeProviderIDIndex}},
+		Client: clustercache.ClientOptions{UserAgent: "capoa-testenv-capi"},
 	}, controller.Options{MaxConcurrentReconciles: concurrency})
 	if err != nil {
 		return nil, fmt.Errorf("setting up the ClusterCache: %w", err)
 	}
 	opts := controller.Options{MaxConcurrentReconciles: concurrency}
+	// As Cluster API's manager (--machineset-preflight-checks=All).
+	preflight := sets.New(clusterv1.MachineSetPreflightCheckAll)
 	reader := mgr.GetAPIReader()
 	c := mgr.GetClient()
 	for name, setup := range map[string]func() error{
@@ -52,7 +58,8 @@ func SetupCAPIControllers(ctx context.Context, mgr ctrl.Manager, concurrency int
 				RemoteConditionsGracePeriod: 5 * time.Minute}).SetupWithManager(ctx, mgr, opts)
 		},
 		"MachineSet": func() error {
-			return (&controllers.MachineSetReconciler{Client: c, APIReader: reader, ClusterCache: cc}).SetupWithManager(ctx, mgr, opts)
+			return (&controllers.MachineSetReconciler{Client: c, APIReader: reader, ClusterCache: cc,
+				PreflightChecks: preflight}).SetupWithManager(ctx, mgr, opts)
 		},
 		"MachineDeployment": func() error {
 			return (&controllers.MachineDeploymentReconciler{Client: c, APIReader: reader}).SetupWithManager(ctx, mgr, opts)

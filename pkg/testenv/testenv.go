@@ -31,6 +31,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -159,6 +160,10 @@ func StartWithOptions(o Options) (*Environment, error) {
 			Scheme:             o.Scheme,
 		},
 		WebhookInstallOptions: envtest.WebhookInstallOptions{Paths: webhookPaths},
+		// On two shared cores an API server with many watches can take longer than envtest's
+		// default 20 s to start or to drain its connections and stop.
+		ControlPlaneStartTimeout: time.Minute,
+		ControlPlaneStopTimeout:  time.Minute,
 	}
 	cfg, err := env.Start()
 	if err != nil {

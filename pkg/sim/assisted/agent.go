@@ -438,8 +438,17 @@ func (s *Simulator) ensureNode(ctx context.Context, a *aiv1beta1.Agent, h *inven
 			BootID: string(a.UID), OSImage: "Red Hat Enterprise Linux CoreOS (simulated)", OperatingSystem: "linux",
 			Architecture: "amd64", KernelVersion: "5.14.0", ContainerRuntimeVersion: "cri-o://1.28.0", KubeletVersion: "v1.28.0",
 		},
-		Conditions: []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionTrue, Reason: "KubeletReady",
-			Message: "kubelet is posting ready status", LastHeartbeatTime: now, LastTransitionTime: now}},
+		// What a healthy kubelet reports (Cluster API's NodeHealthy reads all four).
+		Conditions: []corev1.NodeCondition{
+			{Type: corev1.NodeMemoryPressure, Status: corev1.ConditionFalse, Reason: "KubeletHasSufficientMemory",
+				Message: "kubelet has sufficient memory available", LastHeartbeatTime: now, LastTransitionTime: now},
+			{Type: corev1.NodeDiskPressure, Status: corev1.ConditionFalse, Reason: "KubeletHasNoDiskPressure",
+				Message: "kubelet has no disk pressure", LastHeartbeatTime: now, LastTransitionTime: now},
+			{Type: corev1.NodePIDPressure, Status: corev1.ConditionFalse, Reason: "KubeletHasSufficientPID",
+				Message: "kubelet has sufficient PID available", LastHeartbeatTime: now, LastTransitionTime: now},
+			{Type: corev1.NodeReady, Status: corev1.ConditionTrue, Reason: "KubeletReady",
+				Message: "kubelet is posting ready status", LastHeartbeatTime: now, LastTransitionTime: now},
+		},
 	}
 	if err := s.workload.Status().Update(ctx, node); err != nil {
 		return fmt.Errorf("updating Node %s status in the workload cluster: %w", name, err)
