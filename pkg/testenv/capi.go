@@ -21,11 +21,15 @@ import (
 	"fmt"
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/apimachinery/pkg/util/sets"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	"sigs.k8s.io/cluster-api/controllers"
 	"sigs.k8s.io/cluster-api/controllers/clustercache"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 )
 
@@ -37,8 +41,15 @@ func SetupCAPIControllers(ctx context.Context, mgr ctrl.Manager, concurrency int
 	cc, err := clustercache.SetupWithManager(ctx, mgr, clustercache.Options{
 		SecretClient: mgr.GetClient(),
 		// As Cluster API's manager: the Machine controller finds Nodes by providerID.
-		Cache:  clustercache.CacheOptions{Indexes: []clustercache.CacheOptionsIndex{clustercache.NodeProviderIDIndex}},
-		Client: clustercache.ClientOptions{UserAgent: "capoa-testenv-capi"},
+		Cache: clustercache.CacheOptions{Indexes: []clustercache.CacheOptionsIndex{clustercache.NodeProviderIDIndex}},
+		Client: clustercache.ClientOptions{
+			UserAgent: "capoa-testenv-capi",
+			// As Cluster API's manager: what drain and volume detachment list is read uncached.
+			Cache: clustercache.ClientCacheOptions{DisableFor: []client.Object{
+				&corev1.ConfigMap{}, &corev1.Secret{}, &corev1.Pod{}, &appsv1.DaemonSet{},
+				&storagev1.VolumeAttachment{}, &corev1.PersistentVolume{},
+			}},
+		},
 	}, controller.Options{MaxConcurrentReconciles: concurrency})
 	if err != nil {
 		return nil, fmt.Errorf("setting up the ClusterCache: %w", err)

@@ -44,6 +44,11 @@ func (s *Simulator) reconcileInfraEnv(ctx context.Context, req ctrl.Request) (ct
 	}
 	if !ie.DeletionTimestamp.IsZero() {
 		s.timer.Forget(ie.UID)
+		// As assisted-service: deleting an InfraEnv deregisters the hosts that booted its image,
+		// so a host that boots another InfraEnv's image later registers afresh.
+		if err := s.deregisterHosts(ctx, ie); err != nil {
+			return ctrl.Result{}, err
+		}
 		return ctrl.Result{}, removeFinalizer(ctx, s.Client, ie, InfraEnvFinalizer)
 	}
 	if err := addFinalizer(ctx, s.Client, ie, InfraEnvFinalizer); err != nil {
@@ -211,6 +216,24 @@ func removeFinalizer(ctx context.Context, c client.Client, obj client.Object, f 
 	controllerutil.RemoveFinalizer(obj, f)
 	if err := c.Patch(ctx, obj, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{})); err != nil && !apierrors.IsNotFound(err) {
 		return fmt.Errorf("removing finalizer %s: %w", f, err)
+	}
+	return nil
+}
+
+// deregisterHosts deletes the Agents registered through the InfraEnv ie.
+func (s *Simulator) deregisterHosts(ctx context.Context, ie *aiv1beta1.InfraEnv) error {
+	agents := &aiv1beta1.AgentList{}
+	if err := s.Client.List(ctx, agents, client.InNamespace(ie.Namespace),
+		client.MatchingLabels{aiv1beta1.InfraEnvNameLabel: ie.Name}); err != nil {
+		return fmt.Errorf("listing the Agents of InfraEnv %s: %w", ie.Name, err)
+	}
+	for i := range agents.Items {
+		a := &agents.Items[i]
+		// The Agent controller removes the Agent's finalizer once it is deleting.
+		if err := s.Client.Delete(ctx, a); client.IgnoreNotFound(err) != nil {
+			return fmt.Errorf("deregistering Agent %s: %w", a.Name, err)
+		}
+		ctrl.LoggerFrom(ctx).Info("Host deregistered with its InfraEnv", "agent", a.Name, "infraEnv", ie.Name)
 	}
 	return nil
 }
