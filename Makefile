@@ -139,11 +139,26 @@ release-manifests: ## Write the components, metadata.yaml, templates and a local
 operator-configmaps: release-manifests ## Write the Cluster API Operator's provider ConfigMaps into out/operator/.
 	KUSTOMIZE=$(KUSTOMIZE) hack/operator-configmaps.sh $(RELEASE_DIR)
 
+.PHONY: cluster-examples
+cluster-examples: ## Render examples/clusters/ from templates/ (clusterctl generate cluster --from).
+	hack/render-examples.sh
+
+.PHONY: api-reference
+api-reference: ## Generate docs/api-reference/ from the API types (crd-ref-docs).
+	hack/gen-api-reference.sh
+
 ##@ Demo
 
+FLAVOR ?= multinode
+SPEED ?= fast
+KEEP ?= false
+DEMO_TIMEOUT ?= 15m
+
 .PHONY: demo
-demo: ## The main job: not built yet (see README).
-	@echo "make demo is not built yet: the simulated bare-metal lab lands with a later issue." >&2; exit 1
+demo: envtest ## The main job: the simulated lab creates an OpenShift cluster (FLAVOR=multinode|sno, SPEED=fast|realistic, KEEP=true).
+	@export KUBEBUILDER_ASSETS="$$(hack/ensure-envtest.sh)"; \
+	cd test && go run ./lab/cmd/demo --flavor=$(FLAVOR) --speed=$(SPEED) --keep=$(KEEP) \
+		--timeout=$(DEMO_TIMEOUT) --out=$(ROOT)/_artifacts/demo
 
 .PHONY: clean
 clean: ## Remove build outputs.

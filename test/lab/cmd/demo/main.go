@@ -1,0 +1,215 @@
+/*
+Copyright 2026 The cluster-api-provider-openshift-assisted Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Command demo runs the simulated bare-metal lab and creates an OpenShift cluster in it, showing
+// its progress, then exits 0 once the cluster is available (make demo).
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"golang.org/x/term"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+
+	controlplanev1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/controlplane/api/v1alpha3"
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/lab"
+)
+
+func main() {
+	flavor := flag.String("flavor", "multinode", "cluster to create: multinode (3 control planes, 2 workers) or sno")
+	speed := flag.String("speed", string(lab.Fast), "simulated step speed: fast or realistic")
+	keep := flag.Bool("keep", false, "keep the lab running once the cluster is available, until interrupted")
+	timeout := flag.Duration("timeout", 15*time.Minute, "give up after this long")
+	out := flag.String("out", "_artifacts/demo", "folder for the kubeconfigs")
+	verbose := flag.Bool("v", false, "show the controllers' logs")
+	flag.Parse()
+
+	if *verbose {
+		ctrl.SetLogger(zap.New(zap.UseDevMode(true)))
+	} else {
+		ctrl.SetLogger(zap.New(zap.WriteTo(io.Discard)))
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, *flavor, lab.Speed(*speed), *keep, *timeout, *out); err != nil {
+		fmt.Fprintln(os.Stderr, "demo:", err)
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context, flavor string, speed lab.Speed, keep bool, timeout time.Duration, out string) error {
+	o := lab.ClusterOptions{Namespace: "demo", Name: "demo", Version: "4.17.3"}
+	switch flavor {
+	case "multinode":
+		o.ControlPlanes, o.Workers = 3, 2
+	case "sno":
+		o.ControlPlanes = 1
+	default:
+		return fmt.Errorf("unknown flavor %q: use multinode or sno", flavor)
+	}
+	if speed != lab.Fast && speed != lab.Realistic {
+		return fmt.Errorf("unknown speed %q: use fast or realistic", speed)
+	}
+	start := time.Now()
+	fmt.Printf("Starting the lab (management and workload API servers, Cluster API, CAPM3, the providers, the simulators)...\n")
+	l, err := lab.Start(ctx, lab.Options{Speed: speed})
+	if err != nil {
+		return err
+	}
+	defer func() { _ = l.Stop() }()
+	fmt.Printf("Lab ready in %s. Creating %s cluster %q (OpenShift %s).\n", time.Since(start).Round(time.Millisecond), flavor, o.Name, o.Version)
+
+	c := l.Mgmt.Client
+	if err := c.Create(ctx, &corev1.Namespace{ObjectMeta: ctrlObjectMeta(o.Namespace)}); err != nil {
+		return err
+	}
+	if _, err := l.AddHosts(ctx, o.Namespace, "host", int(o.ControlPlanes+o.Workers)); err != nil {
+		return err
+	}
+	if err := l.CreateCluster(ctx, o); err != nil {
+		return err
+	}
+
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	show := newProgress(os.Stdout)
+	ticker := time.NewTicker(500 * time.Millisecond)
+	defer ticker.Stop()
+	var last lab.Snapshot
+	for {
+		snap, err := l.Snapshot(ctx, o.Namespace)
+		if err == nil {
+			show.update(snap)
+			last = snap
+		}
+		available, err := controlPlaneAvailable(ctx, c, o)
+		if err != nil {
+			return err
+		}
+		if available {
+			break
+		}
+		if err := l.Err(); err != nil {
+			return fmt.Errorf("a controller stopped: %w", err)
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("the cluster is not available after %s; where it is stuck:\n%s", timeout, last)
+		case <-ticker.C:
+		}
+	}
+	fmt.Printf("\nCluster %q is available after %s.\n", o.Name, time.Since(start).Round(time.Second))
+	paths, err := writeKubeconfigs(ctx, l, o, out)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("Workload cluster kubeconfig: %s\n", paths[1])
+	if keep {
+		fmt.Printf("Management cluster kubeconfig: %s\nThe lab keeps running: try KUBECONFIG=%s kubectl get clusters,machines,agents -A. Ctrl-C stops it.\n", paths[0], paths[0])
+		<-ctx.Done()
+	}
+	return nil
+}
+
+func controlPlaneAvailable(ctx context.Context, c client.Client, o lab.ClusterOptions) (bool, error) {
+	cp := &controlplanev1.OpenshiftAssistedControlPlane{}
+	if err := c.Get(ctx, client.ObjectKey{Namespace: o.Namespace, Name: o.Name}, cp); err != nil {
+		return false, err
+	}
+	for _, cond := range cp.Status.Conditions {
+		if cond.Type == "Available" && cond.Status == "True" {
+			return cp.Status.ReadyReplicas != nil && *cp.Status.ReadyReplicas == o.ControlPlanes, nil
+		}
+	}
+	return false, nil
+}
+
+// writeKubeconfigs writes the management cluster's kubeconfig and the workload cluster's (from
+// the <cluster>-kubeconfig Secret the control plane wrote) into out.
+func writeKubeconfigs(ctx context.Context, l *lab.Lab, o lab.ClusterOptions, out string) ([2]string, error) {
+	var paths [2]string
+	if err := os.MkdirAll(out, 0o700); err != nil {
+		return paths, err
+	}
+	cfg := l.Mgmt.Config
+	mgmt := clientcmdapi.NewConfig()
+	mgmt.Clusters["lab"] = &clientcmdapi.Cluster{Server: cfg.Host, CertificateAuthorityData: cfg.CAData}
+	mgmt.AuthInfos["lab"] = &clientcmdapi.AuthInfo{ClientCertificateData: cfg.CertData, ClientKeyData: cfg.KeyData, Token: cfg.BearerToken}
+	mgmt.Contexts["lab"] = &clientcmdapi.Context{Cluster: "lab", AuthInfo: "lab"}
+	mgmt.CurrentContext = "lab"
+	paths[0] = filepath.Join(out, "management.kubeconfig")
+	if err := clientcmd.WriteToFile(*mgmt, paths[0]); err != nil {
+		return paths, err
+	}
+	secret := &corev1.Secret{}
+	if err := l.Mgmt.Client.Get(ctx, client.ObjectKey{Namespace: o.Namespace, Name: o.Name + "-kubeconfig"}, secret); err != nil {
+		return paths, fmt.Errorf("reading the workload kubeconfig Secret: %w", err)
+	}
+	paths[1] = filepath.Join(out, o.Name+".kubeconfig")
+	return paths, os.WriteFile(paths[1], secret.Data["value"], 0o600)
+}
+
+// progress shows snapshots: a table redrawn in place on a terminal, else a line per change.
+type progress struct {
+	w        io.Writer
+	terminal bool
+	lines    int
+	seen     map[string]bool
+}
+
+func newProgress(f *os.File) *progress {
+	return &progress{w: f, terminal: term.IsTerminal(int(f.Fd())), seen: map[string]bool{}}
+}
+
+func (p *progress) update(s lab.Snapshot) {
+	if p.terminal {
+		if p.lines > 0 {
+			fmt.Fprintf(p.w, "\x1b[%dA\x1b[J", p.lines)
+		}
+		width := 160
+		for _, line := range s.Lines {
+			if len(line) > width {
+				line = line[:width-1] + "…"
+			}
+			fmt.Fprintln(p.w, line)
+		}
+		p.lines = len(s.Lines)
+		return
+	}
+	for _, line := range s.Lines {
+		if !p.seen[line] {
+			p.seen[line] = true
+			fmt.Fprintf(p.w, "%s %s\n", time.Now().Format("15:04:05.000"), strings.TrimSpace(line))
+		}
+	}
+}
+
+func ctrlObjectMeta(name string) metav1.ObjectMeta { return metav1.ObjectMeta{Name: name} }

@@ -1,0 +1,284 @@
+/*
+Copyright 2026 The cluster-api-provider-openshift-assisted Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package system
+
+import (
+	"fmt"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	configv1 "github.com/openshift/api/config/v1"
+	hiveextv1beta1 "github.com/openshift/assisted-service/api/hiveextension/v1beta1"
+	aiv1beta1 "github.com/openshift/assisted-service/api/v1beta1"
+	hivev1 "github.com/openshift/hive/apis/hive/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/tools/clientcmd"
+	"k8s.io/utils/ptr"
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	bootstrapv1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/bootstrap/api/v1alpha2"
+	controlplanev1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/controlplane/api/v1alpha3"
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/lab"
+)
+
+// startLab starts a lab for the specs of one container and stops it after them.
+func startLab() *lab.Lab {
+	l, err := lab.Start(ctx, lab.Options{})
+	Expect(err).NotTo(HaveOccurred())
+	DeferCleanup(func() { Expect(l.Stop()).To(Succeed()) })
+	return l
+}
+
+// reportOnFailure prints, when a spec fails, what a person would look at first: every object of
+// the namespace with why it waits.
+func reportOnFailure(l *lab.Lab, ns string) {
+	DeferCleanup(func() {
+		if CurrentSpecReport().Failed() {
+			s, err := l.Snapshot(ctx, ns)
+			AddReportEntry("lab state", fmt.Sprintf("%s\n(snapshot error: %v, manager errors: %v)", s, err, l.Err()))
+		}
+	})
+}
+
+func controlPlane(l *lab.Lab, ns, name string) func(Gomega) *controlplanev1.OpenshiftAssistedControlPlane {
+	return func(g Gomega) *controlplanev1.OpenshiftAssistedControlPlane {
+		cp := &controlplanev1.OpenshiftAssistedControlPlane{}
+		g.Expect(l.Mgmt.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, cp)).To(Succeed())
+		return cp
+	}
+}
+
+func conditionTrue(conds []metav1.Condition, t string) bool {
+	for _, c := range conds {
+		if c.Type == t {
+			return c.Status == "True"
+		}
+	}
+	return false
+}
+
+// expectAvailable waits until the control plane is available with want ready replicas, the
+// Cluster reports it initialized, and the kubeconfig Secret reaches the workload cluster, whose
+// Nodes are returned.
+func expectAvailable(l *lab.Lab, ns, name string, controlPlanes, nodes int) {
+	Eventually(func(g Gomega) {
+		cp := controlPlane(l, ns, name)(g)
+		g.Expect(conditionTrue(cp.Status.Conditions, "Available")).To(BeTrue(), "control plane not Available")
+		g.Expect(cp.Status.ReadyReplicas).To(HaveValue(BeEquivalentTo(controlPlanes)))
+		cluster := &clusterv1.Cluster{}
+		g.Expect(l.Mgmt.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, cluster)).To(Succeed())
+		g.Expect(cluster.Status.Initialization.ControlPlaneInitialized).To(Equal(ptr.To(true)))
+		g.Expect(workloadNodes(g, l, ns, name)).To(HaveLen(nodes))
+	}, timeout, interval).Should(Succeed())
+}
+
+// workloadNodes lists the workload cluster's Nodes through the kubeconfig the control plane wrote.
+func workloadNodes(g Gomega, l *lab.Lab, ns, name string) []string {
+	secret := &corev1.Secret{}
+	g.Expect(l.Mgmt.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: name + "-kubeconfig"}, secret)).To(Succeed())
+	g.Expect(secret.Type).To(Equal(clusterv1.ClusterSecretType))
+	cfg, err := clientcmd.RESTConfigFromKubeConfig(secret.Data["value"])
+	g.Expect(err).NotTo(HaveOccurred())
+	c, err := client.New(cfg, client.Options{Scheme: l.Workload.Scheme})
+	g.Expect(err).NotTo(HaveOccurred())
+	nodes := &corev1.NodeList{}
+	g.Expect(c.List(ctx, nodes)).To(Succeed())
+	names := []string{}
+	for _, n := range nodes.Items {
+		if n.DeletionTimestamp == nil {
+			names = append(names, n.Name)
+		}
+	}
+	return names
+}
+
+func machines(g Gomega, l *lab.Lab, ns string, labels client.MatchingLabels) []clusterv1.Machine {
+	list := &clusterv1.MachineList{}
+	g.Expect(l.Mgmt.Client.List(ctx, list, client.InNamespace(ns), labels)).To(Succeed())
+	return list.Items
+}
+
+func runningMachines(g Gomega, l *lab.Lab, ns string, labels client.MatchingLabels) int {
+	n := 0
+	for _, m := range machines(g, l, ns, labels) {
+		if m.Status.Phase == string(clusterv1.MachinePhaseRunning) && m.DeletionTimestamp == nil {
+			n++
+		}
+	}
+	return n
+}
+
+var _ = Describe("Single-node OpenShift", func() {
+	It("installs on one host and hands out a working kubeconfig", func() {
+		l := startLab()
+		ns, err := l.Mgmt.CreateNamespace(ctx, "sno")
+		Expect(err).NotTo(HaveOccurred())
+		reportOnFailure(l, ns)
+		_, err = l.AddHosts(ctx, ns, "sno", 1)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(l.CreateCluster(ctx, lab.ClusterOptions{Namespace: ns, Name: "sno", ControlPlanes: 1, Version: "4.17.3"})).To(Succeed())
+		expectAvailable(l, ns, "sno", 1, 1)
+
+		aci := &hiveextv1beta1.AgentClusterInstall{}
+		Expect(l.Mgmt.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "sno"}, aci)).To(Succeed())
+		Expect(aci.Spec.ProvisionRequirements.ControlPlaneAgents).To(Equal(1))
+		Expect(aci.Spec.ProvisionRequirements.WorkerAgents).To(Equal(0))
+		Expect(aci.Spec.PlatformType).To(Equal(hiveextv1beta1.NonePlatformType))
+	})
+})
+
+var _ = Describe("A cluster of 3 control-plane nodes and 2 workers", Ordered, func() {
+	var (
+		l  *lab.Lab
+		ns string
+	)
+	const name = "prod"
+	workers := client.MatchingLabels{clusterv1.MachineDeploymentNameLabel: name + "-workers"}
+
+	BeforeAll(func() {
+		l = startLab()
+		var err error
+		ns, err = l.Mgmt.CreateNamespace(ctx, "prod")
+		Expect(err).NotTo(HaveOccurred())
+		_, err = l.AddHosts(ctx, ns, "host", 5)
+		Expect(err).NotTo(HaveOccurred())
+	})
+	BeforeEach(func() { reportOnFailure(l, ns) })
+
+	It("installs to Available", func() {
+		Expect(l.CreateCluster(ctx, lab.ClusterOptions{Namespace: ns, Name: name, ControlPlanes: 3, Workers: 2, Version: "4.17.3"})).To(Succeed())
+		expectAvailable(l, ns, name, 3, 5)
+		aci := &hiveextv1beta1.AgentClusterInstall{}
+		Expect(l.Mgmt.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, aci)).To(Succeed())
+		Expect(aci.Spec.ProvisionRequirements.ControlPlaneAgents).To(Equal(3))
+		Expect(aci.Spec.ProvisionRequirements.WorkerAgents).To(Equal(2))
+	})
+
+	It("scales the workers from 2 to 4 as day-2 hosts, and back to 1", func() {
+		_, err := l.AddHosts(ctx, ns, "day2", 2)
+		Expect(err).NotTo(HaveOccurred())
+		scaleMachineDeployment(l, ns, name+"-workers", 4)
+		Eventually(func(g Gomega) {
+			g.Expect(runningMachines(g, l, ns, workers)).To(Equal(4))
+			g.Expect(workloadNodes(g, l, ns, name)).To(HaveLen(7))
+		}, timeout, interval).Should(Succeed())
+		agents := &aiv1beta1.AgentList{}
+		Expect(l.Mgmt.Client.List(ctx, agents, client.InNamespace(ns))).To(Succeed())
+		day2 := 0
+		for _, a := range agents.Items {
+			if a.Status.DebugInfo.State == "added-to-existing-cluster" {
+				day2++
+			}
+		}
+		Expect(day2).To(Equal(2), "the two new workers install as day-2 hosts")
+
+		scaleMachineDeployment(l, ns, name+"-workers", 1)
+		Eventually(func(g Gomega) {
+			g.Expect(machines(g, l, ns, workers)).To(HaveLen(1))
+			g.Expect(runningMachines(g, l, ns, workers)).To(Equal(1))
+		}, timeout, interval).Should(Succeed())
+	})
+
+	It("upgrades the distribution version through the workload cluster's ClusterVersion", func() {
+		cp := controlPlane(l, ns, name)(Default)
+		cp.Spec.DistributionVersion = "4.17.5"
+		Expect(l.Mgmt.Client.Update(ctx, cp)).To(Succeed())
+		Eventually(func(g Gomega) {
+			cv := &configv1.ClusterVersion{}
+			g.Expect(l.Workload.Client.Get(ctx, types.NamespacedName{Name: "version"}, cv)).To(Succeed())
+			g.Expect(cv.Spec.DesiredUpdate).NotTo(BeNil())
+			g.Expect(cv.Spec.DesiredUpdate.Version).To(Equal("4.17.5"))
+			g.Expect(cv.Status.History).NotTo(BeEmpty())
+			g.Expect(cv.Status.History[0].Version).To(Equal("4.17.5"))
+			g.Expect(cv.Status.History[0].State).To(Equal(configv1.CompletedUpdate))
+			cp := controlPlane(l, ns, name)(g)
+			g.Expect(cp.Status.DistributionVersion).To(Equal("4.17.5"))
+			g.Expect(cp.Status.Version).To(Equal("v1.30.6"))
+		}, timeout, interval).Should(Succeed())
+	})
+
+	It("leaves nothing behind when the Cluster is deleted", func() {
+		cluster := &clusterv1.Cluster{}
+		Expect(l.Mgmt.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, cluster)).To(Succeed())
+		Expect(l.Mgmt.Client.Delete(ctx, cluster)).To(Succeed())
+		Eventually(func(g Gomega) {
+			c := l.Mgmt.Client
+			for _, list := range []client.ObjectList{
+				&clusterv1.ClusterList{}, &clusterv1.MachineList{}, &controlplanev1.OpenshiftAssistedControlPlaneList{},
+				&bootstrapv1.OpenshiftAssistedConfigList{}, &aiv1beta1.InfraEnvList{}, &hivev1.ClusterDeploymentList{},
+				&hiveextv1beta1.AgentClusterInstallList{},
+			} {
+				g.Expect(c.List(ctx, list, client.InNamespace(ns))).To(Succeed())
+				g.Expect(meta.LenList(list)).To(BeZero(), "%T left behind", list)
+			}
+			agents := &aiv1beta1.AgentList{}
+			g.Expect(c.List(ctx, agents, client.InNamespace(ns))).To(Succeed())
+			for _, a := range agents.Items {
+				g.Expect(a.Spec.ClusterDeploymentName).To(BeNil(), "Agent %s still bound", a.Name)
+			}
+			secrets := &corev1.SecretList{}
+			g.Expect(c.List(ctx, secrets, client.InNamespace(ns), client.MatchingLabels{clusterv1.ClusterNameLabel: name})).To(Succeed())
+			for _, s := range secrets.Items {
+				g.Expect(s.Name).To(Equal(name+"-pull-secret"), "Secret %s left behind", s.Name)
+			}
+		}, timeout, interval).Should(Succeed())
+	})
+})
+
+// scaleMachineDeployment sets the replicas of a MachineDeployment.
+func scaleMachineDeployment(l *lab.Lab, ns, name string, replicas int32) {
+	Eventually(func() error {
+		md := &clusterv1.MachineDeployment{}
+		if err := l.Mgmt.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, md); err != nil {
+			return err
+		}
+		md.Spec.Replicas = ptr.To(replicas)
+		return l.Mgmt.Client.Update(ctx, md)
+	}, 30*time.Second, interval).Should(Succeed())
+}
+
+var _ = Describe("An installation that fails", func() {
+	It("surfaces assisted-service's error on the control plane and the Cluster", func() {
+		l := startLab()
+		ns, err := l.Mgmt.CreateNamespace(ctx, "fail")
+		Expect(err).NotTo(HaveOccurred())
+		reportOnFailure(l, ns)
+		_, err = l.AddHosts(ctx, ns, "fail", 1)
+		Expect(err).NotTo(HaveOccurred())
+		l.Assisted.FailInstall(ctx, types.NamespacedName{Namespace: ns, Name: "broken"}, true)
+		Expect(l.CreateCluster(ctx, lab.ClusterOptions{Namespace: ns, Name: "broken", ControlPlanes: 1, Version: "4.17.3"})).To(Succeed())
+
+		Eventually(func(g Gomega) {
+			cp := controlPlane(l, ns, "broken")(g)
+			available := meta.FindStatusCondition(cp.Status.Conditions, "Available")
+			g.Expect(available).NotTo(BeNil())
+			g.Expect(available.Status).To(Equal(metav1.ConditionFalse))
+			g.Expect(available.Message).To(ContainSubstring("installation error"))
+			cluster := &clusterv1.Cluster{}
+			g.Expect(l.Mgmt.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "broken"}, cluster)).To(Succeed())
+			cpAvailable := meta.FindStatusCondition(cluster.Status.Conditions, clusterv1.ClusterControlPlaneAvailableCondition)
+			g.Expect(cpAvailable).NotTo(BeNil())
+			g.Expect(cpAvailable.Status).To(Equal(metav1.ConditionFalse))
+			g.Expect(cpAvailable.Message).To(ContainSubstring("installation error"))
+		}, timeout, interval).Should(Succeed())
+	})
+})
