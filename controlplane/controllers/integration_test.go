@@ -51,7 +51,7 @@ func expectInstalled(ctx context.Context, t *testing.T, f *fixture, wantReplicas
 		g.Expect(conditions.IsTrue(o, controlplanev1.KubeconfigAvailableCondition)).To(BeTrue())
 		g.Expect(o.Status.Initialization.ControlPlaneInitialized).To(Equal(ptr.To(true)))
 		g.Expect(o.Status.DistributionVersion).To(Equal("4.17.3"))
-		g.Expect(o.Status.Version).To(Equal("1.30.4"))
+		g.Expect(o.Status.Version).To(Equal("v1.30.4"))
 		g.Expect(o.Status.Replicas).To(Equal(ptr.To(wantReplicas)))
 		g.Expect(o.Status.Selector).To(ContainSubstring(clusterv1.MachineControlPlaneNameLabel + "=" + f.oacp.Name))
 	}, timeout, interval).Should(Succeed())
@@ -99,7 +99,7 @@ func TestInstallSingleNode(t *testing.T) {
 		g.Expect(ms).To(HaveLen(1))
 		machine = ms[0]
 	}, timeout, interval).Should(Succeed())
-	g.Expect(machine.Spec.Version).To(Equal("1.30.4"), "the Machine carries the release's Kubernetes version")
+	g.Expect(machine.Spec.Version).To(Equal("v1.30.4"), "the Machine carries the release's Kubernetes version")
 	g.Expect(machine.Labels).To(HaveKeyWithValue(clusterv1.MachineControlPlaneLabel, ""))
 	g.Expect(machine.Spec.Bootstrap.ConfigRef).To(Equal(clusterv1.ContractVersionedObjectReference{
 		APIGroup: "bootstrap.cluster.x-k8s.io", Kind: "OpenshiftAssistedConfig", Name: machine.Name}))
@@ -259,7 +259,7 @@ func TestUpgradeAndRefusedDowngrade(t *testing.T) {
 	g.Eventually(func(g Gomega) {
 		o := f.getOACP(ctx, g)
 		g.Expect(o.Status.DistributionVersion).To(Equal("4.18.0"))
-		g.Expect(o.Status.Version).To(Equal("1.31.2"))
+		g.Expect(o.Status.Version).To(Equal("v1.31.2"))
 		g.Expect(o.Status.UpToDateReplicas).To(Equal(ptr.To[int32](1)))
 		g.Expect(conditions.IsFalse(o, controlplanev1.UpgradingCondition)).To(BeTrue())
 		g.Expect(conditions.GetReason(o, controlplanev1.UpgradingCondition)).To(Equal(controlplanev1.NotUpgradingReason))

@@ -75,7 +75,8 @@ type Info struct {
 	Digest string
 	// DigestImage is the release image pinned by digest (<repository>@<digest>).
 	DigestImage string
-	// KubernetesVersion is the Kubernetes version of the release, for example 1.30.4.
+	// KubernetesVersion is the Kubernetes version of the release as Cluster API writes versions,
+	// with a leading v: for example v1.30.4.
 	KubernetesVersion string
 }
 
@@ -233,7 +234,8 @@ func fileInLayer(layer v1.Layer, want string) ([]byte, bool, error) {
 
 // KubernetesVersionFromImageReferences returns the Kubernetes version named by the
 // io.openshift.build.versions annotation of the hyperkube (or kube-apiserver) tag of an
-// image-references ImageStream.
+// image-references ImageStream, with a leading v (v1.30.4), the form Cluster API uses in
+// Machine.spec.version and a control plane's status.version.
 func KubernetesVersionFromImageReferences(data []byte) (string, error) {
 	is := &imagev1.ImageStream{}
 	if err := json.Unmarshal(data, is); err != nil {
@@ -247,7 +249,7 @@ func KubernetesVersionFromImageReferences(data []byte) (string, error) {
 			for _, pair := range strings.Split(tag.Annotations[BuildVersionsAnnotation], ",") {
 				k, v, ok := strings.Cut(strings.TrimSpace(pair), "=")
 				if ok && k == "kubernetes" && v != "" {
-					return strings.TrimPrefix(v, "v"), nil
+					return "v" + strings.TrimPrefix(v, "v"), nil
 				}
 			}
 		}

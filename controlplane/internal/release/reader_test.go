@@ -56,8 +56,8 @@ func TestReaderReadsKubernetesVersionFromRegistry(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if info.KubernetesVersion != "1.30.4" {
-		t.Errorf("KubernetesVersion = %q, want 1.30.4", info.KubernetesVersion)
+	if info.KubernetesVersion != "v1.30.4" {
+		t.Errorf("KubernetesVersion = %q, want v1.30.4", info.KubernetesVersion)
 	}
 	if info.Digest != wantDigest.String() {
 		t.Errorf("Digest = %q, want %q", info.Digest, wantDigest)
