@@ -114,7 +114,7 @@ func TestInstallSingleNode(t *testing.T) {
 		c := conditions.Get(f.getOACP(ctx, g), controlplanev1.ReleaseImageResolvedCondition)
 		g.Expect(c).NotTo(BeNil())
 		g.Expect(c.Status).To(Equal(metav1.ConditionTrue))
-		g.Expect(c.Message).To(ContainSubstring("carries Kubernetes 1.30.4"))
+		g.Expect(c.Message).To(ContainSubstring("carries Kubernetes v1.30.4"))
 	}, timeout, interval).Should(Succeed())
 
 	f.simulateInstall(ctx, t)
