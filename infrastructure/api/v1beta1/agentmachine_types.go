@@ -21,6 +21,10 @@ import (
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 )
 
+// AgentClaimedByLabel is set on an Agent claimed by an AgentMachine; its value is the
+// AgentMachine's UID, which is unique across namespaces. An Agent without it is not claimed.
+const AgentClaimedByLabel = "capi-provider.agent-install.openshift.io/claimed-by"
+
 // AgentReference names an assisted-service Agent.
 type AgentReference struct {
 	// name of the Agent.

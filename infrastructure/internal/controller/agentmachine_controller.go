@@ -463,6 +463,9 @@ func newAgentRequest(am *infrav1.AgentMachine, machine *clusterv1.Machine, cd *a
 		clusterDeployment: cd.Namespace + "/" + cd.Name,
 		key:               string(am.UID),
 	}
+	if ref := machine.Spec.Bootstrap.ConfigRef; ref.Kind == bootstrapConfigKind && ref.APIGroup == bootstrapConfigGroup {
+		req.bootstrapConfig = machine.Namespace + "/" + ref.Name
+	}
 	if am.Spec.AgentLabelSelector != nil {
 		sel, err := metav1.LabelSelectorAsSelector(am.Spec.AgentLabelSelector)
 		if err != nil {

@@ -25,12 +25,14 @@ import (
 	aiv1beta1 "github.com/openshift/assisted-service/api/v1beta1"
 	conditionsv1 "github.com/openshift/custom-resource-status/conditions/v1"
 	"k8s.io/apimachinery/pkg/labels"
+
+	infrav1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/infrastructure/api/v1beta1"
 )
 
 const (
 	// ClaimLabel is set on an Agent claimed by an AgentMachine; its value is the AgentMachine's
 	// UID, which is unique across namespaces (names are not).
-	ClaimLabel = "capi-provider.agent-install.openshift.io/claimed-by"
+	ClaimLabel = infrav1.AgentClaimedByLabel
 	// ClaimOwnerAnnotation names the claiming AgentMachine as <namespace>/<name>, for people and
 	// to map Agent events back to it.
 	ClaimOwnerAnnotation = "capi-provider.agent-install.openshift.io/agentmachine"
@@ -46,6 +48,13 @@ const (
 	// ArchitectureLabel on a Machine asks for hosts of this CPU architecture (Kubernetes names:
 	// amd64, arm64, ppc64le, s390x).
 	ArchitectureLabel = "kubernetes.io/arch"
+	// BootstrapConfigLabel is set by the bootstrap provider on the Agent it recognized and
+	// approved for one Machine: its value is that Machine's OpenshiftAssistedConfig, in the
+	// Agent's namespace. The role and hostname it set on the Agent are that Machine's.
+	BootstrapConfigLabel = "bootstrap.cluster.x-k8s.io/openshiftassistedconfig"
+	// bootstrapConfigKind and bootstrapConfigGroup name the bootstrap provider's config kind.
+	bootstrapConfigKind  = "OpenshiftAssistedConfig"
+	bootstrapConfigGroup = "bootstrap.cluster.x-k8s.io"
 )
 
 // agentUsable tells whether an Agent may be claimed at all: approved, connected, validated and
@@ -77,6 +86,10 @@ type agentRequest struct {
 	// clusterDeployment is <namespace>/<name> of the ClusterDeployment the Agent will bind to;
 	// an Agent already bound to another one is not a fit.
 	clusterDeployment string
+	// bootstrapConfig is <namespace>/<name> of the Machine's OpenshiftAssistedConfig, when its
+	// bootstrap is one: only the Agent that config prepared fits. Empty for other bootstraps,
+	// which take no Agent that a config prepared for a Machine.
+	bootstrapConfig string
 	// key breaks ties between equally good hosts (the AgentMachine's UID), spreading parallel
 	// claims over different Agents.
 	key string
@@ -90,6 +103,11 @@ func (r agentRequest) mismatch(agent *aiv1beta1.Agent) string {
 	if cd := agent.Spec.ClusterDeploymentName; cd != nil && cd.Name != "" &&
 		cd.Namespace+"/"+cd.Name != r.clusterDeployment {
 		return "bound to another cluster"
+	}
+	if config, ok := agent.Labels[BootstrapConfigLabel]; ok && agent.Namespace+"/"+config != r.bootstrapConfig {
+		return "prepared for another Machine"
+	} else if !ok && r.bootstrapConfig != "" {
+		return "not prepared by this Machine's OpenshiftAssistedConfig"
 	}
 	if r.selector != nil && !r.selector.Matches(labels.Set(agent.Labels)) {
 		return "not matching agentLabelSelector"

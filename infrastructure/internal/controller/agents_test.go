@@ -80,11 +80,35 @@ func TestAgentRequestMismatch(t *testing.T) {
 		{"selector", []agentOpt{withLabel("rack", "r2")}, "not matching agentLabelSelector"},
 		{"failure domain", []agentOpt{withLabel(FailureDomainLabel, "fd2")}, "in another failure domain"},
 		{"architecture", []agentOpt{func(a *aiv1beta1.Agent) { a.Status.Inventory.Cpu.Architecture = "aarch64" }}, "of another CPU architecture"},
+		{"prepared by a bootstrap config", []agentOpt{withLabel(BootstrapConfigLabel, "m1")}, "prepared for another Machine"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			g := NewWithT(t)
 			g.Expect(req.mismatch(testAgent("a", append(append([]agentOpt{}, fits...), tt.opts...)...))).To(Equal(tt.want))
+		})
+	}
+}
+
+// A Machine bootstrapped by an OpenshiftAssistedConfig takes only the Agent that config
+// recognized and approved (with that Machine's role and hostname), never another Machine's.
+func TestAgentRequestBootstrapConfig(t *testing.T) {
+	req := agentRequest{clusterDeployment: "ns/cd", bootstrapConfig: "agents/m1"}
+	tests := []struct {
+		name string
+		opts []agentOpt
+		want string
+	}{
+		{"prepared for this Machine", []agentOpt{withLabel(BootstrapConfigLabel, "m1")}, ""},
+		{"prepared for another Machine", []agentOpt{withLabel(BootstrapConfigLabel, "m2")}, "prepared for another Machine"},
+		{"same config name in another namespace", []agentOpt{withLabel(BootstrapConfigLabel, "m1"),
+			func(a *aiv1beta1.Agent) { a.Namespace = "other" }}, "prepared for another Machine"},
+		{"approved by hand", nil, "not prepared by this Machine's OpenshiftAssistedConfig"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			g := NewWithT(t)
+			g.Expect(req.mismatch(testAgent("a", tt.opts...))).To(Equal(tt.want))
 		})
 	}
 }
