@@ -174,6 +174,7 @@ func (s *Simulator) reconcileAgent(ctx context.Context, req ctrl.Request) (ctrl.
 	}
 	if !a.DeletionTimestamp.IsZero() {
 		s.timer.Forget(a.UID)
+		s.forgetHost(req.NamespacedName)
 		return ctrl.Result{}, removeFinalizer(ctx, s.Client, a, AgentFinalizer)
 	}
 	before := a.DeepCopy()

@@ -340,6 +340,18 @@ func (s *Simulator) installSet(key types.NamespacedName) map[types.NamespacedNam
 	return out
 }
 
+// forgetHost drops a host that deregistered or registered anew from the installations it was
+// part of: when it comes back, it is a new host of the cluster (a day-2 host once installed).
+func (s *Simulator) forgetHost(agent types.NamespacedName) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, set := range s.installSets {
+		delete(set, agent)
+	}
+	delete(s.roles, agent)
+	delete(s.bootstrap, agent)
+}
+
 func (s *Simulator) forgetInstallSet(key types.NamespacedName) {
 	s.mu.Lock()
 	defer s.mu.Unlock()

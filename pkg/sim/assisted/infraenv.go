@@ -144,15 +144,15 @@ func (s *Simulator) Booted(ctx context.Context, b inventory.Boot) error {
 	case err != nil:
 		return fmt.Errorf("reading the Agent of host %s: %w", b.Host.Name, err)
 	}
+	if !agent.DeletionTimestamp.IsZero() {
+		// Its previous registration is still being removed: the agent retries until it is gone.
+		return fmt.Errorf("host %s cannot register yet: its previous Agent %s is being deregistered", b.Host.Name, key)
+	}
 	if agent.Labels[aiv1beta1.InfraEnvNameLabel] != ie.Name {
-		base := agent.DeepCopy()
-		if agent.Labels == nil {
-			agent.Labels = map[string]string{}
+		if err := s.reregister(ctx, agent, ie); err != nil {
+			return fmt.Errorf("registering host %s through InfraEnv %s: %w", b.Host.Name, ie.Name, err)
 		}
-		agent.Labels[aiv1beta1.InfraEnvNameLabel] = ie.Name
-		if err := s.Client.Patch(ctx, agent, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{})); err != nil {
-			return fmt.Errorf("relabelling the Agent of host %s: %w", b.Host.Name, err)
-		}
+		ctrl.LoggerFrom(ctx).Info("Host registered anew", "agent", key.String(), "infraEnv", ie.Name, "host", b.Host.Name)
 	}
 	if !wasRunning {
 		s.agentsCh <- event.GenericEvent{Object: agent}
@@ -234,6 +234,32 @@ func (s *Simulator) deregisterHosts(ctx context.Context, ie *aiv1beta1.InfraEnv)
 			return fmt.Errorf("deregistering Agent %s: %w", a.Name, err)
 		}
 		ctrl.LoggerFrom(ctx).Info("Host deregistered with its InfraEnv", "agent", a.Name, "infraEnv", ie.Name)
+	}
+	return nil
+}
+
+// reregister makes agent the registration of its host through InfraEnv ie, as assisted-service
+// does when a host boots another InfraEnv's discovery image: a new host, unapproved, with no role
+// or hostname set, bound to ie's cluster, whose state machine starts over at discovering and which
+// is not part of any earlier installation.
+func (s *Simulator) reregister(ctx context.Context, agent *aiv1beta1.Agent, ie *aiv1beta1.InfraEnv) error {
+	base := agent.DeepCopy()
+	if agent.Labels == nil {
+		agent.Labels = map[string]string{}
+	}
+	agent.Labels[aiv1beta1.InfraEnvNameLabel] = ie.Name
+	agent.Spec = aiv1beta1.AgentSpec{}
+	if ref := ie.Spec.ClusterRef; ref != nil {
+		agent.Spec.ClusterDeploymentName = &aiv1beta1.ClusterReference{Name: ref.Name, Namespace: ref.Namespace}
+	}
+	if err := s.Client.Patch(ctx, agent, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{})); err != nil {
+		return fmt.Errorf("relabelling Agent %s: %w", agent.Name, err)
+	}
+	s.forgetHost(client.ObjectKeyFromObject(agent))
+	s.timer.Forget(agent.UID)
+	agent.Status = aiv1beta1.AgentStatus{}
+	if err := s.Client.Status().Update(ctx, agent); err != nil {
+		return fmt.Errorf("resetting the status of Agent %s: %w", agent.Name, err)
 	}
 	return nil
 }

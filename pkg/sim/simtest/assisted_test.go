@@ -32,6 +32,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/sim/assisted"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/sim/cvo"
@@ -378,4 +379,55 @@ func TestLateBinding(t *testing.T) {
 		g.Expect(c.Message).To(ContainSubstring("ClusterDeployment " + ns + "/missing not found"))
 		g.Expect(a.Status.DebugInfo.State).To(Equal(models.HostStatusKnownUnbound))
 	}, timeout).Should(Succeed())
+}
+
+// TestReregistration: a host that boots another InfraEnv's discovery image registers anew, as with
+// assisted-service: unapproved, with no role, bound to that InfraEnv's cluster, starting over at
+// discovering. While its previous Agent is being deleted, it cannot register.
+func TestReregistration(t *testing.T) {
+	g := NewWithT(t)
+	ns := newNamespace(t, "rereg")
+	host := inventory.Generate("rereg-"+ns, 1, inventory.GenerateOptions{})[0]
+	inv.Add(host)
+	cd, _ := createCluster(g, ns, "rereg", 1, 0)
+	first := createInfraEnv(t, g, ns, "first", nil)
+	second := createInfraEnv(t, g, ns, "second", &aiv1beta1.ClusterReference{Name: cd.Name, Namespace: ns})
+	bootHosts(g, first, []*inventory.Host{host})
+	approve(g, ns, []*inventory.Host{host}, models.HostRoleWorker)
+	g.Eventually(func(g Gomega) {
+		g.Expect(agentOf(g, ns, host).Status.DebugInfo.State).To(Equal(models.HostStatusKnownUnbound))
+	}, timeout).Should(Succeed())
+
+	bootHosts(g, second, []*inventory.Host{host})
+	a := agentOf(g, ns, host)
+	g.Expect(a.Labels).To(HaveKeyWithValue(aiv1beta1.InfraEnvNameLabel, "second"))
+	g.Expect(a.Spec.Approved).To(BeFalse(), "a new registration is not approved")
+	g.Expect(string(a.Spec.Role)).To(BeEmpty())
+	g.Expect(a.Spec.ClusterDeploymentName).To(Equal(&aiv1beta1.ClusterReference{Name: cd.Name, Namespace: ns}))
+	g.Eventually(func(g Gomega) {
+		g.Expect(agentOf(g, ns, host).Status.DebugInfo.State).To(Equal(models.HostStatusKnown))
+	}, timeout).Should(Succeed())
+
+	// Deleting the InfraEnv deregisters the host; until its Agent is gone (held here by a
+	// finalizer of the test's) it cannot register again.
+	const hold = "simtest.example.com/hold"
+	a = agentOf(g, ns, host)
+	base := a.DeepCopy()
+	controllerutil.AddFinalizer(a, hold)
+	g.Expect(mgmt.Client.Patch(ctx, a, client.MergeFrom(base))).To(Succeed())
+	g.Expect(mgmt.Client.Delete(ctx, second)).To(Succeed())
+	g.Eventually(func(g Gomega) {
+		g.Expect(agentOf(g, ns, host).DeletionTimestamp.IsZero()).To(BeFalse())
+	}, timeout).Should(Succeed())
+	g.Expect(sim.Booted(ctx, inventory.Boot{Host: host, ISOURL: first.Status.ISODownloadURL})).
+		To(MatchError(ContainSubstring("is being deregistered")))
+	a = agentOf(g, ns, host)
+	base = a.DeepCopy()
+	controllerutil.RemoveFinalizer(a, hold)
+	g.Expect(mgmt.Client.Patch(ctx, a, client.MergeFrom(base))).To(Succeed())
+	g.Eventually(func() bool {
+		return apierrors.IsNotFound(mgmt.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: host.SystemUUID}, &aiv1beta1.Agent{}))
+	}, timeout).Should(BeTrue())
+	bootHosts(g, first, []*inventory.Host{host})
+	g.Expect(agentOf(g, ns, host).Labels).To(HaveKeyWithValue(aiv1beta1.InfraEnvNameLabel, "first"))
 }
