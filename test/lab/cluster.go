@@ -19,30 +19,51 @@ package lab
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
 
-	capm3v1 "github.com/metal3-io/cluster-api-provider-metal3/api/v1beta2"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+	"sigs.k8s.io/cluster-api/cmd/clusterctl/client/yamlprocessor"
+	utilyaml "sigs.k8s.io/cluster-api/util/yaml"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	bootstrapv1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/bootstrap/api/v1alpha2"
 	controlplanev1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/controlplane/api/v1alpha3"
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/testenv"
 )
 
-// ClusterOptions describe a Metal3-backed OpenShift cluster, as a user would apply it.
+// Infrastructure is what a cluster's hosts are.
+type Infrastructure string
+
+const (
+	// Metal3 hosts are BareMetalHosts that CAPM3 provisions with the discovery ISO.
+	Metal3 Infrastructure = "metal3"
+	// Agent hosts are booted from the discovery ISO by a person (see AddSelfBootedHosts); the
+	// infrastructure provider's AgentMachines claim their Agents.
+	Agent Infrastructure = "agent"
+)
+
+// ClusterOptions describe an OpenShift cluster, as a user would generate it with
+// `clusterctl generate cluster` from this repository's templates.
 type ClusterOptions struct {
 	Namespace, Name string
-	// ControlPlanes is the number of control-plane nodes: 1 (single-node OpenShift), 3, 4 or 5.
+	// ControlPlanes is the number of control-plane nodes: 1 (single-node OpenShift, the sno
+	// flavor), 3, 4 or 5.
 	ControlPlanes int32
-	// Workers is the number of worker nodes, in a MachineDeployment.
+	// Workers is the number of worker nodes, in a MachineDeployment named <name>-worker.
 	Workers int32
 	// Version is the OpenShift version (distributionVersion).
 	Version string
 	// BaseDomain defaults to lab.example.com.
 	BaseDomain string
+	// Infrastructure defaults to Metal3.
+	Infrastructure Infrastructure
 }
 
 const (
@@ -50,120 +71,146 @@ const (
 	ingressVIP = "192.168.111.4"
 )
 
-// ClusterObjects returns the objects of the cluster o: what a user applies to get a cluster.
-func (l *Lab) ClusterObjects(o ClusterOptions) []client.Object {
+// Template returns the path of the cluster template (templates/) that o is generated from: the
+// sno flavor for one control-plane node, the agent flavor for self-booted hosts, the default
+// (Metal3) otherwise.
+func (o ClusterOptions) Template() (string, error) {
+	root, err := testenv.RepoRoot()
+	if err != nil {
+		return "", err
+	}
+	name := "cluster-template.yaml"
+	switch {
+	case o.Infrastructure == Agent:
+		name = "cluster-template-agent.yaml"
+	case o.Infrastructure != "" && o.Infrastructure != Metal3:
+		return "", fmt.Errorf("unknown infrastructure %q: use %s or %s", o.Infrastructure, Metal3, Agent)
+	case o.ControlPlanes == 1:
+		if o.Workers > 0 {
+			return "", fmt.Errorf("the sno flavor has no workers")
+		}
+		name = "cluster-template-sno.yaml"
+	}
+	return filepath.Join(root, "templates", name), nil
+}
+
+// variables are the template variables of o (docs/getting-started.md lists them).
+func (o ClusterOptions) variables() map[string]string {
+	return map[string]string{
+		"CLUSTER_NAME":                o.Name,
+		"NAMESPACE":                   o.Namespace,
+		"CONTROL_PLANE_MACHINE_COUNT": strconv.Itoa(int(o.ControlPlanes)),
+		"WORKER_MACHINE_COUNT":        strconv.Itoa(int(o.Workers)),
+		"OPENSHIFT_VERSION":           o.Version,
+		"BASE_DOMAIN":                 o.BaseDomain,
+		"API_VIP":                     apiVIP,
+		"INGRESS_VIP":                 ingressVIP,
+		"PULL_SECRET_NAME":            o.Name + "-pull-secret",
+		"SSH_AUTHORIZED_KEY":          "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOpenShiftLabKey lab@example.com",
+	}
+}
+
+// ClusterObjects returns the objects of the cluster o, rendered from the repository's cluster
+// template with clusterctl's own template processor, as `clusterctl generate cluster` renders
+// them, plus the pull secret a user creates first. Two things are added that a user's cluster
+// would get elsewhere: the control plane reads release images from the lab's registry (the
+// mirror annotation), and the MachineDeployment carries what Cluster API's defaulting webhook
+// writes (the lab runs no webhooks of Cluster API).
+func (l *Lab) ClusterObjects(o ClusterOptions) ([]client.Object, error) {
 	if o.BaseDomain == "" {
 		o.BaseDomain = "lab.example.com"
 	}
-	ns, name := o.Namespace, o.Name
-	meta := func(n string) metav1.ObjectMeta {
-		return metav1.ObjectMeta{Namespace: ns, Name: n, Labels: map[string]string{clusterv1.ClusterNameLabel: name}}
+	path, err := o.Template()
+	if err != nil {
+		return nil, err
 	}
-	pullSecret := name + "-pull-secret"
-	endpoint := capm3v1.APIEndpoint{Host: apiVIP, Port: 6443}
-	config := controlplanev1.OpenshiftAssistedControlPlaneConfigSpec{
-		BaseDomain:       o.BaseDomain,
-		PullSecretRef:    &corev1.LocalObjectReference{Name: pullSecret},
-		SSHAuthorizedKey: "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOpenShiftLabKey lab@example.com",
+	template, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("reading the cluster template: %w", err)
 	}
-	if o.ControlPlanes > 1 {
-		config.APIVIPs, config.IngressVIPs = []string{apiVIP}, []string{ingressVIP}
-	} else {
-		// Single-node OpenShift: the API is the node itself, found by name.
-		endpoint.Host = fmt.Sprintf("api.%s.%s", name, o.BaseDomain)
+	vars := o.variables()
+	rendered, err := yamlprocessor.NewSimpleProcessor().Process(template, func(k string) (string, error) {
+		if v, ok := vars[k]; ok {
+			return v, nil
+		}
+		return "", fmt.Errorf("variable %s is not set", k)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("rendering %s: %w", filepath.Base(path), err)
 	}
-	objs := []client.Object{
-		&corev1.Secret{
-			ObjectMeta: meta(pullSecret),
-			Type:       corev1.SecretTypeDockerConfigJson,
-			StringData: map[string]string{corev1.DockerConfigJsonKey: `{"auths":{"quay.io":{"auth":"bGFiOmxhYg=="}}}`},
-		},
-		&clusterv1.Cluster{
-			ObjectMeta: meta(name),
-			Spec: clusterv1.ClusterSpec{
-				ClusterNetwork: clusterv1.ClusterNetwork{
-					Pods:     clusterv1.NetworkRanges{CIDRBlocks: []string{"10.128.0.0/14"}},
-					Services: clusterv1.NetworkRanges{CIDRBlocks: []string{"172.30.0.0/16"}},
-				},
-				ControlPlaneRef: clusterv1.ContractVersionedObjectReference{
-					APIGroup: controlplanev1.GroupVersion.Group, Kind: "OpenshiftAssistedControlPlane", Name: name,
-				},
-				InfrastructureRef: clusterv1.ContractVersionedObjectReference{
-					APIGroup: capm3v1.GroupVersion.Group, Kind: "Metal3Cluster", Name: name,
-				},
+	items, err := utilyaml.ToUnstructured(rendered)
+	if err != nil {
+		return nil, fmt.Errorf("parsing %s: %w", filepath.Base(path), err)
+	}
+	scheme, err := Scheme()
+	if err != nil {
+		return nil, err
+	}
+	objs := []client.Object{&corev1.Secret{
+		TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Secret"},
+		ObjectMeta: metav1.ObjectMeta{Namespace: o.Namespace, Name: vars["PULL_SECRET_NAME"],
+			Labels: map[string]string{clusterv1.ClusterNameLabel: o.Name}},
+		Type:       corev1.SecretTypeDockerConfigJson,
+		StringData: map[string]string{corev1.DockerConfigJsonKey: `{"auths":{"quay.io":{"auth":"bGFiOmxhYg=="}}}`},
+	}}
+	for i := range items {
+		obj, err := typed(scheme, &items[i])
+		if err != nil {
+			return nil, err
+		}
+		switch obj := obj.(type) {
+		case *controlplanev1.OpenshiftAssistedControlPlane:
+			if obj.Annotations == nil {
+				obj.Annotations = map[string]string{}
+			}
+			obj.Annotations[controlplanev1.ReleaseImageRepositoryAnnotation] = l.Releases.Repository()
+		case *clusterv1.MachineDeployment:
+			defaultMachineDeployment(obj)
+		}
+		objs = append(objs, obj)
+	}
+	return objs, nil
+}
+
+// typed converts u into the Go type the scheme knows for its kind.
+func typed(scheme *runtime.Scheme, u *unstructured.Unstructured) (client.Object, error) {
+	ro, err := scheme.New(u.GroupVersionKind())
+	if err != nil {
+		return nil, fmt.Errorf("%s %s: %w", u.GetKind(), u.GetName(), err)
+	}
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, ro); err != nil {
+		return nil, fmt.Errorf("converting %s %s: %w", u.GetKind(), u.GetName(), err)
+	}
+	obj, ok := ro.(client.Object)
+	if !ok {
+		return nil, fmt.Errorf("%s is not an object", u.GetKind())
+	}
+	obj.GetObjectKind().SetGroupVersionKind(u.GroupVersionKind())
+	return obj, nil
+}
+
+// defaultMachineDeployment sets what Cluster API's MachineDeployment defaulting webhook sets.
+func defaultMachineDeployment(md *clusterv1.MachineDeployment) {
+	if md.Spec.Rollout.Strategy.Type == "" {
+		md.Spec.Rollout.Strategy = clusterv1.MachineDeploymentRolloutStrategy{
+			Type: clusterv1.RollingUpdateMachineDeploymentStrategyType,
+			RollingUpdate: clusterv1.MachineDeploymentRolloutStrategyRollingUpdate{
+				MaxSurge: ptr.To(intstr.FromInt32(1)), MaxUnavailable: ptr.To(intstr.FromInt32(0)),
 			},
-		},
-		&capm3v1.Metal3Cluster{ObjectMeta: meta(name), Spec: capm3v1.Metal3ClusterSpec{ControlPlaneEndpoint: endpoint}},
-		metal3MachineTemplate(meta(name + "-controlplane")),
-		&controlplanev1.OpenshiftAssistedControlPlane{
-			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name,
-				Labels:      map[string]string{clusterv1.ClusterNameLabel: name},
-				Annotations: map[string]string{controlplanev1.ReleaseImageRepositoryAnnotation: l.Releases.Repository()}},
-			Spec: controlplanev1.OpenshiftAssistedControlPlaneSpec{
-				DistributionVersion: o.Version,
-				Replicas:            ptr.To(o.ControlPlanes),
-				Config:              config,
-				MachineTemplate: controlplanev1.OpenshiftAssistedControlPlaneMachineTemplate{
-					InfrastructureRef: clusterv1.ContractVersionedObjectReference{
-						APIGroup: capm3v1.GroupVersion.Group, Kind: "Metal3MachineTemplate", Name: name + "-controlplane",
-					},
-				},
-			},
-		},
+		}
 	}
-	if o.Workers > 0 {
-		objs = append(objs,
-			metal3MachineTemplate(meta(name+"-workers")),
-			&bootstrapv1.OpenshiftAssistedConfigTemplate{ObjectMeta: meta(name + "-workers")},
-			&clusterv1.MachineDeployment{
-				ObjectMeta: meta(name + "-workers"),
-				Spec: clusterv1.MachineDeploymentSpec{
-					ClusterName: name,
-					Replicas:    ptr.To(o.Workers),
-					// What Cluster API's defaulting webhook writes (the lab runs no webhooks of Cluster API).
-					Rollout: clusterv1.MachineDeploymentRolloutSpec{Strategy: clusterv1.MachineDeploymentRolloutStrategy{
-						Type: clusterv1.RollingUpdateMachineDeploymentStrategyType,
-						RollingUpdate: clusterv1.MachineDeploymentRolloutStrategyRollingUpdate{
-							MaxSurge: ptr.To(intstr.FromInt32(1)), MaxUnavailable: ptr.To(intstr.FromInt32(0)),
-						},
-					}},
-					Selector: metav1.LabelSelector{MatchLabels: map[string]string{
-						clusterv1.ClusterNameLabel: name, clusterv1.MachineDeploymentNameLabel: name + "-workers",
-					}},
-					Template: clusterv1.MachineTemplateSpec{
-						ObjectMeta: clusterv1.ObjectMeta{Labels: map[string]string{
-							clusterv1.ClusterNameLabel: name, clusterv1.MachineDeploymentNameLabel: name + "-workers",
-						}},
-						Spec: clusterv1.MachineSpec{
-							ClusterName: name,
-							Bootstrap: clusterv1.Bootstrap{ConfigRef: clusterv1.ContractVersionedObjectReference{
-								APIGroup: bootstrapv1.GroupVersion.Group, Kind: "OpenshiftAssistedConfigTemplate", Name: name + "-workers",
-							}},
-							InfrastructureRef: clusterv1.ContractVersionedObjectReference{
-								APIGroup: capm3v1.GroupVersion.Group, Kind: "Metal3MachineTemplate", Name: name + "-workers",
-							},
-						},
-					},
-				},
-			})
-	}
-	return objs
 }
 
 // CreateCluster creates the objects of the cluster o.
 func (l *Lab) CreateCluster(ctx context.Context, o ClusterOptions) error {
-	for _, obj := range l.ClusterObjects(o) {
+	objs, err := l.ClusterObjects(o)
+	if err != nil {
+		return err
+	}
+	for _, obj := range objs {
 		if err := l.Mgmt.Client.Create(ctx, obj); err != nil {
-			return fmt.Errorf("creating %T %s: %w", obj, obj.GetName(), err)
+			return fmt.Errorf("creating %s %s: %w", obj.GetObjectKind().GroupVersionKind().Kind, obj.GetName(), err)
 		}
 	}
 	return nil
-}
-
-// metal3MachineTemplate is the template of Metal3Machines whose hosts boot the discovery ISO that
-// the bootstrap provider sets on each Metal3Machine: no image of its own, no disk cleaning.
-func metal3MachineTemplate(meta metav1.ObjectMeta) *capm3v1.Metal3MachineTemplate {
-	return &capm3v1.Metal3MachineTemplate{ObjectMeta: meta, Spec: capm3v1.Metal3MachineTemplateSpec{
-		Template: capm3v1.Metal3MachineTemplateResource{Spec: capm3v1.Metal3MachineSpec{AutomatedCleaningMode: "disabled"}},
-	}}
 }

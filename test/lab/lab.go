@@ -86,6 +86,7 @@ type Lab struct {
 	// Releases serves the OpenShift release images the control planes read.
 	Releases *release.Registry
 
+	selfBoot *selfBooter
 	cancel   context.CancelFunc
 	wg       sync.WaitGroup
 	errMu    sync.Mutex
@@ -197,6 +198,10 @@ func Start(ctx context.Context, o Options) (*Lab, error) {
 	}
 	if err := bmh.SetupWithManager(core, copts); err != nil {
 		return nil, fmt.Errorf("setting up the bare-metal simulator: %w", err)
+	}
+	l.selfBoot = &selfBooter{Hosts: l.Assisted}
+	if err := l.selfBoot.setupWithManager(core, copts); err != nil {
+		return nil, fmt.Errorf("setting up the self-booted hosts: %w", err)
 	}
 	workloadMgr, err := ctrl.NewManager(l.Workload.Config, ctrl.Options{Scheme: workloadScheme, Metrics: metricsserver.Options{BindAddress: "0"},
 		Controller: config.Controller{SkipNameValidation: ptr.To(true)}})

@@ -18,6 +18,7 @@ package system
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -26,9 +27,12 @@ import (
 	hiveextv1beta1 "github.com/openshift/assisted-service/api/hiveextension/v1beta1"
 	aiv1beta1 "github.com/openshift/assisted-service/api/v1beta1"
 	hivev1 "github.com/openshift/hive/apis/hive/v1"
+	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/utils/ptr"
@@ -37,6 +41,7 @@ import (
 
 	bootstrapv1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/bootstrap/api/v1alpha2"
 	controlplanev1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/controlplane/api/v1alpha3"
+	infrav1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/infrastructure/api/v1beta1"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/lab"
 )
 
@@ -152,7 +157,8 @@ var _ = Describe("A cluster of 3 control-plane nodes and 2 workers", Ordered, fu
 		ns string
 	)
 	const name = "prod"
-	workers := client.MatchingLabels{clusterv1.MachineDeploymentNameLabel: name + "-workers"}
+	workers := client.MatchingLabels{clusterv1.MachineDeploymentNameLabel: name + "-worker"}
+	controlPlanes := client.MatchingLabels{clusterv1.MachineControlPlaneLabel: ""}
 
 	BeforeAll(func() {
 		l = startLab()
@@ -176,7 +182,7 @@ var _ = Describe("A cluster of 3 control-plane nodes and 2 workers", Ordered, fu
 	It("scales the workers from 2 to 4 as day-2 hosts, and back to 1", func() {
 		_, err := l.AddHosts(ctx, ns, "day2", 2)
 		Expect(err).NotTo(HaveOccurred())
-		scaleMachineDeployment(l, ns, name+"-workers", 4)
+		scaleMachineDeployment(l, ns, name+"-worker", 4)
 		Eventually(func(g Gomega) {
 			g.Expect(runningMachines(g, l, ns, workers)).To(Equal(4))
 			g.Expect(workloadNodes(g, l, ns, name)).To(HaveLen(7))
@@ -191,10 +197,38 @@ var _ = Describe("A cluster of 3 control-plane nodes and 2 workers", Ordered, fu
 		}
 		Expect(day2).To(Equal(2), "the two new workers install as day-2 hosts")
 
-		scaleMachineDeployment(l, ns, name+"-workers", 1)
+		scaleMachineDeployment(l, ns, name+"-worker", 1)
 		Eventually(func(g Gomega) {
 			g.Expect(machines(g, l, ns, workers)).To(HaveLen(1))
 			g.Expect(runningMachines(g, l, ns, workers)).To(Equal(1))
+		}, timeout, interval).Should(Succeed())
+	})
+
+	It("scales the control plane from 3 to 5 as day-2 hosts, on hosts the workers freed, and back to 3", func() {
+		scaleControlPlane(l, ns, name, 5)
+		expectAvailable(l, ns, name, 5, 6)
+		Eventually(func(g Gomega) {
+			g.Expect(runningMachines(g, l, ns, controlPlanes)).To(Equal(5))
+			aci := &hiveextv1beta1.AgentClusterInstall{}
+			g.Expect(l.Mgmt.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, aci)).To(Succeed())
+			g.Expect(aci.Status.DebugInfo.State).To(Equal("adding-hosts"), "the installed cluster takes day-2 hosts")
+		}, timeout, interval).Should(Succeed())
+		agents := &aiv1beta1.AgentList{}
+		Expect(l.Mgmt.Client.List(ctx, agents, client.InNamespace(ns))).To(Succeed())
+		masters := 0
+		for _, a := range agents.Items {
+			if a.Spec.Role == "master" && a.Status.DebugInfo.State == "added-to-existing-cluster" {
+				masters++
+			}
+		}
+		Expect(masters).To(Equal(2), "the two new control-plane hosts install as day-2 masters")
+
+		scaleControlPlane(l, ns, name, 3)
+		Eventually(func(g Gomega) {
+			g.Expect(machines(g, l, ns, controlPlanes)).To(HaveLen(3))
+			cp := controlPlane(l, ns, name)(g)
+			g.Expect(cp.Status.Replicas).To(HaveValue(BeEquivalentTo(3)))
+			g.Expect(conditionTrue(cp.Status.Conditions, "Available")).To(BeTrue())
 		}, timeout, interval).Should(Succeed())
 	})
 
@@ -217,32 +251,60 @@ var _ = Describe("A cluster of 3 control-plane nodes and 2 workers", Ordered, fu
 	})
 
 	It("leaves nothing behind when the Cluster is deleted", func() {
-		cluster := &clusterv1.Cluster{}
-		Expect(l.Mgmt.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, cluster)).To(Succeed())
-		Expect(l.Mgmt.Client.Delete(ctx, cluster)).To(Succeed())
-		Eventually(func(g Gomega) {
-			c := l.Mgmt.Client
-			for _, list := range []client.ObjectList{
-				&clusterv1.ClusterList{}, &clusterv1.MachineList{}, &controlplanev1.OpenshiftAssistedControlPlaneList{},
-				&bootstrapv1.OpenshiftAssistedConfigList{}, &aiv1beta1.InfraEnvList{}, &hivev1.ClusterDeploymentList{},
-				&hiveextv1beta1.AgentClusterInstallList{},
-			} {
-				g.Expect(c.List(ctx, list, client.InNamespace(ns))).To(Succeed())
-				g.Expect(meta.LenList(list)).To(BeZero(), "%T left behind", list)
-			}
-			agents := &aiv1beta1.AgentList{}
-			g.Expect(c.List(ctx, agents, client.InNamespace(ns))).To(Succeed())
-			for _, a := range agents.Items {
-				g.Expect(a.Spec.ClusterDeploymentName).To(BeNil(), "Agent %s still bound", a.Name)
-			}
-			secrets := &corev1.SecretList{}
-			g.Expect(c.List(ctx, secrets, client.InNamespace(ns), client.MatchingLabels{clusterv1.ClusterNameLabel: name})).To(Succeed())
-			for _, s := range secrets.Items {
-				g.Expect(s.Name).To(Equal(name+"-pull-secret"), "Secret %s left behind", s.Name)
-			}
-		}, timeout, interval).Should(Succeed())
+		deleteClusterAndExpectNothingLeft(l, ns, name)
 	})
 })
+
+// deleteClusterAndExpectNothingLeft deletes the Cluster and waits until none of the objects of
+// the cluster are left in ns (the Agents stay, as hosts do, but unbound and unclaimed), and no
+// Secret of the cluster but the user's pull secret, or one that garbage collection removes
+// (envtest runs no garbage collector: its owner is gone).
+func deleteClusterAndExpectNothingLeft(l *lab.Lab, ns, name string) {
+	c := l.Mgmt.Client
+	cluster := &clusterv1.Cluster{}
+	Expect(c.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, cluster)).To(Succeed())
+	Expect(c.Delete(ctx, cluster)).To(Succeed())
+	Eventually(func(g Gomega) {
+		for _, list := range []client.ObjectList{
+			&clusterv1.ClusterList{}, &clusterv1.MachineList{}, &clusterv1.MachineDeploymentList{},
+			&controlplanev1.OpenshiftAssistedControlPlaneList{}, &bootstrapv1.OpenshiftAssistedConfigList{},
+			&infrav1.AgentMachineList{}, &infrav1.AgentClusterList{}, &aiv1beta1.InfraEnvList{},
+			&hivev1.ClusterDeploymentList{}, &hiveextv1beta1.AgentClusterInstallList{},
+		} {
+			g.Expect(c.List(ctx, list, client.InNamespace(ns))).To(Succeed())
+			g.Expect(meta.LenList(list)).To(BeZero(), "%T left behind", list)
+		}
+		agents := &aiv1beta1.AgentList{}
+		g.Expect(c.List(ctx, agents, client.InNamespace(ns))).To(Succeed())
+		for _, a := range agents.Items {
+			g.Expect(a.Spec.ClusterDeploymentName).To(BeNil(), "Agent %s still bound", a.Name)
+			g.Expect(a.Labels).NotTo(HaveKey(infrav1.AgentClaimedByLabel), "Agent %s still claimed", a.Name)
+		}
+		secrets := &corev1.SecretList{}
+		g.Expect(c.List(ctx, secrets, client.InNamespace(ns), client.MatchingLabels{clusterv1.ClusterNameLabel: name})).To(Succeed())
+		for _, s := range secrets.Items {
+			if s.Name == name+"-pull-secret" {
+				continue
+			}
+			g.Expect(s.OwnerReferences).NotTo(BeEmpty(), "Secret %s left behind with no owner", s.Name)
+			for _, ref := range s.OwnerReferences {
+				owner := &metav1.PartialObjectMetadata{}
+				owner.SetGroupVersionKind(schema.FromAPIVersionAndKind(ref.APIVersion, ref.Kind))
+				err := c.Get(ctx, client.ObjectKey{Namespace: ns, Name: ref.Name}, owner)
+				g.Expect(apierrors.IsNotFound(err) || (err == nil && owner.UID != ref.UID)).To(BeTrue(),
+					"Secret %s left behind: its owner %s %s still exists", s.Name, ref.Kind, ref.Name)
+			}
+		}
+	}, timeout, interval).Should(Succeed())
+}
+
+// scaleControlPlane sets the replicas of a control plane through its scale subresource, as
+// `kubectl scale` does.
+func scaleControlPlane(l *lab.Lab, ns, name string, replicas int32) {
+	cp := &controlplanev1.OpenshiftAssistedControlPlane{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}
+	scale := &autoscalingv1.Scale{Spec: autoscalingv1.ScaleSpec{Replicas: replicas}}
+	Expect(l.Mgmt.Client.SubResource("scale").Update(ctx, cp, client.WithSubResourceBody(scale))).To(Succeed())
+}
 
 // scaleMachineDeployment sets the replicas of a MachineDeployment.
 func scaleMachineDeployment(l *lab.Lab, ns, name string, replicas int32) {
@@ -280,5 +342,55 @@ var _ = Describe("An installation that fails", func() {
 			g.Expect(cpAvailable.Status).To(Equal(metav1.ConditionFalse))
 			g.Expect(cpAvailable.Message).To(ContainSubstring("installation error"))
 		}, timeout, interval).Should(Succeed())
+	})
+})
+
+var _ = Describe("A cluster of self-booted hosts (AgentMachine)", Ordered, func() {
+	var (
+		l  *lab.Lab
+		ns string
+	)
+	const name = "edge"
+
+	BeforeAll(func() {
+		l = startLab()
+		var err error
+		ns, err = l.Mgmt.CreateNamespace(ctx, "edge")
+		Expect(err).NotTo(HaveOccurred())
+		l.AddSelfBootedHosts("edge", 4)
+	})
+	BeforeEach(func() { reportOnFailure(l, ns) })
+
+	It("installs to Available, each Machine on the host booted from its own discovery ISO", func() {
+		Expect(l.CreateCluster(ctx, lab.ClusterOptions{Namespace: ns, Name: name, ControlPlanes: 3, Workers: 1,
+			Version: "4.17.3", Infrastructure: lab.Agent})).To(Succeed())
+		expectAvailable(l, ns, name, 3, 4)
+		Eventually(func(g Gomega) {
+			g.Expect(runningMachines(g, l, ns, nil)).To(Equal(4))
+		}, timeout, interval).Should(Succeed())
+
+		for _, m := range machines(Default, l, ns, nil) {
+			am := &infrav1.AgentMachine{}
+			Expect(l.Mgmt.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: m.Spec.InfrastructureRef.Name}, am)).To(Succeed())
+			Expect(am.Status.Initialization.Provisioned).To(Equal(ptr.To(true)), "AgentMachine %s provisioned", am.Name)
+			Expect(am.Spec.ProviderID).To(HavePrefix("agent://"))
+			Expect(m.Spec.ProviderID).To(Equal(am.Spec.ProviderID))
+			agent := &aiv1beta1.Agent{}
+			Expect(l.Mgmt.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: strings.TrimPrefix(am.Spec.ProviderID, "agent://")}, agent)).To(Succeed())
+			// The Agent the Machine claimed is the one its own bootstrap config recognized and
+			// approved, with the Machine's role: never another Machine's.
+			Expect(agent.Labels).To(HaveKeyWithValue(bootstrapv1.AgentConfigLabel, m.Spec.Bootstrap.ConfigRef.Name))
+			wantRole := "worker"
+			if _, ok := m.Labels[clusterv1.MachineControlPlaneLabel]; ok {
+				wantRole = "master"
+			}
+			Expect(string(agent.Spec.Role)).To(Equal(wantRole), "role of the Agent of Machine %s", m.Name)
+			Expect(agent.Spec.ClusterDeploymentName).NotTo(BeNil())
+			Expect(agent.Spec.ClusterDeploymentName.Name).To(Equal(name))
+		}
+	})
+
+	It("releases every host when the Cluster is deleted", func() {
+		deleteClusterAndExpectNothingLeft(l, ns, name)
 	})
 })

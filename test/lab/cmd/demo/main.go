@@ -44,7 +44,7 @@ import (
 )
 
 func main() {
-	flavor := flag.String("flavor", "multinode", "cluster to create: multinode (3 control planes, 2 workers) or sno")
+	flavor := flag.String("flavor", "multinode", "cluster to create: multinode (3 control planes, 2 workers on Metal3 hosts), sno (one Metal3 host) or agent (3 control planes, 2 workers on self-booted hosts claimed by AgentMachines)")
 	speed := flag.String("speed", string(lab.Fast), "simulated step speed: fast or realistic")
 	keep := flag.Bool("keep", false, "keep the lab running once the cluster is available, until interrupted")
 	timeout := flag.Duration("timeout", 15*time.Minute, "give up after this long")
@@ -72,8 +72,10 @@ func run(ctx context.Context, flavor string, speed lab.Speed, keep bool, timeout
 		o.ControlPlanes, o.Workers = 3, 2
 	case "sno":
 		o.ControlPlanes = 1
+	case "agent":
+		o.ControlPlanes, o.Workers, o.Infrastructure = 3, 2, lab.Agent
 	default:
-		return fmt.Errorf("unknown flavor %q: use multinode or sno", flavor)
+		return fmt.Errorf("unknown flavor %q: use multinode, sno or agent", flavor)
 	}
 	if speed != lab.Fast && speed != lab.Realistic {
 		return fmt.Errorf("unknown speed %q: use fast or realistic", speed)
@@ -85,13 +87,20 @@ func run(ctx context.Context, flavor string, speed lab.Speed, keep bool, timeout
 		return err
 	}
 	defer func() { _ = l.Stop() }()
-	fmt.Printf("Lab ready in %s. Creating %s cluster %q (OpenShift %s).\n", time.Since(start).Round(time.Millisecond), flavor, o.Name, o.Version)
+	template, err := o.Template()
+	if err != nil {
+		return err
+	}
+	fmt.Printf("Lab ready in %s. Creating %s cluster %q (OpenShift %s) from %s.\n", time.Since(start).Round(time.Millisecond),
+		flavor, o.Name, o.Version, filepath.Base(template))
 
 	c := l.Mgmt.Client
 	if err := c.Create(ctx, &corev1.Namespace{ObjectMeta: ctrlObjectMeta(o.Namespace)}); err != nil {
 		return err
 	}
-	if _, err := l.AddHosts(ctx, o.Namespace, "host", int(o.ControlPlanes+o.Workers)); err != nil {
+	if o.Infrastructure == lab.Agent {
+		l.AddSelfBootedHosts("host", int(o.ControlPlanes+o.Workers))
+	} else if _, err := l.AddHosts(ctx, o.Namespace, "host", int(o.ControlPlanes+o.Workers)); err != nil {
 		return err
 	}
 	if err := l.CreateCluster(ctx, o); err != nil {

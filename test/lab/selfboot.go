@@ -1,0 +1,159 @@
+/*
+Copyright 2026 The cluster-api-provider-openshift-assisted Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package lab
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/cluster-api/util"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+
+	bootstrapv1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/bootstrap/api/v1alpha2"
+	infrav1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/infrastructure/api/v1beta1"
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/sim/inventory"
+)
+
+// selfBooter plays the person who boots hosts by hand in the agent flavor: for every
+// OpenshiftAssistedConfig of a Machine whose infrastructure is an AgentMachine, once the config
+// reports its discovery ISO URL, it takes a free self-booted host and boots it from that ISO (as
+// one would with a USB stick or a BMC's virtual media). When the config goes away, the host is
+// wiped and returned to the pool.
+type selfBooter struct {
+	client.Client
+	// Hosts is told when a host boots or is wiped (the assisted-service simulator).
+	Hosts inventory.HostEvents
+
+	mu sync.Mutex
+	// pool holds the self-booted hosts, in the order they were added.
+	pool []*inventory.Host
+	// assigned maps a config to the host booted for it, and its ISO URL.
+	assigned map[types.NamespacedName]assignment
+}
+
+type assignment struct {
+	host   *inventory.Host
+	isoURL string
+}
+
+func (b *selfBooter) setupWithManager(mgr ctrl.Manager, opts controller.Options) error {
+	b.Client = mgr.GetClient()
+	b.assigned = map[types.NamespacedName]assignment{}
+	return ctrl.NewControllerManagedBy(mgr).Named("lab-selfboot").WithOptions(opts).
+		For(&bootstrapv1.OpenshiftAssistedConfig{}).Complete(b)
+}
+
+// add puts hosts into the pool of self-booted hosts.
+func (b *selfBooter) add(hosts ...*inventory.Host) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.pool = append(b.pool, hosts...)
+}
+
+// take returns the host assigned to key, or assigns it the first free one.
+func (b *selfBooter) take(key types.NamespacedName) *inventory.Host {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if a, ok := b.assigned[key]; ok {
+		return a.host
+	}
+	used := map[*inventory.Host]bool{}
+	for _, a := range b.assigned {
+		used[a.host] = true
+	}
+	for _, h := range b.pool {
+		if !used[h] {
+			b.assigned[key] = assignment{host: h}
+			return h
+		}
+	}
+	return nil
+}
+
+func (b *selfBooter) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	log := ctrl.LoggerFrom(ctx)
+	config := &bootstrapv1.OpenshiftAssistedConfig{}
+	err := b.Get(ctx, req.NamespacedName, config)
+	if apierrors.IsNotFound(err) || (err == nil && !config.DeletionTimestamp.IsZero()) {
+		return ctrl.Result{}, b.release(ctx, req.NamespacedName)
+	}
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	if config.Status.ISODownloadURL == "" {
+		return ctrl.Result{}, nil
+	}
+	machine, err := util.GetOwnerMachine(ctx, b.Client, config.ObjectMeta)
+	if err != nil || machine == nil {
+		return ctrl.Result{}, err
+	}
+	if ref := machine.Spec.InfrastructureRef; ref.Kind != "AgentMachine" || ref.APIGroup != infrav1.GroupVersion.Group {
+		return ctrl.Result{}, nil // CAPM3 boots Metal3 hosts.
+	}
+	b.mu.Lock()
+	a, ok := b.assigned[req.NamespacedName]
+	b.mu.Unlock()
+	if ok && a.isoURL == config.Status.ISODownloadURL {
+		return ctrl.Result{}, nil
+	}
+	host := b.take(req.NamespacedName)
+	if host == nil {
+		log.Info("No free self-booted host for the Machine", "machine", machine.Name)
+		return ctrl.Result{}, nil
+	}
+	if err := b.Hosts.Booted(ctx, inventory.Boot{Host: host, ISOURL: config.Status.ISODownloadURL}); err != nil {
+		return ctrl.Result{}, fmt.Errorf("booting host %s from the discovery ISO of %s: %w", host.Name, req.Name, err)
+	}
+	b.mu.Lock()
+	b.assigned[req.NamespacedName] = assignment{host: host, isoURL: config.Status.ISODownloadURL}
+	b.mu.Unlock()
+	log.Info("Booted a host from the Machine's discovery ISO", "host", host.Name, "machine", machine.Name)
+	return ctrl.Result{}, nil
+}
+
+// release wipes the host booted for a config that is gone and returns it to the pool.
+func (b *selfBooter) release(ctx context.Context, key types.NamespacedName) error {
+	b.mu.Lock()
+	a, ok := b.assigned[key]
+	b.mu.Unlock()
+	if !ok {
+		return nil
+	}
+	if err := b.Hosts.Deprovisioned(ctx, a.host); err != nil {
+		return fmt.Errorf("wiping host %s: %w", a.host.Name, err)
+	}
+	b.mu.Lock()
+	delete(b.assigned, key)
+	b.mu.Unlock()
+	return nil
+}
+
+// AddSelfBootedHosts adds n simulated hosts named <prefix>-<i> that have no BareMetalHost: the
+// lab boots each from the discovery ISO of a Machine whose infrastructure is an AgentMachine.
+func (l *Lab) AddSelfBootedHosts(prefix string, n int) []*inventory.Host {
+	hosts := inventory.Generate(prefix, n, inventory.GenerateOptions{FirstIP: 20 + len(l.Inventory.Hosts())})
+	for _, h := range hosts {
+		l.Inventory.Add(h)
+	}
+	l.selfBoot.add(hosts...)
+	return hosts
+}
