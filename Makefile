@@ -106,6 +106,9 @@ build-all-modules: ## go build ./... in every module, with go.work and with GOWO
 
 ##@ Test
 
+# Per test binary: the system tests install several clusters in one binary.
+TEST_TIMEOUT ?= 30m
+
 .PHONY: verify-fmt
 verify-fmt: ## Fail when a Go file is not gofmt-clean.
 	@out=$$(gofmt -l $(MODULES)); if [ -n "$$out" ]; then echo "Not gofmt-clean (run gofmt -w):" >&2; echo "$$out" >&2; exit 1; fi
@@ -122,7 +125,7 @@ envtest: ## Build (once, cached outside the repo) the kube-apiserver and etcd th
 test: envtest verify-generated verify-fmt verify-dockerfiles build build-all-modules vet ## The test command: set-up, generation check, build, vet, and every module's tests.
 	@export KUBEBUILDER_ASSETS="$$(hack/ensure-envtest.sh)"; \
 	for m in $(MODULES); do \
-		echo "go test ($$m)"; (cd $$m && go test -count=1 ./...); \
+		echo "go test ($$m)"; (cd $$m && go test -count=1 -timeout=$(TEST_TIMEOUT) ./...); \
 	done
 
 ##@ Release
@@ -155,7 +158,7 @@ KEEP ?= false
 DEMO_TIMEOUT ?= 15m
 
 .PHONY: demo
-demo: envtest ## The main job: the simulated lab creates an OpenShift cluster (FLAVOR=multinode|sno, SPEED=fast|realistic, KEEP=true).
+demo: envtest ## The main job: the simulated lab creates an OpenShift cluster (FLAVOR=multinode|sno|agent, SPEED=fast|realistic, KEEP=true).
 	@export KUBEBUILDER_ASSETS="$$(hack/ensure-envtest.sh)"; \
 	cd test && go run ./lab/cmd/demo --flavor=$(FLAVOR) --speed=$(SPEED) --keep=$(KEEP) \
 		--timeout=$(DEMO_TIMEOUT) --out=$(ROOT)/_artifacts/demo
