@@ -109,6 +109,12 @@ func TestInstallSingleNode(t *testing.T) {
 	m3m := &capm3v1beta2.Metal3Machine{}
 	g.Expect(mgmt.Client.Get(ctx, client.ObjectKey{Namespace: f.ns, Name: machine.Spec.InfrastructureRef.Name}, m3m)).To(Succeed())
 	g.Expect(m3m.Spec.Image.URL).To(Equal("http://images.example.com/live.iso"))
+	// As KubeadmControlPlane: the Cluster owns the infrastructure template, so that it goes with
+	// the Cluster (deletion, clusterctl move).
+	tmpl := &capm3v1beta2.Metal3MachineTemplate{}
+	g.Expect(mgmt.Client.Get(ctx, client.ObjectKey{Namespace: f.ns, Name: f.oacp.Spec.MachineTemplate.InfrastructureRef.Name}, tmpl)).To(Succeed())
+	g.Expect(tmpl.OwnerReferences).To(ContainElement(metav1.OwnerReference{
+		APIVersion: clusterv1.GroupVersion.String(), Kind: "Cluster", Name: f.cluster.Name, UID: f.cluster.UID}))
 
 	g.Eventually(func(g Gomega) {
 		c := conditions.Get(f.getOACP(ctx, g), controlplanev1.ReleaseImageResolvedCondition)

@@ -30,6 +30,7 @@ import (
 	"k8s.io/utils/ptr"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	"sigs.k8s.io/cluster-api/controllers/external"
+	"sigs.k8s.io/cluster-api/util"
 	"sigs.k8s.io/cluster-api/util/conditions"
 	"sigs.k8s.io/cluster-api/util/patch"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -246,6 +247,32 @@ func (r *Reconciler) createMachine(ctx context.Context, s *scope) (reterr error)
 	ctrl.LoggerFrom(ctx).Info("Created control-plane Machine", "Machine", name, "failureDomain", machine.Spec.FailureDomain)
 	r.Recorder.Eventf(oacp, machine, "Normal", "ScalingUp", "CreateMachine", "Created control-plane Machine %s", name)
 	s.machines = append(s.machines, machine)
+	return nil
+}
+
+// reconcileTemplateOwner makes the Cluster an owner of the infrastructure machine template, as
+// KubeadmControlPlane does: the template is then deleted with the Cluster and moved with it by
+// clusterctl move. A template that is not there yet is reported by the Machines step.
+func (r *Reconciler) reconcileTemplateOwner(ctx context.Context, s *scope) error {
+	template, err := getTemplate(ctx, r.Client, s.oacp)
+	if apierrors.IsNotFound(err) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	owner := metav1.OwnerReference{APIVersion: clusterv1.GroupVersion.String(), Kind: "Cluster", Name: s.cluster.Name, UID: s.cluster.UID}
+	if util.HasExactOwnerRef(template.GetOwnerReferences(), owner) {
+		return nil
+	}
+	helper, err := patch.NewHelper(template, r.Client)
+	if err != nil {
+		return fmt.Errorf("creating the patch helper of %s %s: %w", template.GetKind(), template.GetName(), err)
+	}
+	template.SetOwnerReferences(util.EnsureOwnerRef(template.GetOwnerReferences(), owner))
+	if err := helper.Patch(ctx, template); err != nil {
+		return fmt.Errorf("making Cluster %s an owner of %s %s: %w", s.cluster.Name, template.GetKind(), template.GetName(), err)
+	}
 	return nil
 }
 
