@@ -128,6 +128,17 @@ test: envtest verify-generated verify-fmt verify-dockerfiles build build-all-mod
 		echo "go test ($$m)"; (cd $$m && go test -count=1 -timeout=$(TEST_TIMEOUT) ./...); \
 	done
 
+E2E_ARGS ?=
+
+.PHONY: test-e2e
+test-e2e: envtest ## The e2e suite (test/e2e) on the simulated lab, every spec (make test runs its smoke subset); E2E_ARGS='-ginkgo.focus=...'.
+	@export KUBEBUILDER_ASSETS="$$(hack/ensure-envtest.sh)"; \
+	cd test && E2E_FULL=true go test -v -count=1 -timeout 60m ./e2e/ -args -ginkgo.v $(E2E_ARGS)
+
+.PHONY: e2e-kind
+e2e-kind: ## The same e2e suite on kind with Metal3/Ironic, assisted-service, Hive and sushy-tools VMs (needs Docker, libvirt, PULL_SECRET_FILE).
+	test/e2e/kind/run.sh all
+
 ##@ Release
 
 RELEASE_VERSION ?= v0.1.0

@@ -27,8 +27,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/util/intstr"
-	"k8s.io/utils/ptr"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	"sigs.k8s.io/cluster-api/cmd/clusterctl/client/yamlprocessor"
 	utilyaml "sigs.k8s.io/cluster-api/util/yaml"
@@ -112,10 +110,7 @@ func (o ClusterOptions) variables() map[string]string {
 
 // ClusterObjects returns the objects of the cluster o, rendered from the repository's cluster
 // template with clusterctl's own template processor, as `clusterctl generate cluster` renders
-// them, plus the pull secret a user creates first. Two things are added that a user's cluster
-// would get elsewhere: the control plane reads release images from the lab's registry (the
-// mirror annotation), and the MachineDeployment carries what Cluster API's defaulting webhook
-// writes (the lab runs no webhooks of Cluster API).
+// them, plus the pull secret a user creates first, adapted to the lab (Adapt).
 func (l *Lab) ClusterObjects(o ClusterOptions) ([]client.Object, error) {
 	if o.BaseDomain == "" {
 		o.BaseDomain = "lab.example.com"
@@ -153,23 +148,51 @@ func (l *Lab) ClusterObjects(o ClusterOptions) ([]client.Object, error) {
 		Type:       corev1.SecretTypeDockerConfigJson,
 		StringData: map[string]string{corev1.DockerConfigJsonKey: `{"auths":{"quay.io":{"auth":"bGFiOmxhYg=="}}}`},
 	}}
+	if err := Adapt(items, l.Releases.Repository()); err != nil {
+		return nil, err
+	}
 	for i := range items {
 		obj, err := typed(scheme, &items[i])
 		if err != nil {
 			return nil, err
 		}
-		switch obj := obj.(type) {
-		case *controlplanev1.OpenshiftAssistedControlPlane:
-			if obj.Annotations == nil {
-				obj.Annotations = map[string]string{}
-			}
-			obj.Annotations[controlplanev1.ReleaseImageRepositoryAnnotation] = l.Releases.Repository()
-		case *clusterv1.MachineDeployment:
-			defaultMachineDeployment(obj)
-		}
 		objs = append(objs, obj)
 	}
 	return objs, nil
+}
+
+// Adapt adds to a cluster's manifests what a management cluster without Cluster API's webhooks
+// needs beyond what a user writes: each MachineDeployment gets the rollout strategy Cluster API's
+// defaulting webhook would write, and, when releaseImageRepository is set (the lab's registry),
+// the control plane reads release images from there (the mirror annotation).
+func Adapt(objs []unstructured.Unstructured, releaseImageRepository string) error {
+	for i := range objs {
+		o := &objs[i]
+		switch o.GetKind() {
+		case "OpenshiftAssistedControlPlane":
+			if releaseImageRepository == "" {
+				continue
+			}
+			annotations := o.GetAnnotations()
+			if annotations == nil {
+				annotations = map[string]string{}
+			}
+			annotations[controlplanev1.ReleaseImageRepositoryAnnotation] = releaseImageRepository
+			o.SetAnnotations(annotations)
+		case "MachineDeployment":
+			if _, found, _ := unstructured.NestedMap(o.Object, "spec", "rollout", "strategy"); found {
+				continue
+			}
+			strategy := map[string]any{
+				"type":          string(clusterv1.RollingUpdateMachineDeploymentStrategyType),
+				"rollingUpdate": map[string]any{"maxSurge": int64(1), "maxUnavailable": int64(0)},
+			}
+			if err := unstructured.SetNestedMap(o.Object, strategy, "spec", "rollout", "strategy"); err != nil {
+				return fmt.Errorf("defaulting MachineDeployment %s: %w", o.GetName(), err)
+			}
+		}
+	}
+	return nil
 }
 
 // typed converts u into the Go type the scheme knows for its kind.
@@ -187,18 +210,6 @@ func typed(scheme *runtime.Scheme, u *unstructured.Unstructured) (client.Object,
 	}
 	obj.GetObjectKind().SetGroupVersionKind(u.GroupVersionKind())
 	return obj, nil
-}
-
-// defaultMachineDeployment sets what Cluster API's MachineDeployment defaulting webhook sets.
-func defaultMachineDeployment(md *clusterv1.MachineDeployment) {
-	if md.Spec.Rollout.Strategy.Type == "" {
-		md.Spec.Rollout.Strategy = clusterv1.MachineDeploymentRolloutStrategy{
-			Type: clusterv1.RollingUpdateMachineDeploymentStrategyType,
-			RollingUpdate: clusterv1.MachineDeploymentRolloutStrategyRollingUpdate{
-				MaxSurge: ptr.To(intstr.FromInt32(1)), MaxUnavailable: ptr.To(intstr.FromInt32(0)),
-			},
-		}
-	}
 }
 
 // CreateCluster creates the objects of the cluster o.
