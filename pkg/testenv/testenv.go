@@ -37,6 +37,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	"sigs.k8s.io/controller-runtime/pkg/webhook"
@@ -186,6 +188,21 @@ func (e *Environment) WebhookServerOptions() webhook.Options {
 
 // Stop stops the API server and etcd.
 func (e *Environment) Stop() error { return e.env.Stop() }
+
+// WriteKubeconfig writes a kubeconfig file that reaches the environment's API server as its
+// administrator (for kubectl, or for libraries such as clusterctl's that take a file).
+func (e *Environment) WriteKubeconfig(path string) error {
+	cfg := e.Config
+	kc := clientcmdapi.NewConfig()
+	kc.Clusters["envtest"] = &clientcmdapi.Cluster{Server: cfg.Host, CertificateAuthorityData: cfg.CAData}
+	kc.AuthInfos["admin"] = &clientcmdapi.AuthInfo{ClientCertificateData: cfg.CertData, ClientKeyData: cfg.KeyData, Token: cfg.BearerToken}
+	kc.Contexts["envtest"] = &clientcmdapi.Context{Cluster: "envtest", AuthInfo: "admin"}
+	kc.CurrentContext = "envtest"
+	if err := clientcmd.WriteToFile(*kc, path); err != nil {
+		return fmt.Errorf("writing the kubeconfig %s: %w", path, err)
+	}
+	return nil
+}
 
 // CreateNamespace creates a namespace with a generated name that starts with prefix.
 func (e *Environment) CreateNamespace(ctx context.Context, prefix string) (string, error) {

@@ -28,8 +28,6 @@ import (
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
-	"k8s.io/client-go/tools/clientcmd"
-	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 	clusterctlv1 "sigs.k8s.io/cluster-api/cmd/clusterctl/api/v1alpha3"
 	clusterctlconfig "sigs.k8s.io/cluster-api/cmd/clusterctl/client/config"
 
@@ -105,7 +103,7 @@ func run(m *testing.M) int {
 		}
 	}()
 	kubeconfigPath = filepath.Join(tmp, "kubeconfig")
-	if err := writeKubeconfig(kubeconfigPath); err != nil {
+	if err := env.WriteKubeconfig(kubeconfigPath); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
@@ -132,19 +130,4 @@ func certManagerCRDDir(version string) (string, error) {
 		return "", fmt.Errorf("downloading github.com/cert-manager/cert-manager@%s: %s", version, mod.Error)
 	}
 	return filepath.Join(mod.Dir, "deploy", "crds"), nil
-}
-
-func writeKubeconfig(path string) error {
-	cfg := env.Config
-	kc := clientcmdapi.NewConfig()
-	kc.Clusters["envtest"] = &clientcmdapi.Cluster{Server: cfg.Host, CertificateAuthorityData: cfg.CAData}
-	kc.AuthInfos["admin"] = &clientcmdapi.AuthInfo{
-		ClientCertificateData: cfg.CertData, ClientKeyData: cfg.KeyData, Token: cfg.BearerToken,
-	}
-	kc.Contexts["envtest"] = &clientcmdapi.Context{Cluster: "envtest", AuthInfo: "admin"}
-	kc.CurrentContext = "envtest"
-	if err := clientcmd.WriteToFile(*kc, path); err != nil {
-		return fmt.Errorf("writing the envtest kubeconfig: %w", err)
-	}
-	return nil
 }

@@ -34,8 +34,6 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/client-go/tools/clientcmd"
-	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 	"k8s.io/klog/v2"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	"sigs.k8s.io/cluster-api/test/framework"
@@ -124,7 +122,7 @@ func StartLabManagement(ctx context.Context, name, artifactFolder string) (Manag
 		return nil, fmt.Errorf("creating a temporary folder: %w", err)
 	}
 	kubeconfig := filepath.Join(m.tmpDir, "kubeconfig")
-	if err := writeAdminKubeconfig(l, kubeconfig); err != nil {
+	if err := l.Mgmt.WriteKubeconfig(kubeconfig); err != nil {
 		_ = m.Dispose(ctx)
 		return nil, err
 	}
@@ -135,21 +133,6 @@ func StartLabManagement(ctx context.Context, name, artifactFolder string) (Manag
 	}
 	m.proxy = framework.NewClusterProxy(name, kubeconfig, scheme, framework.WithMachineLogCollector(hostLogCollector{}))
 	return m, nil
-}
-
-// writeAdminKubeconfig writes a kubeconfig of the lab's management API server (the framework's
-// ClusterProxy and clusterctl take a kubeconfig file).
-func writeAdminKubeconfig(l *lab.Lab, path string) error {
-	cfg := l.Mgmt.Config
-	kc := clientcmdapi.NewConfig()
-	kc.Clusters["lab"] = &clientcmdapi.Cluster{Server: cfg.Host, CertificateAuthorityData: cfg.CAData}
-	kc.AuthInfos["lab"] = &clientcmdapi.AuthInfo{ClientCertificateData: cfg.CertData, ClientKeyData: cfg.KeyData, Token: cfg.BearerToken}
-	kc.Contexts["lab"] = &clientcmdapi.Context{Cluster: "lab", AuthInfo: "lab"}
-	kc.CurrentContext = "lab"
-	if err := clientcmd.WriteToFile(*kc, path); err != nil {
-		return fmt.Errorf("writing the lab's kubeconfig: %w", err)
-	}
-	return nil
 }
 
 // managementScheme is the lab's management scheme, which both paths use: every third-party API

@@ -33,8 +33,6 @@ import (
 	"golang.org/x/term"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/tools/clientcmd"
-	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
@@ -168,14 +166,8 @@ func writeKubeconfigs(ctx context.Context, l *lab.Lab, o lab.ClusterOptions, out
 	if err := os.MkdirAll(out, 0o700); err != nil {
 		return paths, err
 	}
-	cfg := l.Mgmt.Config
-	mgmt := clientcmdapi.NewConfig()
-	mgmt.Clusters["lab"] = &clientcmdapi.Cluster{Server: cfg.Host, CertificateAuthorityData: cfg.CAData}
-	mgmt.AuthInfos["lab"] = &clientcmdapi.AuthInfo{ClientCertificateData: cfg.CertData, ClientKeyData: cfg.KeyData, Token: cfg.BearerToken}
-	mgmt.Contexts["lab"] = &clientcmdapi.Context{Cluster: "lab", AuthInfo: "lab"}
-	mgmt.CurrentContext = "lab"
 	paths[0] = filepath.Join(out, "management.kubeconfig")
-	if err := clientcmd.WriteToFile(*mgmt, paths[0]); err != nil {
+	if err := l.Mgmt.WriteKubeconfig(paths[0]); err != nil {
 		return paths, err
 	}
 	secret := &corev1.Secret{}
