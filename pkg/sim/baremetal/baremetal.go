@@ -22,11 +22,13 @@ package baremetal
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"time"
 
 	bmov1alpha1 "github.com/metal3-io/baremetal-operator/apis/metal3.io/v1alpha1"
 	corev1 "k8s.io/api/core/v1"
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/events"
@@ -75,6 +77,12 @@ const (
 	ReasonPowerOff               = "PowerOff"
 )
 
+// The label BMO's secret manager puts on the Secrets it manages.
+const (
+	SecretEnvironmentLabel = "environment.metal3.io"
+	SecretEnvironment      = "baremetal"
+)
+
 // Reconciler simulates BMO for BareMetalHosts.
 type Reconciler struct {
 	Client    client.Client
@@ -121,6 +129,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	if _, paused := bmh.Annotations[bmov1alpha1.PausedAnnotation]; paused {
 		log.V(4).Info("BareMetalHost is paused")
 		return ctrl.Result{}, nil
+	}
+	if restored, err := r.restoreStatus(ctx, bmh); err != nil || restored {
+		return ctrl.Result{}, err
 	}
 	host := r.Inventory.ByBMCAddress(bmh.Spec.BMC.Address)
 
@@ -171,6 +182,9 @@ func (r *Reconciler) reconcileState(ctx context.Context, bmh *bmov1alpha1.BareMe
 	history := &bmh.Status.OperationHistory
 	switch bmh.Status.Provisioning.State {
 	case bmov1alpha1.StateNone, bmov1alpha1.StateUnmanaged:
+		if err := r.acquireCredentials(ctx, bmh); err != nil {
+			return ctrl.Result{}, err
+		}
 		bmh.Status.Provisioning.State = bmov1alpha1.StateRegistering
 		bmh.Status.OperationalStatus = bmov1alpha1.OperationalStatusDiscovered
 		bmh.Status.ErrorType, bmh.Status.ErrorMessage = "", ""
@@ -348,6 +362,67 @@ func (r *Reconciler) writeStatus(ctx context.Context, bmh *bmov1alpha1.BareMetal
 	ctrl.LoggerFrom(ctx).V(2).Info("BareMetalHost state", "state", bmh.Status.Provisioning.State,
 		"operationalStatus", bmh.Status.OperationalStatus, "poweredOn", bmh.Status.PoweredOn)
 	return nil
+}
+
+// acquireCredentials makes the host an owner of its BMC credentials Secret and labels it, as
+// BMO's secret manager does, so that the Secret goes wherever the host goes (garbage collection,
+// clusterctl move).
+func (r *Reconciler) acquireCredentials(ctx context.Context, bmh *bmov1alpha1.BareMetalHost) error {
+	if bmh.Spec.BMC.CredentialsName == "" {
+		return nil
+	}
+	secret := &corev1.Secret{}
+	if err := r.Client.Get(ctx, client.ObjectKey{Namespace: bmh.Namespace, Name: bmh.Spec.BMC.CredentialsName}, secret); err != nil {
+		return client.IgnoreNotFound(err)
+	}
+	base := secret.DeepCopy()
+	if err := controllerutil.SetOwnerReference(bmh, secret, r.Client.Scheme()); err != nil {
+		return fmt.Errorf("owning the BMC credentials: %w", err)
+	}
+	if secret.Labels == nil {
+		secret.Labels = map[string]string{}
+	}
+	secret.Labels[SecretEnvironmentLabel] = SecretEnvironment
+	if apiequality.Semantic.DeepEqual(base.ObjectMeta, secret.ObjectMeta) {
+		return nil
+	}
+	if err := r.Client.Patch(ctx, secret, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{})); err != nil {
+		return fmt.Errorf("owning the BMC credentials: %w", err)
+	}
+	return nil
+}
+
+// restoreStatus does what BMO does for a host that was moved (clusterctl move drops status
+// subresources): a host with no status takes it from the status annotation that CAPM3 wrote when
+// it paused the host; a host with a status drops the annotation, which would only go stale.
+func (r *Reconciler) restoreStatus(ctx context.Context, bmh *bmov1alpha1.BareMetalHost) (bool, error) {
+	saved, ok := bmh.Annotations[bmov1alpha1.StatusAnnotation]
+	if !ok {
+		return false, nil
+	}
+	if bmh.Status.LastUpdated.IsZero() {
+		status := bmov1alpha1.BareMetalHostStatus{}
+		if err := json.Unmarshal([]byte(saved), &status); err != nil {
+			ctrl.LoggerFrom(ctx).Error(err, "Ignoring a status annotation that does not parse")
+			return false, nil
+		}
+		bmh.Status = status
+		if bmh.Status.LastUpdated.IsZero() {
+			t := metav1.NewTime(r.now())
+			bmh.Status.LastUpdated = &t
+		}
+		if err := r.Client.Status().Update(ctx, bmh); err != nil {
+			return false, fmt.Errorf("restoring BareMetalHost status from its annotation: %w", err)
+		}
+		ctrl.LoggerFrom(ctx).Info("Restored the BareMetalHost status from its annotation", "state", bmh.Status.Provisioning.State)
+		return true, nil
+	}
+	base := bmh.DeepCopy()
+	delete(bmh.Annotations, bmov1alpha1.StatusAnnotation)
+	if err := r.Client.Patch(ctx, bmh, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{})); err != nil {
+		return false, fmt.Errorf("removing the status annotation: %w", err)
+	}
+	return true, nil
 }
 
 func (r *Reconciler) hostEvent(_ context.Context, f func(inventory.HostEvents) error) error {

@@ -22,6 +22,7 @@ import (
 
 	bmov1alpha1 "github.com/metal3-io/baremetal-operator/apis/metal3.io/v1alpha1"
 	"k8s.io/apimachinery/pkg/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/tools/events"
 	clocktesting "k8s.io/utils/clock/testing"
 	"k8s.io/utils/ptr"
@@ -76,6 +77,10 @@ func TestReconcileSteps(t *testing.T) {
 		{name: "image removed: deprovisioning", state: bmov1alpha1.StateProvisioned, provisioned: iso, poweredOn: true,
 			want: bmov1alpha1.StateDeprovisioning},
 		{name: "deprovisioning cleans", state: bmov1alpha1.StateDeprovisioning, want: bmov1alpha1.StateAvailable, wantCleaned: 1},
+		{name: "moved host takes its status from the annotation", state: "", want: bmov1alpha1.StateProvisioned,
+			annotations: map[string]string{bmov1alpha1.StatusAnnotation: `{"provisioning":{"state":"provisioned"},"poweredOn":true}`}},
+		{name: "moved host stays paused", state: "", want: "",
+			annotations: map[string]string{bmov1alpha1.StatusAnnotation: `{"provisioning":{"state":"provisioned"}}`, bmov1alpha1.PausedAnnotation: "metal3.io/capm3"}},
 		{name: "paused host is left alone", state: bmov1alpha1.StateRegistering, want: bmov1alpha1.StateRegistering,
 			annotations: map[string]string{bmov1alpha1.PausedAnnotation: ""}},
 		{name: "detached host keeps its state", state: bmov1alpha1.StateProvisioned, provisioned: iso, poweredOn: true,
@@ -84,6 +89,9 @@ func TestReconcileSteps(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			s := runtime.NewScheme()
 			if err := bmov1alpha1.AddToScheme(s); err != nil {
+				t.Fatal(err)
+			}
+			if err := clientgoscheme.AddToScheme(s); err != nil {
 				t.Fatal(err)
 			}
 			bmh := host.BareMetalHost("ns", "creds")

@@ -16,6 +16,7 @@ limitations under the License.
 package simtest
 
 import (
+	"encoding/json"
 	"testing"
 
 	bmov1alpha1 "github.com/metal3-io/baremetal-operator/apis/metal3.io/v1alpha1"
@@ -29,6 +30,7 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/sim/baremetal"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/sim/inventory"
 )
 
@@ -187,4 +189,54 @@ func TestBareMetalHostDeleteProvisioned(t *testing.T) {
 	}, timeout).Should(BeTrue())
 	g.Eventually(states.States, timeout).Should(Equal([]string{"registering", "inspecting", "available", "provisioning",
 		"provisioned", "deprovisioning", "powering off before delete", "deleting"}))
+}
+
+// TestBareMetalHostMoved checks what BMO does with a host moved from another management cluster
+// (clusterctl move: no status): paused, it waits; unpaused, it takes its status from the status
+// annotation CAPM3 wrote when pausing it, without going through registration again, then drops
+// the annotation. It also checks that a host owns its BMC credentials Secret.
+func TestBareMetalHostMoved(t *testing.T) {
+	g := NewWithT(t)
+	ns := newNamespace(t, "moved")
+	host := inventory.Generate("moved-"+ns, 1, inventory.GenerateOptions{})[0]
+	inv.Add(host)
+	creds := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "bmc"}, StringData: map[string]string{"username": "u", "password": "p"}}
+	g.Expect(mgmt.Client.Create(ctx, creds)).To(Succeed())
+
+	// The host as it was on the other management cluster: provisioned.
+	saved := bmov1alpha1.BareMetalHostStatus{
+		OperationalStatus: bmov1alpha1.OperationalStatusOK, PoweredOn: true,
+		Provisioning: bmov1alpha1.ProvisionStatus{State: bmov1alpha1.StateProvisioned, BootMode: bmov1alpha1.DefaultBootMode,
+			Image: bmov1alpha1.Image{URL: "https://iso.example.com/discovery.iso", DiskFormat: ptr.To("live-iso")}},
+	}
+	raw, err := json.Marshal(saved)
+	g.Expect(err).NotTo(HaveOccurred())
+	wc := watchClient(t, mgmt)
+	states := recordStates(t, wc, &bmov1alpha1.BareMetalHostList{}, ns, host.Name, bmhState)
+	bmh := host.BareMetalHost(ns, creds.Name)
+	bmh.Spec.Image = &bmov1alpha1.Image{URL: saved.Provisioning.Image.URL, DiskFormat: ptr.To("live-iso")}
+	bmh.Annotations = map[string]string{bmov1alpha1.PausedAnnotation: "metal3.io/capm3", bmov1alpha1.StatusAnnotation: string(raw)}
+	g.Expect(mgmt.Client.Create(ctx, bmh)).To(Succeed())
+
+	base := bmh.DeepCopy()
+	delete(bmh.Annotations, bmov1alpha1.PausedAnnotation)
+	g.Expect(mgmt.Client.Patch(ctx, bmh, client.MergeFrom(base))).To(Succeed())
+	g.Eventually(func(g Gomega) {
+		g.Expect(mgmt.Client.Get(ctx, client.ObjectKeyFromObject(bmh), bmh)).To(Succeed())
+		g.Expect(bmh.Status.Provisioning.State).To(Equal(bmov1alpha1.StateProvisioned))
+		g.Expect(bmh.Status.PoweredOn).To(BeTrue())
+		g.Expect(bmh.Annotations).NotTo(HaveKey(bmov1alpha1.StatusAnnotation))
+	}, timeout).Should(Succeed())
+	g.Expect(states.States()).To(Equal([]string{"provisioned"}), "the host never registers again")
+
+	// A new host owns its BMC credentials, as with BMO's secret manager.
+	other := inventory.Generate("owner-"+ns, 1, inventory.GenerateOptions{FirstIP: 200})[0]
+	inv.Add(other)
+	fresh := other.BareMetalHost(ns, creds.Name)
+	g.Expect(mgmt.Client.Create(ctx, fresh)).To(Succeed())
+	g.Eventually(func(g Gomega) {
+		g.Expect(mgmt.Client.Get(ctx, client.ObjectKeyFromObject(creds), creds)).To(Succeed())
+		g.Expect(creds.OwnerReferences).To(ContainElement(HaveField("UID", fresh.UID)))
+		g.Expect(creds.Labels).To(HaveKeyWithValue(baremetal.SecretEnvironmentLabel, baremetal.SecretEnvironment))
+	}, timeout).Should(Succeed())
 }
