@@ -175,6 +175,9 @@ func (s *Simulator) reconcileAgent(ctx context.Context, req ctrl.Request) (ctrl.
 	if !a.DeletionTimestamp.IsZero() {
 		s.timer.Forget(a.UID)
 		s.forgetHost(req.NamespacedName)
+		s.mu.Lock()
+		delete(s.registered, req.NamespacedName)
+		s.mu.Unlock()
 		return ctrl.Result{}, removeFinalizer(ctx, s.Client, a, AgentFinalizer)
 	}
 	before := a.DeepCopy()
@@ -182,6 +185,15 @@ func (s *Simulator) reconcileAgent(ctx context.Context, req ctrl.Request) (ctrl.
 	if host == nil {
 		log.V(4).Info("Agent of a host outside the lab's inventory: left alone")
 		return ctrl.Result{}, nil
+	}
+	s.mu.Lock()
+	registered := s.registered[req.NamespacedName]
+	s.mu.Unlock()
+	if !registered {
+		// assisted-service deletes an Agent it holds no host for, as one moved from another
+		// hub (clusterctl move) or restored from a backup: its host registered elsewhere.
+		log.Info("Deleting an Agent whose host never registered with this service")
+		return ctrl.Result{}, client.IgnoreNotFound(s.Client.Delete(ctx, a))
 	}
 	if err := addFinalizer(ctx, s.Client, a, AgentFinalizer); err != nil {
 		return ctrl.Result{}, err

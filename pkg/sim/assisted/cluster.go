@@ -117,8 +117,20 @@ func (s *Simulator) reconcileACI(ctx context.Context, req ctrl.Request) (ctrl.Re
 	set := s.installSet(req.NamespacedName)
 
 	switch cur {
-	case "":
-		next = models.ClusterStatusInsufficient
+	case "" /* a new AgentClusterInstall, or one moved from another hub */ :
+		if !cd.Spec.Installed {
+			next = models.ClusterStatusInsufficient
+			break
+		}
+		// assisted-service has no record of a cluster that is already installed (moved from
+		// another hub): it imports it as a day-2 cluster that takes new hosts, except a
+		// single-node one, which it leaves alone.
+		if isSNO(aci) {
+			log.Info("Installed single-node cluster unknown to this service: left alone")
+			return ctrl.Result{}, nil
+		}
+		log.Info("Imported an installed cluster unknown to this service as a day-2 cluster")
+		next = models.ClusterStatusAddingHosts
 	case models.ClusterStatusInsufficient, models.ClusterStatusReady:
 		if backend != cur {
 			next = backend
@@ -162,7 +174,7 @@ func (s *Simulator) reconcileACI(ctx context.Context, req ctrl.Request) (ctrl.Re
 	aci.Status.IngressVIP, aci.Status.IngressVIPs = aci.Spec.IngressVIP, aci.Spec.IngressVIPs
 	aci.Status.MachineNetwork = aci.Spec.Networking.MachineNetwork
 	aci.Status.UserManagedNetworking = ptr.To(ptr.Deref(aci.Spec.Networking.UserManagedNetworking, false) ||
-		aci.Spec.ProvisionRequirements.ControlPlaneAgents == 1 && aci.Spec.ProvisionRequirements.WorkerAgents == 0)
+		isSNO(aci))
 	aci.Status.PlatformType = aci.Spec.PlatformType
 	if aci.Status.PlatformType == "" {
 		aci.Status.PlatformType = hiveextv1beta1.BareMetalPlatformType
@@ -201,6 +213,11 @@ func (s *Simulator) reconcileACI(ctx context.Context, req ctrl.Request) (ctrl.Re
 		s.Recorder.Eventf(aci, nil, eventType, "ClusterStatusChanged", "Update", "Cluster %s: %s (%s)", cd.Name, next, info)
 	}
 	return ctrl.Result{}, nil
+}
+
+// isSNO tells a single-node cluster: one control-plane node and no workers.
+func isSNO(aci *hiveextv1beta1.AgentClusterInstall) bool {
+	return aci.Spec.ProvisionRequirements.ControlPlaneAgents == 1 && aci.Spec.ProvisionRequirements.WorkerAgents == 0
 }
 
 func (s *Simulator) writeACIStatus(ctx context.Context, before, aci *hiveextv1beta1.AgentClusterInstall) error {

@@ -115,13 +115,14 @@ func (s *Simulator) Booted(ctx context.Context, b inventory.Boot) error {
 	if err != nil {
 		return err
 	}
+	key := client.ObjectKey{Namespace: ie.Namespace, Name: agentName(uuid)}
 	s.mu.Lock()
 	wasRunning := s.running[uuid]
 	s.running[uuid] = true
+	s.registered[key] = true
 	s.mu.Unlock()
 
 	agent := &aiv1beta1.Agent{}
-	key := client.ObjectKey{Namespace: ie.Namespace, Name: agentName(uuid)}
 	err = s.Client.Get(ctx, key, agent)
 	switch {
 	case apierrors.IsNotFound(err):

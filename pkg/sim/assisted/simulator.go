@@ -137,7 +137,9 @@ type Simulator struct {
 	agentsCh chan event.GenericEvent
 	acisCh   chan event.GenericEvent
 
-	mu             sync.Mutex
+	mu sync.Mutex
+	// registered holds the Agents of the hosts that registered with this service (its database).
+	registered     map[types.NamespacedName]bool
 	running        map[string]bool // system UUID → runs the discovery ISO
 	onDisk         map[string]bool // system UUID → OpenShift installed on its disk
 	failValidation map[string]bool
@@ -182,6 +184,7 @@ func (s *Simulator) SetupWithManager(ctx context.Context, mgr ctrl.Manager, opts
 	s.timer = steps.NewTimer(s.Clock)
 	s.agentsCh = make(chan event.GenericEvent, 1024)
 	s.acisCh = make(chan event.GenericEvent, 1024)
+	s.registered = map[types.NamespacedName]bool{}
 	s.running = map[string]bool{}
 	s.onDisk = map[string]bool{}
 	s.failValidation = map[string]bool{}

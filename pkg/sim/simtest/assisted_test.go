@@ -45,7 +45,7 @@ func aciState(a *hiveextv1beta1.AgentClusterInstall) string { return a.Status.De
 
 // createCluster creates what the control-plane provider creates for a cluster: a
 // ClusterImageSet, a ClusterDeployment and its AgentClusterInstall.
-func createCluster(g Gomega, ns, name string, controlPlane, workers int) (*hivev1.ClusterDeployment, *hiveextv1beta1.AgentClusterInstall) {
+func createCluster(g Gomega, ns, name string, controlPlane, workers int, mutate ...func(*hivev1.ClusterDeployment)) (*hivev1.ClusterDeployment, *hiveextv1beta1.AgentClusterInstall) {
 	cis := &hivev1.ClusterImageSet{ObjectMeta: metav1.ObjectMeta{Name: ns + "-" + name},
 		Spec: hivev1.ClusterImageSetSpec{ReleaseImage: releaseImage}}
 	g.Expect(mgmt.Client.Create(ctx, cis)).To(Succeed())
@@ -59,6 +59,9 @@ func createCluster(g Gomega, ns, name string, controlPlane, workers int) (*hivev
 			ClusterInstallRef: &hivev1.ClusterInstallLocalReference{Group: hiveextv1beta1.Group, Version: hiveextv1beta1.Version,
 				Kind: "AgentClusterInstall", Name: name},
 		},
+	}
+	for _, m := range mutate {
+		m(cd)
 	}
 	g.Expect(mgmt.Client.Create(ctx, cd)).To(Succeed())
 	aci := &hiveextv1beta1.AgentClusterInstall{
@@ -430,4 +433,35 @@ func TestReregistration(t *testing.T) {
 	}, timeout).Should(BeTrue())
 	bootHosts(g, first, []*inventory.Host{host})
 	g.Expect(agentOf(g, ns, host).Labels).To(HaveKeyWithValue(aiv1beta1.InfraEnvNameLabel, "first"))
+}
+
+// TestMovedFromAnotherHub checks what assisted-service does with objects moved from another hub
+// (clusterctl move: spec and metadata, no status): an installed multi-node cluster is imported as
+// a day-2 cluster, an installed single-node one is left alone, and an Agent of a host that never
+// registered with this service is deleted.
+func TestMovedFromAnotherHub(t *testing.T) {
+	g := NewWithT(t)
+	ns := newNamespace(t, "moved")
+	installed := func(cd *hivev1.ClusterDeployment) { cd.Spec.Installed = true }
+	multi, multiACI := createCluster(g, ns, "multi", 3, 0, installed)
+	_, snoACI := createCluster(g, ns, "sno", 1, 0, installed)
+	host := inventory.Generate("moved-"+ns, 1, inventory.GenerateOptions{})[0]
+	inv.Add(host)
+	agent := &aiv1beta1.Agent{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: host.SystemUUID, Finalizers: []string{assisted.AgentFinalizer}},
+		Spec:       aiv1beta1.AgentSpec{Approved: true, Role: models.HostRoleMaster, ClusterDeploymentName: &aiv1beta1.ClusterReference{Name: multi.Name, Namespace: ns}},
+	}
+	g.Expect(mgmt.Client.Create(ctx, agent)).To(Succeed())
+
+	g.Eventually(func(g Gomega) {
+		g.Expect(mgmt.Client.Get(ctx, client.ObjectKeyFromObject(multiACI), multiACI)).To(Succeed())
+		g.Expect(aciState(multiACI)).To(Equal(models.ClusterStatusAddingHosts))
+		g.Expect(aciCondition(multiACI, hiveextv1beta1.ClusterCompletedCondition).Status).To(BeEquivalentTo("True"))
+		g.Expect(apierrors.IsNotFound(mgmt.Client.Get(ctx, client.ObjectKeyFromObject(agent), &aiv1beta1.Agent{}))).To(BeTrue(),
+			"the Agent of a host unknown to this service is deleted")
+	}, timeout).Should(Succeed())
+	// The single-node cluster was reconciled at the same time as the multi-node one.
+	g.Expect(mgmt.Client.Get(ctx, client.ObjectKeyFromObject(snoACI), snoACI)).To(Succeed())
+	g.Expect(aciState(snoACI)).To(BeEmpty(), "an installed single-node cluster is left alone")
+	g.Expect(snoACI.Finalizers).To(ContainElement(assisted.AgentClusterInstallFinalizer))
 }
