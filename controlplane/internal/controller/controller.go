@@ -135,6 +135,7 @@ type scope struct {
 	cluster  *clusterv1.Cluster
 	machines []*clusterv1.Machine
 	aci      *hiveext.AgentClusterInstall
+	cd       *hivev1.ClusterDeployment
 
 	// kubeconfigWritten is true once the <cluster>-kubeconfig Secret holds the admin kubeconfig.
 	kubeconfigWritten bool
@@ -312,6 +313,7 @@ func (r *Reconciler) reconcileClusterDeployment(ctx context.Context, s *scope) e
 	}); err != nil {
 		return fmt.Errorf("creating or updating ClusterDeployment %s: %w", cd.Name, err)
 	}
+	s.cd = cd
 	return nil
 }
 
@@ -326,7 +328,7 @@ func (r *Reconciler) reconcileAgentClusterInstall(ctx context.Context, s *scope)
 		return fmt.Errorf("getting AgentClusterInstall %s: %w", key.Name, err)
 	case !metav1.IsControlledBy(aci, s.oacp):
 		return fmt.Errorf("AgentClusterInstall %s exists and is not owned by this control plane", key.Name)
-	case installStarted(aci):
+	case installStarted(aci) || s.cd != nil && s.cd.Spec.Installed:
 		// Once assisted-service installs, the install-time settings are fixed.
 		s.aci = aci
 		return nil

@@ -66,6 +66,14 @@ func installStarted(aci *hiveext.AgentClusterInstall) bool {
 	return aci != nil && (isInstalled(aci) || !preInstallStates[aci.Status.DebugInfo.State])
 }
 
+// installed tells whether the cluster is installed: the AgentClusterInstall reports it, or Hive's
+// ClusterDeployment records it. After a clusterctl move only the latter is left (move does not
+// carry status, and assisted-service on the new hub does not report an installed single-node
+// cluster it never installed).
+func (s *scope) installed() bool {
+	return isInstalled(s.aci) || s.cd != nil && s.cd.Spec.Installed
+}
+
 // isInstalled tells whether the AgentClusterInstall reports the cluster installed.
 func isInstalled(aci *hiveext.AgentClusterInstall) bool {
 	if aci == nil {

@@ -220,3 +220,33 @@ func TestWatchFilterLabelIsCopied(t *testing.T) {
 		}
 	}
 }
+
+// TestInstalled checks where the control plane learns that the cluster is installed: from the
+// AgentClusterInstall's status, or, when that is gone (after a clusterctl move, which carries no
+// status), from Hive's ClusterDeployment spec.installed.
+func TestInstalled(t *testing.T) {
+	aci := func(state string) *hiveext.AgentClusterInstall {
+		return &hiveext.AgentClusterInstall{Status: hiveext.AgentClusterInstallStatus{DebugInfo: hiveext.DebugInfo{State: state}}}
+	}
+	cd := func(installed bool) *hivev1.ClusterDeployment {
+		return &hivev1.ClusterDeployment{Spec: hivev1.ClusterDeploymentSpec{Installed: installed}}
+	}
+	for _, tc := range []struct {
+		name string
+		s    scope
+		want bool
+	}{
+		{"nothing yet", scope{}, false},
+		{"installing", scope{aci: aci("installing"), cd: cd(false)}, false},
+		{"installed", scope{aci: aci("installed"), cd: cd(false)}, true},
+		{"taking day-2 hosts", scope{aci: aci("adding-hosts"), cd: cd(true)}, true},
+		{"moved: no status, ClusterDeployment installed", scope{aci: aci(""), cd: cd(true)}, true},
+		{"moved before installing", scope{aci: aci(""), cd: cd(false)}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := tc.s.installed(); got != tc.want {
+				t.Errorf("installed() = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}

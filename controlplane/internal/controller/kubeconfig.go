@@ -40,7 +40,7 @@ const adminKubeconfigKey = "kubeconfig"
 // AgentClusterInstall's spec.clusterMetadata.adminKubeconfigSecretRef) into the Cluster API
 // <cluster>-kubeconfig Secret, once the AgentClusterInstall reports the cluster installed.
 func (r *Reconciler) reconcileKubeconfig(ctx context.Context, s *scope) error {
-	if !isInstalled(s.aci) || s.aci.Spec.ClusterMetadata == nil || s.aci.Spec.ClusterMetadata.AdminKubeconfigSecretRef.Name == "" {
+	if !s.installed() || s.aci.Spec.ClusterMetadata == nil || s.aci.Spec.ClusterMetadata.AdminKubeconfigSecretRef.Name == "" {
 		return nil
 	}
 	source := &corev1.Secret{}

@@ -57,7 +57,7 @@ func (r *Reconciler) reconcileMachines(ctx context.Context, s *scope) (ctrl.Resu
 		}
 		return ctrl.Result{}, nil
 	case len(s.machines) > want:
-		m, reason := selectMachineForScaleDown(s.machines, isInstalled(s.aci))
+		m, reason := selectMachineForScaleDown(s.machines, s.installed())
 		if m == nil {
 			s.scaleDownBlocked = reason
 			return ctrl.Result{RequeueAfter: waitRequeue}, nil

@@ -128,7 +128,7 @@ func setAvailableConditions(s *scope) {
 	case s.aci == nil:
 		conditions.Set(oacp, metav1.Condition{Type: controlplanev1.AvailableCondition, Status: metav1.ConditionFalse,
 			Reason: controlplanev1.WaitingForClusterReason, Message: "Waiting for the AgentClusterInstall to be created"})
-	case isInstalled(s.aci):
+	case s.installed():
 		conditions.Set(oacp, metav1.Condition{Type: controlplanev1.AvailableCondition, Status: metav1.ConditionFalse,
 			Reason:  controlplanev1.KubeconfigNotAvailableReason,
 			Message: "assisted-service reports the cluster installed; waiting for the admin kubeconfig Secret named in the AgentClusterInstall's spec.clusterMetadata"})
