@@ -79,6 +79,10 @@ const (
 	InstallationFailedReason = "InstallationFailed"
 	InstalledReason          = "Installed"
 	NotInstalledReason       = "NotInstalled"
+	// NodeJoinedReason: the Machine is a Node of the cluster, so every step is done, whatever
+	// became of its Agent (after a clusterctl move, assisted-service on the new hub deletes the
+	// Agents it holds no host for).
+	NodeJoinedReason = "NodeJoined"
 
 	ReadyReason    = "Ready"
 	NotReadyReason = "NotReady"

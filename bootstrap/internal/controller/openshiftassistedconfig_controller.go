@@ -178,6 +178,11 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 // reconcileNormal walks the steps in order; each either completes or sets the conditions that
 // say what it waits for and stops the walk.
 func (r *Reconciler) reconcileNormal(ctx context.Context, s *scope) error {
+	// A Machine that is a Node of the cluster runs on its installed host: nothing is left to do.
+	if m := s.machine; m != nil && m.Status.NodeRef.IsDefined() && m.Spec.Bootstrap.DataSecretName != nil {
+		setJoined(s.config, m)
+		return nil
+	}
 	for _, step := range []func(context.Context, *scope) (bool, error){
 		r.reconcilePrerequisites,
 		r.reconcileInfraEnv,
@@ -302,6 +307,12 @@ func (r *Reconciler) reconcileMetal3Machine(ctx context.Context, s *scope) (bool
 	}
 	s.metal3Machine = m3m
 	if hasISO(m3m, s.infraEnv.Status.ISODownloadURL) {
+		return true, nil
+	}
+	if m3m.Spec.ProviderID != "" && m3m.Spec.Image.URL != "" {
+		// CAPM3 provisioned the host with the ISO it had; it never changes the image of a
+		// provisioned host. A new ISO URL (the InfraEnv was recreated, or the cluster moved to a
+		// hub whose assisted-service serves its own) is not for this host.
 		return true, nil
 	}
 	before := m3m.DeepCopy()

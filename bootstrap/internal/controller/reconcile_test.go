@@ -146,6 +146,48 @@ func TestReconcileWaits(t *testing.T) {
 	}
 }
 
+// TestMachineWithNodeIsDone checks that a config whose Machine is a Node of the cluster, as after
+// a clusterctl move (no status, no Agent: assisted-service on the new hub deleted it), gets its
+// status back from the Machine and touches nothing.
+func TestMachineWithNodeIsDone(t *testing.T) {
+	g := NewWithT(t)
+	f := newFixture()
+	f.aci.Status = hiveextv1beta1.AgentClusterInstallStatus{} // moved: no status
+	f.machine.Spec.Bootstrap.DataSecretName = ptr.To("m1")
+	f.machine.Spec.ProviderID = "metal3://ns/host-0/m1"
+	f.machine.Status.NodeRef = clusterv1.MachineNodeReference{Name: "master-0"}
+	s, err := capoascheme.New(bootstrapv1.AddToScheme)
+	g.Expect(err).NotTo(HaveOccurred())
+	c := fake.NewClientBuilder().WithScheme(s).WithObjects(f.config, f.machine, f.cluster, f.cd, f.aci).
+		WithStatusSubresource(&bootstrapv1.OpenshiftAssistedConfig{}).Build()
+	r := &Reconciler{Client: c, Recorder: record.NewFakeRecorder(10)}
+	for range 2 {
+		_, err = r.Reconcile(context.Background(), ctrl.Request{NamespacedName: client.ObjectKeyFromObject(f.config)})
+		g.Expect(err).NotTo(HaveOccurred())
+	}
+
+	got := &bootstrapv1.OpenshiftAssistedConfig{}
+	g.Expect(c.Get(context.Background(), client.ObjectKeyFromObject(f.config), got)).To(Succeed())
+	g.Expect(got.Status.DataSecretName).To(Equal("m1"))
+	g.Expect(got.Status.Initialization.DataSecretCreated).To(Equal(ptr.To(true)))
+	g.Expect(conditions.IsTrue(got, bootstrapv1.ReadyCondition)).To(BeTrue())
+	for _, t := range []string{bootstrapv1.InfraEnvReadyCondition, bootstrapv1.DataSecretAvailableCondition,
+		bootstrapv1.AgentRegisteredCondition, bootstrapv1.AgentApprovedCondition, bootstrapv1.InstalledCondition} {
+		cond := conditions.Get(got, t)
+		g.Expect(cond).NotTo(BeNil(), t)
+		g.Expect(cond.Status).To(Equal(metav1.ConditionTrue), t)
+		g.Expect(cond.Reason).To(Equal(bootstrapv1.NodeJoinedReason), t)
+		g.Expect(cond.Message).To(ContainSubstring("Node master-0"))
+	}
+	g.Expect(conditions.IsFalse(got, bootstrapv1.InstallingCondition)).To(BeTrue())
+	ies := &aiv1beta1.InfraEnvList{}
+	g.Expect(c.List(context.Background(), ies)).To(Succeed())
+	g.Expect(ies.Items).To(BeEmpty(), "nothing is created for a Machine that runs already")
+	secrets := &corev1.SecretList{}
+	g.Expect(c.List(context.Background(), secrets)).To(Succeed())
+	g.Expect(secrets.Items).To(BeEmpty())
+}
+
 func isNil(o client.Object) bool {
 	switch v := o.(type) {
 	case *clusterv1.Cluster:

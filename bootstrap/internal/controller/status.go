@@ -23,6 +23,7 @@ import (
 	aiv1beta1 "github.com/openshift/assisted-service/api/v1beta1"
 	"github.com/openshift/assisted-service/models"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	"sigs.k8s.io/cluster-api/util/conditions"
 
@@ -104,6 +105,25 @@ func setInstallConditions(c *bootstrapv1.OpenshiftAssistedConfig, agent *aiv1bet
 	}
 	conditions.Set(c, installing)
 	conditions.Set(c, installed)
+}
+
+// setJoined reports a config whose Machine is a Node of the cluster: its data Secret is the
+// Machine's, and the steps that are not done yet in this status (it was lost in a clusterctl move,
+// which does not carry status) are done.
+func setJoined(c *bootstrapv1.OpenshiftAssistedConfig, m *clusterv1.Machine) {
+	c.Status.DataSecretName = ptr.Deref(m.Spec.Bootstrap.DataSecretName, "")
+	c.Status.Initialization.DataSecretCreated = ptr.To(true)
+	msg := fmt.Sprintf("Machine %s is Node %s of the cluster", m.Name, m.Status.NodeRef.Name)
+	for _, t := range stepConditions {
+		want := metav1.Condition{Type: t, Status: metav1.ConditionTrue, Reason: bootstrapv1.NodeJoinedReason, Message: msg}
+		if t == bootstrapv1.InstallingCondition {
+			want.Status = metav1.ConditionFalse
+		}
+		if cur := conditions.Get(c, t); cur != nil && cur.Status == want.Status {
+			continue // the reason and message of the step that completed here stay
+		}
+		conditions.Set(c, want)
+	}
 }
 
 // infraEnvImageCondition is the message of the InfraEnv's ImageCreated condition, if any.
