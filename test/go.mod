@@ -30,6 +30,7 @@ require (
 	github.com/metal3-io/baremetal-operator/apis v0.13.2
 	github.com/metal3-io/cluster-api-provider-metal3 v1.13.2
 	github.com/metal3-io/cluster-api-provider-metal3/api v1.13.2
+	github.com/metal3-io/ip-address-manager/api v1.13.2
 	github.com/onsi/ginkgo/v2 v2.34.0
 	github.com/onsi/gomega v1.44.0
 	github.com/openshift-assisted/cluster-api-provider-openshift-assisted/bootstrap v0.0.0
@@ -38,7 +39,6 @@ require (
 	github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg v0.0.0
 	github.com/openshift/api v0.0.0-20220831183848-09c070622e2c
 	github.com/openshift/assisted-service/api v0.0.0
-	github.com/openshift/assisted-service/models v0.0.0
 	github.com/openshift/hive/apis v0.0.0-20220719141355-c63c9b0281d8
 	golang.org/x/term v0.45.0
 	k8s.io/api v0.35.6
@@ -125,7 +125,6 @@ require (
 	github.com/mattn/go-colorable v0.1.14 // indirect
 	github.com/mattn/go-isatty v0.0.20 // indirect
 	github.com/mattn/go-runewidth v0.0.16 // indirect
-	github.com/metal3-io/ip-address-manager/api v1.13.2 // indirect
 	github.com/mitchellh/copystructure v1.2.0 // indirect
 	github.com/mitchellh/go-homedir v1.1.0 // indirect
 	github.com/mitchellh/mapstructure v1.5.0 // indirect
@@ -144,6 +143,7 @@ require (
 	github.com/opencontainers/go-digest v1.0.0 // indirect
 	github.com/opencontainers/image-spec v1.1.1 // indirect
 	github.com/openshift/assisted-service v1.0.10-0.20230830164851-6573b5d7021d // indirect
+	github.com/openshift/assisted-service/models v0.0.0 // indirect
 	github.com/openshift/custom-resource-status v1.1.2 // indirect
 	github.com/pelletier/go-toml/v2 v2.2.4 // indirect
 	github.com/pkg/errors v0.9.1 // indirect

@@ -49,6 +49,10 @@ func SetupCAPM3Controllers(ctx context.Context, mgr ctrl.Manager, cc clustercach
 			return (&capm3controllers.Metal3MachineTemplateReconciler{Client: c, ClusterCache: cc, ManagerFactory: factory,
 				Log: log.WithName("Metal3MachineTemplate")}).SetupWithManager(ctx, mgr, opts)
 		},
+		"Metal3Data": func() error {
+			return (&capm3controllers.Metal3DataReconciler{Client: c, ClientReader: mgr.GetAPIReader(), ClusterCache: cc, ManagerFactory: factory,
+				Log: log.WithName("Metal3Data")}).SetupWithManager(ctx, mgr, opts)
+		},
 		"Metal3DataTemplate": func() error {
 			return (&capm3controllers.Metal3DataTemplateReconciler{Client: c, ClusterCache: cc, ManagerFactory: factory,
 				Log: log.WithName("Metal3DataTemplate")}).SetupWithManager(ctx, mgr, opts)

@@ -28,6 +28,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+	clusterctlv1 "sigs.k8s.io/cluster-api/cmd/clusterctl/api/v1alpha3"
 	"sigs.k8s.io/cluster-api/cmd/clusterctl/client/yamlprocessor"
 	utilyaml "sigs.k8s.io/cluster-api/util/yaml"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -144,7 +145,8 @@ func (l *Lab) ClusterObjects(o ClusterOptions) ([]client.Object, error) {
 	objs := []client.Object{&corev1.Secret{
 		TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Secret"},
 		ObjectMeta: metav1.ObjectMeta{Namespace: o.Namespace, Name: vars["PULL_SECRET_NAME"],
-			Labels: map[string]string{clusterv1.ClusterNameLabel: o.Name}},
+			// clusterctl move takes a user's Secret along only when labelled so (docs/getting-started.md).
+			Labels: map[string]string{clusterv1.ClusterNameLabel: o.Name, clusterctlv1.ClusterctlMoveLabel: ""}},
 		Type:       corev1.SecretTypeDockerConfigJson,
 		StringData: map[string]string{corev1.DockerConfigJsonKey: `{"auths":{"quay.io":{"auth":"bGFiOmxhYg=="}}}`},
 	}}

@@ -26,6 +26,7 @@ import (
 	"sync"
 	"time"
 
+	metal3ipamv1 "github.com/metal3-io/ip-address-manager/api/v1alpha1"
 	configv1 "github.com/openshift/api/config/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -33,6 +34,7 @@ import (
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
+	capipamv1beta1 "sigs.k8s.io/cluster-api/api/ipam/v1beta1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
@@ -81,22 +83,27 @@ type Lab struct {
 	Mgmt, Workload *testenv.Environment
 	// Inventory holds the simulated hosts; add one with AddHosts.
 	Inventory *inventory.Inventory
-	// Assisted is the assisted-service simulator (fault injection).
+	// Assisted is the assisted-service simulator of the management cluster (fault injection).
 	Assisted *assisted.Simulator
 	// Releases serves the OpenShift release images the control planes read.
 	Releases *release.Registry
 
-	selfBoot *selfBooter
-	cancel   context.CancelFunc
-	wg       sync.WaitGroup
-	errMu    sync.Mutex
-	errs     []error
-	webhooks []*envtest.WebhookInstallOptions
+	opts Options
+	// mgmts are the management clusters started, the current one (Mgmt) last: Move adds one.
+	mgmts  []*management
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+	errMu  sync.Mutex
+	errs   []error
 }
 
-// Scheme returns the management cluster's scheme: every third-party API and the three providers'.
+// Scheme returns the management cluster's scheme: every third-party API and the three providers',
+// and the IPAM APIs CAPM3's Metal3Data controller looks up (the lab installs no IPAM: it finds
+// their CRDs missing and goes without).
 func Scheme() (*runtime.Scheme, error) {
-	return capoascheme.New(infrav1.AddToScheme, bootstrapv1.AddToScheme, controlplanev1.AddToScheme)
+	return capoascheme.New(infrav1.AddToScheme, bootstrapv1.AddToScheme, controlplanev1.AddToScheme,
+		capipamv1beta1.AddToScheme, metal3ipamv1.AddToScheme)
 }
 
 // WorkloadScheme returns the workload cluster's scheme: Kubernetes' and OpenShift's config API.
@@ -132,16 +139,13 @@ func Start(ctx context.Context, o Options) (*Lab, error) {
 	if o.Concurrency == 0 {
 		o.Concurrency = 4
 	}
-	scheme, err := Scheme()
-	if err != nil {
-		return nil, err
-	}
 	workloadScheme, err := WorkloadScheme()
 	if err != nil {
 		return nil, err
 	}
-	l := &Lab{Inventory: inventory.New(), Releases: release.StartRegistry()}
-	ctx, l.cancel = context.WithCancel(ctx)
+	l := &Lab{Inventory: inventory.New(), Releases: release.StartRegistry(), opts: o}
+	l.ctx, l.cancel = context.WithCancel(ctx)
+	ctx = l.ctx
 	ok := false
 	defer func() {
 		if !ok {
@@ -154,85 +158,118 @@ func Start(ctx context.Context, o Options) (*Lab, error) {
 			return nil, err
 		}
 	}
-	if l.Mgmt, err = testenv.Start(scheme); err != nil {
-		return nil, fmt.Errorf("starting the management API server: %w", err)
-	}
 	if l.Workload, err = testenv.Start(workloadScheme); err != nil {
 		return nil, fmt.Errorf("starting the workload API server: %w", err)
 	}
 	if err := cvo.InstallCRD(ctx, l.Workload.Config); err != nil {
 		return nil, fmt.Errorf("installing the ClusterVersion CRD in the workload cluster: %w", err)
 	}
+	workloadMgr, err := ctrl.NewManager(l.Workload.Config, ctrl.Options{Scheme: workloadScheme, Metrics: metricsserver.Options{BindAddress: "0"},
+		Controller: config.Controller{SkipNameValidation: ptr.To(true)}})
+	if err != nil {
+		return nil, fmt.Errorf("creating the workload manager: %w", err)
+	}
+	cvoSim := &cvo.Reconciler{}
+	if o.Speed == Realistic {
+		cvoSim.Durations = cvo.RealisticDurations()
+	}
+	if err := cvoSim.SetupWithManager(workloadMgr, controller.Options{MaxConcurrentReconciles: o.Concurrency}); err != nil {
+		return nil, fmt.Errorf("setting up the cluster-version operator simulator: %w", err)
+	}
+	l.run("workload", func() error { return workloadMgr.Start(ctx) })
+
+	if _, err := l.startManagement(ctx); err != nil {
+		return nil, err
+	}
+	ok = true
+	return l, nil
+}
+
+// management is one management cluster of the lab: its API server, Cluster API's and CAPM3's
+// controllers, the services a hub runs (assisted-service and BMO, simulated) and the three
+// providers. The hosts, the workload cluster and the release registry are the lab's, shared.
+type management struct {
+	env      *testenv.Environment
+	assisted *assisted.Simulator
+	selfBoot *selfBooter
+	webhooks []*envtest.WebhookInstallOptions
+}
+
+// startManagement starts a management cluster and makes it the lab's current one (Mgmt).
+func (l *Lab) startManagement(ctx context.Context) (*management, error) {
+	scheme, err := Scheme()
+	if err != nil {
+		return nil, err
+	}
+	m := &management{}
+	// Stop stops it, started or not.
+	l.mgmts = append(l.mgmts, m)
+	name := fmt.Sprintf("management-%d", len(l.mgmts))
+	if m.env, err = testenv.Start(scheme); err != nil {
+		return nil, fmt.Errorf("starting the API server of %s: %w", name, err)
+	}
 
 	// Cluster API, CAPM3 and the simulators share one manager: in production they are other
 	// projects' pods, which the providers only meet through the API.
-	core, err := ctrl.NewManager(l.Mgmt.Config, ctrl.Options{Scheme: scheme, Metrics: metricsserver.Options{BindAddress: "0"},
+	core, err := ctrl.NewManager(m.env.Config, ctrl.Options{Scheme: scheme, Metrics: metricsserver.Options{BindAddress: "0"},
 		Controller: config.Controller{SkipNameValidation: ptr.To(true)}})
 	if err != nil {
-		return nil, fmt.Errorf("creating the core manager: %w", err)
+		return nil, fmt.Errorf("creating the core manager of %s: %w", name, err)
 	}
-	cc, err := testenv.SetupCAPIControllers(ctx, core, o.Concurrency)
+	cc, err := testenv.SetupCAPIControllers(ctx, core, l.opts.Concurrency)
 	if err != nil {
 		return nil, err
 	}
-	if err := SetupCAPM3Controllers(ctx, core, cc, o.Concurrency); err != nil {
+	if err := SetupCAPM3Controllers(ctx, core, cc, l.opts.Concurrency); err != nil {
 		return nil, err
 	}
-	copts := controller.Options{MaxConcurrentReconciles: o.Concurrency}
-	l.Assisted = &assisted.Simulator{
+	copts := controller.Options{MaxConcurrentReconciles: l.opts.Concurrency}
+	m.assisted = &assisted.Simulator{
 		Inventory: l.Inventory,
 		Workload:  l.Workload.Config,
 		OnClusterInstalled: func(ctx context.Context, c assisted.InstalledCluster) error {
 			return cvo.EnsureClusterVersion(ctx, c.Workload, cvo.Release("", c.ReleaseImage))
 		},
 	}
-	bmh := &baremetal.Reconciler{Inventory: l.Inventory, Hosts: l.Assisted}
-	cvoSim := &cvo.Reconciler{}
-	if o.Speed == Realistic {
-		l.Assisted.Durations = assisted.RealisticDurations()
+	bmh := &baremetal.Reconciler{Inventory: l.Inventory, Hosts: m.assisted}
+	if l.opts.Speed == Realistic {
+		m.assisted.Durations = assisted.RealisticDurations()
 		bmh.Durations = baremetal.RealisticDurations()
-		cvoSim.Durations = cvo.RealisticDurations()
 	}
-	if err := l.Assisted.SetupWithManager(ctx, core, copts); err != nil {
+	if err := m.assisted.SetupWithManager(ctx, core, copts); err != nil {
 		return nil, fmt.Errorf("setting up the assisted-service simulator: %w", err)
 	}
 	if err := bmh.SetupWithManager(core, copts); err != nil {
 		return nil, fmt.Errorf("setting up the bare-metal simulator: %w", err)
 	}
-	l.selfBoot = &selfBooter{Hosts: l.Assisted}
-	if err := l.selfBoot.setupWithManager(core, copts); err != nil {
+	m.selfBoot = &selfBooter{Hosts: m.assisted}
+	if err := m.selfBoot.setupWithManager(core, copts); err != nil {
 		return nil, fmt.Errorf("setting up the self-booted hosts: %w", err)
 	}
-	workloadMgr, err := ctrl.NewManager(l.Workload.Config, ctrl.Options{Scheme: workloadScheme, Metrics: metricsserver.Options{BindAddress: "0"},
-		Controller: config.Controller{SkipNameValidation: ptr.To(true)}})
-	if err != nil {
-		return nil, fmt.Errorf("creating the workload manager: %w", err)
-	}
-	if err := cvoSim.SetupWithManager(workloadMgr, copts); err != nil {
-		return nil, fmt.Errorf("setting up the cluster-version operator simulator: %w", err)
-	}
-	l.run("core", func() error { return core.Start(ctx) })
-	l.run("workload", func() error { return workloadMgr.Start(ctx) })
+	l.run(name+"/core", func() error { return core.Start(ctx) })
 
 	root, err := testenv.RepoRoot()
 	if err != nil {
 		return nil, err
 	}
 	for _, p := range providers() {
-		if err := l.startProvider(ctx, root, scheme, p, o.Concurrency); err != nil {
+		if err := l.startProvider(ctx, m, root, scheme, p); err != nil {
 			return nil, err
 		}
 	}
-	ok = true
-	return l, nil
+	l.Mgmt, l.Assisted = m.env, m.assisted
+	return m, nil
 }
+
+// current is the current management cluster.
+func (l *Lab) current() *management { return l.mgmts[len(l.mgmts)-1] }
 
 // startProvider installs the provider's webhook configurations (renamed per provider, as the
 // release manifests' name prefix does) with a serving certificate of their own, then runs the
 // provider through manager.Run, exactly as its main.go does.
-func (l *Lab) startProvider(ctx context.Context, root string, scheme *runtime.Scheme, p provider, concurrency int) error {
+func (l *Lab) startProvider(ctx context.Context, m *management, root string, scheme *runtime.Scheme, p provider) error {
 	opts := manager.NewOptions("capoa-lab-" + p.name)
-	opts.Concurrency = concurrency
+	opts.Concurrency = l.opts.Concurrency
 	opts.InProcess = true
 	opts.SyncPeriod = 10 * time.Minute
 	opts.HealthAddr = "0"
@@ -251,20 +288,20 @@ func (l *Lab) startProvider(ctx context.Context, root string, scheme *runtime.Sc
 		for _, v := range w.ValidatingWebhooks {
 			v.Name = "capoa-" + p.name + "-" + v.Name
 		}
-		for _, m := range w.MutatingWebhooks {
-			m.Name = "capoa-" + p.name + "-" + m.Name
+		for _, mw := range w.MutatingWebhooks {
+			mw.Name = "capoa-" + p.name + "-" + mw.Name
 		}
-		if err := w.Install(l.Mgmt.Config); err != nil {
+		if err := w.Install(m.env.Config); err != nil {
 			return fmt.Errorf("installing the %s webhooks: %w", p.name, err)
 		}
-		l.webhooks = append(l.webhooks, w)
+		m.webhooks = append(m.webhooks, w)
 		opts.WebhookPort = w.LocalServingPort
 		opts.WebhookCertDir = w.LocalServingCertDir
 	} else {
 		opts.WebhookPort = 0
 	}
-	cfg := rest.CopyConfig(l.Mgmt.Config)
-	l.run(p.name, func() error { return manager.Run(ctx, cfg, opts, scheme, p.setup) })
+	cfg := rest.CopyConfig(m.env.Config)
+	l.run(fmt.Sprintf("management-%d/%s", len(l.mgmts), p.name), func() error { return manager.Run(ctx, cfg, opts, scheme, p.setup) })
 	return nil
 }
 
@@ -287,16 +324,20 @@ func (l *Lab) Err() error {
 	return errors.Join(l.errs...)
 }
 
-// Stop stops every manager and both API servers.
+// Stop stops every manager and the API servers.
 func (l *Lab) Stop() error {
 	l.cancel()
 	l.wg.Wait()
 	errs := []error{l.Err()}
-	for _, w := range l.webhooks {
-		errs = append(errs, w.Cleanup())
+	envs := []*testenv.Environment{l.Workload}
+	for _, m := range l.mgmts {
+		for _, w := range m.webhooks {
+			errs = append(errs, w.Cleanup())
+		}
+		envs = append(envs, m.env)
 	}
 	l.Releases.Close()
-	for _, e := range []*testenv.Environment{l.Workload, l.Mgmt} {
+	for _, e := range envs {
 		if e == nil {
 			continue
 		}

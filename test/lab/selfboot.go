@@ -154,6 +154,6 @@ func (l *Lab) AddSelfBootedHosts(prefix string, n int) []*inventory.Host {
 	for _, h := range hosts {
 		l.Inventory.Add(h)
 	}
-	l.selfBoot.add(hosts...)
+	l.current().selfBoot.add(hosts...)
 	return hosts
 }
