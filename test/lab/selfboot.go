@@ -20,6 +20,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
@@ -118,7 +119,8 @@ func (b *selfBooter) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	host := b.take(req.NamespacedName)
 	if host == nil {
 		log.Info("No free self-booted host for the Machine", "machine", machine.Name)
-		return ctrl.Result{}, nil
+		// Hosts are added to the pool without an event of this controller's: look again.
+		return ctrl.Result{RequeueAfter: time.Second}, nil
 	}
 	if err := b.Hosts.Booted(ctx, inventory.Boot{Host: host, ISOURL: config.Status.ISODownloadURL}); err != nil {
 		return ctrl.Result{}, fmt.Errorf("booting host %s from the discovery ISO of %s: %w", host.Name, req.Name, err)
