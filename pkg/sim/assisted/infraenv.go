@@ -186,9 +186,11 @@ func (s *Simulator) infraEnvServing(ctx context.Context, isoURL string) (*aiv1be
 	if err := s.Client.List(ctx, list); err != nil {
 		return nil, fmt.Errorf("listing InfraEnvs: %w", err)
 	}
+	// The image service serves an InfraEnv's image from the service's own records, not from the
+	// InfraEnv's status (which a cache may not show yet).
 	for i := range list.Items {
-		if u := list.Items[i].Status.ISODownloadURL; u != "" && u == isoURL && list.Items[i].DeletionTimestamp.IsZero() {
-			return &list.Items[i], nil
+		if ie := &list.Items[i]; s.isoURL(ie) == isoURL && ie.DeletionTimestamp.IsZero() {
+			return ie, nil
 		}
 	}
 	return nil, fmt.Errorf("no InfraEnv serves the ISO %s", isoURL)
