@@ -353,6 +353,36 @@ func TestVanishedAgent(t *testing.T) {
 	}, timeout, interval).Should(Succeed())
 }
 
+// TestAgentGoneAfterTheNodeJoined: an AgentMachine whose Machine is a Node stays provisioned and
+// ready when its Agent is deleted (as after a clusterctl move: the new hub's assisted-service
+// deletes the Agents of hosts that registered elsewhere), and claims no other.
+func TestAgentGoneAfterTheNodeJoined(t *testing.T) {
+	g := NewWithT(t)
+	ctx := context.Background()
+	f := newFixture(t, ctx, "joined", nil)
+	startManager(t, isolated(f, 0))
+	createAgent(t, ctx, f.ns, agentName(1), nil, 8)
+	f.machine(t, ctx, "m1", nil)
+	g.Eventually(func(g Gomega) {
+		g.Expect(getAM(g, ctx, f.ns, "m1").Spec.ProviderID).To(Equal("agent://" + agentName(1)))
+	}, timeout, interval).Should(Succeed())
+	m := &clusterv1.Machine{}
+	g.Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: f.ns, Name: "m1"}, m)).To(Succeed())
+	base := m.DeepCopy()
+	m.Status.NodeRef = clusterv1.MachineNodeReference{Name: "worker-1"}
+	g.Expect(env.Client.Status().Patch(ctx, m, client.MergeFrom(base))).To(Succeed())
+	g.Expect(env.Client.Delete(ctx, &aiv1beta1.Agent{ObjectMeta: metav1.ObjectMeta{Namespace: f.ns, Name: agentName(1)}})).To(Succeed())
+	createAgent(t, ctx, f.ns, agentName(2), nil, 8)
+	g.Eventually(func(g Gomega) {
+		am := getAM(g, ctx, f.ns, "m1")
+		g.Expect(reservedReason(am)).To(Equal(infracontroller.ReasonNodeJoined))
+		g.Expect(am.Spec.ProviderID).To(Equal("agent://" + agentName(1)))
+		g.Expect(am.Status.Initialization.Provisioned).To(Equal(ptr.To(true)))
+		g.Expect(conditions.IsTrue(am, clusterv1.ReadyCondition)).To(BeTrue())
+	}, timeout, interval).Should(Succeed())
+	g.Expect(claimedAgents(g, ctx, f.ns)).To(BeEmpty())
+}
+
 // reconcileCount sums the reconciles the AgentMachine controller ran (controller-runtime metrics).
 func reconcileCount(g Gomega) float64 {
 	families, err := ctrlmetrics.Registry.Gather()

@@ -165,9 +165,9 @@ func TestClusterctlInitAndGenerateCluster(t *testing.T) {
 		flavor string
 		kinds  []string
 	}{
-		{"", []string{"Cluster", "Metal3Cluster", "OpenshiftAssistedControlPlane", "Metal3MachineTemplate",
+		{"", []string{"Cluster", "Metal3Cluster", "Metal3DataTemplate", "OpenshiftAssistedControlPlane", "Metal3MachineTemplate",
 			"MachineDeployment", "OpenshiftAssistedConfigTemplate", "Metal3MachineTemplate"}},
-		{"sno", []string{"Cluster", "Metal3Cluster", "OpenshiftAssistedControlPlane", "Metal3MachineTemplate"}},
+		{"sno", []string{"Cluster", "Metal3Cluster", "Metal3DataTemplate", "OpenshiftAssistedControlPlane", "Metal3MachineTemplate"}},
 		{"agent", []string{"Cluster", "AgentCluster", "OpenshiftAssistedControlPlane", "AgentMachineTemplate",
 			"MachineDeployment", "OpenshiftAssistedConfigTemplate", "AgentMachineTemplate"}},
 	}

@@ -32,7 +32,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
-	capoascheme "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/scheme"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/testenv"
 )
 
@@ -41,7 +40,7 @@ import (
 // writes the Metal3Machine's live-ISO image onto it: the step the lab's hosts start from.
 func TestCAPM3ProvisionsAHostWithoutIronic(t *testing.T) {
 	g := NewWithT(t)
-	s, err := capoascheme.New()
+	s, err := Scheme()
 	g.Expect(err).NotTo(HaveOccurred())
 	env, err := testenv.Start(s)
 	g.Expect(err).NotTo(HaveOccurred())

@@ -21,15 +21,19 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 
+	capm3v1beta2 "github.com/metal3-io/cluster-api-provider-metal3/api/v1beta2"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	clusterctlv1 "sigs.k8s.io/cluster-api/cmd/clusterctl/api/v1alpha3"
 	clusterctlclient "sigs.k8s.io/cluster-api/cmd/clusterctl/client"
 	clusterctlcluster "sigs.k8s.io/cluster-api/cmd/clusterctl/client/cluster"
 	clusterctlconfig "sigs.k8s.io/cluster-api/cmd/clusterctl/client/config"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	bootstrapv1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/bootstrap/api/v1alpha2"
+	controlplanev1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/controlplane/api/v1alpha3"
+	infrav1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/infrastructure/api/v1beta1"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/testenv"
 )
 
@@ -51,6 +55,16 @@ var MoveCRDLabels = map[string]map[string]string{
 	"agentclusterinstalls.extensions.hive.openshift.io": {clusterctlv1.ClusterctlLabel: ""},
 }
 
+// clusterctlInstalled are the API groups of the providers clusterctl init installs, and labels:
+// Cluster API's, CAPM3's (infrastructure.cluster.x-k8s.io) and this repository's three.
+var clusterctlInstalled = map[string]bool{
+	clusterv1.GroupVersion.Group:      true,
+	capm3v1beta2.GroupVersion.Group:   true,
+	infrav1.GroupVersion.Group:        true,
+	bootstrapv1.GroupVersion.Group:    true,
+	controlplanev1.GroupVersion.Group: true,
+}
+
 // prepareForMove makes env look, to clusterctl, like a management cluster set up as the docs say:
 // clusterctl's inventory CRD, the clusterctl label on the CRDs of the providers clusterctl init
 // installs (Cluster API, CAPM3, this repository's), and MoveCRDLabels.
@@ -70,7 +84,7 @@ func prepareForMove(ctx context.Context, env *testenv.Environment, kubeconfig st
 	for i := range crds.Items {
 		crd := &crds.Items[i]
 		labels := MoveCRDLabels[crd.Name]
-		if strings.HasSuffix(crd.Spec.Group, ".cluster.x-k8s.io") || crd.Spec.Group == "cluster.x-k8s.io" {
+		if clusterctlInstalled[crd.Spec.Group] {
 			labels = map[string]string{clusterctlv1.ClusterctlLabel: ""}
 		}
 		if len(labels) == 0 {

@@ -19,15 +19,20 @@ package lab
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
+	clusterctlv1 "sigs.k8s.io/cluster-api/cmd/clusterctl/api/v1alpha3"
 	"sigs.k8s.io/cluster-api/util"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
 
 	bootstrapv1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/bootstrap/api/v1alpha2"
 	infrav1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/infrastructure/api/v1beta1"
@@ -49,6 +54,8 @@ type selfBooter struct {
 	pool []*inventory.Host
 	// assigned maps a config to the host booted for it, and its ISO URL.
 	assigned map[types.NamespacedName]assignment
+	// moved holds the configs clusterctl move took to another management cluster.
+	moved map[types.NamespacedName]bool
 }
 
 type assignment struct {
@@ -59,8 +66,19 @@ type assignment struct {
 func (b *selfBooter) setupWithManager(mgr ctrl.Manager, opts controller.Options) error {
 	b.Client = mgr.GetClient()
 	b.assigned = map[types.NamespacedName]assignment{}
+	b.moved = map[types.NamespacedName]bool{}
+	// A config that clusterctl move deletes from this management cluster (it annotates it first)
+	// lives on elsewhere: its host is not wiped.
+	movedAway := predicate.Funcs{DeleteFunc: func(e event.DeleteEvent) bool {
+		if _, ok := e.Object.GetAnnotations()[clusterctlv1.DeleteForMoveAnnotation]; ok {
+			b.mu.Lock()
+			b.moved[client.ObjectKeyFromObject(e.Object)] = true
+			b.mu.Unlock()
+		}
+		return true
+	}}
 	return ctrl.NewControllerManagedBy(mgr).Named("lab-selfboot").WithOptions(opts).
-		For(&bootstrapv1.OpenshiftAssistedConfig{}).Complete(b)
+		For(&bootstrapv1.OpenshiftAssistedConfig{}, builder.WithPredicates(movedAway)).Complete(b)
 }
 
 // add puts hosts into the pool of self-booted hosts.
@@ -132,10 +150,20 @@ func (b *selfBooter) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	return ctrl.Result{}, nil
 }
 
-// release wipes the host booted for a config that is gone and returns it to the pool.
+// release wipes the host booted for a config that is gone and returns it to the pool; the host
+// of a config moved to another management cluster keeps running, and leaves this pool.
 func (b *selfBooter) release(ctx context.Context, key types.NamespacedName) error {
 	b.mu.Lock()
 	a, ok := b.assigned[key]
+	if moved := b.moved[key]; moved {
+		delete(b.moved, key)
+		if ok {
+			b.pool = slices.DeleteFunc(b.pool, func(h *inventory.Host) bool { return h == a.host })
+			delete(b.assigned, key)
+		}
+		b.mu.Unlock()
+		return nil
+	}
 	b.mu.Unlock()
 	if !ok {
 		return nil

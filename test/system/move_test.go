@@ -17,6 +17,9 @@ limitations under the License.
 package system
 
 import (
+	"fmt"
+	"time"
+
 	bmov1alpha1 "github.com/metal3-io/baremetal-operator/apis/metal3.io/v1alpha1"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -81,9 +84,11 @@ var _ = Describe("clusterctl move to another management cluster", Ordered, func(
 		providerIDs, consumers := hostsOf(Default, l.Mgmt.Client, ns)
 		Expect(providerIDs).To(HaveLen(4))
 
+		start := time.Now()
 		var err error
 		from, err = l.Move(ctx, ns)
 		Expect(err).NotTo(HaveOccurred())
+		moved := time.Since(start)
 
 		By("leaving nothing of the cluster on the management cluster it left")
 		for _, list := range []client.ObjectList{
@@ -98,6 +103,8 @@ var _ = Describe("clusterctl move to another management cluster", Ordered, func(
 
 		By("rebuilding the status on the new one: the same Machines on the same hosts, Available")
 		expectAvailable(l, ns, name, 3, 4)
+		fmt.Fprintf(GinkgoWriter, "clusterctl move took %s; the control plane was Available again %s later\n",
+			moved.Round(time.Millisecond), (time.Since(start) - moved).Round(time.Millisecond))
 		Eventually(func(g Gomega) {
 			ids, hosts := hostsOf(g, l.Mgmt.Client, ns)
 			g.Expect(ids).To(Equal(providerIDs))

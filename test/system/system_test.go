@@ -390,6 +390,34 @@ var _ = Describe("A cluster of self-booted hosts (AgentMachine)", Ordered, func(
 		}
 	})
 
+	It("moves to another management cluster: the AgentMachines stay provisioned without their Agents", func() {
+		providerIDs, _ := hostsOf(Default, l.Mgmt.Client, ns)
+		from, err := l.Move(ctx, ns)
+		Expect(err).NotTo(HaveOccurred())
+		for _, list := range []client.ObjectList{&infrav1.AgentMachineList{}, &infrav1.AgentClusterList{},
+			&bootstrapv1.OpenshiftAssistedConfigList{}, &aiv1beta1.AgentList{}} {
+			Expect(from.Client.List(ctx, list, client.InNamespace(ns))).To(Succeed())
+			Expect(meta.LenList(list)).To(BeZero(), "%T left on the old management cluster", list)
+		}
+		expectAvailable(l, ns, name, 3, 4)
+		Eventually(func(g Gomega) {
+			ids, _ := hostsOf(g, l.Mgmt.Client, ns)
+			g.Expect(ids).To(Equal(providerIDs))
+			g.Expect(runningMachines(g, l, ns, nil)).To(Equal(4))
+			ams := &infrav1.AgentMachineList{}
+			g.Expect(l.Mgmt.Client.List(ctx, ams, client.InNamespace(ns))).To(Succeed())
+			g.Expect(ams.Items).To(HaveLen(4))
+			for _, am := range ams.Items {
+				g.Expect(am.Status.Initialization.Provisioned).To(Equal(ptr.To(true)), "AgentMachine %s provisioned", am.Name)
+				g.Expect(conditionTrue(am.Status.Conditions, "Ready")).To(BeTrue(), "AgentMachine %s Ready", am.Name)
+			}
+			// The new hub's assisted-service deleted the Agents: no AgentMachine claimed another.
+			agents := &aiv1beta1.AgentList{}
+			g.Expect(l.Mgmt.Client.List(ctx, agents, client.InNamespace(ns))).To(Succeed())
+			g.Expect(agents.Items).To(BeEmpty())
+		}, timeout, interval).Should(Succeed())
+	})
+
 	It("releases every host when the Cluster is deleted", func() {
 		deleteClusterAndExpectNothingLeft(l, ns, name)
 	})

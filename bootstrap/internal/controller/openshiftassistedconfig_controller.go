@@ -49,6 +49,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 
 	bootstrapv1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/bootstrap/api/v1alpha2"
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/move"
 )
 
 // +kubebuilder:rbac:groups=bootstrap.cluster.x-k8s.io,resources=openshiftassistedconfigs,verbs=get;list;watch;update;patch
@@ -125,6 +126,11 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 	config := &bootstrapv1.OpenshiftAssistedConfig{}
 	if err := r.Client.Get(ctx, req.NamespacedName, config); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	if move.DeletingForMove(config) {
+		// clusterctl move deletes it here after creating it on another management cluster.
+		ctrl.LoggerFrom(ctx).V(4).Info("Deleted by clusterctl move: left alone")
+		return ctrl.Result{}, nil
 	}
 	if r.WatchFilterValue != "" && config.Labels[clusterv1.WatchLabel] != r.WatchFilterValue {
 		return ctrl.Result{}, nil

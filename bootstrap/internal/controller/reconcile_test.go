@@ -188,6 +188,29 @@ func TestMachineWithNodeIsDone(t *testing.T) {
 	g.Expect(secrets.Items).To(BeEmpty())
 }
 
+// TestDeletedForMoveIsLeftAlone checks that a config clusterctl move deletes from the management
+// cluster it leaves keeps its InfraEnv: it lives on in the other management cluster.
+func TestDeletedForMoveIsLeftAlone(t *testing.T) {
+	g := NewWithT(t)
+	f := newFixture()
+	now := metav1.Now()
+	f.config.DeletionTimestamp = &now
+	f.config.Annotations = map[string]string{"clusterctl.cluster.x-k8s.io/delete-for-move": ""}
+	ie := &aiv1beta1.InfraEnv{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "m1", OwnerReferences: []metav1.OwnerReference{{
+		APIVersion: bootstrapv1.GroupVersion.String(), Kind: "OpenshiftAssistedConfig", Name: "m1", Controller: ptr.To(true)}}}}
+	s, err := capoascheme.New(bootstrapv1.AddToScheme)
+	g.Expect(err).NotTo(HaveOccurred())
+	c := fake.NewClientBuilder().WithScheme(s).WithObjects(f.config, f.cluster, f.cd, f.aci, ie).
+		WithStatusSubresource(&bootstrapv1.OpenshiftAssistedConfig{}).Build()
+	r := &Reconciler{Client: c, Recorder: record.NewFakeRecorder(10)}
+	_, err = r.Reconcile(context.Background(), ctrl.Request{NamespacedName: client.ObjectKeyFromObject(f.config)})
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(c.Get(context.Background(), client.ObjectKeyFromObject(ie), &aiv1beta1.InfraEnv{})).To(Succeed())
+	got := &bootstrapv1.OpenshiftAssistedConfig{}
+	g.Expect(c.Get(context.Background(), client.ObjectKeyFromObject(f.config), got)).To(Succeed())
+	g.Expect(got.Finalizers).To(ConsistOf(bootstrapv1.ConfigFinalizer), "clusterctl removes the finalizers itself")
+}
+
 func isNil(o client.Object) bool {
 	switch v := o.(type) {
 	case *clusterv1.Cluster:

@@ -48,6 +48,7 @@ import (
 
 	controlplanev1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/controlplane/api/v1alpha3"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/controlplane/internal/release"
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/move"
 )
 
 // waitRequeue is how soon a control plane waiting on assisted-service or on the workload cluster
@@ -158,6 +159,11 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 	oacp := &controlplanev1.OpenshiftAssistedControlPlane{}
 	if err := r.Client.Get(ctx, req.NamespacedName, oacp); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	if move.DeletingForMove(oacp) {
+		// clusterctl move deletes it here after creating it on another management cluster.
+		ctrl.LoggerFrom(ctx).V(4).Info("Deleted by clusterctl move: left alone")
+		return ctrl.Result{}, nil
 	}
 	cluster, err := util.GetOwnerCluster(ctx, r.Client, oacp.ObjectMeta)
 	switch {

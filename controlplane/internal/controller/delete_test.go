@@ -27,9 +27,12 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/tools/events"
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
+	bootstrapv1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/bootstrap/api/v1alpha2"
 	controlplanev1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/controlplane/api/v1alpha3"
 	capoascheme "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/scheme"
 )
@@ -96,5 +99,42 @@ func TestDeleteOwnedLeavesOthersObjectsAlone(t *testing.T) {
 	}
 	if err := c.Get(context.Background(), client.ObjectKeyFromObject(cd), &hivev1.ClusterDeployment{}); err != nil {
 		t.Errorf("the ClusterDeployment owned by someone else was deleted: %v", err)
+	}
+}
+
+// TestDeletedForMoveIsLeftAlone checks that a control plane clusterctl move deletes from the
+// management cluster it leaves (its Cluster already gone there) deletes none of what it owns: the
+// ClusterDeployment and AgentClusterInstall live on in the other management cluster.
+func TestDeletedForMoveIsLeftAlone(t *testing.T) {
+	s, err := capoascheme.New(controlplanev1.AddToScheme, bootstrapv1.AddToScheme)
+	if err != nil {
+		t.Fatal(err)
+	}
+	oacp := testOACP(3)
+	oacp.UID = "oacp-uid"
+	oacp.Finalizers = []string{controlplanev1.OpenshiftAssistedControlPlaneFinalizer}
+	oacp.DeletionTimestamp = &metav1.Time{Time: time.Now()}
+	oacp.Annotations = map[string]string{"clusterctl.cluster.x-k8s.io/delete-for-move": ""}
+	oacp.OwnerReferences = []metav1.OwnerReference{{APIVersion: clusterv1.GroupVersion.String(), Kind: "Cluster", Name: "c1", UID: "c1-uid"}}
+	owner := []metav1.OwnerReference{*metav1.NewControllerRef(oacp, controlplanev1.GroupVersion.WithKind("OpenshiftAssistedControlPlane"))}
+	cd := &hivev1.ClusterDeployment{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "c1", OwnerReferences: owner}}
+	aci := &hiveext.AgentClusterInstall{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "c1", OwnerReferences: owner}}
+	c := fake.NewClientBuilder().WithScheme(s).WithObjects(oacp, cd, aci).
+		WithStatusSubresource(&controlplanev1.OpenshiftAssistedControlPlane{}).Build()
+	r := &Reconciler{Client: c, APIReader: c, Recorder: events.NewFakeRecorder(10), ForceCleanupAfter: 5 * time.Minute}
+	// The first reconcile of an object with a Cluster only records its Paused condition.
+	for range 3 {
+		if _, err := r.Reconcile(context.Background(), ctrl.Request{NamespacedName: client.ObjectKeyFromObject(oacp)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, o := range []client.Object{&hivev1.ClusterDeployment{}, &hiveext.AgentClusterInstall{}} {
+		if err := c.Get(context.Background(), client.ObjectKey{Namespace: "ns", Name: "c1"}, o); err != nil {
+			t.Errorf("%T: %v, want it left alone", o, err)
+		}
+	}
+	got := &controlplanev1.OpenshiftAssistedControlPlane{}
+	if err := c.Get(context.Background(), client.ObjectKeyFromObject(oacp), got); err != nil || len(got.Finalizers) != 1 {
+		t.Errorf("control plane: %v, finalizers %v: clusterctl removes the finalizers itself", err, got.Finalizers)
 	}
 }

@@ -51,6 +51,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	infrav1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/infrastructure/api/v1beta1"
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/move"
 )
 
 const (
@@ -103,6 +104,11 @@ func (r *AgentClusterReconciler) Reconcile(ctx context.Context, req ctrl.Request
 	ac := &infrav1.AgentCluster{}
 	if err := r.Client.Get(ctx, req.NamespacedName, ac); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	if move.DeletingForMove(ac) {
+		// clusterctl move deletes it here after creating it on another management cluster.
+		ctrl.LoggerFrom(ctx).V(4).Info("Deleted by clusterctl move: left alone")
+		return ctrl.Result{}, nil
 	}
 	cluster, err := util.GetOwnerCluster(ctx, r.Client, ac.ObjectMeta)
 	if err != nil && !apierrors.IsNotFound(err) {

@@ -47,6 +47,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	infrav1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/infrastructure/api/v1beta1"
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/move"
 )
 
 const (
@@ -112,6 +113,11 @@ func (r *AgentMachineReconciler) Reconcile(ctx context.Context, req ctrl.Request
 	am := &infrav1.AgentMachine{}
 	if err := r.Client.Get(ctx, req.NamespacedName, am); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	if move.DeletingForMove(am) {
+		// clusterctl move deletes it here after creating it on another management cluster.
+		ctrl.LoggerFrom(ctx).V(4).Info("Deleted by clusterctl move: left alone")
+		return ctrl.Result{}, nil
 	}
 	if !r.inScope(am) {
 		// Requests also come from watches of other kinds (Agents, Machines): honor --watch-filter here.
@@ -182,6 +188,13 @@ func (r *AgentMachineReconciler) reconcileNormal(ctx context.Context, s *machine
 	agent, err := r.claimedAgent(ctx, am)
 	if err != nil {
 		return ctrl.Result{}, err
+	}
+	if agent == nil && am.Spec.ProviderID != "" && s.machine.Status.NodeRef.IsDefined() {
+		// The host was installed and is a Node: it needs its Agent no more. This is the case
+		// after a clusterctl move, which carries no status, and whose new hub's assisted-service
+		// deletes the Agents of hosts that registered elsewhere.
+		setNodeJoined(am, s.machine)
+		return ctrl.Result{}, nil
 	}
 	if agent == nil && am.Spec.ProviderID != "" {
 		// The host was claimed once and its Agent is gone: never claim a different host for a

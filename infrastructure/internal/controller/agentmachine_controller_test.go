@@ -128,3 +128,38 @@ func TestAgentMachineWaits(t *testing.T) {
 		})
 	}
 }
+
+// TestDeletedForMoveIsLeftAlone: an AgentMachine that clusterctl move deletes from the management
+// cluster it leaves (its owner Machine already gone there) keeps its Agent bound and claimed: the
+// host lives on in the other management cluster.
+func TestDeletedForMoveIsLeftAlone(t *testing.T) {
+	g := NewWithT(t)
+	scheme, err := capoascheme.New(infrav1.AddToScheme)
+	g.Expect(err).NotTo(HaveOccurred())
+	now := metav1.Now()
+	am := &infrav1.AgentMachine{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "m1", UID: "am-uid",
+		Finalizers: []string{AgentMachineFinalizer}, DeletionTimestamp: &now,
+		Annotations: map[string]string{"clusterctl.cluster.x-k8s.io/delete-for-move": ""}},
+		Spec: infrav1.AgentMachineSpec{ProviderID: "agent://a1"}}
+	am.Status.AgentRef = &infrav1.AgentReference{Namespace: "ns", Name: "a1"}
+	agent := testAgent("a1")
+	agent.Namespace = "ns"
+	agent.Labels = map[string]string{ClaimLabel: "am-uid"}
+	agent.Spec.ClusterDeploymentName = &aiv1beta1.ClusterReference{Namespace: "ns", Name: "cd"}
+	c := fake.NewClientBuilder().WithScheme(scheme).WithObjects(am, agent).
+		WithStatusSubresource(&infrav1.AgentMachine{}).
+		WithIndex(&aiv1beta1.Agent{}, agentClaimIndex, indexAgentClaim).
+		WithIndex(&aiv1beta1.Agent{}, agentFreeIndex, indexFreeAgent).
+		Build()
+	r := &AgentMachineReconciler{Client: c, APIReader: c, AgentReader: c, Recorder: events.NewFakeRecorder(10)}
+	_, err = r.Reconcile(context.Background(), ctrl.Request{NamespacedName: client.ObjectKeyFromObject(am)})
+	g.Expect(err).NotTo(HaveOccurred())
+
+	got := &aiv1beta1.Agent{}
+	g.Expect(c.Get(context.Background(), client.ObjectKeyFromObject(agent), got)).To(Succeed())
+	g.Expect(got.Spec.ClusterDeploymentName).To(Equal(agent.Spec.ClusterDeploymentName), "the Agent stays bound")
+	g.Expect(got.Labels).To(HaveKeyWithValue(ClaimLabel, "am-uid"))
+	gotAM := &infrav1.AgentMachine{}
+	g.Expect(c.Get(context.Background(), client.ObjectKeyFromObject(am), gotAM)).To(Succeed())
+	g.Expect(gotAM.Finalizers).To(ConsistOf(AgentMachineFinalizer), "clusterctl removes the finalizers itself")
+}

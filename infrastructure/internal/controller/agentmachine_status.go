@@ -17,6 +17,7 @@ limitations under the License.
 package controller
 
 import (
+	"fmt"
 	"net"
 	"strings"
 
@@ -59,6 +60,9 @@ const (
 	ReasonAgentNotFound                   = "AgentNotFound"
 	ReasonUnbinding                       = "Unbinding"
 	ReasonNoAgent                         = "NoAgent"
+	// ReasonNodeJoined: the Machine is a Node of the cluster and its Agent is gone, as after a
+	// clusterctl move (reported by AgentReserved and the mirrored conditions).
+	ReasonNodeJoined = "NodeJoined"
 )
 
 // ownedConditions are the conditions this controller writes, for the patch helper.
@@ -104,6 +108,20 @@ func mirrorAgent(am *infrav1.AgentMachine, agent *aiv1beta1.Agent) {
 		am.Status.Initialization.Provisioned = ptr.To(true)
 		am.Status.Ready = true
 	}
+}
+
+// setNodeJoined reports an AgentMachine whose host is a Node of the cluster and whose Agent is
+// gone: provisioned, with the Agent's conditions as they were when it installed.
+func setNodeJoined(am *infrav1.AgentMachine, m *clusterv1.Machine) {
+	msg := fmt.Sprintf("Machine %s is Node %s; its Agent is gone (after a clusterctl move, assisted-service deletes the Agents of hosts installed from another hub)",
+		m.Name, m.Status.NodeRef.Name)
+	setReserved(am, metav1.ConditionTrue, ReasonNodeJoined, msg)
+	for _, c := range mirrored {
+		conditions.Set(am, metav1.Condition{Type: c.to, Status: metav1.ConditionTrue, Reason: ReasonNodeJoined, Message: msg})
+	}
+	am.Status.AgentRef = nil
+	am.Status.Initialization.Provisioned = ptr.To(true)
+	am.Status.Ready = true
 }
 
 // clearAgentConditions marks the mirrored conditions as having no Agent to mirror.

@@ -38,6 +38,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/move"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/sim/internal/steps"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/sim/inventory"
 )
@@ -300,7 +301,9 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, bmh *bmov1alpha1.BareM
 		return ctrl.Result{}, nil
 	}
 	state := bmh.Status.Provisioning.State
-	untouched := host == nil || hasAnnotation(bmh, bmov1alpha1.DetachedAnnotation)
+	// A host that clusterctl move deletes is left as it is: the pivot procedure stops Ironic on the
+	// management cluster moved from (CAPM3's pivoting guide), so BMO cannot touch the hardware.
+	untouched := host == nil || hasAnnotation(bmh, bmov1alpha1.DetachedAnnotation) || move.DeletingForMove(bmh)
 	switch {
 	case untouched && state != bmov1alpha1.StateDeleting:
 		bmh.Status.Provisioning.State = bmov1alpha1.StateDeleting

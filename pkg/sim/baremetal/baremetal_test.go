@@ -21,6 +21,7 @@ import (
 	"time"
 
 	bmov1alpha1 "github.com/metal3-io/baremetal-operator/apis/metal3.io/v1alpha1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/tools/events"
@@ -60,6 +61,7 @@ func TestReconcileSteps(t *testing.T) {
 		provisioned *bmov1alpha1.Image
 		annotations map[string]string
 		poweredOn   bool
+		deleted     bool
 		want        bmov1alpha1.ProvisioningState
 		wantBooted  int
 		wantCleaned int
@@ -81,6 +83,10 @@ func TestReconcileSteps(t *testing.T) {
 			annotations: map[string]string{bmov1alpha1.StatusAnnotation: `{"provisioning":{"state":"provisioned"},"poweredOn":true}`}},
 		{name: "moved host stays paused", state: "", want: "",
 			annotations: map[string]string{bmov1alpha1.StatusAnnotation: `{"provisioning":{"state":"provisioned"}}`, bmov1alpha1.PausedAnnotation: "metal3.io/capm3"}},
+		{name: "deleted host deprovisions", state: bmov1alpha1.StateProvisioned, provisioned: iso, poweredOn: true,
+			deleted: true, want: bmov1alpha1.StateDeprovisioning},
+		{name: "host deleted by clusterctl move is not deprovisioned", state: bmov1alpha1.StateProvisioned, provisioned: iso, poweredOn: true,
+			deleted: true, want: bmov1alpha1.StateDeleting, annotations: map[string]string{"clusterctl.cluster.x-k8s.io/delete-for-move": ""}},
 		{name: "paused host is left alone", state: bmov1alpha1.StateRegistering, want: bmov1alpha1.StateRegistering,
 			annotations: map[string]string{bmov1alpha1.PausedAnnotation: ""}},
 		{name: "detached host keeps its state", state: bmov1alpha1.StateProvisioned, provisioned: iso, poweredOn: true,
@@ -100,6 +106,9 @@ func TestReconcileSteps(t *testing.T) {
 			bmh.Spec.Image = tc.image
 			bmh.Status.Provisioning.State = tc.state
 			bmh.Status.PoweredOn = tc.poweredOn
+			if tc.deleted {
+				bmh.DeletionTimestamp = &metav1.Time{Time: time.Unix(1, 0)}
+			}
 			if tc.provisioned != nil {
 				bmh.Status.Provisioning.Image = *tc.provisioned
 			}

@@ -1,0 +1,39 @@
+/*
+Copyright 2026 The cluster-api-provider-openshift-assisted Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package move
+
+import (
+	"testing"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+func TestDeletingForMove(t *testing.T) {
+	for _, tc := range []struct {
+		annotations map[string]string
+		want        bool
+	}{
+		{nil, false},
+		{map[string]string{"cluster.x-k8s.io/paused": ""}, false},
+		// As clusterctl move writes it (its patch replaces every annotation).
+		{map[string]string{"clusterctl.cluster.x-k8s.io/delete-for-move": ""}, true},
+	} {
+		if got := DeletingForMove(&metav1.ObjectMeta{Annotations: tc.annotations}); got != tc.want {
+			t.Errorf("DeletingForMove(%v) = %v, want %v", tc.annotations, got, tc.want)
+		}
+	}
+}
