@@ -323,18 +323,26 @@ func TestDeletionUnbinds(t *testing.T) {
 	}, timeout, interval).Should(Succeed())
 }
 
-// TestVanishedAgent: an AgentMachine whose Agent is deleted reports it and never claims another;
-// deleting it does not hang.
-func TestVanishedAgent(t *testing.T) {
-	g := NewWithT(t)
-	ctx := context.Background()
-	f := newFixture(t, ctx, "vanish", nil)
+// claimedOne starts the provider for a fixture of its own, with one Agent and a Machine m1 whose
+// AgentMachine has claimed it.
+func claimedOne(t *testing.T, g Gomega, ctx context.Context, name string) fixture {
+	t.Helper()
+	f := newFixture(t, ctx, name, nil)
 	startManager(t, isolated(f, 0))
 	createAgent(t, ctx, f.ns, agentName(1), nil, 8)
 	f.machine(t, ctx, "m1", nil)
 	g.Eventually(func(g Gomega) {
 		g.Expect(getAM(g, ctx, f.ns, "m1").Spec.ProviderID).To(Equal("agent://" + agentName(1)))
 	}, timeout, interval).Should(Succeed())
+	return f
+}
+
+// TestVanishedAgent: an AgentMachine whose Agent is deleted reports it and never claims another;
+// deleting it does not hang.
+func TestVanishedAgent(t *testing.T) {
+	g := NewWithT(t)
+	ctx := context.Background()
+	f := claimedOne(t, g, ctx, "vanish")
 	g.Expect(env.Client.Delete(ctx, &aiv1beta1.Agent{ObjectMeta: metav1.ObjectMeta{Namespace: f.ns, Name: agentName(1)}})).To(Succeed())
 	createAgent(t, ctx, f.ns, agentName(2), nil, 8)
 	g.Eventually(func(g Gomega) {
@@ -359,13 +367,7 @@ func TestVanishedAgent(t *testing.T) {
 func TestAgentGoneAfterTheNodeJoined(t *testing.T) {
 	g := NewWithT(t)
 	ctx := context.Background()
-	f := newFixture(t, ctx, "joined", nil)
-	startManager(t, isolated(f, 0))
-	createAgent(t, ctx, f.ns, agentName(1), nil, 8)
-	f.machine(t, ctx, "m1", nil)
-	g.Eventually(func(g Gomega) {
-		g.Expect(getAM(g, ctx, f.ns, "m1").Spec.ProviderID).To(Equal("agent://" + agentName(1)))
-	}, timeout, interval).Should(Succeed())
+	f := claimedOne(t, g, ctx, "joined")
 	m := &clusterv1.Machine{}
 	g.Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: f.ns, Name: "m1"}, m)).To(Succeed())
 	base := m.DeepCopy()

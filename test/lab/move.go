@@ -68,11 +68,7 @@ var clusterctlInstalled = map[string]bool{
 // prepareForMove makes env look, to clusterctl, like a management cluster set up as the docs say:
 // clusterctl's inventory CRD, the clusterctl label on the CRDs of the providers clusterctl init
 // installs (Cluster API, CAPM3, this repository's), and MoveCRDLabels.
-func prepareForMove(ctx context.Context, env *testenv.Environment, kubeconfig string) error {
-	cfg, err := clusterctlconfig.New(ctx, "")
-	if err != nil {
-		return fmt.Errorf("clusterctl configuration: %w", err)
-	}
+func prepareForMove(ctx context.Context, cfg clusterctlconfig.Client, env *testenv.Environment, kubeconfig string) error {
 	cluster := clusterctlcluster.New(clusterctlcluster.Kubeconfig{Path: kubeconfig}, cfg)
 	if err := cluster.ProviderInventory().EnsureCustomResourceDefinitions(ctx); err != nil {
 		return fmt.Errorf("installing clusterctl's inventory CRD: %w", err)
@@ -119,6 +115,10 @@ func (l *Lab) Move(ctx context.Context, namespace string) (*testenv.Environment,
 		return nil, err
 	}
 	defer os.RemoveAll(dir)
+	cfg, err := clusterctlconfig.New(ctx, "")
+	if err != nil {
+		return nil, fmt.Errorf("clusterctl configuration: %w", err)
+	}
 	fromKubeconfig, toKubeconfig := filepath.Join(dir, "from.kubeconfig"), filepath.Join(dir, "to.kubeconfig")
 	for _, m := range []struct {
 		env  *testenv.Environment
@@ -127,11 +127,11 @@ func (l *Lab) Move(ctx context.Context, namespace string) (*testenv.Environment,
 		if err := m.env.WriteKubeconfig(m.path); err != nil {
 			return nil, err
 		}
-		if err := prepareForMove(ctx, m.env, m.path); err != nil {
+		if err := prepareForMove(ctx, cfg, m.env, m.path); err != nil {
 			return nil, err
 		}
 	}
-	c, err := clusterctlclient.New(ctx, "")
+	c, err := clusterctlclient.New(ctx, "", clusterctlclient.InjectConfig(cfg))
 	if err != nil {
 		return nil, fmt.Errorf("creating the clusterctl client: %w", err)
 	}

@@ -25,7 +25,6 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
-	clusterctlv1 "sigs.k8s.io/cluster-api/cmd/clusterctl/api/v1alpha3"
 	"sigs.k8s.io/cluster-api/util"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
@@ -36,6 +35,7 @@ import (
 
 	bootstrapv1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/bootstrap/api/v1alpha2"
 	infrav1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/infrastructure/api/v1beta1"
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/move"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/sim/inventory"
 )
 
@@ -70,7 +70,7 @@ func (b *selfBooter) setupWithManager(mgr ctrl.Manager, opts controller.Options)
 	// A config that clusterctl move deletes from this management cluster (it annotates it first)
 	// lives on elsewhere: its host is not wiped.
 	movedAway := predicate.Funcs{DeleteFunc: func(e event.DeleteEvent) bool {
-		if _, ok := e.Object.GetAnnotations()[clusterctlv1.DeleteForMoveAnnotation]; ok {
+		if move.DeletingForMove(e.Object) {
 			b.mu.Lock()
 			b.moved[client.ObjectKeyFromObject(e.Object)] = true
 			b.mu.Unlock()

@@ -27,7 +27,6 @@ import (
 	aiv1beta1 "github.com/openshift/assisted-service/api/v1beta1"
 	hivev1 "github.com/openshift/hive/apis/hive/v1"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/meta"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -69,12 +68,7 @@ var _ = Describe("clusterctl move to another management cluster", Ordered, func(
 	workers := client.MatchingLabels{clusterv1.MachineDeploymentNameLabel: name + "-worker"}
 
 	BeforeAll(func() {
-		l = startLab()
-		var err error
-		ns, err = l.Mgmt.CreateNamespace(ctx, "pivot")
-		Expect(err).NotTo(HaveOccurred())
-		_, err = l.AddHosts(ctx, ns, "host", 4)
-		Expect(err).NotTo(HaveOccurred())
+		l, ns = startLabWithHosts("pivot", "host", 4)
 	})
 	BeforeEach(func() { reportOnFailure(l, ns) })
 
@@ -91,15 +85,11 @@ var _ = Describe("clusterctl move to another management cluster", Ordered, func(
 		moved := time.Since(start)
 
 		By("leaving nothing of the cluster on the management cluster it left")
-		for _, list := range []client.ObjectList{
+		expectNoneLeft(Default, from.Client, ns, "on the old management cluster",
 			&clusterv1.ClusterList{}, &clusterv1.MachineList{}, &clusterv1.MachineDeploymentList{}, &clusterv1.MachineSetList{},
 			&controlplanev1.OpenshiftAssistedControlPlaneList{}, &bootstrapv1.OpenshiftAssistedConfigList{},
 			&aiv1beta1.InfraEnvList{}, &aiv1beta1.AgentList{}, &hivev1.ClusterDeploymentList{},
-			&hiveextv1beta1.AgentClusterInstallList{}, &bmov1alpha1.BareMetalHostList{}, &corev1.SecretList{},
-		} {
-			Expect(from.Client.List(ctx, list, client.InNamespace(ns))).To(Succeed())
-			Expect(meta.LenList(list)).To(BeZero(), "%T left on the old management cluster", list)
-		}
+			&hiveextv1beta1.AgentClusterInstallList{}, &bmov1alpha1.BareMetalHostList{}, &corev1.SecretList{})
 
 		By("rebuilding the status on the new one: the same Machines on the same hosts, Available")
 		expectAvailable(l, ns, name, 3, 4)

@@ -53,6 +53,26 @@ func startLab() *lab.Lab {
 	return l
 }
 
+// startLabWithHosts starts a lab (see startLab), creates a namespace named after namespace and
+// adds n BareMetalHosts named <prefix>-<i> to it.
+func startLabWithHosts(namespace, prefix string, n int) (*lab.Lab, string) {
+	l := startLab()
+	ns, err := l.Mgmt.CreateNamespace(ctx, namespace)
+	Expect(err).NotTo(HaveOccurred())
+	_, err = l.AddHosts(ctx, ns, prefix, n)
+	Expect(err).NotTo(HaveOccurred())
+	return l, ns
+}
+
+// expectNoneLeft checks that c holds no object of the kinds of lists in ns; where says where
+// (for the failure message).
+func expectNoneLeft(g Gomega, c client.Client, ns, where string, lists ...client.ObjectList) {
+	for _, list := range lists {
+		g.Expect(c.List(ctx, list, client.InNamespace(ns))).To(Succeed())
+		g.Expect(meta.LenList(list)).To(BeZero(), "%T left %s", list, where)
+	}
+}
+
 // reportOnFailure prints, when a spec fails, what a person would look at first: every object of
 // the namespace with why it waits.
 func reportOnFailure(l *lab.Lab, ns string) {
@@ -134,12 +154,8 @@ func runningMachines(g Gomega, l *lab.Lab, ns string, labels client.MatchingLabe
 
 var _ = Describe("Single-node OpenShift", func() {
 	It("installs on one host and hands out a working kubeconfig", func() {
-		l := startLab()
-		ns, err := l.Mgmt.CreateNamespace(ctx, "sno")
-		Expect(err).NotTo(HaveOccurred())
+		l, ns := startLabWithHosts("sno", "sno", 1)
 		reportOnFailure(l, ns)
-		_, err = l.AddHosts(ctx, ns, "sno", 1)
-		Expect(err).NotTo(HaveOccurred())
 		Expect(l.CreateCluster(ctx, lab.ClusterOptions{Namespace: ns, Name: "sno", ControlPlanes: 1, Version: "4.17.3"})).To(Succeed())
 		expectAvailable(l, ns, "sno", 1, 1)
 
@@ -161,12 +177,7 @@ var _ = Describe("A cluster of 3 control-plane nodes and 2 workers", Ordered, fu
 	controlPlanes := client.MatchingLabels{clusterv1.MachineControlPlaneLabel: ""}
 
 	BeforeAll(func() {
-		l = startLab()
-		var err error
-		ns, err = l.Mgmt.CreateNamespace(ctx, "prod")
-		Expect(err).NotTo(HaveOccurred())
-		_, err = l.AddHosts(ctx, ns, "host", 5)
-		Expect(err).NotTo(HaveOccurred())
+		l, ns = startLabWithHosts("prod", "host", 5)
 	})
 	BeforeEach(func() { reportOnFailure(l, ns) })
 
@@ -265,15 +276,11 @@ func deleteClusterAndExpectNothingLeft(l *lab.Lab, ns, name string) {
 	Expect(c.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, cluster)).To(Succeed())
 	Expect(c.Delete(ctx, cluster)).To(Succeed())
 	Eventually(func(g Gomega) {
-		for _, list := range []client.ObjectList{
+		expectNoneLeft(g, c, ns, "behind",
 			&clusterv1.ClusterList{}, &clusterv1.MachineList{}, &clusterv1.MachineDeploymentList{},
 			&controlplanev1.OpenshiftAssistedControlPlaneList{}, &bootstrapv1.OpenshiftAssistedConfigList{},
 			&infrav1.AgentMachineList{}, &infrav1.AgentClusterList{}, &aiv1beta1.InfraEnvList{},
-			&hivev1.ClusterDeploymentList{}, &hiveextv1beta1.AgentClusterInstallList{},
-		} {
-			g.Expect(c.List(ctx, list, client.InNamespace(ns))).To(Succeed())
-			g.Expect(meta.LenList(list)).To(BeZero(), "%T left behind", list)
-		}
+			&hivev1.ClusterDeploymentList{}, &hiveextv1beta1.AgentClusterInstallList{})
 		agents := &aiv1beta1.AgentList{}
 		g.Expect(c.List(ctx, agents, client.InNamespace(ns))).To(Succeed())
 		for _, a := range agents.Items {
@@ -320,12 +327,8 @@ func scaleMachineDeployment(l *lab.Lab, ns, name string, replicas int32) {
 
 var _ = Describe("An installation that fails", func() {
 	It("surfaces assisted-service's error on the control plane and the Cluster", func() {
-		l := startLab()
-		ns, err := l.Mgmt.CreateNamespace(ctx, "fail")
-		Expect(err).NotTo(HaveOccurred())
+		l, ns := startLabWithHosts("fail", "fail", 1)
 		reportOnFailure(l, ns)
-		_, err = l.AddHosts(ctx, ns, "fail", 1)
-		Expect(err).NotTo(HaveOccurred())
 		l.Assisted.FailInstall(ctx, types.NamespacedName{Namespace: ns, Name: "broken"}, true)
 		Expect(l.CreateCluster(ctx, lab.ClusterOptions{Namespace: ns, Name: "broken", ControlPlanes: 1, Version: "4.17.3"})).To(Succeed())
 
@@ -394,11 +397,8 @@ var _ = Describe("A cluster of self-booted hosts (AgentMachine)", Ordered, func(
 		providerIDs, _ := hostsOf(Default, l.Mgmt.Client, ns)
 		from, err := l.Move(ctx, ns)
 		Expect(err).NotTo(HaveOccurred())
-		for _, list := range []client.ObjectList{&infrav1.AgentMachineList{}, &infrav1.AgentClusterList{},
-			&bootstrapv1.OpenshiftAssistedConfigList{}, &aiv1beta1.AgentList{}} {
-			Expect(from.Client.List(ctx, list, client.InNamespace(ns))).To(Succeed())
-			Expect(meta.LenList(list)).To(BeZero(), "%T left on the old management cluster", list)
-		}
+		expectNoneLeft(Default, from.Client, ns, "on the old management cluster", &infrav1.AgentMachineList{},
+			&infrav1.AgentClusterList{}, &bootstrapv1.OpenshiftAssistedConfigList{}, &aiv1beta1.AgentList{})
 		expectAvailable(l, ns, name, 3, 4)
 		Eventually(func(g Gomega) {
 			ids, _ := hostsOf(g, l.Mgmt.Client, ns)
