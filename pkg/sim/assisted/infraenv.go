@@ -26,6 +26,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/util/retry"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
@@ -122,8 +123,9 @@ func (s *Simulator) Booted(ctx context.Context, b inventory.Boot) error {
 	s.registered[key] = true
 	s.mu.Unlock()
 
+	// What the service's database holds now, not what the cache has seen of it.
 	agent := &aiv1beta1.Agent{}
-	err = s.Client.Get(ctx, key, agent)
+	err = s.reader.Get(ctx, key, agent)
 	switch {
 	case apierrors.IsNotFound(err):
 		agent = &aiv1beta1.Agent{
@@ -145,9 +147,8 @@ func (s *Simulator) Booted(ctx context.Context, b inventory.Boot) error {
 	case err != nil:
 		return fmt.Errorf("reading the Agent of host %s: %w", b.Host.Name, err)
 	}
-	if !agent.DeletionTimestamp.IsZero() {
-		// Its previous registration is still being removed: the agent retries until it is gone.
-		return fmt.Errorf("host %s cannot register yet: its previous Agent %s is being deregistered", b.Host.Name, key)
+	if err := deregistering(agent); err != nil {
+		return fmt.Errorf("host %s cannot register yet: %w", b.Host.Name, err)
 	}
 	if agent.Labels[aiv1beta1.InfraEnvNameLabel] != ie.Name {
 		if err := s.reregister(ctx, agent, ie); err != nil {
@@ -241,28 +242,71 @@ func (s *Simulator) deregisterHosts(ctx context.Context, ie *aiv1beta1.InfraEnv)
 	return nil
 }
 
+// deregistering says that the Agent of a host's previous registration is still being removed;
+// the host's agent retries until it is gone.
+func deregistering(agent *aiv1beta1.Agent) error {
+	if agent.DeletionTimestamp.IsZero() {
+		return nil
+	}
+	return fmt.Errorf("its previous Agent %s is being deregistered", client.ObjectKeyFromObject(agent))
+}
+
 // reregister makes agent the registration of its host through InfraEnv ie, as assisted-service
 // does when a host boots another InfraEnv's discovery image: a new host, unapproved, with no role
 // or hostname set, bound to ie's cluster, whose state machine starts over at discovering and which
-// is not part of any earlier installation.
+// is not part of any earlier installation. assisted-service does this in one database transaction;
+// here it takes two writes (spec, then status) while the Agent controller may write the status of
+// the old registration between them, so each write starts again from the Agent as it is now.
 func (s *Simulator) reregister(ctx context.Context, agent *aiv1beta1.Agent, ie *aiv1beta1.InfraEnv) error {
-	base := agent.DeepCopy()
-	if agent.Labels == nil {
-		agent.Labels = map[string]string{}
+	key := client.ObjectKeyFromObject(agent)
+	err := retry.RetryOnConflict(retry.DefaultBackoff, func() error {
+		if agent == nil {
+			agent = &aiv1beta1.Agent{}
+			if err := s.reader.Get(ctx, key, agent); err != nil {
+				return err
+			}
+			if err := deregistering(agent); err != nil {
+				return err
+			}
+		}
+		base := agent.DeepCopy()
+		if agent.Labels == nil {
+			agent.Labels = map[string]string{}
+		}
+		agent.Labels[aiv1beta1.InfraEnvNameLabel] = ie.Name
+		agent.Spec = aiv1beta1.AgentSpec{}
+		if ref := ie.Spec.ClusterRef; ref != nil {
+			agent.Spec.ClusterDeploymentName = &aiv1beta1.ClusterReference{Name: ref.Name, Namespace: ref.Namespace}
+		}
+		err := s.Client.Patch(ctx, agent, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{}))
+		if err != nil {
+			agent = nil
+		}
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("relabelling Agent %s: %w", key.Name, err)
 	}
-	agent.Labels[aiv1beta1.InfraEnvNameLabel] = ie.Name
-	agent.Spec = aiv1beta1.AgentSpec{}
-	if ref := ie.Spec.ClusterRef; ref != nil {
-		agent.Spec.ClusterDeploymentName = &aiv1beta1.ClusterReference{Name: ref.Name, Namespace: ref.Namespace}
+	err = retry.RetryOnConflict(retry.DefaultBackoff, func() error {
+		if agent == nil {
+			agent = &aiv1beta1.Agent{}
+			if err := s.reader.Get(ctx, key, agent); err != nil {
+				return err
+			}
+		}
+		agent.Status = aiv1beta1.AgentStatus{}
+		err := s.Client.Status().Update(ctx, agent)
+		if err != nil {
+			agent = nil
+		}
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("resetting the status of Agent %s: %w", key.Name, err)
 	}
-	if err := s.Client.Patch(ctx, agent, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{})); err != nil {
-		return fmt.Errorf("relabelling Agent %s: %w", agent.Name, err)
-	}
-	s.forgetHost(client.ObjectKeyFromObject(agent))
+	// Dropped after the status is reset, so that nothing the Agent controller did for the old
+	// registration in between is kept.
+	s.forgetHost(key)
 	s.timer.Forget(agent.UID)
-	agent.Status = aiv1beta1.AgentStatus{}
-	if err := s.Client.Status().Update(ctx, agent); err != nil {
-		return fmt.Errorf("resetting the status of Agent %s: %w", agent.Name, err)
-	}
 	return nil
 }

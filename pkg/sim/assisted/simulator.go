@@ -132,7 +132,9 @@ type Simulator struct {
 	Recorder           events.EventRecorder
 	Clock              clock.PassiveClock
 
-	timer    *steps.Timer
+	timer *steps.Timer
+	// reader reads what the service's database holds now: the API server, not the cache.
+	reader   client.Reader
 	workload client.Client
 	agentsCh chan event.GenericEvent
 	acisCh   chan event.GenericEvent
@@ -159,6 +161,7 @@ func (s *Simulator) SetupWithManager(ctx context.Context, mgr ctrl.Manager, opts
 	if s.Client == nil {
 		s.Client = mgr.GetClient()
 	}
+	s.reader = mgr.GetAPIReader()
 	if s.Recorder == nil {
 		s.Recorder = mgr.GetEventRecorder("assisted-service-sim")
 	}

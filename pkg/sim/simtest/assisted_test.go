@@ -420,14 +420,16 @@ func TestReregistration(t *testing.T) {
 	g.Expect(mgmt.Client.Patch(ctx, a, client.MergeFrom(base))).To(Succeed())
 	g.Expect(mgmt.Client.Delete(ctx, second)).To(Succeed())
 	g.Eventually(func(g Gomega) {
-		g.Expect(agentOf(g, ns, host).DeletionTimestamp.IsZero()).To(BeFalse())
+		a := agentOf(g, ns, host)
+		g.Expect(a.DeletionTimestamp.IsZero()).To(BeFalse())
+		g.Expect(a.Finalizers).To(ConsistOf(hold), "the service has let go of the Agent")
 	}, timeout).Should(Succeed())
 	g.Expect(sim.Booted(ctx, inventory.Boot{Host: host, ISOURL: first.Status.ISODownloadURL})).
 		To(MatchError(ContainSubstring("is being deregistered")))
 	a = agentOf(g, ns, host)
 	base = a.DeepCopy()
 	controllerutil.RemoveFinalizer(a, hold)
-	g.Expect(mgmt.Client.Patch(ctx, a, client.MergeFrom(base))).To(Succeed())
+	g.Expect(mgmt.Client.Patch(ctx, a, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{}))).To(Succeed())
 	g.Eventually(func() bool {
 		return apierrors.IsNotFound(mgmt.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: host.SystemUUID}, &aiv1beta1.Agent{}))
 	}, timeout).Should(BeTrue())
