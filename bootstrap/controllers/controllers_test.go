@@ -82,9 +82,10 @@ func run(m *testing.M) int {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	mgr, err := ctrl.NewManager(env.Config, ctrl.Options{
-		Scheme:  s,
-		Metrics: metricsserver.Options{BindAddress: "0"},
-		Client:  client.Options{Cache: &client.CacheOptions{DisableFor: []client.Object{&corev1.Secret{}, &corev1.ConfigMap{}}}},
+		Scheme:     s,
+		Metrics:    metricsserver.Options{BindAddress: "0"},
+		Controller: testenv.ControllerConfig(),
+		Client:     client.Options{Cache: &client.CacheOptions{DisableFor: []client.Object{&corev1.Secret{}, &corev1.ConfigMap{}}}},
 	})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

@@ -114,8 +114,9 @@ func run(m *testing.M) int {
 	ctx, cancel := context.WithCancel(ctrl.SetupSignalHandler())
 	defer cancel()
 	mgr, err := ctrl.NewManager(mgmt.Config, ctrl.Options{
-		Scheme:  scheme,
-		Metrics: metricsserver.Options{BindAddress: "0"},
+		Scheme:     scheme,
+		Metrics:    metricsserver.Options{BindAddress: "0"},
+		Controller: testenv.ControllerConfig(),
 		// As the provider's manager does (pkg/manager): Secrets and ConfigMaps are not cached.
 		Client: client.Options{Cache: &client.CacheOptions{DisableFor: []client.Object{&corev1.Secret{}, &corev1.ConfigMap{}}}},
 	})

@@ -59,6 +59,11 @@ type Options struct {
 	WatchFilterValue string
 	// Concurrency is the number of objects each controller reconciles at once.
 	Concurrency int
+	// PriorityQueue makes the controllers use controller-runtime's priority queue. It is off by
+	// default: in controller-runtime v0.23 the queue can deadlock when the manager stops
+	// (kubernetes-sigs/controller-runtime#3538, fixed in v0.25), so a manager that loses its
+	// lease or is rolled out would hang for its whole graceful shutdown period and fail.
+	PriorityQueue bool
 
 	SyncPeriod     time.Duration
 	HealthAddr     string
@@ -104,6 +109,9 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 		"Reconcile only objects whose cluster.x-k8s.io/watch-filter label has this value.")
 	fs.IntVar(&o.Concurrency, "concurrency", 10,
 		"Number of objects each controller reconciles at once.")
+	fs.BoolVar(&o.PriorityQueue, "use-priority-queue", false,
+		"Use controller-runtime's priority queue, which reconciles changes before the objects of a resync "+
+			"(off by default: it can hang the manager's shutdown, kubernetes-sigs/controller-runtime#3538).")
 	fs.DurationVar(&o.SyncPeriod, "sync-period", 10*time.Minute,
 		"Minimum interval at which watched objects are reconciled again.")
 	fs.StringVar(&o.HealthAddr, "health-addr", ":9440",
@@ -159,8 +167,9 @@ func (o *Options) ManagerOptions(scheme *runtime.Scheme) (ctrl.Options, error) {
 			},
 		},
 	}
+	opts.Controller = config.Controller{UsePriorityQueue: ptr.To(o.PriorityQueue)}
 	if o.InProcess {
-		opts.Controller = config.Controller{SkipNameValidation: ptr.To(true)}
+		opts.Controller.SkipNameValidation = ptr.To(true)
 	}
 	if o.WebhookPort != 0 {
 		opts.WebhookServer = webhook.NewServer(webhook.Options{

@@ -62,6 +62,14 @@ func TestFlagsBecomeManagerOptions(t *testing.T) {
 			if !mo.Metrics.SecureServing {
 				t.Error("metrics are served without TLS and authentication by default")
 			}
+			if mo.Controller.UsePriorityQueue == nil || *mo.Controller.UsePriorityQueue {
+				t.Errorf("UsePriorityQueue = %v, want false (controller-runtime#3538)", mo.Controller.UsePriorityQueue)
+			}
+		}},
+		{"priority queue", []string{"--use-priority-queue"}, func(t *testing.T, _ *Options, mo ctrl.Options) {
+			if mo.Controller.UsePriorityQueue == nil || !*mo.Controller.UsePriorityQueue {
+				t.Errorf("UsePriorityQueue = %v, want true", mo.Controller.UsePriorityQueue)
+			}
 		}},
 		{"namespace scopes the cache", []string{"--namespace=lab"}, func(t *testing.T, _ *Options, mo ctrl.Options) {
 			if _, ok := mo.Cache.DefaultNamespaces["lab"]; !ok || len(mo.Cache.DefaultNamespaces) != 1 {

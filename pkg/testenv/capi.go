@@ -25,13 +25,23 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/utils/ptr"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	"sigs.k8s.io/cluster-api/controllers"
 	"sigs.k8s.io/cluster-api/controllers/clustercache"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 )
+
+// ControllerConfig is the controller configuration of the managers that tests and the lab start:
+// the same controllers may start more than once in one process (-count, restarts, several
+// management clusters), and the priority queue is off, as in the providers' managers (see
+// manager.Options.PriorityQueue: it can hang a manager's shutdown).
+func ControllerConfig() config.Controller {
+	return config.Controller{SkipNameValidation: ptr.To(true), UsePriorityQueue: ptr.To(false)}
+}
 
 // SetupCAPIControllers registers Cluster API's own core controllers (Cluster, Machine,
 // MachineSet, MachineDeployment and MachineHealthCheck) with mgr, as Cluster API's manager

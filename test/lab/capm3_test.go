@@ -48,7 +48,8 @@ func TestCAPM3ProvisionsAHostWithoutIronic(t *testing.T) {
 
 	ctx, cancel := context.WithCancel(ctrl.LoggerInto(context.Background(), ctrl.Log))
 	defer cancel()
-	mgr, err := ctrl.NewManager(env.Config, ctrl.Options{Scheme: s, Metrics: metricsserver.Options{BindAddress: "0"}})
+	mgr, err := ctrl.NewManager(env.Config, ctrl.Options{Scheme: s, Metrics: metricsserver.Options{BindAddress: "0"},
+		Controller: testenv.ControllerConfig()})
 	g.Expect(err).NotTo(HaveOccurred())
 	cc, err := testenv.SetupCAPIControllers(ctx, mgr, 2)
 	g.Expect(err).NotTo(HaveOccurred())

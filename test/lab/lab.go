@@ -33,10 +33,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
-	"k8s.io/utils/ptr"
 	capipamv1beta1 "sigs.k8s.io/cluster-api/api/ipam/v1beta1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
@@ -165,7 +163,7 @@ func Start(ctx context.Context, o Options) (*Lab, error) {
 		return nil, fmt.Errorf("installing the ClusterVersion CRD in the workload cluster: %w", err)
 	}
 	workloadMgr, err := ctrl.NewManager(l.Workload.Config, ctrl.Options{Scheme: workloadScheme, Metrics: metricsserver.Options{BindAddress: "0"},
-		Controller: config.Controller{SkipNameValidation: ptr.To(true)}})
+		Controller: testenv.ControllerConfig()})
 	if err != nil {
 		return nil, fmt.Errorf("creating the workload manager: %w", err)
 	}
@@ -212,7 +210,7 @@ func (l *Lab) startManagement(ctx context.Context) (*management, error) {
 	// Cluster API, CAPM3 and the simulators share one manager: in production they are other
 	// projects' pods, which the providers only meet through the API.
 	core, err := ctrl.NewManager(m.env.Config, ctrl.Options{Scheme: scheme, Metrics: metricsserver.Options{BindAddress: "0"},
-		Controller: config.Controller{SkipNameValidation: ptr.To(true)}})
+		Controller: testenv.ControllerConfig()})
 	if err != nil {
 		return nil, fmt.Errorf("creating the core manager of %s: %w", name, err)
 	}

@@ -91,7 +91,8 @@ func run(m *testing.M) int {
 	defer cancel()
 	opts := controller.Options{MaxConcurrentReconciles: 2, SkipNameValidation: ptrTo(true)}
 
-	mgr, err := ctrl.NewManager(mgmt.Config, ctrl.Options{Scheme: mgmtScheme, Metrics: metricsserver.Options{BindAddress: "0"}})
+	mgr, err := ctrl.NewManager(mgmt.Config, ctrl.Options{Scheme: mgmtScheme, Metrics: metricsserver.Options{BindAddress: "0"},
+		Controller: testenv.ControllerConfig()})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
@@ -110,7 +111,8 @@ func run(m *testing.M) int {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	wmgr, err := ctrl.NewManager(workload.Config, ctrl.Options{Scheme: workloadScheme, Metrics: metricsserver.Options{BindAddress: "0"}})
+	wmgr, err := ctrl.NewManager(workload.Config, ctrl.Options{Scheme: workloadScheme, Metrics: metricsserver.Options{BindAddress: "0"},
+		Controller: testenv.ControllerConfig()})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
