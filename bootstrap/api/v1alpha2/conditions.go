@@ -16,6 +16,8 @@ limitations under the License.
 
 package v1alpha2
 
+import "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/agentconfig"
+
 // Finalizer and labels of the bootstrap provider.
 const (
 	// ConfigFinalizer lets the controller release the config's Agent and delete its InfraEnv
@@ -23,8 +25,9 @@ const (
 	ConfigFinalizer = "openshiftassistedconfig.bootstrap.cluster.x-k8s.io"
 
 	// AgentConfigLabel is set on the Agent recognized as a config's host; its value is the
-	// config's name (in the Agent's namespace). It is removed when the Agent is released.
-	AgentConfigLabel = "bootstrap.cluster.x-k8s.io/openshiftassistedconfig"
+	// config's name (in the Agent's namespace). It is removed when the Agent is released. The
+	// infrastructure provider reads it too.
+	AgentConfigLabel = agentconfig.AgentLabel
 )
 
 // Condition types of an OpenshiftAssistedConfig, in the order a host goes through them.

@@ -47,6 +47,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	infrav1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/infrastructure/api/v1beta1"
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/agentconfig"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/move"
 )
 
@@ -476,7 +477,7 @@ func newAgentRequest(am *infrav1.AgentMachine, machine *clusterv1.Machine, cd *a
 		clusterDeployment: cd.Namespace + "/" + cd.Name,
 		key:               string(am.UID),
 	}
-	if ref := machine.Spec.Bootstrap.ConfigRef; ref.Kind == bootstrapConfigKind && ref.APIGroup == bootstrapConfigGroup {
+	if ref := machine.Spec.Bootstrap.ConfigRef; ref.Kind == agentconfig.Kind && ref.APIGroup == agentconfig.Group {
 		req.bootstrapConfig = machine.Namespace + "/" + ref.Name
 	}
 	if am.Spec.AgentLabelSelector != nil {

@@ -27,6 +27,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 
 	infrav1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/infrastructure/api/v1beta1"
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/agentconfig"
 )
 
 const (
@@ -51,10 +52,7 @@ const (
 	// BootstrapConfigLabel is set by the bootstrap provider on the Agent it recognized and
 	// approved for one Machine: its value is that Machine's OpenshiftAssistedConfig, in the
 	// Agent's namespace. The role and hostname it set on the Agent are that Machine's.
-	BootstrapConfigLabel = "bootstrap.cluster.x-k8s.io/openshiftassistedconfig"
-	// bootstrapConfigKind and bootstrapConfigGroup name the bootstrap provider's config kind.
-	bootstrapConfigKind  = "OpenshiftAssistedConfig"
-	bootstrapConfigGroup = "bootstrap.cluster.x-k8s.io"
+	BootstrapConfigLabel = agentconfig.AgentLabel
 )
 
 // agentUsable tells whether an Agent may be claimed at all: approved, connected, validated and
