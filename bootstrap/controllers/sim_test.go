@@ -180,15 +180,16 @@ func (s *sim) associateHosts(ctx context.Context) error {
 			if bmh.Spec.ConsumerRef != nil {
 				continue
 			}
-			s.mu.Lock()
-			s.provisionedWith[client.ObjectKeyFromObject(bmh).String()] = m3m.Spec.Image
-			s.mu.Unlock()
 			bmh.Spec.ConsumerRef = &corev1.ObjectReference{APIVersion: capm3v1beta2.GroupVersion.String(), Kind: "Metal3Machine", Namespace: m3m.Namespace, Name: m3m.Name}
 			bmh.Spec.Image = &bmov1alpha1.Image{URL: m3m.Spec.Image.URL, DiskFormat: ptr.To(m3m.Spec.Image.DiskFormat)}
 			bmh.Spec.Online = true
 			if err := s.c.Update(ctx, bmh); err != nil {
 				return err
 			}
+			// Recorded once the host is provisioning with it, which is what tests then read.
+			s.mu.Lock()
+			s.provisionedWith[client.ObjectKeyFromObject(bmh).String()] = m3m.Spec.Image
+			s.mu.Unlock()
 			before := m3m.DeepCopy()
 			if m3m.Annotations == nil {
 				m3m.Annotations = map[string]string{}
