@@ -92,3 +92,40 @@ func TestNodeProviderID(t *testing.T) {
 	g.Expect(providerID(g, "host-"+a[2])).To(BeEmpty())
 	g.Expect(providerID(g, "preset")).To(Equal("baremetal://keep"))
 }
+
+// TestNodeAddressesWhenTheAgentIsGone: an AgentMachine whose Agent is gone after its Machine
+// became a Node (after a clusterctl move, which carries no status) reports the Node's addresses,
+// which Cluster API copies to the Machine.
+func TestNodeAddressesWhenTheAgentIsGone(t *testing.T) {
+	g := NewWithT(t)
+	ctx := context.Background()
+	workload, err := testenv.Start(env.Scheme)
+	g.Expect(err).NotTo(HaveOccurred())
+	t.Cleanup(func() { _ = workload.Stop() })
+
+	f := claimedOne(t, g, ctx, "node-addresses")
+	cluster := &clusterv1.Cluster{}
+	g.Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: f.ns, Name: f.cluster}, cluster)).To(Succeed())
+	g.Expect(env.Client.Create(ctx, kubeconfig.GenerateSecret(cluster, kubeconfig.FromEnvTestConfig(workload.Config, cluster)))).To(Succeed())
+	n := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "worker-1"}}
+	g.Expect(workload.Client.Create(ctx, n)).To(Succeed())
+	n.Status.Addresses = []corev1.NodeAddress{
+		{Type: corev1.NodeInternalIP, Address: "10.1.2.3"},
+		{Type: corev1.NodeHostName, Address: "worker-1"},
+	}
+	g.Expect(workload.Client.Status().Update(ctx, n)).To(Succeed())
+
+	m := &clusterv1.Machine{}
+	g.Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: f.ns, Name: "m1"}, m)).To(Succeed())
+	base := m.DeepCopy()
+	m.Status.NodeRef = clusterv1.MachineNodeReference{Name: "worker-1"}
+	g.Expect(env.Client.Status().Patch(ctx, m, client.MergeFrom(base))).To(Succeed())
+	g.Expect(env.Client.Delete(ctx, &aiv1beta1.Agent{ObjectMeta: metav1.ObjectMeta{Namespace: f.ns, Name: agentName(1)}})).To(Succeed())
+	g.Eventually(func(g Gomega) {
+		am := getAM(g, ctx, f.ns, "m1")
+		g.Expect(am.Status.Addresses).To(ConsistOf(
+			clusterv1.MachineAddress{Type: clusterv1.MachineInternalIP, Address: "10.1.2.3"},
+			clusterv1.MachineAddress{Type: clusterv1.MachineHostName, Address: "worker-1"},
+		))
+	}, timeout, interval).Should(Succeed())
+}

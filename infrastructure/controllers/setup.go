@@ -82,11 +82,24 @@ func SetupWithOptions(ctx context.Context, mgr ctrl.Manager, opts *manager.Optio
 		agentCache = c
 	}
 	concurrency := max(opts.Concurrency, 1)
+	cc := o.ClusterCache
+	if cc == nil {
+		var err error
+		cc, err = clustercache.SetupWithManager(ctx, mgr, clustercache.Options{
+			SecretClient:     mgr.GetClient(),
+			WatchFilterValue: opts.WatchFilterValue,
+			Client:           clustercache.ClientOptions{UserAgent: "capi-provider-agent"},
+		}, ctrlOptions(concurrency))
+		if err != nil {
+			return fmt.Errorf("setting up the ClusterCache: %w", err)
+		}
+	}
 	am := &infracontroller.AgentMachineReconciler{
 		Client:           mgr.GetClient(),
 		APIReader:        mgr.GetAPIReader(),
 		AgentReader:      agentCache,
 		AgentNamespace:   o.AgentNamespace,
+		ClusterCache:     cc,
 		WatchFilterValue: opts.WatchFilterValue,
 		Recorder:         mgr.GetEventRecorder("agentmachine-controller"),
 	}
@@ -102,18 +115,6 @@ func SetupWithOptions(ctx context.Context, mgr ctrl.Manager, opts *manager.Optio
 	}
 	if err := ac.SetupWithManager(ctx, mgr, ctrlOptions(concurrency)); err != nil {
 		return err
-	}
-	cc := o.ClusterCache
-	if cc == nil {
-		var err error
-		cc, err = clustercache.SetupWithManager(ctx, mgr, clustercache.Options{
-			SecretClient:     mgr.GetClient(),
-			WatchFilterValue: opts.WatchFilterValue,
-			Client:           clustercache.ClientOptions{UserAgent: "capi-provider-agent"},
-		}, ctrlOptions(concurrency))
-		if err != nil {
-			return fmt.Errorf("setting up the ClusterCache: %w", err)
-		}
 	}
 	node := &infracontroller.NodeProviderIDReconciler{
 		Client:           mgr.GetClient(),

@@ -410,6 +410,13 @@ var _ = Describe("A cluster of self-booted hosts (AgentMachine)", Ordered, func(
 			for _, am := range ams.Items {
 				g.Expect(am.Status.Initialization.Provisioned).To(Equal(ptr.To(true)), "AgentMachine %s provisioned", am.Name)
 				g.Expect(conditionTrue(am.Status.Conditions, "Ready")).To(BeTrue(), "AgentMachine %s Ready", am.Name)
+				// The move carried no status: the addresses are the Node's again.
+				g.Expect(am.Status.Addresses).To(ContainElement(HaveField("Type", clusterv1.MachineInternalIP)), "AgentMachine %s addresses", am.Name)
+			}
+			machines := &clusterv1.MachineList{}
+			g.Expect(l.Mgmt.Client.List(ctx, machines, client.InNamespace(ns))).To(Succeed())
+			for _, m := range machines.Items {
+				g.Expect(m.Status.Addresses).NotTo(BeEmpty(), "Machine %s addresses", m.Name)
 			}
 			// The new hub's assisted-service deleted the Agents: no AgentMachine claimed another.
 			agents := &aiv1beta1.AgentList{}

@@ -37,6 +37,7 @@ import (
 	"k8s.io/client-go/tools/events"
 	"k8s.io/utils/ptr"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+	"sigs.k8s.io/cluster-api/controllers/clustercache"
 	"sigs.k8s.io/cluster-api/util"
 	"sigs.k8s.io/cluster-api/util/conditions"
 	"sigs.k8s.io/cluster-api/util/finalizers"
@@ -65,6 +66,9 @@ const (
 	DefaultUnbindTimeout = 10 * time.Minute
 	// claimRetryDelay spaces the retries of a claim that lost a race for every Agent it tried.
 	claimRetryDelay = 200 * time.Millisecond
+	// workloadRetry spaces the tries to reach a workload cluster the ClusterCache has not
+	// connected to yet.
+	workloadRetry = 10 * time.Second
 	// claimAttempts is how many of the best-ranked Agents one reconcile tries to claim.
 	claimAttempts = 3
 )
@@ -80,6 +84,9 @@ type AgentMachineReconciler struct {
 	AgentReader client.Reader
 	// AgentNamespace, when set, is the only namespace Agents are taken from.
 	AgentNamespace string
+	// ClusterCache reaches workload clusters: the addresses of a host whose Agent is gone are
+	// its Node's. Optional.
+	ClusterCache clustercache.ClusterCache
 	// WatchFilterValue is the value of the cluster.x-k8s.io/watch-filter label to reconcile.
 	WatchFilterValue string
 	// Recorder records events on AgentMachines.
@@ -195,7 +202,7 @@ func (r *AgentMachineReconciler) reconcileNormal(ctx context.Context, s *machine
 		// after a clusterctl move, which carries no status, and whose new hub's assisted-service
 		// deletes the Agents of hosts that registered elsewhere.
 		setNodeJoined(am, s.machine)
-		return ctrl.Result{}, nil
+		return r.reconcileNodeAddresses(ctx, s)
 	}
 	if agent == nil && am.Spec.ProviderID != "" {
 		// The host was claimed once and its Agent is gone: never claim a different host for a
@@ -646,3 +653,31 @@ func (r *AgentMachineReconciler) inScope(am *infrav1.AgentMachine) bool {
 }
 
 func klogRef(o client.Object) string { return o.GetNamespace() + "/" + o.GetName() }
+
+// reconcileNodeAddresses reports the addresses of a host whose Agent is gone, whose Machine is a
+// Node, as that Node has them: a clusterctl move carries no status, and Cluster API copies these
+// addresses to the Machine. Until the workload cluster can be reached, the addresses are kept.
+func (r *AgentMachineReconciler) reconcileNodeAddresses(ctx context.Context, s *machineScope) (ctrl.Result, error) {
+	if r.ClusterCache == nil {
+		return ctrl.Result{}, nil
+	}
+	remote, err := r.ClusterCache.GetClient(ctx, client.ObjectKeyFromObject(s.cluster))
+	if errors.Is(err, clustercache.ErrClusterNotConnected) {
+		ctrl.LoggerFrom(ctx).V(4).Info("Workload cluster not connected yet; the Node's addresses are read later")
+		return ctrl.Result{RequeueAfter: workloadRetry}, nil
+	}
+	if err != nil {
+		return ctrl.Result{}, fmt.Errorf("getting a client for Cluster %s: %w", s.cluster.Name, err)
+	}
+	node := &corev1.Node{}
+	if err := remote.Get(ctx, client.ObjectKey{Name: s.machine.Status.NodeRef.Name}, node); err != nil {
+		if apierrors.IsNotFound(err) {
+			return ctrl.Result{}, nil // Cluster API reports a Machine whose Node is gone.
+		}
+		return ctrl.Result{}, fmt.Errorf("reading Node %s of Cluster %s: %w", s.machine.Status.NodeRef.Name, s.cluster.Name, err)
+	}
+	if addresses := nodeAddresses(node); len(addresses) > 0 {
+		s.agentMachine.Status.Addresses = addresses
+	}
+	return ctrl.Result{}, nil
+}

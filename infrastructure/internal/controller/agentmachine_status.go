@@ -23,6 +23,7 @@ import (
 
 	aiv1beta1 "github.com/openshift/assisted-service/api/v1beta1"
 	conditionsv1 "github.com/openshift/custom-resource-status/conditions/v1"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
@@ -135,6 +136,15 @@ func clearAgentConditions(am *infrav1.AgentMachine, message string) {
 func setReady(am *infrav1.AgentMachine) error {
 	return conditions.SetSummaryCondition(am, am, clusterv1.ReadyCondition,
 		conditions.ForConditionTypes{AgentReservedCondition, AgentConnectedCondition, InstalledCondition})
+}
+
+// nodeAddresses returns a Node's addresses as Machine addresses (the two share their type names).
+func nodeAddresses(node *corev1.Node) []clusterv1.MachineAddress {
+	out := make([]clusterv1.MachineAddress, 0, len(node.Status.Addresses))
+	for _, a := range node.Status.Addresses {
+		out = append(out, clusterv1.MachineAddress{Type: clusterv1.MachineAddressType(a.Type), Address: a.Address})
+	}
+	return out
 }
 
 // agentAddresses returns the host's IPv4 and IPv6 addresses (InternalIP) and its hostname
