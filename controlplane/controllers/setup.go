@@ -23,7 +23,6 @@ import (
 	"fmt"
 
 	"github.com/google/go-containerregistry/pkg/v1/remote"
-	"sigs.k8s.io/cluster-api/controllers/clustercache"
 	ctrl "sigs.k8s.io/controller-runtime"
 	crcontroller "sigs.k8s.io/controller-runtime/pkg/controller"
 
@@ -38,13 +37,9 @@ import (
 // validating webhook, with mgr.
 func Setup(ctx context.Context, mgr ctrl.Manager, opts *manager.Options) error {
 	concurrency := max(opts.Concurrency, 1)
-	cc, err := clustercache.SetupWithManager(ctx, mgr, clustercache.Options{
-		SecretClient:     mgr.GetClient(),
-		WatchFilterValue: opts.WatchFilterValue,
-		Client:           clustercache.ClientOptions{UserAgent: "capoa-controlplane-manager"},
-	}, crcontroller.Options{MaxConcurrentReconciles: concurrency})
+	cc, err := opts.SetupClusterCache(ctx, mgr, "capoa-controlplane-manager")
 	if err != nil {
-		return fmt.Errorf("setting up the ClusterCache: %w", err)
+		return err
 	}
 	r := &controller.Reconciler{
 		Client:           mgr.GetClient(),

@@ -85,13 +85,8 @@ func SetupWithOptions(ctx context.Context, mgr ctrl.Manager, opts *manager.Optio
 	cc := o.ClusterCache
 	if cc == nil {
 		var err error
-		cc, err = clustercache.SetupWithManager(ctx, mgr, clustercache.Options{
-			SecretClient:     mgr.GetClient(),
-			WatchFilterValue: opts.WatchFilterValue,
-			Client:           clustercache.ClientOptions{UserAgent: "capi-provider-agent"},
-		}, ctrlOptions(concurrency))
-		if err != nil {
-			return fmt.Errorf("setting up the ClusterCache: %w", err)
+		if cc, err = opts.SetupClusterCache(ctx, mgr, "capi-provider-agent"); err != nil {
+			return err
 		}
 	}
 	am := &infracontroller.AgentMachineReconciler{

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package manager
+package manager_test
 
 import (
 	"context"
@@ -28,13 +28,14 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	ctrl "sigs.k8s.io/controller-runtime"
 
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/manager"
 	capoascheme "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/scheme"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/testenv"
 )
 
-func parse(t *testing.T, args ...string) *Options {
+func parse(t *testing.T, args ...string) *manager.Options {
 	t.Helper()
-	o := NewOptions("test-leader-election")
+	o := manager.NewOptions("test-leader-election")
 	fs := pflag.NewFlagSet("test", pflag.ContinueOnError)
 	o.AddFlags(fs)
 	if err := fs.Parse(args); err != nil {
@@ -47,9 +48,9 @@ func TestFlagsBecomeManagerOptions(t *testing.T) {
 	tests := []struct {
 		name  string
 		args  []string
-		check func(t *testing.T, o *Options, mo ctrl.Options)
+		check func(t *testing.T, o *manager.Options, mo ctrl.Options)
 	}{
-		{"defaults watch every namespace", nil, func(t *testing.T, o *Options, mo ctrl.Options) {
+		{"defaults watch every namespace", nil, func(t *testing.T, o *manager.Options, mo ctrl.Options) {
 			if len(mo.Cache.DefaultNamespaces) != 0 {
 				t.Errorf("DefaultNamespaces = %v, want none (all namespaces)", mo.Cache.DefaultNamespaces)
 			}
@@ -66,18 +67,18 @@ func TestFlagsBecomeManagerOptions(t *testing.T) {
 				t.Errorf("UsePriorityQueue = %v, want false (controller-runtime#3538)", mo.Controller.UsePriorityQueue)
 			}
 		}},
-		{"priority queue", []string{"--use-priority-queue"}, func(t *testing.T, _ *Options, mo ctrl.Options) {
+		{"priority queue", []string{"--use-priority-queue"}, func(t *testing.T, _ *manager.Options, mo ctrl.Options) {
 			if mo.Controller.UsePriorityQueue == nil || !*mo.Controller.UsePriorityQueue {
 				t.Errorf("UsePriorityQueue = %v, want true", mo.Controller.UsePriorityQueue)
 			}
 		}},
-		{"namespace scopes the cache", []string{"--namespace=lab"}, func(t *testing.T, _ *Options, mo ctrl.Options) {
+		{"namespace scopes the cache", []string{"--namespace=lab"}, func(t *testing.T, _ *manager.Options, mo ctrl.Options) {
 			if _, ok := mo.Cache.DefaultNamespaces["lab"]; !ok || len(mo.Cache.DefaultNamespaces) != 1 {
 				t.Errorf("DefaultNamespaces = %v, want only lab", mo.Cache.DefaultNamespaces)
 			}
 		}},
 		{"leader election and filter", []string{"--leader-elect", "--watch-filter=team-a", "--concurrency=3",
-			"--leader-elect-lease-duration=30s"}, func(t *testing.T, o *Options, mo ctrl.Options) {
+			"--leader-elect-lease-duration=30s"}, func(t *testing.T, o *manager.Options, mo ctrl.Options) {
 			if !mo.LeaderElection || *mo.LeaseDuration != 30*time.Second {
 				t.Errorf("leader election %v lease %v", mo.LeaderElection, *mo.LeaseDuration)
 			}
@@ -86,12 +87,12 @@ func TestFlagsBecomeManagerOptions(t *testing.T) {
 			}
 		}},
 		{"insecure diagnostics", []string{"--insecure-diagnostics", "--diagnostics-address=:8080"},
-			func(t *testing.T, _ *Options, mo ctrl.Options) {
+			func(t *testing.T, _ *manager.Options, mo ctrl.Options) {
 				if mo.Metrics.SecureServing || mo.Metrics.BindAddress != ":8080" {
 					t.Errorf("metrics %+v", mo.Metrics)
 				}
 			}},
-		{"webhook server off", []string{"--webhook-port=0"}, func(t *testing.T, _ *Options, mo ctrl.Options) {
+		{"webhook server off", []string{"--webhook-port=0"}, func(t *testing.T, _ *manager.Options, mo ctrl.Options) {
 			if mo.WebhookServer != nil {
 				t.Error("webhook server created with --webhook-port=0")
 			}
@@ -147,7 +148,7 @@ func TestRunStartsAndStops(t *testing.T) {
 	setupCalled := make(chan struct{})
 	done := make(chan error, 1)
 	go func() {
-		done <- Run(ctx, env.Config, o, env.Scheme, func(_ context.Context, mgr ctrl.Manager, got *Options) error {
+		done <- manager.Run(ctx, env.Config, o, env.Scheme, func(_ context.Context, mgr ctrl.Manager, got *manager.Options) error {
 			if got != o || mgr == nil {
 				return fmt.Errorf("setup got options %p and manager %v", got, mgr)
 			}

@@ -33,6 +33,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
+
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/manager"
 )
 
 // ControllerConfig is the controller configuration of the managers that tests and the lab start:
@@ -63,6 +65,9 @@ func SetupCAPIControllers(ctx context.Context, mgr ctrl.Manager, concurrency int
 	}, controller.Options{MaxConcurrentReconciles: concurrency})
 	if err != nil {
 		return nil, fmt.Errorf("setting up the ClusterCache: %w", err)
+	}
+	if err := manager.ShutdownWhenStopped(mgr, cc); err != nil {
+		return nil, err
 	}
 	opts := controller.Options{MaxConcurrentReconciles: concurrency}
 	// As Cluster API's manager (--machineset-preflight-checks=All).
