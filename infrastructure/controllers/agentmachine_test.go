@@ -368,12 +368,7 @@ func TestAgentGoneAfterTheNodeJoined(t *testing.T) {
 	g := NewWithT(t)
 	ctx := context.Background()
 	f := claimedOne(t, g, ctx, "joined")
-	m := &clusterv1.Machine{}
-	g.Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: f.ns, Name: "m1"}, m)).To(Succeed())
-	base := m.DeepCopy()
-	m.Status.NodeRef = clusterv1.MachineNodeReference{Name: "worker-1"}
-	g.Expect(env.Client.Status().Patch(ctx, m, client.MergeFrom(base))).To(Succeed())
-	g.Expect(env.Client.Delete(ctx, &aiv1beta1.Agent{ObjectMeta: metav1.ObjectMeta{Namespace: f.ns, Name: agentName(1)}})).To(Succeed())
+	nodeJoinedAgentGone(g, ctx, f, "worker-1")
 	createAgent(t, ctx, f.ns, agentName(2), nil, 8)
 	g.Eventually(func(g Gomega) {
 		am := getAM(g, ctx, f.ns, "m1")
@@ -383,6 +378,17 @@ func TestAgentGoneAfterTheNodeJoined(t *testing.T) {
 		g.Expect(conditions.IsTrue(am, clusterv1.ReadyCondition)).To(BeTrue())
 	}, timeout, interval).Should(Succeed())
 	g.Expect(claimedAgents(g, ctx, f.ns)).To(BeEmpty())
+}
+
+// nodeJoinedAgentGone makes the Machine m1 of claimedOne's fixture the Node node, then deletes
+// its Agent, as the new hub's assisted-service does after a clusterctl move.
+func nodeJoinedAgentGone(g Gomega, ctx context.Context, f fixture, node string) {
+	m := &clusterv1.Machine{}
+	g.Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: f.ns, Name: "m1"}, m)).To(Succeed())
+	base := m.DeepCopy()
+	m.Status.NodeRef = clusterv1.MachineNodeReference{Name: node}
+	g.Expect(env.Client.Status().Patch(ctx, m, client.MergeFrom(base))).To(Succeed())
+	g.Expect(env.Client.Delete(ctx, &aiv1beta1.Agent{ObjectMeta: metav1.ObjectMeta{Namespace: f.ns, Name: agentName(1)}})).To(Succeed())
 }
 
 // reconcileCount sums the reconciles the AgentMachine controller ran (controller-runtime metrics).

@@ -34,6 +34,24 @@ import (
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/testenv"
 )
 
+// startWorkload starts a second API server to play a workload cluster. Start it before the
+// manager: it is stopped after the manager then, once nothing watches it.
+func startWorkload(t *testing.T, g Gomega) *testenv.Environment {
+	t.Helper()
+	workload, err := testenv.Start(env.Scheme)
+	g.Expect(err).NotTo(HaveOccurred())
+	t.Cleanup(func() { _ = workload.Stop() })
+	return workload
+}
+
+// connectWorkload makes workload the workload cluster of f's Cluster, reached through Cluster
+// API's ClusterCache (its <cluster>-kubeconfig Secret).
+func connectWorkload(g Gomega, ctx context.Context, f fixture, workload *testenv.Environment) {
+	cluster := &clusterv1.Cluster{}
+	g.Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: f.ns, Name: f.cluster}, cluster)).To(Succeed())
+	g.Expect(env.Client.Create(ctx, kubeconfig.GenerateSecret(cluster, kubeconfig.FromEnvTestConfig(workload.Config, cluster)))).To(Succeed())
+}
+
 // TestNodeProviderID: a second API server plays the workload cluster, reached through Cluster
 // API's ClusterCache (its <cluster>-kubeconfig Secret). The Node of each installed host gets the
 // AgentMachine's providerID, matched by system UUID or by address, never by hostname alone, and a
@@ -41,14 +59,9 @@ import (
 func TestNodeProviderID(t *testing.T) {
 	g := NewWithT(t)
 	ctx := context.Background()
-	workload, err := testenv.Start(env.Scheme)
-	g.Expect(err).NotTo(HaveOccurred())
-	t.Cleanup(func() { _ = workload.Stop() })
-
+	workload := startWorkload(t, g)
 	f := newFixture(t, ctx, "node", nil)
-	cluster := &clusterv1.Cluster{}
-	g.Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: f.ns, Name: f.cluster}, cluster)).To(Succeed())
-	g.Expect(env.Client.Create(ctx, kubeconfig.GenerateSecret(cluster, kubeconfig.FromEnvTestConfig(workload.Config, cluster)))).To(Succeed())
+	connectWorkload(g, ctx, f, workload)
 
 	node := func(name, uuid, ip, providerID string) {
 		n := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: corev1.NodeSpec{ProviderID: providerID}}
@@ -99,14 +112,9 @@ func TestNodeProviderID(t *testing.T) {
 func TestNodeAddressesWhenTheAgentIsGone(t *testing.T) {
 	g := NewWithT(t)
 	ctx := context.Background()
-	workload, err := testenv.Start(env.Scheme)
-	g.Expect(err).NotTo(HaveOccurred())
-	t.Cleanup(func() { _ = workload.Stop() })
-
+	workload := startWorkload(t, g)
 	f := claimedOne(t, g, ctx, "node-addresses")
-	cluster := &clusterv1.Cluster{}
-	g.Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: f.ns, Name: f.cluster}, cluster)).To(Succeed())
-	g.Expect(env.Client.Create(ctx, kubeconfig.GenerateSecret(cluster, kubeconfig.FromEnvTestConfig(workload.Config, cluster)))).To(Succeed())
+	connectWorkload(g, ctx, f, workload)
 	n := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "worker-1"}}
 	g.Expect(workload.Client.Create(ctx, n)).To(Succeed())
 	n.Status.Addresses = []corev1.NodeAddress{
@@ -115,12 +123,7 @@ func TestNodeAddressesWhenTheAgentIsGone(t *testing.T) {
 	}
 	g.Expect(workload.Client.Status().Update(ctx, n)).To(Succeed())
 
-	m := &clusterv1.Machine{}
-	g.Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: f.ns, Name: "m1"}, m)).To(Succeed())
-	base := m.DeepCopy()
-	m.Status.NodeRef = clusterv1.MachineNodeReference{Name: "worker-1"}
-	g.Expect(env.Client.Status().Patch(ctx, m, client.MergeFrom(base))).To(Succeed())
-	g.Expect(env.Client.Delete(ctx, &aiv1beta1.Agent{ObjectMeta: metav1.ObjectMeta{Namespace: f.ns, Name: agentName(1)}})).To(Succeed())
+	nodeJoinedAgentGone(g, ctx, f, "worker-1")
 	g.Eventually(func(g Gomega) {
 		am := getAM(g, ctx, f.ns, "m1")
 		g.Expect(am.Status.Addresses).To(ConsistOf(
