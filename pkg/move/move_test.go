@@ -17,6 +17,7 @@ limitations under the License.
 package move
 
 import (
+	"context"
 	"testing"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -32,8 +33,12 @@ func TestDeletingForMove(t *testing.T) {
 		// As clusterctl move writes it (its patch replaces every annotation).
 		{map[string]string{"clusterctl.cluster.x-k8s.io/delete-for-move": ""}, true},
 	} {
-		if got := DeletingForMove(&metav1.ObjectMeta{Annotations: tc.annotations}); got != tc.want {
+		obj := &metav1.ObjectMeta{Annotations: tc.annotations}
+		if got := DeletingForMove(obj); got != tc.want {
 			t.Errorf("DeletingForMove(%v) = %v, want %v", tc.annotations, got, tc.want)
+		}
+		if got := LeaveAlone(context.Background(), obj); got != tc.want {
+			t.Errorf("LeaveAlone(%v) = %v, want %v", tc.annotations, got, tc.want)
 		}
 	}
 }

@@ -127,9 +127,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 	if err := r.Client.Get(ctx, req.NamespacedName, config); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
-	if move.DeletingForMove(config) {
-		// clusterctl move deletes it here after creating it on another management cluster.
-		ctrl.LoggerFrom(ctx).V(4).Info("Deleted by clusterctl move: left alone")
+	if move.LeaveAlone(ctx, config) {
 		return ctrl.Result{}, nil
 	}
 	if r.WatchFilterValue != "" && config.Labels[clusterv1.WatchLabel] != r.WatchFilterValue {

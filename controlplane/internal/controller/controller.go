@@ -160,9 +160,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 	if err := r.Client.Get(ctx, req.NamespacedName, oacp); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
-	if move.DeletingForMove(oacp) {
-		// clusterctl move deletes it here after creating it on another management cluster.
-		ctrl.LoggerFrom(ctx).V(4).Info("Deleted by clusterctl move: left alone")
+	if move.LeaveAlone(ctx, oacp) {
 		return ctrl.Result{}, nil
 	}
 	cluster, err := util.GetOwnerCluster(ctx, r.Client, oacp.ObjectMeta)

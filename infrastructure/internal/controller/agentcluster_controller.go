@@ -105,9 +105,7 @@ func (r *AgentClusterReconciler) Reconcile(ctx context.Context, req ctrl.Request
 	if err := r.Client.Get(ctx, req.NamespacedName, ac); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
-	if move.DeletingForMove(ac) {
-		// clusterctl move deletes it here after creating it on another management cluster.
-		ctrl.LoggerFrom(ctx).V(4).Info("Deleted by clusterctl move: left alone")
+	if move.LeaveAlone(ctx, ac) {
 		return ctrl.Result{}, nil
 	}
 	cluster, err := util.GetOwnerCluster(ctx, r.Client, ac.ObjectMeta)

@@ -122,9 +122,7 @@ func (r *AgentMachineReconciler) Reconcile(ctx context.Context, req ctrl.Request
 	if err := r.Client.Get(ctx, req.NamespacedName, am); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
-	if move.DeletingForMove(am) {
-		// clusterctl move deletes it here after creating it on another management cluster.
-		ctrl.LoggerFrom(ctx).V(4).Info("Deleted by clusterctl move: left alone")
+	if move.LeaveAlone(ctx, am) {
 		return ctrl.Result{}, nil
 	}
 	if !r.inScope(am) {
