@@ -259,15 +259,25 @@ func deregistering(agent *aiv1beta1.Agent) error {
 // the old registration between them, so each write starts again from the Agent as it is now.
 func (s *Simulator) reregister(ctx context.Context, agent *aiv1beta1.Agent, ie *aiv1beta1.InfraEnv) error {
 	key := client.ObjectKeyFromObject(agent)
-	err := retry.RetryOnConflict(retry.DefaultBackoff, func() error {
-		if agent == nil {
-			agent = &aiv1beta1.Agent{}
-			if err := s.reader.Get(ctx, key, agent); err != nil {
-				return err
+	// write applies change to the Agent as it is now: after a conflict it reads it again.
+	write := func(change func() error) error {
+		return retry.RetryOnConflict(retry.DefaultBackoff, func() error {
+			if agent == nil {
+				agent = &aiv1beta1.Agent{}
+				if err := s.reader.Get(ctx, key, agent); err != nil {
+					return err
+				}
 			}
-			if err := deregistering(agent); err != nil {
-				return err
+			err := change()
+			if err != nil {
+				agent = nil
 			}
+			return err
+		})
+	}
+	err := write(func() error {
+		if err := deregistering(agent); err != nil {
+			return err
 		}
 		base := agent.DeepCopy()
 		if agent.Labels == nil {
@@ -278,28 +288,14 @@ func (s *Simulator) reregister(ctx context.Context, agent *aiv1beta1.Agent, ie *
 		if ref := ie.Spec.ClusterRef; ref != nil {
 			agent.Spec.ClusterDeploymentName = &aiv1beta1.ClusterReference{Name: ref.Name, Namespace: ref.Namespace}
 		}
-		err := s.Client.Patch(ctx, agent, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{}))
-		if err != nil {
-			agent = nil
-		}
-		return err
+		return s.Client.Patch(ctx, agent, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{}))
 	})
 	if err != nil {
 		return fmt.Errorf("relabelling Agent %s: %w", key.Name, err)
 	}
-	err = retry.RetryOnConflict(retry.DefaultBackoff, func() error {
-		if agent == nil {
-			agent = &aiv1beta1.Agent{}
-			if err := s.reader.Get(ctx, key, agent); err != nil {
-				return err
-			}
-		}
+	err = write(func() error {
 		agent.Status = aiv1beta1.AgentStatus{}
-		err := s.Client.Status().Update(ctx, agent)
-		if err != nil {
-			agent = nil
-		}
-		return err
+		return s.Client.Status().Update(ctx, agent)
 	})
 	if err != nil {
 		return fmt.Errorf("resetting the status of Agent %s: %w", key.Name, err)
