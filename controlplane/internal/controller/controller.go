@@ -332,7 +332,7 @@ func (r *Reconciler) reconcileAgentClusterInstall(ctx context.Context, s *scope)
 		return fmt.Errorf("getting AgentClusterInstall %s: %w", key.Name, err)
 	case !metav1.IsControlledBy(aci, s.oacp):
 		return fmt.Errorf("AgentClusterInstall %s exists and is not owned by this control plane", key.Name)
-	case installStarted(aci) || s.cd != nil && s.cd.Spec.Installed:
+	case installStarted(aci) || cdInstalled(s.cd):
 		// Once assisted-service installs, the install-time settings are fixed.
 		s.aci = aci
 		return nil

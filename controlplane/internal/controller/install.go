@@ -71,7 +71,12 @@ func installStarted(aci *hiveext.AgentClusterInstall) bool {
 // carry status, and assisted-service on the new hub does not report an installed single-node
 // cluster it never installed).
 func (s *scope) installed() bool {
-	return isInstalled(s.aci) || s.cd != nil && s.cd.Spec.Installed
+	return isInstalled(s.aci) || cdInstalled(s.cd)
+}
+
+// cdInstalled tells whether Hive's ClusterDeployment records the cluster installed.
+func cdInstalled(cd *hivev1.ClusterDeployment) bool {
+	return cd != nil && cd.Spec.Installed
 }
 
 // isInstalled tells whether the AgentClusterInstall reports the cluster installed.
