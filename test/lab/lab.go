@@ -187,6 +187,7 @@ func Start(ctx context.Context, o Options) (*Lab, error) {
 // controllers, the services a hub runs (assisted-service and BMO, simulated) and the three
 // providers. The hosts, the workload cluster and the release registry are the lab's, shared.
 type management struct {
+	name     string // management-<n>, in logs and errors
 	env      *testenv.Environment
 	assisted *assisted.Simulator
 	selfBoot *selfBooter
@@ -199,12 +200,11 @@ func (l *Lab) startManagement(ctx context.Context) (*management, error) {
 	if err != nil {
 		return nil, err
 	}
-	m := &management{}
+	m := &management{name: fmt.Sprintf("management-%d", len(l.mgmts)+1)}
 	// Stop stops it, started or not.
 	l.mgmts = append(l.mgmts, m)
-	name := fmt.Sprintf("management-%d", len(l.mgmts))
 	if m.env, err = testenv.Start(scheme); err != nil {
-		return nil, fmt.Errorf("starting the API server of %s: %w", name, err)
+		return nil, fmt.Errorf("starting the API server of %s: %w", m.name, err)
 	}
 
 	// Cluster API, CAPM3 and the simulators share one manager: in production they are other
@@ -212,7 +212,7 @@ func (l *Lab) startManagement(ctx context.Context) (*management, error) {
 	core, err := ctrl.NewManager(m.env.Config, ctrl.Options{Scheme: scheme, Metrics: metricsserver.Options{BindAddress: "0"},
 		Controller: testenv.ControllerConfig()})
 	if err != nil {
-		return nil, fmt.Errorf("creating the core manager of %s: %w", name, err)
+		return nil, fmt.Errorf("creating the core manager of %s: %w", m.name, err)
 	}
 	cc, err := testenv.SetupCAPIControllers(ctx, core, l.opts.Concurrency)
 	if err != nil {
@@ -244,7 +244,7 @@ func (l *Lab) startManagement(ctx context.Context) (*management, error) {
 	if err := m.selfBoot.setupWithManager(core, copts); err != nil {
 		return nil, fmt.Errorf("setting up the self-booted hosts: %w", err)
 	}
-	l.run(name+"/core", func() error { return core.Start(ctx) })
+	l.run(m.name+"/core", func() error { return core.Start(ctx) })
 
 	root, err := testenv.RepoRoot()
 	if err != nil {
@@ -299,7 +299,7 @@ func (l *Lab) startProvider(ctx context.Context, m *management, root string, sch
 		opts.WebhookPort = 0
 	}
 	cfg := rest.CopyConfig(m.env.Config)
-	l.run(fmt.Sprintf("management-%d/%s", len(l.mgmts), p.name), func() error { return manager.Run(ctx, cfg, opts, scheme, p.setup) })
+	l.run(m.name+"/"+p.name, func() error { return manager.Run(ctx, cfg, opts, scheme, p.setup) })
 	return nil
 }
 
