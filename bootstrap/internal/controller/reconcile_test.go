@@ -106,26 +106,13 @@ func TestReconcileWaits(t *testing.T) {
 			g := NewWithT(t)
 			f := newFixture()
 			tc.mutate(f)
-			s, err := capoascheme.New(bootstrapv1.AddToScheme)
-			g.Expect(err).NotTo(HaveOccurred())
 			objs := []client.Object{f.config, f.machine, f.aci}
 			for _, o := range []client.Object{f.cluster, f.cd} {
 				if !isNil(o) {
 					objs = append(objs, o)
 				}
 			}
-			c := fake.NewClientBuilder().WithScheme(s).WithObjects(objs...).
-				WithStatusSubresource(&bootstrapv1.OpenshiftAssistedConfig{}).Build()
-			r := &Reconciler{Client: c, Recorder: record.NewFakeRecorder(10)}
-			// The first reconcile of a config only sets its Paused condition (a patch that
-			// triggers the next reconcile in a manager).
-			for range 2 {
-				_, err = r.Reconcile(context.Background(), ctrl.Request{NamespacedName: client.ObjectKeyFromObject(f.config)})
-				g.Expect(err).NotTo(HaveOccurred())
-			}
-
-			got := &bootstrapv1.OpenshiftAssistedConfig{}
-			g.Expect(c.Get(context.Background(), client.ObjectKeyFromObject(f.config), got)).To(Succeed())
+			c, got := reconcileConfig(g, f, 2, objs...)
 			cond := conditions.Get(got, bootstrapv1.InfraEnvReadyCondition)
 			g.Expect(cond).NotTo(BeNil())
 			g.Expect(cond.Status).To(Equal(metav1.ConditionFalse))
@@ -156,18 +143,7 @@ func TestMachineWithNodeIsDone(t *testing.T) {
 	f.machine.Spec.Bootstrap.DataSecretName = ptr.To("m1")
 	f.machine.Spec.ProviderID = "metal3://ns/host-0/m1"
 	f.machine.Status.NodeRef = clusterv1.MachineNodeReference{Name: "master-0"}
-	s, err := capoascheme.New(bootstrapv1.AddToScheme)
-	g.Expect(err).NotTo(HaveOccurred())
-	c := fake.NewClientBuilder().WithScheme(s).WithObjects(f.config, f.machine, f.cluster, f.cd, f.aci).
-		WithStatusSubresource(&bootstrapv1.OpenshiftAssistedConfig{}).Build()
-	r := &Reconciler{Client: c, Recorder: record.NewFakeRecorder(10)}
-	for range 2 {
-		_, err = r.Reconcile(context.Background(), ctrl.Request{NamespacedName: client.ObjectKeyFromObject(f.config)})
-		g.Expect(err).NotTo(HaveOccurred())
-	}
-
-	got := &bootstrapv1.OpenshiftAssistedConfig{}
-	g.Expect(c.Get(context.Background(), client.ObjectKeyFromObject(f.config), got)).To(Succeed())
+	c, got := reconcileConfig(g, f, 2, f.config, f.machine, f.cluster, f.cd, f.aci)
 	g.Expect(got.Status.DataSecretName).To(Equal("m1"))
 	g.Expect(got.Status.Initialization.DataSecretCreated).To(Equal(ptr.To(true)))
 	g.Expect(conditions.IsTrue(got, bootstrapv1.ReadyCondition)).To(BeTrue())
@@ -198,17 +174,27 @@ func TestDeletedForMoveIsLeftAlone(t *testing.T) {
 	f.config.Annotations = map[string]string{"clusterctl.cluster.x-k8s.io/delete-for-move": ""}
 	ie := &aiv1beta1.InfraEnv{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "m1", OwnerReferences: []metav1.OwnerReference{{
 		APIVersion: bootstrapv1.GroupVersion.String(), Kind: "OpenshiftAssistedConfig", Name: "m1", Controller: ptr.To(true)}}}}
+	c, got := reconcileConfig(g, f, 1, f.config, f.cluster, f.cd, f.aci, ie)
+	g.Expect(c.Get(context.Background(), client.ObjectKeyFromObject(ie), &aiv1beta1.InfraEnv{})).To(Succeed())
+	g.Expect(got.Finalizers).To(ConsistOf(bootstrapv1.ConfigFinalizer), "clusterctl removes the finalizers itself")
+}
+
+// reconcileConfig runs the reconciler n times for f's config on a fake client that holds objs, and
+// returns the client and the config as it is then. (The first reconcile of a config only sets its
+// Paused condition: a patch that triggers the next reconcile in a manager.)
+func reconcileConfig(g Gomega, f *fixture, n int, objs ...client.Object) (client.Client, *bootstrapv1.OpenshiftAssistedConfig) {
 	s, err := capoascheme.New(bootstrapv1.AddToScheme)
 	g.Expect(err).NotTo(HaveOccurred())
-	c := fake.NewClientBuilder().WithScheme(s).WithObjects(f.config, f.cluster, f.cd, f.aci, ie).
+	c := fake.NewClientBuilder().WithScheme(s).WithObjects(objs...).
 		WithStatusSubresource(&bootstrapv1.OpenshiftAssistedConfig{}).Build()
 	r := &Reconciler{Client: c, Recorder: record.NewFakeRecorder(10)}
-	_, err = r.Reconcile(context.Background(), ctrl.Request{NamespacedName: client.ObjectKeyFromObject(f.config)})
-	g.Expect(err).NotTo(HaveOccurred())
-	g.Expect(c.Get(context.Background(), client.ObjectKeyFromObject(ie), &aiv1beta1.InfraEnv{})).To(Succeed())
+	for range n {
+		_, err = r.Reconcile(context.Background(), ctrl.Request{NamespacedName: client.ObjectKeyFromObject(f.config)})
+		g.Expect(err).NotTo(HaveOccurred())
+	}
 	got := &bootstrapv1.OpenshiftAssistedConfig{}
 	g.Expect(c.Get(context.Background(), client.ObjectKeyFromObject(f.config), got)).To(Succeed())
-	g.Expect(got.Finalizers).To(ConsistOf(bootstrapv1.ConfigFinalizer), "clusterctl removes the finalizers itself")
+	return c, got
 }
 
 func isNil(o client.Object) bool {
