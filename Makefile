@@ -7,7 +7,7 @@ SHELL := /usr/bin/env bash -o errexit -o pipefail -o nounset
 
 ROOT := $(abspath .)
 PROVIDERS := infrastructure bootstrap controlplane
-MODULES := pkg $(PROVIDERS) test
+MODULES := api pkg $(PROVIDERS) test
 
 # The module mirror serves the openshift and metal3 modules, but the checksum database does not
 # know all of them: go.sum (committed) is what verifies them.
@@ -38,16 +38,16 @@ help: ## Show this help.
 ##@ Generate
 
 .PHONY: generate
-generate: ## Generate deepcopy code for the APIs.
-	@for m in $(PROVIDERS); do \
-		(cd $$m && $(CONTROLLER_GEN) object:headerFile=$(ROOT)/hack/boilerplate.go.txt paths=./api/...); \
-	done
+generate: ## Generate deepcopy code for the APIs (the api module).
+	cd api && $(CONTROLLER_GEN) object:headerFile=$(ROOT)/hack/boilerplate.go.txt paths=./...
 
 .PHONY: manifests
 manifests: ## Generate CRDs, RBAC and webhook manifests, and the third-party CRDs for tests.
+	@# Each provider's CRDs come from its API package in the api module; its RBAC and webhook
+	@# manifests from its own module's markers.
 	@for m in $(PROVIDERS); do \
-		(cd $$m && $(CONTROLLER_GEN) crd rbac:roleName=manager-role webhook paths=./... \
-			output:crd:artifacts:config=config/crd/bases \
+		(cd api && $(CONTROLLER_GEN) crd paths=./$$m/... output:crd:artifacts:config=../$$m/config/crd/bases) && \
+		(cd $$m && $(CONTROLLER_GEN) rbac:roleName=manager-role webhook paths=./... \
 			output:rbac:artifacts:config=config/rbac \
 			output:webhook:artifacts:config=config/webhook); \
 	done

@@ -92,6 +92,7 @@ require (
 	github.com/modern-go/concurrent v0.0.0-20180306012644-bacd9c7ef1dd // indirect
 	github.com/modern-go/reflect2 v1.0.3-0.20250322232337-35a7c28c31ee // indirect
 	github.com/munnerz/goautoneg v0.0.0-20191010083416-a7dc8b61c822 // indirect
+	github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api v0.0.0
 	github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg v0.0.0
 	github.com/openshift/api v0.0.0-20220831183848-09c070622e2c // indirect
 	github.com/openshift/hive/apis v0.0.0-20220719141355-c63c9b0281d8
@@ -153,3 +154,5 @@ require (
 // assisted-service/models pulls a 2022 google.golang.org/genproto that still holds the googleapis
 // packages now published as their own modules ("ambiguous import"); this version no longer does.
 replace google.golang.org/genproto => google.golang.org/genproto v0.0.0-20250603155806-513f23925822
+
+replace github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api => ../api

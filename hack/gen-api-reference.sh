@@ -21,7 +21,7 @@ fi
 
 mkdir -p "${root}/docs/api-reference"
 for p in infrastructure bootstrap controlplane; do
-  (cd "${root}/${p}" && "${bin}" --log-level=ERROR --config="${root}/hack/api-reference-config.yaml" \
-    --source-path=./api --renderer=markdown --output-path="${root}/docs/api-reference/${p}.md")
+  (cd "${root}/api" && "${bin}" --log-level=ERROR --config="${root}/hack/api-reference-config.yaml" \
+    --source-path="./${p}" --renderer=markdown --output-path="${root}/docs/api-reference/${p}.md")
 done
 echo "gen-api-reference: docs/api-reference/{infrastructure,bootstrap,controlplane}.md" >&2

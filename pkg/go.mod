@@ -162,3 +162,5 @@ require (
 // assisted-service/models pulls a 2022 google.golang.org/genproto that still holds the googleapis
 // packages now published as their own modules ("ambiguous import"); this version no longer does.
 replace google.golang.org/genproto => google.golang.org/genproto v0.0.0-20250603155806-513f23925822
+
+replace github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api => ../api

@@ -41,11 +41,11 @@ import (
 
 	ctrl "sigs.k8s.io/controller-runtime"
 
-	bootstrapv1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/bootstrap/api/v1alpha2"
+	bootstrapv1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/bootstrap/v1alpha2"
+	controlplanev1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/controlplane/v1alpha3"
+	infrav1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/infrastructure/v1beta1"
 	bootstrapcontrollers "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/bootstrap/controllers"
-	controlplanev1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/controlplane/api/v1alpha3"
 	controlplanecontrollers "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/controlplane/controllers"
-	infrav1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/infrastructure/api/v1beta1"
 	infracontrollers "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/infrastructure/controllers"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/manager"
 	capoascheme "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/scheme"

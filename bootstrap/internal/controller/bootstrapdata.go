@@ -23,7 +23,7 @@ import (
 	"fmt"
 	"net/url"
 
-	bootstrapv1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/bootstrap/api/v1alpha2"
+	bootstrapv1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/bootstrap/v1alpha2"
 )
 
 // bootstrapDataFormat is the format key of the bootstrap data Secret.

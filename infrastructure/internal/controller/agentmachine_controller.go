@@ -47,8 +47,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
-	infrav1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/infrastructure/api/v1beta1"
-	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/agentconfig"
+	bootstrapv1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/bootstrap/v1alpha2"
+	infrav1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/infrastructure/v1beta1"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/move"
 )
 
@@ -482,7 +482,7 @@ func newAgentRequest(am *infrav1.AgentMachine, machine *clusterv1.Machine, cd *a
 		clusterDeployment: cd.Namespace + "/" + cd.Name,
 		key:               string(am.UID),
 	}
-	if ref := machine.Spec.Bootstrap.ConfigRef; ref.Kind == agentconfig.Kind && ref.APIGroup == agentconfig.Group {
+	if ref := machine.Spec.Bootstrap.ConfigRef; ref.Kind == bootstrapv1.ConfigKind && ref.APIGroup == bootstrapv1.GroupVersion.Group {
 		req.bootstrapConfig = machine.Namespace + "/" + ref.Name
 	}
 	if am.Spec.AgentLabelSelector != nil {

@@ -26,8 +26,8 @@ import (
 	conditionsv1 "github.com/openshift/custom-resource-status/conditions/v1"
 	"k8s.io/apimachinery/pkg/labels"
 
-	infrav1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/infrastructure/api/v1beta1"
-	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/agentconfig"
+	bootstrapv1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/bootstrap/v1alpha2"
+	infrav1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/infrastructure/v1beta1"
 )
 
 const (
@@ -52,7 +52,7 @@ const (
 	// BootstrapConfigLabel is set by the bootstrap provider on the Agent it recognized and
 	// approved for one Machine: its value is that Machine's OpenshiftAssistedConfig, in the
 	// Agent's namespace. The role and hostname it set on the Agent are that Machine's.
-	BootstrapConfigLabel = agentconfig.AgentLabel
+	BootstrapConfigLabel = bootstrapv1.AgentConfigLabel
 )
 
 // agentUsable tells whether an Agent may be claimed at all: approved, connected, validated and

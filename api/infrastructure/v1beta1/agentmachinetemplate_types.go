@@ -63,5 +63,5 @@ type AgentMachineTemplateList struct {
 }
 
 func init() {
-	SchemeBuilder.Register(&AgentMachineTemplate{}, &AgentMachineTemplateList{})
+	objectTypes = append(objectTypes, &AgentMachineTemplate{}, &AgentMachineTemplateList{})
 }

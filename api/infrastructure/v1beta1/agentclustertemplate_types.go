@@ -63,5 +63,5 @@ type AgentClusterTemplateList struct {
 }
 
 func init() {
-	SchemeBuilder.Register(&AgentClusterTemplate{}, &AgentClusterTemplateList{})
+	objectTypes = append(objectTypes, &AgentClusterTemplate{}, &AgentClusterTemplateList{})
 }

@@ -21,12 +21,12 @@ import (
 
 	"k8s.io/apimachinery/pkg/runtime"
 
-	bootstrapv1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/bootstrap/api/v1alpha2"
-	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/agentconfig"
+	bootstrapv1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/bootstrap/v1alpha2"
 )
 
 // TestAgentConfigNamesThisAPI: the infrastructure provider recognizes a Machine's bootstrap
-// config by pkg/agentconfig's group and kind, which must be this API's.
+// config by GroupVersion.Group and ConfigKind, which must name OpenshiftAssistedConfig, and the
+// Agent label must be in this API's group.
 func TestAgentConfigNamesThisAPI(t *testing.T) {
 	s := runtime.NewScheme()
 	if err := bootstrapv1.AddToScheme(s); err != nil {
@@ -36,7 +36,10 @@ func TestAgentConfigNamesThisAPI(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(gvks) != 1 || gvks[0].Group != agentconfig.Group || gvks[0].Kind != agentconfig.Kind {
-		t.Errorf("OpenshiftAssistedConfig is %v; pkg/agentconfig names %s %s", gvks, agentconfig.Group, agentconfig.Kind)
+	if len(gvks) != 1 || gvks[0].Group != bootstrapv1.GroupVersion.Group || gvks[0].Kind != bootstrapv1.ConfigKind {
+		t.Errorf("OpenshiftAssistedConfig is %v; the API names %s %s", gvks, bootstrapv1.GroupVersion.Group, bootstrapv1.ConfigKind)
+	}
+	if want := bootstrapv1.GroupVersion.Group + "/openshiftassistedconfig"; bootstrapv1.AgentConfigLabel != want {
+		t.Errorf("AgentConfigLabel is %q, want %q", bootstrapv1.AgentConfigLabel, want)
 	}
 }

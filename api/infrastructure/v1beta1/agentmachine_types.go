@@ -140,5 +140,5 @@ type AgentMachineList struct {
 }
 
 func init() {
-	SchemeBuilder.Register(&AgentMachine{}, &AgentMachineList{})
+	objectTypes = append(objectTypes, &AgentMachine{}, &AgentMachineList{})
 }

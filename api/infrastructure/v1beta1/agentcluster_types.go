@@ -163,5 +163,5 @@ type AgentClusterList struct {
 }
 
 func init() {
-	SchemeBuilder.Register(&AgentCluster{}, &AgentClusterList{})
+	objectTypes = append(objectTypes, &AgentCluster{}, &AgentClusterList{})
 }

@@ -16,8 +16,6 @@ limitations under the License.
 
 package v1alpha2
 
-import "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/agentconfig"
-
 // Finalizer and labels of the bootstrap provider.
 const (
 	// ConfigFinalizer lets the controller release the config's Agent and delete its InfraEnv
@@ -26,8 +24,13 @@ const (
 
 	// AgentConfigLabel is set on the Agent recognized as a config's host; its value is the
 	// config's name (in the Agent's namespace). It is removed when the Agent is released. The
-	// infrastructure provider reads it too.
-	AgentConfigLabel = agentconfig.AgentLabel
+	// infrastructure provider reads it too, to claim for a Machine only its own config's Agent.
+	AgentConfigLabel = "bootstrap.cluster.x-k8s.io/openshiftassistedconfig"
+
+	// ConfigKind is the kind of a Machine's bootstrap config (spec.bootstrap.configRef.kind)
+	// when this provider prepares its host; with GroupVersion.Group it is how the
+	// infrastructure provider recognizes such a Machine.
+	ConfigKind = "OpenshiftAssistedConfig"
 )
 
 // Condition types of an OpenshiftAssistedConfig, in the order a host goes through them.

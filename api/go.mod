@@ -1,0 +1,88 @@
+module github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api
+
+go 1.25.0
+
+// The API types of the three providers and the contract constants (finalizers, condition types,
+// reasons, labels, annotations) that users and other providers see. Its packages import only
+// apimachinery-level modules, Cluster API's API and the third-party API types they embed; they
+// import no controller-runtime (assisted-service/api does, which is why go.mod lists it as
+// indirect: hack/verify-api-imports.sh checks that no package here imports it directly).
+
+// assisted-service/api requires models@v0.0.0 (a placeholder): pin both to the newest served
+// version that compiles with controller-runtime v0.23 (newer ones are not served by the mirror).
+replace (
+	github.com/openshift/assisted-service/api => github.com/openshift/assisted-service/api v0.0.0-20240529165317-6b26a25e2ae7
+	github.com/openshift/assisted-service/models => github.com/openshift/assisted-service/models v0.0.0-20240529165317-6b26a25e2ae7
+)
+
+require (
+	github.com/onsi/gomega v1.44.0 // indirect
+	github.com/openshift/assisted-service/api v0.0.0 // pinned: version set by the replace above
+)
+
+require github.com/openshift/assisted-service/models v0.0.0 // indirect; pinned: version set by the replace above
+
+require (
+	github.com/asaskevich/govalidator v0.0.0-20210307081110-f21760c49a8d // indirect
+	github.com/go-openapi/analysis v0.21.2 // indirect
+	github.com/go-openapi/errors v0.20.3 // indirect
+	github.com/go-openapi/loads v0.21.1 // indirect
+	github.com/go-openapi/spec v0.20.7 // indirect
+	github.com/go-openapi/strfmt v0.21.3 // indirect
+	github.com/go-openapi/validate v0.22.0 // indirect
+	github.com/jinzhu/inflection v1.0.0 // indirect
+	github.com/jinzhu/now v1.1.4 // indirect
+	github.com/lib/pq v1.10.9 // indirect
+	github.com/mitchellh/mapstructure v1.5.0 // indirect
+	github.com/oklog/ulid v1.3.1 // indirect
+	github.com/onsi/ginkgo/v2 v2.29.0 // indirect
+	github.com/openshift/assisted-service v1.0.10-0.20230830164851-6573b5d7021d // indirect
+	github.com/openshift/custom-resource-status v1.1.2 // indirect
+	github.com/thoas/go-funk v0.9.2 // indirect
+	github.com/tidwall/pretty v1.2.1 // indirect
+	go.mongodb.org/mongo-driver v1.10.0 // indirect
+	gorm.io/gorm v1.24.5 // indirect
+)
+
+require (
+	github.com/emicklei/go-restful/v3 v3.13.0 // indirect
+	github.com/fxamacker/cbor/v2 v2.9.0 // indirect
+	github.com/go-logr/logr v1.4.3 // indirect
+	github.com/go-openapi/jsonpointer v0.21.0 // indirect
+	github.com/go-openapi/jsonreference v0.21.0 // indirect
+	github.com/go-openapi/swag v0.23.0 // indirect
+	github.com/google/gnostic-models v0.7.0 // indirect
+	github.com/josharian/intern v1.0.0 // indirect
+	github.com/json-iterator/go v1.1.12 // indirect
+	github.com/mailru/easyjson v0.7.7 // indirect
+	github.com/modern-go/concurrent v0.0.0-20180306012644-bacd9c7ef1dd // indirect
+	github.com/modern-go/reflect2 v1.0.3-0.20250322232337-35a7c28c31ee // indirect
+	github.com/openshift/api v0.0.0-20220831183848-09c070622e2c // indirect
+	github.com/openshift/hive/apis v0.0.0-20220719141355-c63c9b0281d8 // indirect
+	github.com/pkg/errors v0.9.1 // indirect
+	github.com/pmezard/go-difflib v1.0.1-0.20181226105442-5d4384ee4fb2 // indirect
+	github.com/x448/float16 v0.8.4 // indirect
+	go.yaml.in/yaml/v2 v2.4.3 // indirect
+	go.yaml.in/yaml/v3 v3.0.5 // indirect
+	golang.org/x/net v0.58.0 // indirect
+	golang.org/x/text v0.41.0 // indirect
+	google.golang.org/protobuf v1.36.11 // indirect
+	gopkg.in/inf.v0 v0.9.1 // indirect
+	gopkg.in/yaml.v3 v3.0.1 // indirect
+	k8s.io/api v0.35.6 // pinned: v0.35: the Kubernetes line of Cluster API v1.13 and controller-runtime v0.23
+	k8s.io/apiextensions-apiserver v0.35.6 // indirect
+	k8s.io/apimachinery v0.35.6 // pinned: v0.35: the Kubernetes line of Cluster API v1.13 and controller-runtime v0.23
+	k8s.io/klog/v2 v2.140.0 // indirect
+	k8s.io/kube-openapi v0.0.0-20250910181357-589584f1c912 // indirect
+	k8s.io/utils v0.0.0-20260210185600-b8788abfbbc2 // indirect
+	sigs.k8s.io/cluster-api v1.13.4 // pinned: v1.13: CAPM3 api (v1.13) imports sigs.k8s.io/cluster-api/errors, removed in v1.14
+	sigs.k8s.io/controller-runtime v0.23.3 // indirect; pinned: v0.23: the line Cluster API v1.13 is built on
+	sigs.k8s.io/json v0.0.0-20250730193827-2d320260d730 // indirect
+	sigs.k8s.io/randfill v1.0.0 // indirect
+	sigs.k8s.io/structured-merge-diff/v6 v6.4.0 // indirect
+	sigs.k8s.io/yaml v1.6.0 // indirect
+)
+
+// assisted-service/models pulls a 2022 google.golang.org/genproto that still holds the googleapis
+// packages now published as their own modules ("ambiguous import"); this version no longer does.
+replace google.golang.org/genproto => google.golang.org/genproto v0.0.0-20250603155806-513f23925822
