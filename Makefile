@@ -51,20 +51,20 @@ manifests: ## Generate CRDs, RBAC and webhook manifests, and the third-party CRD
 			output:rbac:artifacts:config=config/rbac \
 			output:webhook:artifacts:config=config/webhook); \
 	done
-	@rm -rf pkg/testenv/crds && for entry in $(THIRD_PARTY_CRDS); do \
+	@rm -rf test/support/testenv/crds && for entry in $(THIRD_PARTY_CRDS); do \
 		name=$${entry%%=*}; pkgs=$${entry#*=}; paths=""; \
 		for p in $${pkgs//,/ }; do paths="$$paths paths=$$p"; done; \
-		(cd pkg && $(CONTROLLER_GEN) crd:allowDangerousTypes=true $$paths output:crd:artifacts:config=testenv/crds/$$name); \
+		(cd test/support && $(CONTROLLER_GEN) crd:allowDangerousTypes=true $$paths output:crd:artifacts:config=testenv/crds/$$name); \
 	done
 	@# CAPM3 labels its CRDs with the contract version they implement (its kustomize config does);
 	@# Cluster API's controllers look the label up to resolve Metal3Machine and Metal3Cluster refs.
-	@for f in pkg/testenv/crds/metal3/*.yaml; do \
+	@for f in test/support/testenv/crds/metal3/*.yaml; do \
 		sed -i '0,/^  name: /s//  labels:\n    cluster.x-k8s.io\/v1beta2: v1beta2\n  name: /' $$f; \
 	done
 	@# OpenShift's ClusterVersion (for the workload cluster of the lab): its Go types carry no CRD
 	@# markers, so the CRD is the manifest the pinned github.com/openshift/api module ships.
-	@mkdir -p pkg/sim/cvo/crds && cp "$$(cd pkg && go list -m -f '{{.Dir}}' github.com/openshift/api)/config/v1/0000_00_cluster-version-operator_01_clusterversion.crd.yaml" \
-		pkg/sim/cvo/crds/config.openshift.io_clusterversions.yaml && chmod 644 pkg/sim/cvo/crds/*.yaml
+	@mkdir -p test/support/sim/cvo/crds && cp "$$(cd test/support && go list -m -f '{{.Dir}}' github.com/openshift/api)/config/v1/0000_00_cluster-version-operator_01_clusterversion.crd.yaml" \
+		test/support/sim/cvo/crds/config.openshift.io_clusterversions.yaml && chmod 644 test/support/sim/cvo/crds/*.yaml
 
 .PHONY: verify-generated
 verify-generated: ## Fail when a generated file is stale (regenerates it).

@@ -94,6 +94,7 @@ require (
 	github.com/munnerz/goautoneg v0.0.0-20191010083416-a7dc8b61c822 // indirect
 	github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api v0.0.0
 	github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg v0.0.0
+	github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/support v0.0.0
 	github.com/openshift/api v0.0.0-20220831183848-09c070622e2c // indirect
 	github.com/openshift/hive/apis v0.0.0-20220719141355-c63c9b0281d8
 	github.com/pkg/errors v0.9.1 // indirect
@@ -156,3 +157,5 @@ require (
 replace google.golang.org/genproto => google.golang.org/genproto v0.0.0-20250603155806-513f23925822
 
 replace github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api => ../api
+
+replace github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/support => ../test/support

@@ -143,6 +143,7 @@ require (
 	github.com/opencontainers/go-digest v1.0.0 // indirect
 	github.com/opencontainers/image-spec v1.1.1 // indirect
 	github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api v0.0.0
+	github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/support v0.0.0
 	github.com/openshift/assisted-service v1.0.10-0.20230830164851-6573b5d7021d // indirect
 	github.com/openshift/assisted-service/models v0.0.0 // indirect
 	github.com/openshift/custom-resource-status v1.1.2 // indirect
@@ -214,3 +215,5 @@ require (
 )
 
 replace github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api => ../api
+
+replace github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/support => ./support

@@ -31,7 +31,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	infrav1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/infrastructure/v1beta1"
-	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/testenv"
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/support/testenv"
 )
 
 // startWorkload starts a second API server to play a workload cluster. Start it before the

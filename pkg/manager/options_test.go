@@ -17,10 +17,6 @@ limitations under the License.
 package manager_test
 
 import (
-	"context"
-	"fmt"
-	"net"
-	"net/http"
 	"testing"
 	"time"
 
@@ -29,8 +25,6 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/manager"
-	capoascheme "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/scheme"
-	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/testenv"
 )
 
 func parse(t *testing.T, args ...string) *manager.Options {
@@ -116,73 +110,5 @@ func TestInvalidFlagsAreRefused(t *testing.T) {
 	}
 	if _, err := parse(t, "--tls-min-version=TLS9").ManagerOptions(runtime.NewScheme()); err == nil {
 		t.Error("--tls-min-version=TLS9 accepted")
-	}
-}
-
-func freePort(t *testing.T) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
-}
-
-// TestRunStartsAndStops starts a manager the way the providers' main packages do, against a
-// real API server, waits until it reports ready, and stops it.
-func TestRunStartsAndStops(t *testing.T) {
-	s, err := capoascheme.New()
-	if err != nil {
-		t.Fatal(err)
-	}
-	env, err := testenv.Start(s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = env.Stop() }()
-
-	healthAddr := fmt.Sprintf("127.0.0.1:%d", freePort(t))
-	o := parse(t, "--health-addr="+healthAddr, "--diagnostics-address=0", "--webhook-port=0", "--namespace=default")
-	ctx, cancel := context.WithCancel(context.Background())
-	setupCalled := make(chan struct{})
-	done := make(chan error, 1)
-	go func() {
-		done <- manager.Run(ctx, env.Config, o, env.Scheme, func(_ context.Context, mgr ctrl.Manager, got *manager.Options) error {
-			if got != o || mgr == nil {
-				return fmt.Errorf("setup got options %p and manager %v", got, mgr)
-			}
-			close(setupCalled)
-			return nil
-		})
-	}()
-
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		resp, err := http.Get("http://" + healthAddr + "/readyz")
-		if err == nil {
-			_ = resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				break
-			}
-		}
-		select {
-		case err := <-done:
-			t.Fatalf("manager stopped before it was ready: %v", err)
-		default:
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("manager not ready after 30s")
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	select {
-	case <-setupCalled:
-	default:
-		t.Error("setup was not called before the manager started")
-	}
-	cancel()
-	if err := <-done; err != nil {
-		t.Errorf("Run returned %v after its context was cancelled", err)
 	}
 }

@@ -31,7 +31,7 @@ import (
 	clusterctlv1 "sigs.k8s.io/cluster-api/cmd/clusterctl/api/v1alpha3"
 	clusterctlconfig "sigs.k8s.io/cluster-api/cmd/clusterctl/client/config"
 
-	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/testenv"
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/support/testenv"
 )
 
 // releaseVersion is the version hack/release-manifests.sh gives this project's providers here.

@@ -32,7 +32,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
-	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/testenv"
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/support/testenv"
 )
 
 // TestCAPM3ProvisionsAHostWithoutIronic runs Cluster API's and CAPM3's own controllers against a

@@ -49,12 +49,12 @@ import (
 	infracontrollers "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/infrastructure/controllers"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/manager"
 	capoascheme "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/scheme"
-	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/sim/assisted"
-	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/sim/baremetal"
-	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/sim/cvo"
-	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/sim/inventory"
-	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/sim/release"
-	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/testenv"
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/support/sim/assisted"
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/support/sim/baremetal"
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/support/sim/cvo"
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/support/sim/inventory"
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/support/sim/release"
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/support/testenv"
 )
 
 // Speed chooses how long each simulated step takes.

@@ -32,8 +32,8 @@ import (
 
 	bootstrapv1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/bootstrap/v1alpha2"
 	controlplanev1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/controlplane/v1alpha3"
-	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/testenv"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/lab"
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/support/testenv"
 )
 
 // hostsOf maps each Machine of ns to its providerID, and each BareMetalHost to the Metal3Machine

@@ -22,7 +22,7 @@ import (
 	"testing"
 
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/controlplane/internal/release"
-	simrelease "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/sim/release"
+	simrelease "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/support/sim/release"
 )
 
 func startRegistry(t *testing.T) *simrelease.Registry {

@@ -34,9 +34,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
-	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/sim/assisted"
-	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/sim/cvo"
-	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/sim/inventory"
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/support/sim/assisted"
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/support/sim/cvo"
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/support/sim/inventory"
 )
 
 const releaseImage = "quay.io/openshift-release-dev/ocp-release:4.14.3-x86_64"

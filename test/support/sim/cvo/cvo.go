@@ -43,7 +43,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/yaml"
 
-	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/sim/internal/steps"
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/support/sim/internal/steps"
 )
 
 // ClusterVersionName is the name of the one ClusterVersion of a cluster.
@@ -60,7 +60,7 @@ const (
 
 // CRDFile is the ClusterVersion CRD, relative to the repository root: OpenShift's own manifest,
 // copied from the pinned github.com/openshift/api module by `make manifests`.
-const CRDFile = "pkg/sim/cvo/crds/config.openshift.io_clusterversions.yaml"
+const CRDFile = "test/support/sim/cvo/crds/config.openshift.io_clusterversions.yaml"
 
 //go:embed crds/config.openshift.io_clusterversions.yaml
 var crdYAML []byte

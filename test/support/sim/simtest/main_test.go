@@ -35,11 +35,11 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	capoascheme "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/scheme"
-	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/sim/assisted"
-	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/sim/baremetal"
-	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/sim/cvo"
-	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/sim/inventory"
-	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/testenv"
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/support/sim/assisted"
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/support/sim/baremetal"
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/support/sim/cvo"
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/support/sim/inventory"
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/support/testenv"
 )
 
 const timeout = 60 * time.Second

@@ -46,7 +46,7 @@ import (
 
 // ThirdPartyCRDDir is the folder, relative to the repository root, of the CRDs generated with
 // controller-gen from the pinned third-party API modules (see `make manifests`).
-const ThirdPartyCRDDir = "pkg/testenv/crds"
+const ThirdPartyCRDDir = "test/support/testenv/crds"
 
 // ProviderCRDDirs are the folders, relative to the repository root, of this repository's CRDs.
 var ProviderCRDDirs = []string{

@@ -30,8 +30,8 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/sim/baremetal"
-	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/sim/inventory"
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/support/sim/baremetal"
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/support/sim/inventory"
 )
 
 func bmhState(b *bmov1alpha1.BareMetalHost) string { return string(b.Status.Provisioning.State) }

@@ -22,7 +22,7 @@ import (
 	configv1 "github.com/openshift/api/config/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/sim/cvo"
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/support/sim/cvo"
 )
 
 // TestClusterVersionUpgrade asks the workload cluster's ClusterVersion for another release, as the
