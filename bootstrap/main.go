@@ -25,7 +25,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	bootstrapv1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/bootstrap/v1alpha2"
-	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/bootstrap/controllers"
+	setup "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/bootstrap/setup"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/manager"
 	capoascheme "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/scheme"
 )
@@ -44,6 +44,8 @@ func main() {
 	manager.InitLogs()
 	opts := manager.NewOptions("capoa-bootstrap-leader-election")
 	opts.AddFlags(pflag.CommandLine)
+	var providerOpts setup.Options
+	providerOpts.AddFlags(pflag.CommandLine)
 	pflag.CommandLine.AddGoFlagSet(flag.CommandLine)
 	pflag.Parse()
 	log := ctrl.Log.WithName("setup")
@@ -58,7 +60,7 @@ func main() {
 		log.Error(err, "Unable to build the scheme")
 		os.Exit(1)
 	}
-	if err := manager.Run(ctrl.SetupSignalHandler(), ctrl.GetConfigOrDie(), opts, scheme, controllers.Setup); err != nil {
+	if err := manager.Run(ctrl.SetupSignalHandler(), ctrl.GetConfigOrDie(), opts, scheme, manager.SetupWith(setup.Setup, providerOpts)); err != nil {
 		log.Error(err, "Manager stopped")
 		os.Exit(1)
 	}

@@ -26,7 +26,7 @@ import (
 
 	bootstrapv1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/bootstrap/v1alpha2"
 	controlplanev1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/controlplane/v1alpha3"
-	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/controlplane/controllers"
+	setup "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/controlplane/setup"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/manager"
 	capoascheme "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/scheme"
 )
@@ -45,6 +45,8 @@ func main() {
 	manager.InitLogs()
 	opts := manager.NewOptions("capoa-controlplane-leader-election")
 	opts.AddFlags(pflag.CommandLine)
+	var providerOpts setup.Options
+	providerOpts.AddFlags(pflag.CommandLine)
 	pflag.CommandLine.AddGoFlagSet(flag.CommandLine)
 	pflag.Parse()
 	log := ctrl.Log.WithName("setup")
@@ -59,7 +61,7 @@ func main() {
 		log.Error(err, "Unable to build the scheme")
 		os.Exit(1)
 	}
-	if err := manager.Run(ctrl.SetupSignalHandler(), ctrl.GetConfigOrDie(), opts, scheme, controllers.Setup); err != nil {
+	if err := manager.Run(ctrl.SetupSignalHandler(), ctrl.GetConfigOrDie(), opts, scheme, manager.SetupWith(setup.Setup, providerOpts)); err != nil {
 		log.Error(err, "Manager stopped")
 		os.Exit(1)
 	}

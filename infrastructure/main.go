@@ -25,7 +25,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	infrav1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/infrastructure/v1beta1"
-	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/infrastructure/controllers"
+	setup "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/infrastructure/setup"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/manager"
 	capoascheme "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/scheme"
 )
@@ -44,8 +44,8 @@ func main() {
 	manager.InitLogs()
 	opts := manager.NewOptions("capi-provider-agent-leader-election")
 	opts.AddFlags(pflag.CommandLine)
-	var infraOpts controllers.Options
-	infraOpts.AddFlags(pflag.CommandLine)
+	var providerOpts setup.Options
+	providerOpts.AddFlags(pflag.CommandLine)
 	pflag.CommandLine.AddGoFlagSet(flag.CommandLine)
 	pflag.Parse()
 	log := ctrl.Log.WithName("setup")
@@ -54,13 +54,13 @@ func main() {
 		os.Exit(1)
 	}
 
-	log.Info("Starting", "version", version, "agentNamespace", infraOpts.AgentNamespace)
+	log.Info("Starting", "version", version, "agentNamespace", providerOpts.AgentNamespace)
 	scheme, err := capoascheme.New(infrav1.AddToScheme)
 	if err != nil {
 		log.Error(err, "Unable to build the scheme")
 		os.Exit(1)
 	}
-	if err := manager.Run(ctrl.SetupSignalHandler(), ctrl.GetConfigOrDie(), opts, scheme, controllers.NewSetupFunc(infraOpts)); err != nil {
+	if err := manager.Run(ctrl.SetupSignalHandler(), ctrl.GetConfigOrDie(), opts, scheme, manager.SetupWith(setup.Setup, providerOpts)); err != nil {
 		log.Error(err, "Manager stopped")
 		os.Exit(1)
 	}

@@ -184,6 +184,15 @@ func (o *Options) ManagerOptions(scheme *runtime.Scheme) (ctrl.Options, error) {
 // SetupFunc registers a provider's controllers and webhooks with the manager.
 type SetupFunc func(ctx context.Context, mgr ctrl.Manager, o *Options) error
 
+// SetupWith returns the SetupFunc that calls a provider's setup.Setup with the provider's own
+// options: every provider's setup package has the same Setup signature,
+// Setup(ctx, mgr, *manager.Options, setup.Options).
+func SetupWith[P any](setup func(context.Context, ctrl.Manager, *Options, P) error, providerOptions P) SetupFunc {
+	return func(ctx context.Context, mgr ctrl.Manager, o *Options) error {
+		return setup(ctx, mgr, o, providerOptions)
+	}
+}
+
 // Run builds a manager from the options, lets setup register the provider's controllers and
 // webhooks, adds the health checks and runs the manager until ctx is done.
 func Run(ctx context.Context, restConfig *rest.Config, o *Options, scheme *runtime.Scheme, setup SetupFunc) error {

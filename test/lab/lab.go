@@ -44,9 +44,9 @@ import (
 	bootstrapv1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/bootstrap/v1alpha2"
 	controlplanev1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/controlplane/v1alpha3"
 	infrav1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/infrastructure/v1beta1"
-	bootstrapcontrollers "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/bootstrap/controllers"
-	controlplanecontrollers "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/controlplane/controllers"
-	infracontrollers "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/infrastructure/controllers"
+	bootstrapsetup "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/bootstrap/setup"
+	controlplanesetup "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/controlplane/setup"
+	infrasetup "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/infrastructure/setup"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/manager"
 	capoascheme "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/scheme"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/support/sim/assisted"
@@ -125,9 +125,9 @@ type provider struct {
 
 func providers() []provider {
 	return []provider{
-		{name: "infrastructure", setup: infracontrollers.NewSetupFunc(infracontrollers.Options{}), webhookDir: "infrastructure/config/webhook"},
-		{name: "bootstrap", setup: bootstrapcontrollers.Setup, webhookDir: "bootstrap/config/webhook"},
-		{name: "controlplane", setup: controlplanecontrollers.Setup, webhookDir: "controlplane/config/webhook"},
+		{name: "infrastructure", setup: manager.SetupWith(infrasetup.Setup, infrasetup.Options{}), webhookDir: "infrastructure/config/webhook"},
+		{name: "bootstrap", setup: manager.SetupWith(bootstrapsetup.Setup, bootstrapsetup.Options{}), webhookDir: "bootstrap/config/webhook"},
+		{name: "controlplane", setup: manager.SetupWith(controlplanesetup.Setup, controlplanesetup.Options{}), webhookDir: "controlplane/config/webhook"},
 	}
 }
 

@@ -1,0 +1,95 @@
+/*
+Copyright 2026 The cluster-api-provider-openshift-assisted Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package controllers
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+
+	bootstrapv1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/bootstrap/v1alpha2"
+)
+
+// bootstrapDataFormat is the format key of the bootstrap data Secret.
+const bootstrapDataFormat = "ignition"
+
+// ignitionVersion is the Ignition spec version of the bootstrap data (read by every OpenShift 4
+// release the assisted installer installs).
+const ignitionVersion = "3.2.0"
+
+// The bootstrap data is the Ignition config the infrastructure provider hands the host. With the
+// assisted installer the host's real configuration comes from assisted-service (the discovery
+// ISO, then the Agent's installation); the bootstrap data only carries what belongs to the
+// Machine: its hostname (/etc/hostname) and, when the config has the IgnitionOverrideAnnotation,
+// that Ignition config, merged by Ignition itself (ignition.config.merge with a data URL).
+type ignitionConfig struct {
+	Ignition ignitionSection `json:"ignition"`
+	Storage  *storageSection `json:"storage,omitempty"`
+}
+
+type ignitionSection struct {
+	Version string         `json:"version"`
+	Config  *configSection `json:"config,omitempty"`
+}
+
+type configSection struct {
+	Merge []resource `json:"merge,omitempty"`
+}
+
+type resource struct {
+	Source string `json:"source"`
+}
+
+type storageSection struct {
+	Files []file `json:"files,omitempty"`
+}
+
+type file struct {
+	Path      string   `json:"path"`
+	Mode      int      `json:"mode"`
+	Overwrite bool     `json:"overwrite"`
+	Contents  resource `json:"contents"`
+}
+
+// bootstrapData returns the Ignition config of the Machine's host named hostname. It fails
+// when the IgnitionOverrideAnnotation is not a JSON object.
+func bootstrapData(config *bootstrapv1.OpenshiftAssistedConfig, hostname string) ([]byte, error) {
+	ign := ignitionConfig{
+		Ignition: ignitionSection{Version: ignitionVersion},
+		Storage: &storageSection{Files: []file{{
+			Path:      "/etc/hostname",
+			Mode:      0o644,
+			Overwrite: true,
+			Contents:  resource{Source: "data:," + url.PathEscape(hostname+"\n")},
+		}}},
+	}
+	if override, ok := config.Annotations[bootstrapv1.IgnitionOverrideAnnotation]; ok && override != "" {
+		var obj map[string]any
+		if err := json.Unmarshal([]byte(override), &obj); err != nil {
+			return nil, fmt.Errorf("annotation %s is not a JSON Ignition config: %w", bootstrapv1.IgnitionOverrideAnnotation, err)
+		}
+		if _, ok := obj["ignition"]; !ok {
+			return nil, errors.New("annotation " + bootstrapv1.IgnitionOverrideAnnotation + " is not an Ignition config: it has no \"ignition\" section")
+		}
+		ign.Ignition.Config = &configSection{Merge: []resource{{
+			Source: "data:;base64," + base64.StdEncoding.EncodeToString([]byte(override)),
+		}}}
+	}
+	return json.Marshal(ign)
+}

@@ -1,0 +1,518 @@
+/*
+Copyright 2026 The cluster-api-provider-openshift-assisted Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package controller holds the bootstrap provider's OpenshiftAssistedConfig controller.
+package controllers
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	bmov1alpha1 "github.com/metal3-io/baremetal-operator/apis/metal3.io/v1alpha1"
+	capm3v1beta2 "github.com/metal3-io/cluster-api-provider-metal3/api/v1beta2"
+	hiveextv1beta1 "github.com/openshift/assisted-service/api/hiveextension/v1beta1"
+	aiv1beta1 "github.com/openshift/assisted-service/api/v1beta1"
+	hivev1 "github.com/openshift/hive/apis/hive/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	kerrors "k8s.io/apimachinery/pkg/util/errors"
+	"k8s.io/client-go/tools/record"
+	"k8s.io/utils/ptr"
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+	"sigs.k8s.io/cluster-api/util"
+	"sigs.k8s.io/cluster-api/util/conditions"
+	"sigs.k8s.io/cluster-api/util/finalizers"
+	"sigs.k8s.io/cluster-api/util/patch"
+	"sigs.k8s.io/cluster-api/util/paused"
+	"sigs.k8s.io/cluster-api/util/predicates"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+
+	bootstrapv1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/bootstrap/v1alpha2"
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/move"
+)
+
+// +kubebuilder:rbac:groups=bootstrap.cluster.x-k8s.io,resources=openshiftassistedconfigs,verbs=get;list;watch;update;patch
+// +kubebuilder:rbac:groups=bootstrap.cluster.x-k8s.io,resources=openshiftassistedconfigs/status;openshiftassistedconfigs/finalizers,verbs=get;update;patch
+// +kubebuilder:rbac:groups=cluster.x-k8s.io,resources=clusters;machines,verbs=get;list;watch
+// +kubebuilder:rbac:groups=hive.openshift.io,resources=clusterdeployments,verbs=get;list;watch
+// +kubebuilder:rbac:groups=extensions.hive.openshift.io,resources=agentclusterinstalls,verbs=get;list;watch
+// +kubebuilder:rbac:groups=agent-install.openshift.io,resources=infraenvs,verbs=get;list;watch;create;update;patch;delete
+// +kubebuilder:rbac:groups=agent-install.openshift.io,resources=agents,verbs=get;list;watch;update;patch
+// +kubebuilder:rbac:groups=infrastructure.cluster.x-k8s.io,resources=metal3machines,verbs=get;list;watch;update;patch
+// +kubebuilder:rbac:groups=metal3.io,resources=baremetalhosts,verbs=get;list;watch
+// +kubebuilder:rbac:groups="",resources=secrets,verbs=get;create;update;patch
+
+// Reconciler reconciles OpenshiftAssistedConfigs.
+type Reconciler struct {
+	Client   client.Client
+	Recorder record.EventRecorder
+	// WatchFilterValue, when set, limits the controller to configs whose
+	// cluster.x-k8s.io/watch-filter label has this value.
+	WatchFilterValue string
+}
+
+// scope is what one reconcile of a config knows.
+type scope struct {
+	config            *bootstrapv1.OpenshiftAssistedConfig
+	machine           *clusterv1.Machine
+	cluster           *clusterv1.Cluster
+	clusterDeployment *hivev1.ClusterDeployment
+	clusterInstall    *hiveextv1beta1.AgentClusterInstall
+	infraEnv          *aiv1beta1.InfraEnv
+	metal3Machine     *capm3v1beta2.Metal3Machine
+	bareMetalHost     *bmov1alpha1.BareMetalHost
+	agent             *aiv1beta1.Agent
+}
+
+// SetupWithManager registers the controller with mgr. Metal3Machines are watched only when their
+// CRD is installed, so the provider also runs where only AgentMachines are used.
+func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, options controller.Options) error {
+	if r.Client == nil || r.Recorder == nil {
+		return errors.New("Client and Recorder must not be nil")
+	}
+	log := ctrl.LoggerFrom(ctx).WithValues("controller", "openshiftassistedconfig")
+	scheme := mgr.GetScheme()
+	b := ctrl.NewControllerManagedBy(mgr).
+		For(&bootstrapv1.OpenshiftAssistedConfig{},
+			builder.WithPredicates(predicates.ResourceHasFilterLabel(scheme, log, r.WatchFilterValue))).
+		WithOptions(options).
+		Owns(&aiv1beta1.InfraEnv{}).
+		Watches(&clusterv1.Machine{}, handler.EnqueueRequestsFromMapFunc(machineToConfig),
+			builder.WithPredicates(predicates.ResourceHasFilterLabel(scheme, log, r.WatchFilterValue))).
+		Watches(&clusterv1.Cluster{}, handler.EnqueueRequestsFromMapFunc(r.clusterNameToConfigs(func(o client.Object) string { return o.GetName() })),
+			builder.WithPredicates(predicates.ResourceHasFilterLabel(scheme, log, r.WatchFilterValue))).
+		Watches(&hivev1.ClusterDeployment{}, handler.EnqueueRequestsFromMapFunc(r.clusterNameToConfigs(func(o client.Object) string { return o.GetName() }))).
+		Watches(&hiveextv1beta1.AgentClusterInstall{}, handler.EnqueueRequestsFromMapFunc(r.clusterNameToConfigs(func(o client.Object) string {
+			return o.(*hiveextv1beta1.AgentClusterInstall).Spec.ClusterDeploymentRef.Name
+		}))).
+		Watches(&aiv1beta1.Agent{}, handler.EnqueueRequestsFromMapFunc(agentToConfig))
+	if _, err := mgr.GetRESTMapper().RESTMapping(capm3v1beta2.GroupVersion.WithKind("Metal3Machine").GroupKind(), capm3v1beta2.GroupVersion.Version); err == nil {
+		b = b.Watches(&capm3v1beta2.Metal3Machine{}, handler.EnqueueRequestsFromMapFunc(r.metal3MachineToConfig))
+	} else if !meta.IsNoMatchError(err) {
+		return fmt.Errorf("looking up the Metal3Machine kind: %w", err)
+	} else {
+		log.Info("Metal3Machine CRD not installed: not watching Metal3Machines")
+	}
+	if err := b.Complete(r); err != nil {
+		return fmt.Errorf("setting up the OpenshiftAssistedConfig controller: %w", err)
+	}
+	return nil
+}
+
+// Reconcile brings one OpenshiftAssistedConfig's InfraEnv, Metal3Machine image, bootstrap data
+// Secret and Agent to the desired state, and reports progress in its conditions.
+func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Result, reterr error) {
+	config := &bootstrapv1.OpenshiftAssistedConfig{}
+	if err := r.Client.Get(ctx, req.NamespacedName, config); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	if move.LeaveAlone(ctx, config) {
+		return ctrl.Result{}, nil
+	}
+	if r.WatchFilterValue != "" && config.Labels[clusterv1.WatchLabel] != r.WatchFilterValue {
+		return ctrl.Result{}, nil
+	}
+	s := &scope{config: config}
+
+	machine, err := util.GetOwnerMachine(ctx, r.Client, config.ObjectMeta)
+	if err != nil && !apierrors.IsNotFound(err) {
+		return ctrl.Result{}, fmt.Errorf("getting the owner Machine: %w", err)
+	}
+	s.machine = machine
+	if machine != nil {
+		ctx = ctrl.LoggerInto(ctx, ctrl.LoggerFrom(ctx).WithValues("Machine", klogRef(machine)))
+		cluster, err := util.GetClusterByName(ctx, r.Client, machine.Namespace, machine.Spec.ClusterName)
+		if err != nil && !apierrors.IsNotFound(err) {
+			return ctrl.Result{}, fmt.Errorf("getting Cluster %s: %w", machine.Spec.ClusterName, err)
+		}
+		s.cluster = cluster
+	}
+
+	patchHelper, err := patch.NewHelper(config, r.Client)
+	if err != nil {
+		return ctrl.Result{}, fmt.Errorf("creating the patch helper: %w", err)
+	}
+	if s.cluster != nil {
+		if isPaused, requeue, err := paused.EnsurePausedCondition(ctx, r.Client, s.cluster, config); err != nil || isPaused || requeue {
+			return ctrl.Result{}, err
+		}
+	} else if annotationsPaused(config) && config.DeletionTimestamp.IsZero() {
+		return ctrl.Result{}, nil
+	}
+
+	// Deletion does not wait for the Machine or the Cluster: they may be gone already.
+	if !config.DeletionTimestamp.IsZero() {
+		return ctrl.Result{}, r.reconcileDelete(ctx, s)
+	}
+	if added, err := finalizers.EnsureFinalizer(ctx, r.Client, config, bootstrapv1.ConfigFinalizer); err != nil || added {
+		return ctrl.Result{}, err
+	}
+
+	defer func() {
+		setSummary(config)
+		config.Status.ObservedGeneration = config.Generation
+		if err := patchHelper.Patch(ctx, config, patch.WithOwnedConditions{Conditions: ownedConditions}); err != nil {
+			reterr = kerrors.NewAggregate([]error{reterr, fmt.Errorf("patching the config: %w", err)})
+		}
+	}()
+	return ctrl.Result{}, r.reconcileNormal(ctx, s)
+}
+
+// reconcileNormal walks the steps in order; each either completes or sets the conditions that
+// say what it waits for and stops the walk.
+func (r *Reconciler) reconcileNormal(ctx context.Context, s *scope) error {
+	// A Machine that is a Node of the cluster runs on its installed host: nothing is left to do.
+	if m := s.machine; m != nil && m.Status.NodeRef.IsDefined() && m.Spec.Bootstrap.DataSecretName != nil {
+		setJoined(s.config, m)
+		return nil
+	}
+	for _, step := range []func(context.Context, *scope) (bool, error){
+		r.reconcilePrerequisites,
+		r.reconcileInfraEnv,
+		r.reconcileMetal3Machine,
+		r.reconcileDataSecret,
+		r.reconcileAgent,
+	} {
+		done, err := step(ctx, s)
+		if err != nil || !done {
+			return err
+		}
+	}
+	return nil
+}
+
+// reconcilePrerequisites waits for the owner Machine, the Cluster, its infrastructure, its
+// ClusterDeployment and a pull secret, and keeps Machines created while an installation runs
+// waiting until it completes.
+func (r *Reconciler) reconcilePrerequisites(ctx context.Context, s *scope) (bool, error) {
+	c := s.config
+	switch {
+	case s.machine == nil:
+		waiting(c, bootstrapv1.WaitingForMachineReason, "Waiting for a Machine to own this config (its spec.bootstrap.configRef)")
+		return false, nil
+	case s.cluster == nil:
+		waiting(c, bootstrapv1.WaitingForClusterReason, fmt.Sprintf("Waiting for Cluster %s of Machine %s", s.machine.Spec.ClusterName, s.machine.Name))
+		return false, nil
+	case !ptr.Deref(s.cluster.Status.Initialization.InfrastructureProvisioned, false):
+		waiting(c, bootstrapv1.WaitingForClusterInfrastructureReason, fmt.Sprintf("Waiting for the infrastructure of Cluster %s to be provisioned", s.cluster.Name))
+		return false, nil
+	}
+	cd, err := clusterDeploymentFor(ctx, r.Client, s.cluster)
+	if err != nil {
+		return false, err
+	}
+	if cd == nil {
+		waiting(c, bootstrapv1.WaitingForClusterDeploymentReason, fmt.Sprintf(
+			"Waiting for the control plane of Cluster %s to create ClusterDeployment %s/%s", s.cluster.Name, s.cluster.Namespace, s.cluster.Name))
+		return false, nil
+	}
+	s.clusterDeployment = cd
+	if s.clusterInstall, err = clusterInstallFor(ctx, r.Client, cd); err != nil {
+		return false, err
+	}
+	if pullSecretRef(c, cd) == nil {
+		waiting(c, bootstrapv1.WaitingForPullSecretReason, fmt.Sprintf(
+			"Neither spec.pullSecretRef nor ClusterDeployment %s spec.pullSecretRef names a pull secret", cd.Name))
+		return false, nil
+	}
+	// A config whose Agent was recognized before the installation started is part of it.
+	if installationRunning(s.clusterInstall) && c.Status.AgentRef == nil {
+		waiting(c, bootstrapv1.WaitingForInstallationToCompleteReason, fmt.Sprintf(
+			"The installation of cluster %s is running (AgentClusterInstall %s state %q): this Machine joins it as a day-2 host once it completes",
+			s.cluster.Name, s.clusterInstall.Name, s.clusterInstall.Status.DebugInfo.State))
+		return false, nil
+	}
+	return true, nil
+}
+
+// reconcileInfraEnv creates or updates the config's InfraEnv and waits for its ISO URL.
+func (r *Reconciler) reconcileInfraEnv(ctx context.Context, s *scope) (bool, error) {
+	c := s.config
+	ie := &aiv1beta1.InfraEnv{ObjectMeta: metav1.ObjectMeta{Namespace: c.Namespace, Name: infraEnvName(c)}}
+	result, err := controllerutil.CreateOrPatch(ctx, r.Client, ie, func() error {
+		if err := controllerutil.SetControllerReference(c, ie, r.Client.Scheme()); err != nil {
+			return err
+		}
+		if ie.Labels == nil {
+			ie.Labels = map[string]string{}
+		}
+		ie.Labels[clusterv1.ClusterNameLabel] = s.cluster.Name
+		ie.Spec = desiredInfraEnvSpec(c, s.clusterDeployment, pullSecretRef(c, s.clusterDeployment))
+		return nil
+	})
+	if err != nil {
+		var owned *controllerutil.AlreadyOwnedError
+		if errors.As(err, &owned) {
+			conditions.Set(c, metav1.Condition{Type: bootstrapv1.InfraEnvReadyCondition, Status: metav1.ConditionFalse,
+				Reason: bootstrapv1.InfraEnvFailedReason, Message: fmt.Sprintf("InfraEnv %s exists and belongs to another object: rename or delete it", ie.Name)})
+			setDownstreamWaiting(c, bootstrapv1.InfraEnvReadyCondition)
+			return false, nil
+		}
+		return false, fmt.Errorf("creating or updating InfraEnv %s: %w", ie.Name, err)
+	}
+	if result == controllerutil.OperationResultCreated {
+		r.Recorder.Eventf(c, corev1.EventTypeNormal, "InfraEnvCreated", "Created InfraEnv %s bound to ClusterDeployment %s", ie.Name, s.clusterDeployment.Name)
+		ctrl.LoggerFrom(ctx).Info("Created InfraEnv", "InfraEnv", ie.Name)
+	}
+	s.infraEnv = ie
+	c.Status.InfraEnvRef = &corev1.ObjectReference{APIVersion: aiv1beta1.GroupVersion.String(), Kind: "InfraEnv",
+		Namespace: ie.Namespace, Name: ie.Name, UID: ie.UID}
+	c.Status.ISODownloadURL = ie.Status.ISODownloadURL
+	if ie.Status.ISODownloadURL == "" {
+		msg := fmt.Sprintf("Waiting for assisted-service to create the discovery ISO of InfraEnv %s", ie.Name)
+		if cond := infraEnvImageCondition(ie); cond != "" {
+			msg += ": " + cond
+		}
+		waiting(c, bootstrapv1.WaitingForISOReason, msg)
+		return false, nil
+	}
+	conditions.Set(c, metav1.Condition{Type: bootstrapv1.InfraEnvReadyCondition, Status: metav1.ConditionTrue,
+		Reason: bootstrapv1.ISOAvailableReason, Message: fmt.Sprintf("InfraEnv %s serves its discovery ISO", ie.Name)})
+	return true, nil
+}
+
+// reconcileMetal3Machine puts the ISO URL on the Machine's Metal3Machine. CAPM3 provisions a
+// BareMetalHost only once the Machine has bootstrap data, and the data Secret is written after
+// this step: so the host never boots anything but the discovery ISO.
+func (r *Reconciler) reconcileMetal3Machine(ctx context.Context, s *scope) (bool, error) {
+	if !isMetal3Machine(s.machine) {
+		return true, nil
+	}
+	c := s.config
+	m3m, err := metal3MachineFor(ctx, r.Client, s.machine)
+	if err != nil {
+		return false, err
+	}
+	if m3m == nil {
+		setWaitingAfter(c, bootstrapv1.InfraEnvReadyCondition, bootstrapv1.WaitingForMetal3MachineReason,
+			fmt.Sprintf("Waiting for Metal3Machine %s to exist", s.machine.Spec.InfrastructureRef.Name))
+		return false, nil
+	}
+	s.metal3Machine = m3m
+	if hasISO(m3m, s.infraEnv.Status.ISODownloadURL) {
+		return true, nil
+	}
+	if m3m.Spec.ProviderID != "" && m3m.Spec.Image.URL != "" {
+		// CAPM3 provisioned the host with the ISO it had; it never changes the image of a
+		// provisioned host. A new ISO URL (the InfraEnv was recreated, or the cluster moved to a
+		// hub whose assisted-service serves its own) is not for this host.
+		return true, nil
+	}
+	before := m3m.DeepCopy()
+	m3m.Spec.Image.URL = s.infraEnv.Status.ISODownloadURL
+	m3m.Spec.Image.DiskFormat = liveISODiskFormat
+	// A live ISO has no checksum: CAPM3's schema accepts an empty one for live-iso.
+	m3m.Spec.Image.Checksum = ptr.To("")
+	m3m.Spec.Image.ChecksumType = ""
+	if err := r.Client.Patch(ctx, m3m, client.MergeFrom(before)); err != nil {
+		return false, fmt.Errorf("setting the discovery ISO on Metal3Machine %s: %w", m3m.Name, err)
+	}
+	r.Recorder.Eventf(c, corev1.EventTypeNormal, "DiscoveryISOSet", "Set the discovery ISO of InfraEnv %s on Metal3Machine %s", s.infraEnv.Name, m3m.Name)
+	return true, nil
+}
+
+// reconcileDataSecret writes the bootstrap data Secret and reports it in the status.
+func (r *Reconciler) reconcileDataSecret(ctx context.Context, s *scope) (bool, error) {
+	c := s.config
+	data, err := bootstrapData(c, hostname(c, s.machine))
+	if err != nil {
+		conditions.Set(c, metav1.Condition{Type: bootstrapv1.DataSecretAvailableCondition, Status: metav1.ConditionFalse,
+			Reason: bootstrapv1.InvalidIgnitionOverrideReason, Message: "Fix the config's annotation: " + err.Error()})
+		setDownstreamWaiting(c, bootstrapv1.DataSecretAvailableCondition)
+		return false, nil
+	}
+	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: c.Namespace, Name: dataSecretName(c)}}
+	result, err := controllerutil.CreateOrPatch(ctx, r.Client, secret, func() error {
+		if err := controllerutil.SetControllerReference(c, secret, r.Client.Scheme()); err != nil {
+			return err
+		}
+		if secret.Labels == nil {
+			secret.Labels = map[string]string{}
+		}
+		secret.Labels[clusterv1.ClusterNameLabel] = s.cluster.Name
+		secret.Type = clusterv1.ClusterSecretType
+		secret.Data = map[string][]byte{"value": data, "format": []byte(bootstrapDataFormat)}
+		return nil
+	})
+	if err != nil {
+		return false, fmt.Errorf("writing the bootstrap data Secret %s: %w", secret.Name, err)
+	}
+	if result == controllerutil.OperationResultCreated {
+		r.Recorder.Eventf(c, corev1.EventTypeNormal, "DataSecretCreated", "Created bootstrap data Secret %s", secret.Name)
+	}
+	c.Status.DataSecretName = secret.Name
+	c.Status.Initialization.DataSecretCreated = ptr.To(true)
+	conditions.Set(c, metav1.Condition{Type: bootstrapv1.DataSecretAvailableCondition, Status: metav1.ConditionTrue,
+		Reason: bootstrapv1.DataSecretCreatedReason, Message: fmt.Sprintf("Bootstrap data Secret %s is available", secret.Name)})
+	return true, nil
+}
+
+// dataSecretName is the name of the config's bootstrap data Secret (as in Cluster API's kubeadm
+// provider: the config's name).
+func dataSecretName(config *bootstrapv1.OpenshiftAssistedConfig) string { return config.Name }
+
+// reconcileAgent recognizes the Machine's Agent, configures and approves it, and reports its
+// installation.
+func (r *Reconciler) reconcileAgent(ctx context.Context, s *scope) (bool, error) {
+	c := s.config
+	if s.metal3Machine != nil {
+		bmh, err := bareMetalHostFor(ctx, r.Client, s.metal3Machine)
+		if err != nil {
+			return false, err
+		}
+		if bmh == nil {
+			setWaitingAfter(c, bootstrapv1.DataSecretAvailableCondition, bootstrapv1.WaitingForBareMetalHostReason,
+				fmt.Sprintf("Waiting for CAPM3 to associate a BareMetalHost with Metal3Machine %s", s.metal3Machine.Name))
+			return false, nil
+		}
+		s.bareMetalHost = bmh
+	}
+	agent, reason, msg, err := r.findAgent(ctx, s)
+	if err != nil {
+		return false, err
+	}
+	if agent == nil {
+		setWaitingAfter(c, bootstrapv1.DataSecretAvailableCondition, reason, msg)
+		return false, nil
+	}
+	s.agent = agent
+	c.Status.AgentRef = &corev1.ObjectReference{APIVersion: aiv1beta1.GroupVersion.String(), Kind: "Agent",
+		Namespace: agent.Namespace, Name: agent.Name, UID: agent.UID}
+	conditions.Set(c, metav1.Condition{Type: bootstrapv1.AgentRegisteredCondition, Status: metav1.ConditionTrue,
+		Reason: bootstrapv1.AgentRegisteredReason, Message: fmt.Sprintf("Agent %s registered (assisted-service state %q)", agent.Name, agentState(agent))})
+
+	settings, err := desiredAgentSettings(c, s.machine, s.bareMetalHost, agent)
+	if err != nil {
+		setWaitingAfter(c, bootstrapv1.AgentRegisteredCondition, bootstrapv1.WaitingForApprovalReason, "Not approving Agent "+agent.Name+": "+err.Error())
+		return false, nil
+	}
+	before := agent.DeepCopy()
+	wasApproved := agent.Spec.Approved
+	applyAgentSettings(agent, settings)
+	if err := r.Client.Patch(ctx, agent, client.MergeFrom(before)); err != nil {
+		return false, fmt.Errorf("configuring Agent %s: %w", agent.Name, err)
+	}
+	if !wasApproved {
+		r.Recorder.Eventf(c, corev1.EventTypeNormal, "AgentApproved", "Approved Agent %s as %s %s", agent.Name, settings.Role, settings.Hostname)
+		ctrl.LoggerFrom(ctx).Info("Approved Agent", "Agent", agent.Name, "role", settings.Role)
+	}
+	conditions.Set(c, metav1.Condition{Type: bootstrapv1.AgentApprovedCondition, Status: metav1.ConditionTrue,
+		Reason: bootstrapv1.AgentApprovedReason, Message: fmt.Sprintf("Agent %s is approved as %s %s (assisted-service state %q)",
+			agent.Name, settings.Role, settings.Hostname, agentState(agent))})
+	setInstallConditions(c, agent)
+	return true, nil
+}
+
+// findAgent returns the Agent of the Machine's host: an Agent registered through the config's
+// InfraEnv which, with Metal3, has the BareMetalHost's boot MAC address. Agents claimed by
+// another config are never considered. When it finds none, or more than one, it says why.
+func (r *Reconciler) findAgent(ctx context.Context, s *scope) (*aiv1beta1.Agent, string, string, error) {
+	list := &aiv1beta1.AgentList{}
+	if err := r.Client.List(ctx, list, client.InNamespace(s.infraEnv.Namespace),
+		client.MatchingLabels{aiv1beta1.InfraEnvNameLabel: s.infraEnv.Name}); err != nil {
+		return nil, "", "", fmt.Errorf("listing the Agents of InfraEnv %s: %w", s.infraEnv.Name, err)
+	}
+	var candidates []*aiv1beta1.Agent
+	for i := range list.Items {
+		a := &list.Items[i]
+		if owner, ok := a.Labels[bootstrapv1.AgentConfigLabel]; ok && owner != s.config.Name {
+			continue
+		}
+		if s.bareMetalHost != nil && !hasMAC(a, s.bareMetalHost.Spec.BootMACAddress) {
+			continue
+		}
+		candidates = append(candidates, a)
+	}
+	for _, a := range candidates {
+		if a.Labels[bootstrapv1.AgentConfigLabel] == s.config.Name {
+			return a, "", "", nil // recognized earlier
+		}
+	}
+	switch {
+	case len(candidates) == 1:
+		return candidates[0], "", "", nil
+	case len(candidates) > 1:
+		return nil, bootstrapv1.AmbiguousAgentsReason, fmt.Sprintf(
+			"%d Agents registered through InfraEnv %s could be this Machine's host; none is approved: delete the Agents of hosts that should not have booted this config's discovery ISO",
+			len(candidates), s.infraEnv.Name), nil
+	case s.bareMetalHost != nil:
+		return nil, bootstrapv1.WaitingForAgentReason, fmt.Sprintf(
+			"Waiting for the host of BareMetalHost %s (boot MAC %s) to boot the discovery ISO and register through InfraEnv %s (%d other Agents registered there)",
+			s.bareMetalHost.Name, s.bareMetalHost.Spec.BootMACAddress, s.infraEnv.Name, len(list.Items)), nil
+	default:
+		return nil, bootstrapv1.WaitingForAgentReason, fmt.Sprintf(
+			"Waiting for the Machine's host to boot the discovery ISO of InfraEnv %s and register", s.infraEnv.Name), nil
+	}
+}
+
+// reconcileDelete releases the config's Agent and deletes its InfraEnv, then removes the
+// finalizer. It never waits for assisted-service: an InfraEnv that assisted-service does not
+// finish deleting is left to it (and to garbage collection, the config owns it).
+func (r *Reconciler) reconcileDelete(ctx context.Context, s *scope) error {
+	c := s.config
+	if !controllerutil.ContainsFinalizer(c, bootstrapv1.ConfigFinalizer) {
+		return nil
+	}
+	log := ctrl.LoggerFrom(ctx)
+	list := &aiv1beta1.AgentList{}
+	if err := r.Client.List(ctx, list, client.InNamespace(c.Namespace), client.MatchingLabels{bootstrapv1.AgentConfigLabel: c.Name}); err != nil {
+		return fmt.Errorf("listing the Agents of the config: %w", err)
+	}
+	for i := range list.Items {
+		a := &list.Items[i]
+		before := a.DeepCopy()
+		releaseAgent(a)
+		if err := r.Client.Patch(ctx, a, client.MergeFrom(before)); client.IgnoreNotFound(err) != nil {
+			return fmt.Errorf("releasing Agent %s: %w", a.Name, err)
+		}
+		r.Recorder.Eventf(c, corev1.EventTypeNormal, "AgentReleased", "Unapproved and unlabelled Agent %s", a.Name)
+		log.Info("Released Agent", "Agent", a.Name)
+	}
+	ie := &aiv1beta1.InfraEnv{}
+	err := r.Client.Get(ctx, client.ObjectKey{Namespace: c.Namespace, Name: infraEnvName(c)}, ie)
+	switch {
+	case apierrors.IsNotFound(err):
+	case err != nil:
+		return fmt.Errorf("getting InfraEnv %s: %w", infraEnvName(c), err)
+	case metav1.IsControlledBy(ie, c) && ie.DeletionTimestamp.IsZero():
+		if err := r.Client.Delete(ctx, ie); client.IgnoreNotFound(err) != nil {
+			return fmt.Errorf("deleting InfraEnv %s: %w", ie.Name, err)
+		}
+		r.Recorder.Eventf(c, corev1.EventTypeNormal, "InfraEnvDeleted", "Deleted InfraEnv %s", ie.Name)
+	}
+	before := c.DeepCopy()
+	controllerutil.RemoveFinalizer(c, bootstrapv1.ConfigFinalizer)
+	if err := r.Client.Patch(ctx, c, client.MergeFrom(before)); client.IgnoreNotFound(err) != nil {
+		return fmt.Errorf("removing the finalizer: %w", err)
+	}
+	return nil
+}
+
+func klogRef(o client.Object) string { return o.GetNamespace() + "/" + o.GetName() }
+
+// annotationsPaused tells whether the config carries the cluster.x-k8s.io/paused annotation.
+func annotationsPaused(o metav1.Object) bool {
+	_, ok := o.GetAnnotations()[clusterv1.PausedAnnotation]
+	return ok
+}

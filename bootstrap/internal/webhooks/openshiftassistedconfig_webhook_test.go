@@ -1,0 +1,150 @@
+/*
+Copyright 2026 The cluster-api-provider-openshift-assisted Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package webhooks
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"testing"
+	"time"
+
+	. "github.com/onsi/gomega"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/cluster-api/util/conditions"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+	crwebhook "sigs.k8s.io/controller-runtime/pkg/webhook"
+
+	bootstrapv1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/bootstrap/v1alpha2"
+	capoascheme "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/scheme"
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/support/testenv"
+)
+
+var env *testenv.Environment
+
+func TestMain(m *testing.M) { os.Exit(run(m)) }
+
+// run starts an API server with the provider's webhook configuration and a manager serving it.
+func run(m *testing.M) int {
+	s, err := capoascheme.New(bootstrapv1.AddToScheme)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	env, err = testenv.StartWithOptions(testenv.Options{Scheme: s, WebhookManifestDirs: []string{"bootstrap/config/webhook"}})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer func() { _ = env.Stop() }()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	mgr, err := ctrl.NewManager(env.Config, ctrl.Options{
+		Scheme:        s,
+		Metrics:       metricsserver.Options{BindAddress: "0"},
+		WebhookServer: crwebhook.NewServer(env.WebhookServerOptions()),
+	})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	if err := SetupWithManager(mgr); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	go func() { _ = mgr.Start(ctx) }()
+	return m.Run()
+}
+
+func installing(status metav1.ConditionStatus) metav1.Condition {
+	return metav1.Condition{Type: bootstrapv1.InstallingCondition, Status: status, Reason: "Test", LastTransitionTime: metav1.Now()}
+}
+
+// TestSpecChangeRefusedOnceInstalling checks, through the API server, that a spec change is
+// accepted before the host installs and refused, with the reason, once it does; metadata
+// changes stay allowed.
+func TestSpecChangeRefusedOnceInstalling(t *testing.T) {
+	g := NewWithT(t)
+	ctx := context.Background()
+	ns, err := env.CreateNamespace(ctx, "webhook")
+	g.Expect(err).NotTo(HaveOccurred())
+	config := &bootstrapv1.OpenshiftAssistedConfig{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "c"}}
+	g.Expect(env.Client.Create(ctx, config)).To(Succeed())
+
+	// Before installing: accepted (retried until the webhook server serves).
+	g.Eventually(func() error {
+		got := &bootstrapv1.OpenshiftAssistedConfig{}
+		if err := env.Client.Get(ctx, client.ObjectKeyFromObject(config), got); err != nil {
+			return err
+		}
+		got.Spec.SSHAuthorizedKey = "ssh-ed25519 before"
+		return env.Client.Update(ctx, got)
+	}, 60*time.Second).Should(Succeed())
+
+	got := &bootstrapv1.OpenshiftAssistedConfig{}
+	g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(config), got)).To(Succeed())
+	got.Status.Conditions = []metav1.Condition{installing(metav1.ConditionTrue)}
+	got.Status.AgentRef = nil
+	g.Expect(env.Client.Status().Update(ctx, got)).To(Succeed())
+
+	got.Spec.SSHAuthorizedKey = "ssh-ed25519 after"
+	err = env.Client.Update(ctx, got)
+	g.Expect(err).To(HaveOccurred())
+	g.Expect(err.Error()).To(ContainSubstring("started installing"))
+	g.Expect(err.Error()).To(ContainSubstring("delete the Machine"))
+
+	g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(config), got)).To(Succeed())
+	got.Labels = map[string]string{"a": "b"}
+	g.Expect(env.Client.Update(ctx, got)).To(Succeed())
+}
+
+// TestValidateUpdate covers the validator's decisions.
+func TestValidateUpdate(t *testing.T) {
+	installed := metav1.Condition{Type: bootstrapv1.InstalledCondition, Status: metav1.ConditionTrue, Reason: "Test"}
+	for _, tc := range []struct {
+		name       string
+		conditions []metav1.Condition
+		change     bool
+		wantErr    bool
+	}{
+		{"not installing, spec changed", nil, true, false},
+		{"installing false, spec changed", []metav1.Condition{installing(metav1.ConditionFalse)}, true, false},
+		{"installing, spec unchanged", []metav1.Condition{installing(metav1.ConditionTrue)}, false, false},
+		{"installing, spec changed", []metav1.Condition{installing(metav1.ConditionTrue)}, true, true},
+		{"installed, spec changed", []metav1.Condition{installed}, true, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			g := NewWithT(t)
+			old := &bootstrapv1.OpenshiftAssistedConfig{ObjectMeta: metav1.ObjectMeta{Name: "c"}}
+			for _, c := range tc.conditions {
+				conditions.Set(old, c)
+			}
+			updated := old.DeepCopy()
+			if tc.change {
+				updated.Spec.OSImageVersion = "4.18"
+			}
+			_, err := (&ConfigValidator{}).ValidateUpdate(context.Background(), old, updated)
+			if tc.wantErr {
+				g.Expect(err).To(MatchError(ContainSubstring("spec: Forbidden: the host of this config started installing")))
+			} else {
+				g.Expect(err).NotTo(HaveOccurred())
+			}
+		})
+	}
+}

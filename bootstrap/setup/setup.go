@@ -1,0 +1,61 @@
+/*
+Copyright 2026 The cluster-api-provider-openshift-assisted Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package setup registers the bootstrap provider's controllers and webhooks with a
+// manager. The provider's main.go, the tests and the lab all start the provider through Setup,
+// whose signature is the same in every provider of this repository.
+package setup
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/spf13/pflag"
+	ctrl "sigs.k8s.io/controller-runtime"
+	crcontroller "sigs.k8s.io/controller-runtime/pkg/controller"
+
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/bootstrap/internal/controllers"
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/bootstrap/internal/webhooks"
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/manager"
+)
+
+// Options are the bootstrap provider's own flags, beside the shared manager.Options. It has none
+// yet; the type keeps the Setup signature the same for every provider.
+type Options struct{}
+
+// AddFlags adds the provider's own flags to fs.
+func (o *Options) AddFlags(_ *pflag.FlagSet) {}
+
+// Setup registers the OpenshiftAssistedConfig controller (honoring opts.WatchFilterValue and
+// opts.Concurrency; opts.WatchNamespace is applied by the manager's cache) and, unless
+// opts.WebhookPort is 0, the OpenshiftAssistedConfig validating webhook.
+func Setup(ctx context.Context, mgr ctrl.Manager, opts *manager.Options, _ Options) error {
+	concurrency := max(opts.Concurrency, 1)
+	r := &controllers.Reconciler{
+		Client:           mgr.GetClient(),
+		Recorder:         mgr.GetEventRecorderFor("openshiftassistedconfig-controller"), //nolint:staticcheck // Cluster API v1.13 uses the same recorder.
+		WatchFilterValue: opts.WatchFilterValue,
+	}
+	if err := r.SetupWithManager(ctx, mgr, crcontroller.Options{MaxConcurrentReconciles: concurrency}); err != nil {
+		return err
+	}
+	if opts.WebhookPort != 0 {
+		if err := webhooks.SetupWithManager(mgr); err != nil {
+			return fmt.Errorf("setting up the OpenshiftAssistedConfig webhook: %w", err)
+		}
+	}
+	return nil
+}

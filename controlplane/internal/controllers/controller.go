@@ -1,0 +1,391 @@
+/*
+Copyright 2026 The cluster-api-provider-openshift-assisted Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package controller holds the OpenshiftAssistedControlPlane controller.
+package controllers
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	hiveext "github.com/openshift/assisted-service/api/hiveextension/v1beta1"
+	hivev1 "github.com/openshift/hive/apis/hive/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/client-go/tools/events"
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+	"sigs.k8s.io/cluster-api/controllers/clustercache"
+	"sigs.k8s.io/cluster-api/util"
+	"sigs.k8s.io/cluster-api/util/finalizers"
+	"sigs.k8s.io/cluster-api/util/patch"
+	"sigs.k8s.io/cluster-api/util/paused"
+	"sigs.k8s.io/cluster-api/util/predicates"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	controlplanev1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/controlplane/v1alpha3"
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/controlplane/internal/release"
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/move"
+)
+
+// waitRequeue is how soon a control plane waiting on assisted-service or on the workload cluster
+// is looked at again (those objects are not all watched).
+const waitRequeue = 20 * time.Second
+
+// ReleaseReader resolves release images (see release.Reader).
+type ReleaseReader interface {
+	Read(ctx context.Context, ref string) (release.Info, error)
+}
+
+// Reconciler reconciles OpenshiftAssistedControlPlanes.
+type Reconciler struct {
+	Client    client.Client
+	APIReader client.Reader
+	Recorder  events.EventRecorder
+	Release   ReleaseReader
+	// ClusterCache reaches the workload clusters (Cluster API's ClusterCache).
+	ClusterCache clustercache.ClusterCache
+
+	// WatchFilterValue restricts reconciliation to objects with this cluster.x-k8s.io/watch-filter label.
+	WatchFilterValue string
+	// ForceCleanupAfter is how long the deletion waits for assisted-service and Hive to release
+	// the AgentClusterInstall and ClusterDeployment before removing their finalizers itself, so
+	// that deleting never blocks forever when those services are gone. Default 5 minutes.
+	ForceCleanupAfter time.Duration
+
+	controller controller.Controller
+}
+
+// +kubebuilder:rbac:groups=controlplane.cluster.x-k8s.io,resources=openshiftassistedcontrolplanes,verbs=get;list;watch;update;patch
+// +kubebuilder:rbac:groups=controlplane.cluster.x-k8s.io,resources=openshiftassistedcontrolplanes/status;openshiftassistedcontrolplanes/finalizers,verbs=get;update;patch
+// +kubebuilder:rbac:groups=cluster.x-k8s.io,resources=clusters;clusters/status,verbs=get;list;watch
+// +kubebuilder:rbac:groups=cluster.x-k8s.io,resources=machinedeployments,verbs=get;list;watch
+// +kubebuilder:rbac:groups=cluster.x-k8s.io,resources=machines,verbs=get;list;watch;create;update;patch;delete
+// +kubebuilder:rbac:groups=cluster.x-k8s.io,resources=machines/status,verbs=get;update;patch
+// +kubebuilder:rbac:groups=bootstrap.cluster.x-k8s.io,resources=openshiftassistedconfigs,verbs=get;list;watch;create;update;patch;delete
+// +kubebuilder:rbac:groups=infrastructure.cluster.x-k8s.io,resources=*,verbs=get;list;watch;create;update;patch;delete
+// +kubebuilder:rbac:groups=capi-provider.agent-install.openshift.io,resources=agentmachinetemplates;agentmachines,verbs=get;list;watch;create;update;patch;delete
+// +kubebuilder:rbac:groups=extensions.hive.openshift.io,resources=agentclusterinstalls,verbs=get;list;watch;create;update;patch;delete
+// +kubebuilder:rbac:groups=hive.openshift.io,resources=clusterdeployments;clusterimagesets,verbs=get;list;watch;create;update;patch;delete
+// +kubebuilder:rbac:groups="",resources=secrets,verbs=get;list;watch;create;update;patch;delete
+// +kubebuilder:rbac:groups=apiextensions.k8s.io,resources=customresourcedefinitions,verbs=get;list;watch
+
+// SetupWithManager registers the controller with mgr.
+func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, options controller.Options) error {
+	if r.ForceCleanupAfter == 0 {
+		r.ForceCleanupAfter = 5 * time.Minute
+	}
+	log := ctrl.LoggerFrom(ctx)
+	c, err := ctrl.NewControllerManagedBy(mgr).
+		For(&controlplanev1.OpenshiftAssistedControlPlane{}).
+		Owns(&clusterv1.Machine{}).
+		Owns(&hiveext.AgentClusterInstall{}).
+		Owns(&hivev1.ClusterDeployment{}).
+		Watches(&clusterv1.Cluster{},
+			handler.EnqueueRequestsFromMapFunc(r.clusterToControlPlane),
+			builder.WithPredicates(predicates.ClusterPausedTransitionsOrInfrastructureProvisioned(mgr.GetScheme(), log)),
+		).
+		// Reconcile as soon as the ClusterCache connects to (or loses) a workload cluster.
+		WatchesRawSource(r.ClusterCache.GetClusterSource("openshiftassistedcontrolplane", r.clusterToControlPlane)).
+		WithOptions(options).
+		WithEventFilter(predicates.ResourceHasFilterLabel(mgr.GetScheme(), log, r.WatchFilterValue)).
+		Build(r)
+	if err != nil {
+		return fmt.Errorf("setting up the OpenshiftAssistedControlPlane controller: %w", err)
+	}
+	r.controller = c
+	return nil
+}
+
+// clusterToControlPlane maps a Cluster to its control plane, when it is an OpenshiftAssistedControlPlane.
+func (r *Reconciler) clusterToControlPlane(_ context.Context, o client.Object) []reconcile.Request {
+	c, ok := o.(*clusterv1.Cluster)
+	if !ok || !c.Spec.ControlPlaneRef.IsDefined() || c.Spec.ControlPlaneRef.Kind != "OpenshiftAssistedControlPlane" ||
+		c.Spec.ControlPlaneRef.APIGroup != controlplanev1.GroupVersion.Group {
+		return nil
+	}
+	return []reconcile.Request{{NamespacedName: client.ObjectKey{Namespace: c.Namespace, Name: c.Spec.ControlPlaneRef.Name}}}
+}
+
+// scope is what one reconcile works on.
+type scope struct {
+	oacp     *controlplanev1.OpenshiftAssistedControlPlane
+	cluster  *clusterv1.Cluster
+	machines []*clusterv1.Machine
+	aci      *hiveext.AgentClusterInstall
+	cd       *hivev1.ClusterDeployment
+
+	// kubeconfigWritten is true once the <cluster>-kubeconfig Secret holds the admin kubeconfig.
+	kubeconfigWritten bool
+	// specKubeVersion is the Kubernetes version of spec.distributionVersion, when resolved.
+	specKubeVersion string
+	specRelease     release.Info
+	releaseErr      error
+	// scaleDownBlocked explains why a scale down waits.
+	scaleDownBlocked string
+	// upgrade is what the upgrade step observed.
+	upgrade upgradeState
+	// deleting is set while the control plane is being deleted.
+	deleting *deletionState
+}
+
+// Reconcile brings the ClusterDeployment, AgentClusterInstall, ClusterImageSet, control-plane
+// Machines and kubeconfig of a control plane to its spec, and reports its status.
+func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Result, reterr error) {
+	log := ctrl.LoggerFrom(ctx)
+	oacp := &controlplanev1.OpenshiftAssistedControlPlane{}
+	if err := r.Client.Get(ctx, req.NamespacedName, oacp); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	if move.LeaveAlone(ctx, oacp) {
+		return ctrl.Result{}, nil
+	}
+	cluster, err := util.GetOwnerCluster(ctx, r.Client, oacp.ObjectMeta)
+	switch {
+	case apierrors.IsNotFound(err) && !oacp.DeletionTimestamp.IsZero():
+		// The Cluster went first (it is normally deleted after its control plane): the deletion
+		// goes on with the names the Cluster had, so that nothing is left behind.
+		cluster = goneCluster(oacp)
+	case err != nil:
+		return ctrl.Result{}, fmt.Errorf("getting the owner Cluster: %w", err)
+	}
+	if cluster == nil {
+		log.Info("Waiting for the Cluster controller to set the owner reference")
+		return ctrl.Result{}, nil
+	}
+	log = log.WithValues("Cluster", klogRef(cluster))
+	ctx = ctrl.LoggerInto(ctx, log)
+
+	if isPaused, requeue, err := paused.EnsurePausedCondition(ctx, r.Client, cluster, oacp); err != nil || isPaused || requeue {
+		return ctrl.Result{}, err
+	}
+	if oacp.DeletionTimestamp.IsZero() {
+		if added, err := finalizers.EnsureFinalizer(ctx, r.Client, oacp, controlplanev1.OpenshiftAssistedControlPlaneFinalizer); err != nil || added {
+			return ctrl.Result{}, err
+		}
+	}
+
+	helper, err := patch.NewHelper(oacp, r.Client)
+	if err != nil {
+		return ctrl.Result{}, fmt.Errorf("creating the patch helper: %w", err)
+	}
+	s := &scope{oacp: oacp, cluster: cluster}
+	defer func() {
+		if err := r.updateStatus(ctx, s); err != nil {
+			reterr = errors.Join(reterr, err)
+		}
+		if err := helper.Patch(ctx, oacp, patch.WithOwnedConditions{Conditions: ownedConditions}); err != nil {
+			if !oacp.DeletionTimestamp.IsZero() && apierrors.IsNotFound(r.APIReader.Get(ctx, req.NamespacedName, &controlplanev1.OpenshiftAssistedControlPlane{})) {
+				return // deleted meanwhile (a reconcile of a stale copy): nothing left to report on
+			}
+			reterr = errors.Join(reterr, fmt.Errorf("patching the control plane: %w", err))
+		}
+	}()
+
+	if err := r.loadMachines(ctx, s); err != nil {
+		return ctrl.Result{}, err
+	}
+	if !oacp.DeletionTimestamp.IsZero() {
+		return r.reconcileDelete(ctx, s)
+	}
+	return r.reconcileNormal(ctx, s)
+}
+
+var ownedConditions = []string{
+	controlplanev1.AvailableCondition, controlplanev1.KubeconfigAvailableCondition, controlplanev1.MachinesReadyCondition,
+	controlplanev1.ScalingUpCondition, controlplanev1.ScalingDownCondition, controlplanev1.UpgradingCondition,
+	controlplanev1.ReleaseImageResolvedCondition, controlplanev1.DeletingCondition, controlplanev1.PausedCondition,
+}
+
+func (r *Reconciler) reconcileNormal(ctx context.Context, s *scope) (ctrl.Result, error) {
+	// The release is resolved first: Machines carry its Kubernetes version. A registry that
+	// cannot be reached does not block the installation: it is reported and retried.
+	s.specRelease, s.releaseErr = r.Release.Read(ctx, releaseImage(s.oacp, s.oacp.Spec.DistributionVersion))
+	s.specKubeVersion = s.specRelease.KubernetesVersion
+	if s.releaseErr != nil {
+		ctrl.LoggerFrom(ctx).Info("Cannot resolve the release image yet", "error", s.releaseErr.Error())
+	}
+
+	if err := r.reconcileClusterImageSet(ctx, s); err != nil {
+		return ctrl.Result{}, err
+	}
+	if err := r.reconcileClusterDeployment(ctx, s); err != nil {
+		return ctrl.Result{}, err
+	}
+	if err := r.reconcileAgentClusterInstall(ctx, s); err != nil {
+		return ctrl.Result{}, err
+	}
+	// The kubeconfig depends only on the AgentClusterInstall: it goes before the Machines, so a
+	// failing scale-up does not hide that the cluster is available.
+	if err := r.reconcileKubeconfig(ctx, s); err != nil {
+		return ctrl.Result{}, err
+	}
+	if err := r.reconcileTemplateOwner(ctx, s); err != nil {
+		return ctrl.Result{}, err
+	}
+	res, err := r.reconcileMachines(ctx, s)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	if s.kubeconfigWritten {
+		if err := r.reconcileUpgrade(ctx, s); err != nil {
+			return ctrl.Result{}, err
+		}
+	}
+	if err := r.reconcileMachinesUpToDate(ctx, s); err != nil {
+		return ctrl.Result{}, err
+	}
+	if !s.kubeconfigWritten || s.upgrade.inProgress || s.releaseErr != nil {
+		res = minResult(res, ctrl.Result{RequeueAfter: waitRequeue})
+	}
+	return res, nil
+}
+
+// loadMachines lists the control plane's Machines, oldest first.
+func (r *Reconciler) loadMachines(ctx context.Context, s *scope) error {
+	list := &clusterv1.MachineList{}
+	if err := r.Client.List(ctx, list, client.InNamespace(s.oacp.Namespace), client.MatchingLabels(machineLabels(s.oacp, s.cluster))); err != nil {
+		return fmt.Errorf("listing the control-plane Machines: %w", err)
+	}
+	s.machines = nil
+	for i := range list.Items {
+		m := &list.Items[i]
+		if metav1.IsControlledBy(m, s.oacp) {
+			s.machines = append(s.machines, m)
+		}
+	}
+	slices.SortFunc(s.machines, func(a, b *clusterv1.Machine) int {
+		if c := a.CreationTimestamp.Compare(b.CreationTimestamp.Time); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Name, b.Name)
+	})
+	return nil
+}
+
+// machineLabels are the labels of the control plane's Machines, and the selector of its scale subresource.
+func machineLabels(oacp *controlplanev1.OpenshiftAssistedControlPlane, cluster *clusterv1.Cluster) labels.Set {
+	return labels.Set{
+		clusterv1.ClusterNameLabel:             cluster.Name,
+		clusterv1.MachineControlPlaneLabel:     "",
+		clusterv1.MachineControlPlaneNameLabel: oacp.Name,
+	}
+}
+
+func (r *Reconciler) reconcileClusterImageSet(ctx context.Context, s *scope) error {
+	cis := &hivev1.ClusterImageSet{ObjectMeta: metav1.ObjectMeta{Name: ImageSetName(s.oacp)}}
+	if _, err := controllerutil.CreateOrPatch(ctx, r.Client, cis, func() error {
+		desiredClusterImageSet(cis, s.oacp, s.cluster)
+		return nil
+	}); err != nil {
+		return fmt.Errorf("creating or updating ClusterImageSet %s: %w", cis.Name, err)
+	}
+	return nil
+}
+
+func (r *Reconciler) reconcileClusterDeployment(ctx context.Context, s *scope) error {
+	cd := &hivev1.ClusterDeployment{ObjectMeta: metav1.ObjectMeta{Namespace: s.cluster.Namespace, Name: s.cluster.Name}}
+	if _, err := controllerutil.CreateOrPatch(ctx, r.Client, cd, func() error {
+		if !cd.CreationTimestamp.IsZero() && !metav1.IsControlledBy(cd, s.oacp) {
+			return fmt.Errorf("ClusterDeployment %s exists and is not owned by this control plane", cd.Name)
+		}
+		desiredClusterDeployment(cd, s.oacp, s.cluster)
+		return controllerutil.SetControllerReference(s.oacp, cd, r.Client.Scheme())
+	}); err != nil {
+		return fmt.Errorf("creating or updating ClusterDeployment %s: %w", cd.Name, err)
+	}
+	s.cd = cd
+	return nil
+}
+
+func (r *Reconciler) reconcileAgentClusterInstall(ctx context.Context, s *scope) error {
+	aci := &hiveext.AgentClusterInstall{}
+	key := client.ObjectKey{Namespace: s.cluster.Namespace, Name: s.cluster.Name}
+	err := r.Client.Get(ctx, key, aci)
+	switch {
+	case apierrors.IsNotFound(err):
+		aci = &hiveext.AgentClusterInstall{ObjectMeta: metav1.ObjectMeta{Namespace: key.Namespace, Name: key.Name}}
+	case err != nil:
+		return fmt.Errorf("getting AgentClusterInstall %s: %w", key.Name, err)
+	case !metav1.IsControlledBy(aci, s.oacp):
+		return fmt.Errorf("AgentClusterInstall %s exists and is not owned by this control plane", key.Name)
+	case installStarted(aci) || cdInstalled(s.cd):
+		// Once assisted-service installs, the install-time settings are fixed.
+		s.aci = aci
+		return nil
+	}
+	workers, err := r.day1Workers(ctx, s)
+	if err != nil {
+		return err
+	}
+	if _, err := controllerutil.CreateOrPatch(ctx, r.Client, aci, func() error {
+		if err := desiredAgentClusterInstall(aci, s.oacp, s.cluster, workers); err != nil {
+			return err
+		}
+		return controllerutil.SetControllerReference(s.oacp, aci, r.Client.Scheme())
+	}); err != nil {
+		return fmt.Errorf("creating or updating AgentClusterInstall %s: %w", key.Name, err)
+	}
+	s.aci = aci
+	return nil
+}
+
+// day1Workers is the number of workers the Cluster's MachineDeployments ask for before the
+// installation: assisted-service waits for that many worker agents.
+func (r *Reconciler) day1Workers(ctx context.Context, s *scope) (int, error) {
+	mds := &clusterv1.MachineDeploymentList{}
+	if err := r.Client.List(ctx, mds, client.InNamespace(s.cluster.Namespace),
+		client.MatchingLabels{clusterv1.ClusterNameLabel: s.cluster.Name}); err != nil {
+		return 0, fmt.Errorf("listing the Cluster's MachineDeployments: %w", err)
+	}
+	n := 0
+	for _, md := range mds.Items {
+		if md.DeletionTimestamp.IsZero() && md.Spec.Replicas != nil {
+			n += int(*md.Spec.Replicas)
+		}
+	}
+	return n, nil
+}
+
+// goneCluster stands for the deleted Cluster of a control plane being deleted.
+func goneCluster(oacp *controlplanev1.OpenshiftAssistedControlPlane) *clusterv1.Cluster {
+	name := oacp.Labels[clusterv1.ClusterNameLabel]
+	for _, ref := range oacp.OwnerReferences {
+		if ref.Kind == "Cluster" && strings.HasPrefix(ref.APIVersion, clusterv1.GroupVersion.Group+"/") {
+			name = ref.Name
+		}
+	}
+	return &clusterv1.Cluster{ObjectMeta: metav1.ObjectMeta{Namespace: oacp.Namespace, Name: name}}
+}
+
+func minResult(a, b ctrl.Result) ctrl.Result {
+	if a.RequeueAfter == 0 || (b.RequeueAfter != 0 && b.RequeueAfter < a.RequeueAfter) {
+		a.RequeueAfter = b.RequeueAfter
+	}
+	return a
+}
+
+func klogRef(o client.Object) string { return o.GetNamespace() + "/" + o.GetName() }

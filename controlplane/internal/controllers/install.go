@@ -1,0 +1,315 @@
+/*
+Copyright 2026 The cluster-api-provider-openshift-assisted Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package controllers
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"net/netip"
+	"strings"
+
+	hiveext "github.com/openshift/assisted-service/api/hiveextension/v1beta1"
+	aiv1beta1 "github.com/openshift/assisted-service/api/v1beta1"
+	"github.com/openshift/assisted-service/models"
+	hivev1 "github.com/openshift/hive/apis/hive/v1"
+	hiveagent "github.com/openshift/hive/apis/hive/v1/agent"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+
+	controlplanev1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/controlplane/v1alpha3"
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/controlplane/internal/release"
+)
+
+const (
+	// InstallConfigOverridesAnnotation is the AgentClusterInstall annotation assisted-service
+	// reads install-config overrides from.
+	InstallConfigOverridesAnnotation = aiv1beta1.Group + "/install-config-overrides"
+	// ImageSetNamespaceLabel and ImageSetControlPlaneLabel record, on the cluster-scoped
+	// ClusterImageSet, the control plane it belongs to.
+	ImageSetNamespaceLabel    = "controlplane.cluster.x-k8s.io/namespace"
+	ImageSetControlPlaneLabel = "controlplane.cluster.x-k8s.io/name"
+
+	defaultPodCIDR     = "10.128.0.0/14"
+	defaultServiceCIDR = "172.30.0.0/16"
+	defaultNetworkType = "OVNKubernetes"
+)
+
+// preInstallStates are the AgentClusterInstall states in which the installation has not started:
+// while in them the AgentClusterInstall follows the control plane's spec; afterwards it is left
+// as installed.
+var preInstallStates = map[string]bool{
+	"":                                  true,
+	models.ClusterStatusInsufficient:    true,
+	models.ClusterStatusReady:           true,
+	models.ClusterStatusPendingForInput: true,
+}
+
+// installStarted tells whether assisted-service started installing the cluster.
+func installStarted(aci *hiveext.AgentClusterInstall) bool {
+	return aci != nil && (isInstalled(aci) || !preInstallStates[aci.Status.DebugInfo.State])
+}
+
+// installed tells whether the cluster is installed: the AgentClusterInstall reports it, or Hive's
+// ClusterDeployment records it. After a clusterctl move only the latter is left (move does not
+// carry status, and assisted-service on the new hub does not report an installed single-node
+// cluster it never installed).
+func (s *scope) installed() bool {
+	return isInstalled(s.aci) || cdInstalled(s.cd)
+}
+
+// cdInstalled tells whether Hive's ClusterDeployment records the cluster installed.
+func cdInstalled(cd *hivev1.ClusterDeployment) bool {
+	return cd != nil && cd.Spec.Installed
+}
+
+// isInstalled tells whether the AgentClusterInstall reports the cluster installed.
+func isInstalled(aci *hiveext.AgentClusterInstall) bool {
+	if aci == nil {
+		return false
+	}
+	switch aci.Status.DebugInfo.State {
+	case models.ClusterStatusInstalled, models.ClusterStatusAddingHosts:
+		return true
+	}
+	for _, c := range aci.Status.Conditions {
+		if c.Type == hivev1.ClusterInstallCompleted && c.Status == "True" {
+			return true
+		}
+	}
+	return false
+}
+
+// openshiftClusterName is the OpenShift cluster's name: spec.config.clusterName, or the Cluster's.
+func openshiftClusterName(oacp *controlplanev1.OpenshiftAssistedControlPlane, cluster *clusterv1.Cluster) string {
+	if oacp.Spec.Config.ClusterName != "" {
+		return oacp.Spec.Config.ClusterName
+	}
+	return cluster.Name
+}
+
+// ImageSetName is the name of a control plane's ClusterImageSet. ClusterImageSets are
+// cluster-scoped, so the name carries a hash of the control plane's namespace and name: two
+// control planes never share one, whatever their names.
+func ImageSetName(oacp *controlplanev1.OpenshiftAssistedControlPlane) string {
+	sum := sha256.Sum256([]byte(oacp.Namespace + "/" + oacp.Name))
+	prefix := oacp.Namespace + "-" + oacp.Name
+	if len(prefix) > 48 {
+		prefix = strings.TrimRight(prefix[:48], "-.")
+	}
+	return prefix + "-" + hex.EncodeToString(sum[:])[:12]
+}
+
+// releaseImage is the release image of the control plane's distributionVersion.
+func releaseImage(oacp *controlplanev1.OpenshiftAssistedControlPlane, version string) string {
+	return release.Image(oacp.Annotations[controlplanev1.ReleaseImageRepositoryAnnotation], version,
+		oacp.Spec.OpenshiftAssistedConfigSpec.CpuArchitecture)
+}
+
+// hostPrefix returns the per-node subnet size for a cluster network: 23 (512 addresses per node)
+// for IPv4 networks large enough to hold 8 nodes at that size, else the largest subnets that
+// still give 8 nodes; 64 for IPv6, which OVN-Kubernetes requires.
+func hostPrefix(p netip.Prefix) (int32, error) {
+	bits := p.Bits()
+	if p.Addr().Is4() {
+		hp := max(23, bits+3)
+		if hp > 28 {
+			return 0, fmt.Errorf("cluster network %s is too small: it must be a /25 or larger", p)
+		}
+		return int32(hp), nil
+	}
+	if bits > 61 {
+		return 0, fmt.Errorf("IPv6 cluster network %s is too small: it must be a /61 or larger to give each node a /64", p)
+	}
+	return 64, nil
+}
+
+// networking returns the AgentClusterInstall networking for the Cluster's clusterNetwork: IPv4,
+// IPv6 or dual stack (one pod and one service network per family, in the same order).
+func networking(oacp *controlplanev1.OpenshiftAssistedControlPlane, cluster *clusterv1.Cluster) (hiveext.Networking, error) {
+	pods := cluster.Spec.ClusterNetwork.Pods.CIDRBlocks
+	if len(pods) == 0 {
+		pods = []string{defaultPodCIDR}
+	}
+	services := cluster.Spec.ClusterNetwork.Services.CIDRBlocks
+	if len(services) == 0 {
+		services = []string{defaultServiceCIDR}
+	}
+	if len(pods) > 2 || len(services) > 2 {
+		return hiveext.Networking{}, fmt.Errorf("at most two pod and two service networks (one per IP family) are supported, got %d and %d", len(pods), len(services))
+	}
+	n := hiveext.Networking{ServiceNetwork: services, NetworkType: oacp.Spec.Config.NetworkType}
+	if n.NetworkType == "" {
+		n.NetworkType = defaultNetworkType
+	}
+	var podFamilies, serviceFamilies []bool
+	for _, cidr := range pods {
+		p, err := netip.ParsePrefix(cidr)
+		if err != nil {
+			return hiveext.Networking{}, fmt.Errorf("invalid pod network %q in Cluster.spec.clusterNetwork: %w", cidr, err)
+		}
+		hp, err := hostPrefix(p)
+		if err != nil {
+			return hiveext.Networking{}, err
+		}
+		podFamilies = append(podFamilies, p.Addr().Is4())
+		n.ClusterNetwork = append(n.ClusterNetwork, hiveext.ClusterNetworkEntry{CIDR: p.Masked().String(), HostPrefix: hp})
+	}
+	for _, cidr := range services {
+		p, err := netip.ParsePrefix(cidr)
+		if err != nil {
+			return hiveext.Networking{}, fmt.Errorf("invalid service network %q in Cluster.spec.clusterNetwork: %w", cidr, err)
+		}
+		serviceFamilies = append(serviceFamilies, p.Addr().Is4())
+	}
+	if fmt.Sprint(podFamilies) != fmt.Sprint(serviceFamilies) {
+		return hiveext.Networking{}, fmt.Errorf("the pod networks %v and service networks %v must have the same IP families in the same order", pods, services)
+	}
+	if len(podFamilies) == 2 && podFamilies[0] == podFamilies[1] {
+		return hiveext.Networking{}, fmt.Errorf("dual stack needs one IPv4 and one IPv6 network, got %v", pods)
+	}
+	return n, nil
+}
+
+// replicas is the desired number of control-plane nodes.
+func replicas(oacp *controlplanev1.OpenshiftAssistedControlPlane) int32 {
+	return ptr.Deref(oacp.Spec.Replicas, 1)
+}
+
+// platformType is None for single-node OpenShift and for clusters without VIPs (an external load
+// balancer), BareMetal (with keepalived VIPs) otherwise.
+func platformType(oacp *controlplanev1.OpenshiftAssistedControlPlane) hiveext.PlatformType {
+	if replicas(oacp) == 1 || len(oacp.Spec.Config.APIVIPs) == 0 {
+		return hiveext.NonePlatformType
+	}
+	return hiveext.BareMetalPlatformType
+}
+
+// installConfigOverrides merges the capabilities of the spec with the install-config override
+// annotation; keys of the annotation win.
+func installConfigOverrides(oacp *controlplanev1.OpenshiftAssistedControlPlane) (string, error) {
+	overrides := map[string]any{}
+	if raw := oacp.Annotations[controlplanev1.InstallConfigOverrideAnnotation]; raw != "" {
+		if err := json.Unmarshal([]byte(raw), &overrides); err != nil {
+			return "", fmt.Errorf("annotation %s is not a JSON object: %w", controlplanev1.InstallConfigOverrideAnnotation, err)
+		}
+	}
+	caps := oacp.Spec.Config.Capabilities
+	if _, set := overrides["capabilities"]; !set && (caps.BaselineCapability != "" || len(caps.AdditionalEnabledCapabilities) > 0) {
+		c := map[string]any{}
+		if caps.BaselineCapability != "" {
+			c["baselineCapabilitySet"] = caps.BaselineCapability
+		}
+		if len(caps.AdditionalEnabledCapabilities) > 0 {
+			c["additionalEnabledCapabilities"] = caps.AdditionalEnabledCapabilities
+		}
+		overrides["capabilities"] = c
+	}
+	if len(overrides) == 0 {
+		return "", nil
+	}
+	out, err := json.Marshal(overrides)
+	if err != nil {
+		return "", fmt.Errorf("encoding install-config overrides: %w", err)
+	}
+	return string(out), nil
+}
+
+// desiredAgentClusterInstall sets, on aci, every field the control plane decides. Fields written
+// by assisted-service (clusterMetadata, status) are left alone.
+func desiredAgentClusterInstall(aci *hiveext.AgentClusterInstall, oacp *controlplanev1.OpenshiftAssistedControlPlane,
+	cluster *clusterv1.Cluster, workers int) error {
+	net, err := networking(oacp, cluster)
+	if err != nil {
+		return err
+	}
+	overrides, err := installConfigOverrides(oacp)
+	if err != nil {
+		return err
+	}
+	cfg := oacp.Spec.Config
+	platform := platformType(oacp)
+	net.UserManagedNetworking = ptr.To(platform == hiveext.NonePlatformType)
+	aci.Spec.ClusterDeploymentRef.Name = cluster.Name
+	aci.Spec.ImageSetRef = &hivev1.ClusterImageSetReference{Name: ImageSetName(oacp)}
+	aci.Spec.Networking = net
+	aci.Spec.SSHPublicKey = cfg.SSHAuthorizedKey
+	aci.Spec.ProvisionRequirements = hiveext.ProvisionRequirements{ControlPlaneAgents: int(replicas(oacp)), WorkerAgents: workers}
+	aci.Spec.PlatformType = platform
+	aci.Spec.APIVIPs, aci.Spec.IngressVIPs = nil, nil
+	if platform == hiveext.BareMetalPlatformType {
+		aci.Spec.APIVIPs = append([]string(nil), cfg.APIVIPs...)
+		aci.Spec.IngressVIPs = append([]string(nil), cfg.IngressVIPs...)
+	}
+	aci.Spec.ManifestsConfigMapRefs = append([]hiveext.ManifestsConfigMapReference(nil), cfg.ManifestsConfigMapRefs...)
+	aci.Spec.DiskEncryption = cfg.DiskEncryption.DeepCopy()
+	aci.Spec.Proxy = cfg.Proxy.DeepCopy()
+	aci.Spec.MastersSchedulable = cfg.MastersSchedulable || replicas(oacp) == 1
+	if overrides != "" {
+		if aci.Annotations == nil {
+			aci.Annotations = map[string]string{}
+		}
+		aci.Annotations[InstallConfigOverridesAnnotation] = overrides
+	} else {
+		delete(aci.Annotations, InstallConfigOverridesAnnotation)
+	}
+	if aci.Labels == nil {
+		aci.Labels = map[string]string{}
+	}
+	aci.Labels[clusterv1.ClusterNameLabel] = cluster.Name
+	copyWatchLabel(aci.Labels, oacp)
+	return nil
+}
+
+// desiredClusterDeployment sets, on cd, every field the control plane decides.
+func desiredClusterDeployment(cd *hivev1.ClusterDeployment, oacp *controlplanev1.OpenshiftAssistedControlPlane, cluster *clusterv1.Cluster) {
+	cd.Spec.ClusterName = openshiftClusterName(oacp, cluster)
+	cd.Spec.BaseDomain = oacp.Spec.Config.BaseDomain
+	cd.Spec.PullSecretRef = oacp.Spec.Config.PullSecretRef.DeepCopy()
+	cd.Spec.Platform = hivev1.Platform{AgentBareMetal: &hiveagent.BareMetalPlatform{
+		AgentSelector: metav1.LabelSelector{MatchLabels: map[string]string{clusterv1.ClusterNameLabel: cluster.Name}},
+	}}
+	cd.Spec.ClusterInstallRef = &hivev1.ClusterInstallLocalReference{
+		Group: hiveext.Group, Version: hiveext.Version, Kind: "AgentClusterInstall", Name: cluster.Name,
+	}
+	if cd.Labels == nil {
+		cd.Labels = map[string]string{}
+	}
+	cd.Labels[clusterv1.ClusterNameLabel] = cluster.Name
+	copyWatchLabel(cd.Labels, oacp)
+}
+
+// copyWatchLabel copies the control plane's cluster.x-k8s.io/watch-filter label, without which a
+// manager started with --watch-filter would not see the changes of the objects it owns.
+func copyWatchLabel(to map[string]string, oacp *controlplanev1.OpenshiftAssistedControlPlane) {
+	if v, ok := oacp.Labels[clusterv1.WatchLabel]; ok {
+		to[clusterv1.WatchLabel] = v
+	}
+}
+
+// desiredClusterImageSet sets the ClusterImageSet of the control plane's version.
+func desiredClusterImageSet(cis *hivev1.ClusterImageSet, oacp *controlplanev1.OpenshiftAssistedControlPlane, cluster *clusterv1.Cluster) {
+	cis.Spec.ReleaseImage = releaseImage(oacp, oacp.Spec.DistributionVersion)
+	if cis.Labels == nil {
+		cis.Labels = map[string]string{}
+	}
+	cis.Labels[clusterv1.ClusterNameLabel] = cluster.Name
+	cis.Labels[ImageSetNamespaceLabel] = oacp.Namespace
+	cis.Labels[ImageSetControlPlaneLabel] = oacp.Name
+}

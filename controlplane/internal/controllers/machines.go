@@ -1,0 +1,327 @@
+/*
+Copyright 2026 The cluster-api-provider-openshift-assisted Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package controllers
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apiserver/pkg/storage/names"
+	"k8s.io/utils/ptr"
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+	"sigs.k8s.io/cluster-api/controllers/external"
+	"sigs.k8s.io/cluster-api/util"
+	"sigs.k8s.io/cluster-api/util/conditions"
+	"sigs.k8s.io/cluster-api/util/patch"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	bootstrapv1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/bootstrap/v1alpha2"
+	controlplanev1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/controlplane/v1alpha3"
+)
+
+// reconcileMachines creates or removes one control-plane Machine at a time until there are as
+// many as spec.replicas.
+func (r *Reconciler) reconcileMachines(ctx context.Context, s *scope) (ctrl.Result, error) {
+	for _, m := range s.machines {
+		if !m.DeletionTimestamp.IsZero() {
+			// One at a time: the next change waits until this Machine is gone.
+			return ctrl.Result{RequeueAfter: waitRequeue}, nil
+		}
+	}
+	want := int(replicas(s.oacp))
+	switch {
+	case len(s.machines) < want:
+		if err := r.createMachine(ctx, s); err != nil {
+			return ctrl.Result{}, err
+		}
+		return ctrl.Result{}, nil
+	case len(s.machines) > want:
+		m, reason := selectMachineForScaleDown(s.machines, s.installed())
+		if m == nil {
+			s.scaleDownBlocked = reason
+			return ctrl.Result{RequeueAfter: waitRequeue}, nil
+		}
+		ctrl.LoggerFrom(ctx).Info("Deleting control-plane Machine to scale down", "Machine", m.Name)
+		if err := r.Client.Delete(ctx, m); err != nil && !apierrors.IsNotFound(err) {
+			return ctrl.Result{}, fmt.Errorf("deleting Machine %s to scale down: %w", m.Name, err)
+		}
+		r.Recorder.Eventf(s.oacp, m, "Normal", "ScalingDown", "DeleteMachine",
+			"Deleted control-plane Machine %s (%d Machines, %d wanted)", m.Name, len(s.machines), want)
+		return ctrl.Result{RequeueAfter: waitRequeue}, nil
+	}
+	return ctrl.Result{}, nil
+}
+
+// isHealthy tells whether a control-plane Machine counts towards quorum.
+func isHealthy(m *clusterv1.Machine) bool {
+	return m.DeletionTimestamp.IsZero() && conditions.IsTrue(m, clusterv1.MachineReadyCondition)
+}
+
+// selectMachineForScaleDown picks the Machine to remove, or nil and the reason to wait. Machines
+// with the cluster.x-k8s.io/delete-machine annotation go first, then unhealthy ones, then the
+// oldest in the most crowded failure domain. Once the cluster is installed, a healthy Machine is
+// removed only if the healthy Machines left keep etcd's quorum of the smaller membership, so the
+// last healthy member is never removed.
+func selectMachineForScaleDown(machines []*clusterv1.Machine, installed bool) (*clusterv1.Machine, string) {
+	if len(machines) == 0 {
+		return nil, "no Machine to remove"
+	}
+	perFD := map[string]int{}
+	for _, m := range machines {
+		perFD[m.Spec.FailureDomain]++
+	}
+	rank := func(m *clusterv1.Machine) int {
+		switch {
+		case metav1.HasAnnotation(m.ObjectMeta, clusterv1.DeleteMachineAnnotation):
+			return 0
+		case !isHealthy(m):
+			return 1
+		}
+		return 2
+	}
+	candidates := slices.DeleteFunc(slices.Clone(machines), func(m *clusterv1.Machine) bool { return !m.DeletionTimestamp.IsZero() })
+	if len(candidates) == 0 {
+		return nil, "every Machine is already being deleted"
+	}
+	// machines are oldest first; a stable sort keeps that order within a rank.
+	slices.SortStableFunc(candidates, func(a, b *clusterv1.Machine) int {
+		if ra, rb := rank(a), rank(b); ra != rb {
+			return ra - rb
+		}
+		return perFD[b.Spec.FailureDomain] - perFD[a.Spec.FailureDomain]
+	})
+	m := candidates[0]
+	if !installed || !isHealthy(m) {
+		return m, ""
+	}
+	healthy := 0
+	for _, o := range machines {
+		if isHealthy(o) {
+			healthy++
+		}
+	}
+	remaining := len(machines) - 1
+	if quorum := remaining/2 + 1; healthy-1 < quorum {
+		return nil, fmt.Sprintf("removing healthy Machine %s would leave %d healthy control-plane Machines of %d, below etcd quorum (%d); waiting for the others to be healthy",
+			m.Name, healthy-1, remaining, quorum)
+	}
+	return m, ""
+}
+
+// failureDomainForNewMachine returns the control-plane failure domain of the Cluster with the
+// fewest Machines (by name on ties), or "" when the Cluster has none.
+func failureDomainForNewMachine(cluster *clusterv1.Cluster, machines []*clusterv1.Machine) string {
+	counts := map[string]int{}
+	var fds []string
+	for _, fd := range cluster.Status.FailureDomains {
+		if ptr.Deref(fd.ControlPlane, false) {
+			fds = append(fds, fd.Name)
+			counts[fd.Name] = 0
+		}
+	}
+	if len(fds) == 0 {
+		return ""
+	}
+	for _, m := range machines {
+		if _, ok := counts[m.Spec.FailureDomain]; ok && m.DeletionTimestamp.IsZero() {
+			counts[m.Spec.FailureDomain]++
+		}
+	}
+	slices.SortFunc(fds, func(a, b string) int {
+		if counts[a] != counts[b] {
+			return counts[a] - counts[b]
+		}
+		if a < b {
+			return -1
+		}
+		return 1
+	})
+	return fds[0]
+}
+
+// createMachine creates a control-plane Machine with its infrastructure (cloned from the
+// template) and its OpenshiftAssistedConfig. What it created is removed if a later step fails.
+func (r *Reconciler) createMachine(ctx context.Context, s *scope) (reterr error) {
+	oacp, cluster := s.oacp, s.cluster
+	name := names.SimpleNameGenerator.GenerateName(oacp.Name + "-")
+	lbls := map[string]string{}
+	for k, v := range oacp.Spec.MachineTemplate.ObjectMeta.Labels {
+		lbls[k] = v
+	}
+	for k, v := range machineLabels(oacp, cluster) {
+		lbls[k] = v
+	}
+	copyWatchLabel(lbls, oacp)
+	owner := metav1.NewControllerRef(oacp, controlplanev1.GroupVersion.WithKind("OpenshiftAssistedControlPlane"))
+	var created []client.Object
+	defer func() {
+		if reterr == nil {
+			return
+		}
+		for _, o := range created {
+			if err := r.Client.Delete(ctx, o); err != nil && !apierrors.IsNotFound(err) {
+				ctrl.LoggerFrom(ctx).Error(err, "Cannot clean up after a failed Machine creation", "object", o.GetName())
+			}
+		}
+	}()
+
+	template, err := getTemplate(ctx, r.Client, oacp)
+	if err != nil {
+		return err
+	}
+	infra, err := external.GenerateTemplate(&external.GenerateTemplateInput{
+		Template:    template,
+		TemplateRef: objectReference(template),
+		Namespace:   oacp.Namespace,
+		Name:        name,
+		ClusterName: cluster.Name,
+		OwnerRef:    owner,
+		Labels:      lbls,
+		Annotations: oacp.Spec.MachineTemplate.ObjectMeta.Annotations,
+	})
+	if err != nil {
+		return fmt.Errorf("generating the infrastructure of Machine %s: %w", name, err)
+	}
+	if err := r.Client.Create(ctx, infra); err != nil {
+		return fmt.Errorf("cloning the infrastructure template for Machine %s: %w", name, err)
+	}
+	created = append(created, infra)
+
+	config := &bootstrapv1.OpenshiftAssistedConfig{
+		ObjectMeta: metav1.ObjectMeta{
+			Name: name, Namespace: oacp.Namespace, Labels: lbls,
+			Annotations: oacp.Spec.MachineTemplate.ObjectMeta.Annotations, OwnerReferences: []metav1.OwnerReference{*owner},
+		},
+		Spec: *oacp.Spec.OpenshiftAssistedConfigSpec.DeepCopy(),
+	}
+	if config.Spec.PullSecretRef == nil {
+		config.Spec.PullSecretRef = oacp.Spec.Config.PullSecretRef.DeepCopy()
+	}
+	if err := r.Client.Create(ctx, config); err != nil {
+		return fmt.Errorf("creating the OpenshiftAssistedConfig of Machine %s: %w", name, err)
+	}
+	created = append(created, config)
+
+	machine := &clusterv1.Machine{
+		ObjectMeta: metav1.ObjectMeta{
+			Name: name, Namespace: oacp.Namespace, Labels: lbls,
+			Annotations: oacp.Spec.MachineTemplate.ObjectMeta.Annotations, OwnerReferences: []metav1.OwnerReference{*owner},
+		},
+		Spec: clusterv1.MachineSpec{
+			ClusterName: cluster.Name,
+			Version:     s.specKubeVersion,
+			Bootstrap: clusterv1.Bootstrap{ConfigRef: clusterv1.ContractVersionedObjectReference{
+				APIGroup: bootstrapv1.GroupVersion.Group, Kind: "OpenshiftAssistedConfig", Name: name,
+			}},
+			InfrastructureRef: clusterv1.ContractVersionedObjectReference{
+				APIGroup: infra.GroupVersionKind().Group, Kind: infra.GetKind(), Name: infra.GetName(),
+			},
+			FailureDomain: failureDomainForNewMachine(cluster, s.machines),
+			Deletion:      oacp.Spec.MachineTemplate.Deletion,
+		},
+	}
+	if err := r.Client.Create(ctx, machine); err != nil {
+		return fmt.Errorf("creating control-plane Machine %s: %w", name, err)
+	}
+	ctrl.LoggerFrom(ctx).Info("Created control-plane Machine", "Machine", name, "failureDomain", machine.Spec.FailureDomain)
+	r.Recorder.Eventf(oacp, machine, "Normal", "ScalingUp", "CreateMachine", "Created control-plane Machine %s", name)
+	s.machines = append(s.machines, machine)
+	return nil
+}
+
+// reconcileTemplateOwner makes the Cluster an owner of the infrastructure machine template, as
+// KubeadmControlPlane does: the template is then deleted with the Cluster and moved with it by
+// clusterctl move. A template that is not there yet is reported by the Machines step.
+func (r *Reconciler) reconcileTemplateOwner(ctx context.Context, s *scope) error {
+	template, err := getTemplate(ctx, r.Client, s.oacp)
+	if apierrors.IsNotFound(err) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	owner := metav1.OwnerReference{APIVersion: clusterv1.GroupVersion.String(), Kind: "Cluster", Name: s.cluster.Name, UID: s.cluster.UID}
+	if util.HasExactOwnerRef(template.GetOwnerReferences(), owner) {
+		return nil
+	}
+	helper, err := patch.NewHelper(template, r.Client)
+	if err != nil {
+		return fmt.Errorf("creating the patch helper of %s %s: %w", template.GetKind(), template.GetName(), err)
+	}
+	template.SetOwnerReferences(util.EnsureOwnerRef(template.GetOwnerReferences(), owner))
+	if err := helper.Patch(ctx, template); err != nil {
+		return fmt.Errorf("making Cluster %s an owner of %s %s: %w", s.cluster.Name, template.GetKind(), template.GetName(), err)
+	}
+	return nil
+}
+
+// getTemplate returns the control plane's infrastructure template.
+func getTemplate(ctx context.Context, c client.Client, oacp *controlplanev1.OpenshiftAssistedControlPlane) (*unstructured.Unstructured, error) {
+	ref := oacp.Spec.MachineTemplate.InfrastructureRef
+	t, err := external.GetObjectFromContractVersionedRef(ctx, c, ref, oacp.Namespace)
+	if err != nil {
+		return nil, fmt.Errorf("getting the infrastructure template %s %s: %w", ref.Kind, ref.Name, err)
+	}
+	return t, nil
+}
+
+func trimTemplate(kind string) string { return strings.TrimSuffix(kind, "Template") }
+
+func objectReference(u *unstructured.Unstructured) *corev1.ObjectReference {
+	return &corev1.ObjectReference{APIVersion: u.GetAPIVersion(), Kind: u.GetKind(), Namespace: u.GetNamespace(), Name: u.GetName(), UID: u.GetUID()}
+}
+
+// reconcileMachinesUpToDate sets the UpToDate condition of the control-plane Machines, as the
+// owner of Machines does in Cluster API v1beta2. OpenShift updates its nodes in place: a Machine
+// is up to date when the cluster runs spec.distributionVersion (or is being installed with it).
+func (r *Reconciler) reconcileMachinesUpToDate(ctx context.Context, s *scope) error {
+	running, want := s.oacp.Status.DistributionVersion, s.oacp.Spec.DistributionVersion
+	cond := metav1.Condition{Type: clusterv1.MachineUpToDateCondition, Status: metav1.ConditionTrue, Reason: clusterv1.MachineUpToDateReason}
+	switch {
+	case running == "" || running == want:
+	case s.upgrade.refused != "":
+		cond = metav1.Condition{Type: clusterv1.MachineUpToDateCondition, Status: metav1.ConditionFalse, Reason: clusterv1.MachineNotUpToDateReason,
+			Message: fmt.Sprintf("* OpenShift %s is requested but cannot be reached: %s", want, s.upgrade.refused)}
+	default:
+		cond = metav1.Condition{Type: clusterv1.MachineUpToDateCondition, Status: metav1.ConditionFalse, Reason: clusterv1.MachineUpToDateUpdatingReason,
+			Message: fmt.Sprintf("* OpenShift is being updated in place from %s to %s", running, want)}
+	}
+	for _, m := range s.machines {
+		if !m.DeletionTimestamp.IsZero() {
+			continue
+		}
+		if c := conditions.Get(m, clusterv1.MachineUpToDateCondition); c != nil && c.Status == cond.Status && c.Reason == cond.Reason && c.Message == cond.Message {
+			continue
+		}
+		helper, err := patch.NewHelper(m, r.Client)
+		if err != nil {
+			return fmt.Errorf("creating the patch helper of Machine %s: %w", m.Name, err)
+		}
+		conditions.Set(m, cond)
+		if err := helper.Patch(ctx, m, patch.WithOwnedConditions{Conditions: []string{clusterv1.MachineUpToDateCondition}}); err != nil {
+			return fmt.Errorf("setting the UpToDate condition of Machine %s: %w", m.Name, err)
+		}
+	}
+	return nil
+}

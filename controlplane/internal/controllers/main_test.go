@@ -1,0 +1,160 @@
+/*
+Copyright 2026 The cluster-api-provider-openshift-assisted Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package controllers_test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	bootstrapv1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/bootstrap/v1alpha2"
+	controlplanev1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/controlplane/v1alpha3"
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/controlplane/internal/release"
+	setup "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/controlplane/setup"
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/manager"
+	capoascheme "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/scheme"
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/support/sim/cvo"
+	simrelease "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/support/sim/release"
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/support/testenv"
+)
+
+var (
+	// mgmt is the management cluster the provider runs against.
+	mgmt *testenv.Environment
+	// workload plays the installed OpenShift cluster: the admin kubeconfig the simulated
+	// assisted-service hands out points at it, and it serves the ClusterVersion CRD.
+	workload *testenv.Environment
+	// workloadKubeconfig is an admin kubeconfig of workload.
+	workloadKubeconfig []byte
+	// releaseRepo is the repository, in an in-process registry, of the release images the tests use.
+	releaseRepo string
+)
+
+// Releases the in-process registry serves, and the Kubernetes version each carries.
+var releases = map[string]string{"4.17.3": "1.30.4", "4.18.0": "1.31.2", "4.19.0": "1.32.1"}
+
+func TestMain(m *testing.M) {
+	os.Exit(run(m))
+}
+
+func run(m *testing.M) int {
+	// Controller logs go to a file (CAPOA_TEST_LOG, default: discarded) to keep test output readable.
+	logOut := io.Discard
+	if p := os.Getenv("CAPOA_TEST_LOG"); p != "" {
+		f, err := os.Create(p)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		defer func() { _ = f.Close() }()
+		logOut = f
+	}
+	ctrl.SetLogger(zap.New(zap.WriteTo(logOut), zap.UseDevMode(true)))
+	scheme, err := capoascheme.New(bootstrapv1.AddToScheme, controlplanev1.AddToScheme)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	reg := simrelease.StartRegistry()
+	defer reg.Close()
+	releaseRepo = reg.Host + "/ocp-release"
+	for version, kube := range releases {
+		if _, err := reg.PushRelease(release.Image(releaseRepo, version, "x86_64"), kube); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+	}
+
+	if mgmt, err = testenv.Start(scheme); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer func() { _ = mgmt.Stop() }()
+	root, err := testenv.RepoRoot()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	if workload, err = testenv.Start(scheme, filepath.Join(root, cvo.CRDFile)); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer func() { _ = workload.Stop() }()
+	if workloadKubeconfig, err = kubeconfigOf(workload); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+
+	ctx, cancel := context.WithCancel(ctrl.SetupSignalHandler())
+	defer cancel()
+	mgr, err := ctrl.NewManager(mgmt.Config, ctrl.Options{
+		Scheme:     scheme,
+		Metrics:    metricsserver.Options{BindAddress: "0"},
+		Controller: testenv.ControllerConfig(),
+		// As the provider's manager does (pkg/manager): Secrets and ConfigMaps are not cached.
+		Client: client.Options{Cache: &client.CacheOptions{DisableFor: []client.Object{&corev1.Secret{}, &corev1.ConfigMap{}}}},
+	})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	// The same entry point as main.go and the lab.
+	if err := setup.Setup(ctx, mgr, &manager.Options{Concurrency: 2}, setup.Options{}); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	done := make(chan error, 1)
+	go func() { done <- mgr.Start(ctx) }()
+	code := m.Run()
+	cancel()
+	if err := <-done; err != nil {
+		fmt.Fprintln(os.Stderr, "manager:", err)
+		if code == 0 {
+			code = 1
+		}
+	}
+	return code
+}
+
+// kubeconfigOf returns an admin kubeconfig for an environment, like the one assisted-service
+// writes for an installed cluster.
+func kubeconfigOf(e *testenv.Environment) ([]byte, error) {
+	host := e.Config.Host
+	if !strings.HasPrefix(host, "https://") && !strings.HasPrefix(host, "http://") {
+		host = "https://" + host
+	}
+	cfg := clientcmdapi.NewConfig()
+	cfg.Clusters["workload"] = &clientcmdapi.Cluster{Server: host, CertificateAuthorityData: e.Config.CAData}
+	cfg.AuthInfos["admin"] = &clientcmdapi.AuthInfo{
+		ClientCertificateData: e.Config.CertData, ClientKeyData: e.Config.KeyData, Token: e.Config.BearerToken,
+	}
+	cfg.Contexts["admin"] = &clientcmdapi.Context{Cluster: "workload", AuthInfo: "admin"}
+	cfg.CurrentContext = "admin"
+	return clientcmd.Write(*cfg)
+}

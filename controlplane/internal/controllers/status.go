@@ -1,0 +1,240 @@
+/*
+Copyright 2026 The cluster-api-provider-openshift-assisted Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package controllers
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	hivev1 "github.com/openshift/hive/apis/hive/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/utils/ptr"
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+	"sigs.k8s.io/cluster-api/util/conditions"
+	ctrl "sigs.k8s.io/controller-runtime"
+
+	controlplanev1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/controlplane/v1alpha3"
+)
+
+// updateStatus computes the control plane's status from what the reconcile observed.
+func (r *Reconciler) updateStatus(ctx context.Context, s *scope) error {
+	oacp := s.oacp
+	st := &oacp.Status
+	st.ObservedGeneration = oacp.Generation
+	st.Selector = labels.SelectorFromSet(machineLabels(oacp, s.cluster)).String()
+
+	var total, ready, available, upToDate int32
+	var notReady []string
+	for _, m := range s.machines {
+		if !m.DeletionTimestamp.IsZero() {
+			continue
+		}
+		total++
+		if conditions.IsTrue(m, clusterv1.MachineReadyCondition) {
+			ready++
+		} else {
+			notReady = append(notReady, m.Name)
+		}
+		if conditions.IsTrue(m, clusterv1.MachineAvailableCondition) {
+			available++
+		}
+		if conditions.IsTrue(m, clusterv1.MachineUpToDateCondition) {
+			upToDate++
+		}
+	}
+	st.Replicas, st.ReadyReplicas, st.AvailableReplicas, st.UpToDateReplicas = ptr.To(total), ptr.To(ready), ptr.To(available), ptr.To(upToDate)
+
+	if st.DistributionVersion != "" && s.deleting == nil {
+		if st.DistributionVersion == oacp.Spec.DistributionVersion && s.specKubeVersion != "" {
+			st.Version = s.specKubeVersion
+		} else if info, err := r.Release.Read(ctx, releaseImage(oacp, st.DistributionVersion)); err == nil {
+			st.Version = info.KubernetesVersion
+		} else {
+			ctrl.LoggerFrom(ctx).Info("Cannot resolve the running release image", "error", err.Error())
+		}
+	}
+
+	setDeletingCondition(s)
+	if s.deleting != nil {
+		return nil
+	}
+	setAvailableConditions(s)
+	setMachinesReadyCondition(s, total, notReady)
+	setScalingConditions(s, total)
+	setUpgradingCondition(s)
+	setReleaseCondition(s)
+	return nil
+}
+
+func setDeletingCondition(s *scope) {
+	if s.deleting == nil {
+		conditions.Set(s.oacp, metav1.Condition{Type: controlplanev1.DeletingCondition, Status: metav1.ConditionFalse,
+			Reason: clusterv1.NotDeletingReason})
+		return
+	}
+	conditions.Set(s.oacp, metav1.Condition{Type: controlplanev1.DeletingCondition, Status: metav1.ConditionTrue,
+		Reason: s.deleting.reason, Message: s.deleting.message})
+	conditions.Set(s.oacp, metav1.Condition{Type: controlplanev1.AvailableCondition, Status: metav1.ConditionFalse,
+		Reason: clusterv1.DeletingReason, Message: "The control plane is being deleted"})
+}
+
+// installProgress describes the AgentClusterInstall's state in words.
+func installProgress(s *scope) string {
+	aci := s.aci
+	state := aci.Status.DebugInfo.State
+	if state == "" {
+		state = "not reported yet"
+	}
+	msg := fmt.Sprintf("assisted-service reports the installation %s", state)
+	if aci.Status.DebugInfo.StateInfo != "" {
+		msg += fmt.Sprintf(" (%s)", aci.Status.DebugInfo.StateInfo)
+	}
+	if p := aci.Status.Progress.TotalPercentage; p > 0 {
+		msg += fmt.Sprintf(", %d%% done", p)
+	}
+	msg += fmt.Sprintf("; control-plane agents: %d of %d ready", aci.Status.ControlPlaneAgentsReady, aci.Spec.ProvisionRequirements.ControlPlaneAgents)
+	if w := aci.Spec.ProvisionRequirements.WorkerAgents; w > 0 {
+		msg += fmt.Sprintf("; worker agents: %d of %d ready", aci.Status.WorkerAgentsReady, w)
+	}
+	return msg
+}
+
+func setAvailableConditions(s *scope) {
+	oacp := s.oacp
+	initialized := ptr.Deref(oacp.Status.Initialization.ControlPlaneInitialized, false)
+	switch {
+	case s.kubeconfigWritten || (initialized && s.aci == nil):
+		conditions.Set(oacp, metav1.Condition{Type: controlplanev1.KubeconfigAvailableCondition, Status: metav1.ConditionTrue,
+			Reason: controlplanev1.KubeconfigAvailableReason})
+		conditions.Set(oacp, metav1.Condition{Type: controlplanev1.AvailableCondition, Status: metav1.ConditionTrue,
+			Reason: controlplanev1.InstalledReason, Message: ""})
+		return
+	case s.aci == nil:
+		conditions.Set(oacp, metav1.Condition{Type: controlplanev1.AvailableCondition, Status: metav1.ConditionFalse,
+			Reason: controlplanev1.WaitingForClusterReason, Message: "Waiting for the AgentClusterInstall to be created"})
+	case s.installed():
+		conditions.Set(oacp, metav1.Condition{Type: controlplanev1.AvailableCondition, Status: metav1.ConditionFalse,
+			Reason:  controlplanev1.KubeconfigNotAvailableReason,
+			Message: "assisted-service reports the cluster installed; waiting for the admin kubeconfig Secret named in the AgentClusterInstall's spec.clusterMetadata"})
+	case failedMessage(s) != "":
+		conditions.Set(oacp, metav1.Condition{Type: controlplanev1.AvailableCondition, Status: metav1.ConditionFalse,
+			Reason: controlplanev1.InstallFailedReason, Message: "The installation failed: " + failedMessage(s) + "; " + installProgress(s)})
+	default:
+		conditions.Set(oacp, metav1.Condition{Type: controlplanev1.AvailableCondition, Status: metav1.ConditionFalse,
+			Reason: controlplanev1.InstallingReason, Message: strings.ToUpper(installProgress(s)[:1]) + installProgress(s)[1:]})
+	}
+	conditions.Set(oacp, metav1.Condition{Type: controlplanev1.KubeconfigAvailableCondition, Status: metav1.ConditionFalse,
+		Reason: controlplanev1.KubeconfigNotAvailableReason, Message: "The kubeconfig Secret is written once assisted-service reports the cluster installed"})
+}
+
+func failedMessage(s *scope) string {
+	for _, c := range s.aci.Status.Conditions {
+		if c.Type == hivev1.ClusterInstallFailed && c.Status == "True" {
+			return c.Message
+		}
+	}
+	return ""
+}
+
+func setMachinesReadyCondition(s *scope, total int32, notReady []string) {
+	switch {
+	case total == 0:
+		conditions.Set(s.oacp, metav1.Condition{Type: controlplanev1.MachinesReadyCondition, Status: metav1.ConditionFalse,
+			Reason: controlplanev1.NoMachinesReason, Message: "No control-plane Machines yet"})
+	case len(notReady) == 0:
+		conditions.Set(s.oacp, metav1.Condition{Type: controlplanev1.MachinesReadyCondition, Status: metav1.ConditionTrue,
+			Reason: controlplanev1.MachinesReadyReason})
+	default:
+		conditions.Set(s.oacp, metav1.Condition{Type: controlplanev1.MachinesReadyCondition, Status: metav1.ConditionFalse,
+			Reason:  controlplanev1.MachinesNotReadyReason,
+			Message: fmt.Sprintf("%d of %d control-plane Machines are not ready: %s", len(notReady), total, strings.Join(notReady, ", "))})
+	}
+}
+
+func setScalingConditions(s *scope, total int32) {
+	want := replicas(s.oacp)
+	if total < want {
+		conditions.Set(s.oacp, metav1.Condition{Type: controlplanev1.ScalingUpCondition, Status: metav1.ConditionTrue,
+			Reason: controlplanev1.ScalingUpReason, Message: fmt.Sprintf("Scaling up from %d to %d control-plane Machines", total, want)})
+	} else {
+		conditions.Set(s.oacp, metav1.Condition{Type: controlplanev1.ScalingUpCondition, Status: metav1.ConditionFalse,
+			Reason: controlplanev1.NotScalingReason})
+	}
+	deleting := 0
+	for _, m := range s.machines {
+		if !m.DeletionTimestamp.IsZero() {
+			deleting++
+		}
+	}
+	switch {
+	case s.scaleDownBlocked != "":
+		conditions.Set(s.oacp, metav1.Condition{Type: controlplanev1.ScalingDownCondition, Status: metav1.ConditionTrue,
+			Reason:  controlplanev1.ScaleDownBlockedReason,
+			Message: fmt.Sprintf("Scaling down from %d to %d control-plane Machines is blocked: %s", total, want, s.scaleDownBlocked)})
+	case total > want || deleting > 0:
+		conditions.Set(s.oacp, metav1.Condition{Type: controlplanev1.ScalingDownCondition, Status: metav1.ConditionTrue,
+			Reason:  controlplanev1.ScalingDownReason,
+			Message: fmt.Sprintf("Scaling down from %d to %d control-plane Machines, one at a time (%d being deleted)", total, want, deleting)})
+	default:
+		conditions.Set(s.oacp, metav1.Condition{Type: controlplanev1.ScalingDownCondition, Status: metav1.ConditionFalse,
+			Reason: controlplanev1.NotScalingReason})
+	}
+}
+
+func setUpgradingCondition(s *scope) {
+	u := s.upgrade
+	switch {
+	case u.refused != "":
+		conditions.Set(s.oacp, metav1.Condition{Type: controlplanev1.UpgradingCondition, Status: metav1.ConditionFalse,
+			Reason: controlplanev1.UpgradeRefusedReason, Message: u.refused})
+	case u.inProgress:
+		msg := fmt.Sprintf("Upgrading OpenShift from %s to %s", u.from, u.to)
+		if u.progress != "" {
+			msg += ": " + u.progress
+		}
+		conditions.Set(s.oacp, metav1.Condition{Type: controlplanev1.UpgradingCondition, Status: metav1.ConditionTrue,
+			Reason: controlplanev1.UpgradingReason, Message: msg})
+	default:
+		conditions.Set(s.oacp, metav1.Condition{Type: controlplanev1.UpgradingCondition, Status: metav1.ConditionFalse,
+			Reason: controlplanev1.NotUpgradingReason})
+	}
+}
+
+// isRefusalReported tells whether the refusal why is already reported (so its event is not repeated).
+func isRefusalReported(oacp *controlplanev1.OpenshiftAssistedControlPlane, why string) bool {
+	c := conditions.Get(oacp, controlplanev1.UpgradingCondition)
+	return c != nil && c.Reason == controlplanev1.UpgradeRefusedReason && c.Message == why
+}
+
+func setReleaseCondition(s *scope) {
+	if s.releaseErr == nil && s.specKubeVersion == "" {
+		return // the reconcile stopped before reading the release image
+	}
+	image := releaseImage(s.oacp, s.oacp.Spec.DistributionVersion)
+	if s.releaseErr != nil {
+		conditions.Set(s.oacp, metav1.Condition{Type: controlplanev1.ReleaseImageResolvedCondition, Status: metav1.ConditionFalse,
+			Reason: controlplanev1.ReleaseImageNotResolvedReason,
+			Message: fmt.Sprintf("Cannot read the Kubernetes version of release image %s (retrying; set the %s annotation for a mirror): %v",
+				image, controlplanev1.ReleaseImageRepositoryAnnotation, s.releaseErr)})
+		return
+	}
+	conditions.Set(s.oacp, metav1.Condition{Type: controlplanev1.ReleaseImageResolvedCondition, Status: metav1.ConditionTrue,
+		Reason:  controlplanev1.ReleaseImageResolvedReason,
+		Message: fmt.Sprintf("Release image %s (%s) carries Kubernetes %s", image, s.specRelease.Digest, s.specKubeVersion)})
+}

@@ -1,0 +1,169 @@
+/*
+Copyright 2026 The cluster-api-provider-openshift-assisted Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package controllers
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/blang/semver/v4"
+	configv1 "github.com/openshift/api/config/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"sigs.k8s.io/cluster-api/controllers/clustercache"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/controlplane/internal/upgradepath"
+)
+
+// clusterVersionName is the name of the workload cluster's only ClusterVersion.
+const clusterVersionName = "version"
+
+// newClusterVersion returns an empty ClusterVersion. It is handled as unstructured, so that the
+// manager's scheme needs no OpenShift API.
+func newClusterVersion() *unstructured.Unstructured {
+	u := &unstructured.Unstructured{}
+	u.SetGroupVersionKind(configv1.GroupVersion.WithKind("ClusterVersion"))
+	return u
+}
+
+// upgradeState is what the upgrade step observed.
+type upgradeState struct {
+	// inProgress is true while the workload cluster moves to spec.distributionVersion.
+	inProgress bool
+	// refused explains why spec.distributionVersion cannot be reached.
+	refused string
+	// from and to are the versions of the upgrade in progress.
+	from, to string
+	// progress is the ClusterVersion's Progressing message.
+	progress string
+}
+
+// desiredUpdate is the ClusterVersion desiredUpdate for a release: a GA release by version (the
+// cluster's update channel vouches for it), anything else (release candidates, nightlies) by the
+// release image pinned by digest.
+func desiredUpdate(version, digestImage string) (*configv1.Update, error) {
+	v, err := semver.ParseTolerant(version)
+	if err != nil {
+		return nil, fmt.Errorf("distributionVersion %q is not a version: %w", version, err)
+	}
+	if len(v.Pre) == 0 {
+		return &configv1.Update{Version: v.String()}, nil
+	}
+	if digestImage == "" {
+		return nil, fmt.Errorf("the release image of %s is not resolved yet", version)
+	}
+	return &configv1.Update{Version: v.String(), Image: digestImage}, nil
+}
+
+// reconcileUpgrade moves an installed cluster to spec.distributionVersion through its
+// ClusterVersion, and reports the progress.
+func (r *Reconciler) reconcileUpgrade(ctx context.Context, s *scope) error {
+	oacp := s.oacp
+	if oacp.Status.DistributionVersion == "" {
+		// The cluster was just installed with the version of its ClusterImageSet.
+		oacp.Status.DistributionVersion = oacp.Spec.DistributionVersion
+	}
+	current, target := oacp.Status.DistributionVersion, oacp.Spec.DistributionVersion
+	if current == target {
+		return nil
+	}
+	if why := upgradepath.Check(current, target); why != "" {
+		if s.upgrade.refused == "" && !isRefusalReported(oacp, why) {
+			r.Recorder.Eventf(oacp, nil, "Warning", "UpgradeRefused", "Upgrade", why)
+		}
+		s.upgrade.refused = why
+		return nil
+	}
+	s.upgrade = upgradeState{inProgress: true, from: current, to: target}
+
+	c, err := r.ClusterCache.GetClient(ctx, client.ObjectKeyFromObject(s.cluster))
+	if err != nil {
+		s.upgrade.progress = "waiting for a connection to the workload cluster"
+		ctrl.LoggerFrom(ctx).Info("Cannot reach the workload cluster yet", "error", err.Error())
+		return nil
+	}
+	// Follow the ClusterVersion's changes rather than polling it.
+	if err := r.ClusterCache.Watch(ctx, client.ObjectKeyFromObject(s.cluster), clustercache.NewWatcher(clustercache.WatcherOptions{
+		Name:    "openshiftassistedcontrolplane-watchClusterVersion",
+		Watcher: r.controller,
+		Kind:    newClusterVersion(),
+		EventHandler: handler.EnqueueRequestsFromMapFunc(func(context.Context, client.Object) []reconcile.Request {
+			return []reconcile.Request{{NamespacedName: client.ObjectKeyFromObject(oacp)}}
+		}),
+	})); err != nil {
+		if errors.Is(err, clustercache.ErrClusterNotConnected) {
+			s.upgrade.progress = "waiting for a connection to the workload cluster"
+			return nil
+		}
+		return fmt.Errorf("watching the workload cluster's ClusterVersion: %w", err)
+	}
+	u := newClusterVersion()
+	if err := c.Get(ctx, client.ObjectKey{Name: clusterVersionName}, u); err != nil {
+		if apierrors.IsNotFound(err) {
+			s.upgrade.progress = "the workload cluster has no ClusterVersion yet"
+			return nil
+		}
+		return fmt.Errorf("getting the workload cluster's ClusterVersion: %w", err)
+	}
+	cv := &configv1.ClusterVersion{}
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, cv); err != nil {
+		return fmt.Errorf("reading the workload cluster's ClusterVersion: %w", err)
+	}
+
+	if len(cv.Status.History) > 0 && cv.Status.History[0].Version == target && cv.Status.History[0].State == configv1.CompletedUpdate {
+		oacp.Status.DistributionVersion = target
+		s.upgrade = upgradeState{}
+		r.Recorder.Eventf(oacp, nil, "Normal", "Upgraded", "Upgrade", "The cluster runs OpenShift %s (was %s)", target, current)
+		return nil
+	}
+
+	want, err := desiredUpdate(target, s.specRelease.DigestImage)
+	if err != nil {
+		s.upgrade.progress = err.Error()
+		return nil
+	}
+	if cv.Spec.DesiredUpdate == nil || cv.Spec.DesiredUpdate.Version != want.Version || cv.Spec.DesiredUpdate.Image != want.Image {
+		before := u.DeepCopy()
+		if err := unstructured.SetNestedField(u.Object, map[string]any{"version": want.Version}, "spec", "desiredUpdate"); err != nil {
+			return fmt.Errorf("setting desiredUpdate: %w", err)
+		}
+		if want.Image != "" {
+			_ = unstructured.SetNestedField(u.Object, want.Image, "spec", "desiredUpdate", "image")
+		}
+		if err := c.Patch(ctx, u, client.MergeFrom(before)); err != nil {
+			return fmt.Errorf("setting the workload cluster's ClusterVersion desiredUpdate: %w", err)
+		}
+		ctrl.LoggerFrom(ctx).Info("Requested an OpenShift upgrade", "from", current, "to", target)
+		r.Recorder.Eventf(oacp, nil, "Normal", "UpgradeStarted", "Upgrade", "Requested the upgrade from OpenShift %s to %s", current, target)
+	}
+	for _, cond := range cv.Status.Conditions {
+		if cond.Type == configv1.OperatorProgressing && cond.Message != "" {
+			s.upgrade.progress = cond.Message
+		}
+	}
+	if s.upgrade.progress == "" && len(cv.Status.History) > 0 {
+		h := cv.Status.History[0]
+		s.upgrade.progress = fmt.Sprintf("ClusterVersion history: %s is %s", h.Version, h.State)
+	}
+	return nil
+}

@@ -1,0 +1,70 @@
+/*
+Copyright 2026 The cluster-api-provider-openshift-assisted Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package setup registers the control-plane provider's controllers and webhooks with a manager.
+// The provider's main.go, the tests and the lab all start the provider through Setup, whose
+// signature is the same in every provider of this repository.
+package setup
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/google/go-containerregistry/pkg/v1/remote"
+	"github.com/spf13/pflag"
+	ctrl "sigs.k8s.io/controller-runtime"
+	crcontroller "sigs.k8s.io/controller-runtime/pkg/controller"
+
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/controlplane/internal/controllers"
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/controlplane/internal/release"
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/controlplane/internal/webhooks"
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/manager"
+)
+
+// Options are the control-plane provider's own flags, beside the shared manager.Options. It has
+// none yet; the type keeps the Setup signature the same for every provider.
+type Options struct{}
+
+// AddFlags adds the provider's own flags to fs.
+func (o *Options) AddFlags(_ *pflag.FlagSet) {}
+
+// Setup registers the OpenshiftAssistedControlPlane controller, the ClusterCache it reaches
+// workload clusters through and, unless opts.WebhookPort is 0, the OpenshiftAssistedControlPlane
+// validating webhook, with mgr.
+func Setup(ctx context.Context, mgr ctrl.Manager, opts *manager.Options, _ Options) error {
+	concurrency := max(opts.Concurrency, 1)
+	cc, err := opts.SetupClusterCache(ctx, mgr, "capoa-controlplane-manager")
+	if err != nil {
+		return err
+	}
+	r := &controllers.Reconciler{
+		Client:           mgr.GetClient(),
+		APIReader:        mgr.GetAPIReader(),
+		Recorder:         mgr.GetEventRecorder("openshiftassistedcontrolplane-controller"),
+		Release:          release.NewReader(remote.WithUserAgent("capoa-controlplane-manager")),
+		ClusterCache:     cc,
+		WatchFilterValue: opts.WatchFilterValue,
+	}
+	if err := r.SetupWithManager(ctx, mgr, crcontroller.Options{MaxConcurrentReconciles: concurrency}); err != nil {
+		return err
+	}
+	if opts.WebhookPort != 0 {
+		if err := webhooks.SetupWithManager(mgr); err != nil {
+			return fmt.Errorf("setting up the OpenshiftAssistedControlPlane webhook: %w", err)
+		}
+	}
+	return nil
+}

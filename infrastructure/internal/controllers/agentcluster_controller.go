@@ -1,0 +1,448 @@
+/*
+Copyright 2026 The cluster-api-provider-openshift-assisted Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package controllers
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"net"
+	"slices"
+	"strings"
+
+	hiveextv1beta1 "github.com/openshift/assisted-service/api/hiveextension/v1beta1"
+	aiv1beta1 "github.com/openshift/assisted-service/api/v1beta1"
+	hivev1 "github.com/openshift/hive/apis/hive/v1"
+	hiveagent "github.com/openshift/hive/apis/hive/v1/agent"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	kerrors "k8s.io/apimachinery/pkg/util/errors"
+	"k8s.io/client-go/tools/events"
+	"k8s.io/utils/ptr"
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+	"sigs.k8s.io/cluster-api/util"
+	"sigs.k8s.io/cluster-api/util/conditions"
+	"sigs.k8s.io/cluster-api/util/finalizers"
+	"sigs.k8s.io/cluster-api/util/patch"
+	"sigs.k8s.io/cluster-api/util/paused"
+	"sigs.k8s.io/cluster-api/util/predicates"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	infrav1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/infrastructure/v1beta1"
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/move"
+)
+
+const (
+	// AgentClusterFinalizer keeps an AgentCluster until the objects it created are gone.
+	AgentClusterFinalizer = "agentcluster.capi-provider.agent-install.openshift.io"
+	// ClusterDeploymentReadyCondition is True once the ClusterDeployment the Agents bind to exists.
+	ClusterDeploymentReadyCondition = "ClusterDeploymentReady"
+	// OpenshiftAssistedControlPlaneKind is the control plane of this repository: it owns the
+	// ClusterDeployment, named after the Cluster, in the Cluster's namespace.
+	OpenshiftAssistedControlPlaneKind = "OpenshiftAssistedControlPlane"
+	// clusterDeploymentIndex indexes AgentClusters by the <namespace>/<name> of the
+	// ClusterDeployment they use or wait for.
+	clusterDeploymentIndex = "agentCluster.clusterDeployment"
+)
+
+// Reasons of the ClusterDeploymentReady condition.
+const (
+	ReasonWaitingForCluster            = "WaitingForCluster"
+	ReasonWaitingForControlPlane       = "WaitingForControlPlaneClusterDeployment"
+	ReasonClusterDeploymentNotFound    = "ClusterDeploymentNotFound"
+	ReasonClusterDeploymentReady       = "ClusterDeploymentReady"
+	ReasonWaitingForControlPlaneEndpt  = "WaitingForControlPlaneEndpoint"
+	ReasonDeletingClusterDeployment    = "DeletingClusterDeployment"
+	agentClusterInstallKind            = "AgentClusterInstall"
+	agentClusterOwnedClusterDeployment = "capi-provider.agent-install.openshift.io/agentcluster"
+)
+
+var agentClusterOwnedConditions = []string{clusterv1.ReadyCondition, ClusterDeploymentReadyCondition}
+
+// AgentClusterReconciler finds or creates the ClusterDeployment and AgentClusterInstall of a
+// Cluster's Agents and reports the cluster infrastructure as provisioned.
+type AgentClusterReconciler struct {
+	Client client.Client
+	// AgentReader reads Agents (the manager's cache, or the one of --agent-namespace); their
+	// failure-domain labels make the failure domains the AgentCluster offers.
+	AgentReader client.Reader
+	// AgentNamespace, when set, is the only namespace Agents are taken from.
+	AgentNamespace   string
+	WatchFilterValue string
+	Recorder         events.EventRecorder
+}
+
+// +kubebuilder:rbac:groups=capi-provider.agent-install.openshift.io,resources=agentclusters,verbs=get;list;watch;update;patch
+// +kubebuilder:rbac:groups=capi-provider.agent-install.openshift.io,resources=agentclusters/status;agentclusters/finalizers,verbs=get;update;patch
+// +kubebuilder:rbac:groups=hive.openshift.io,resources=clusterdeployments,verbs=get;list;watch;create;delete
+// +kubebuilder:rbac:groups=extensions.hive.openshift.io,resources=agentclusterinstalls,verbs=get;list;watch;create;update;patch;delete
+
+// Reconcile records the ClusterDeployment of an AgentCluster and reports it provisioned.
+func (r *AgentClusterReconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Result, rerr error) {
+	ac := &infrav1.AgentCluster{}
+	if err := r.Client.Get(ctx, req.NamespacedName, ac); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	if move.LeaveAlone(ctx, ac) {
+		return ctrl.Result{}, nil
+	}
+	cluster, err := util.GetOwnerCluster(ctx, r.Client, ac.ObjectMeta)
+	if err != nil && !apierrors.IsNotFound(err) {
+		return ctrl.Result{}, fmt.Errorf("getting the owner Cluster: %w", err)
+	}
+	if cluster != nil {
+		ctx = ctrl.LoggerInto(ctx, ctrl.LoggerFrom(ctx).WithValues("Cluster", klogRef(cluster)))
+		if isPaused, requeue, err := paused.EnsurePausedCondition(ctx, r.Client, cluster, ac); err != nil || isPaused || requeue {
+			return ctrl.Result{}, err
+		}
+	}
+	if ac.DeletionTimestamp.IsZero() {
+		if added, err := finalizers.EnsureFinalizer(ctx, r.Client, ac, AgentClusterFinalizer); err != nil || added {
+			return ctrl.Result{}, err
+		}
+	}
+	helper, err := patch.NewHelper(ac, r.Client)
+	if err != nil {
+		return ctrl.Result{}, fmt.Errorf("creating patch helper: %w", err)
+	}
+	defer func() {
+		if err := conditions.SetSummaryCondition(ac, ac, clusterv1.ReadyCondition,
+			conditions.ForConditionTypes{ClusterDeploymentReadyCondition}); err != nil {
+			rerr = kerrors.NewAggregate([]error{rerr, err})
+		}
+		ac.Status.ObservedGeneration = ac.Generation
+		if err := helper.Patch(ctx, ac, patch.WithOwnedConditions{Conditions: agentClusterOwnedConditions}); err != nil {
+			rerr = kerrors.NewAggregate([]error{rerr, fmt.Errorf("patching AgentCluster: %w", err)})
+		}
+	}()
+	if !ac.DeletionTimestamp.IsZero() {
+		return r.reconcileDelete(ctx, ac)
+	}
+	if cluster == nil {
+		setCDCondition(ac, metav1.ConditionFalse, ReasonWaitingForCluster, "Waiting for Cluster API to set a Cluster as the owner of this AgentCluster")
+		return ctrl.Result{}, nil
+	}
+	return r.reconcileNormal(ctx, ac, cluster)
+}
+
+func setCDCondition(ac *infrav1.AgentCluster, status metav1.ConditionStatus, reason, message string) {
+	conditions.Set(ac, metav1.Condition{Type: ClusterDeploymentReadyCondition, Status: status, Reason: reason, Message: message})
+}
+
+func (r *AgentClusterReconciler) reconcileNormal(ctx context.Context, ac *infrav1.AgentCluster, cluster *clusterv1.Cluster) (ctrl.Result, error) {
+	if ac.Spec.ClusterDeploymentRef == nil {
+		switch {
+		case cluster.Spec.ControlPlaneRef.Kind == OpenshiftAssistedControlPlaneKind:
+			// OpenshiftAssistedControlPlane creates the ClusterDeployment, named after the Cluster.
+			cd := &hivev1.ClusterDeployment{}
+			if err := r.Client.Get(ctx, client.ObjectKey{Namespace: cluster.Namespace, Name: cluster.Name}, cd); err != nil {
+				if apierrors.IsNotFound(err) {
+					setCDCondition(ac, metav1.ConditionFalse, ReasonWaitingForControlPlane,
+						fmt.Sprintf("Waiting for %s %s to create ClusterDeployment %s", OpenshiftAssistedControlPlaneKind, cluster.Spec.ControlPlaneRef.Name, cluster.Name))
+					return ctrl.Result{}, nil
+				}
+				return ctrl.Result{}, fmt.Errorf("getting ClusterDeployment %s: %w", cluster.Name, err)
+			}
+			ac.Spec.ClusterDeploymentRef = &infrav1.ClusterDeploymentReference{Namespace: cd.Namespace, Name: cd.Name}
+		default:
+			if err := r.createClusterDeployment(ctx, ac, cluster); err != nil {
+				return ctrl.Result{}, err
+			}
+			ac.Spec.ClusterDeploymentRef = &infrav1.ClusterDeploymentReference{Namespace: ac.Namespace, Name: ac.Name}
+		}
+	}
+	ref := *ac.Spec.ClusterDeploymentRef
+	if ref.Namespace == "" {
+		ref.Namespace = ac.Namespace
+	}
+	cd := &hivev1.ClusterDeployment{}
+	if err := r.Client.Get(ctx, client.ObjectKey{Namespace: ref.Namespace, Name: ref.Name}, cd); err != nil {
+		if apierrors.IsNotFound(err) {
+			setCDCondition(ac, metav1.ConditionFalse, ReasonClusterDeploymentNotFound,
+				fmt.Sprintf("ClusterDeployment %s/%s does not exist", ref.Namespace, ref.Name))
+			return ctrl.Result{}, nil
+		}
+		return ctrl.Result{}, fmt.Errorf("getting ClusterDeployment %s/%s: %w", ref.Namespace, ref.Name, err)
+	}
+	ac.Status.ClusterDeploymentRef = ref
+	if err := r.syncIgnitionEndpoint(ctx, ac, cd); err != nil {
+		return ctrl.Result{}, err
+	}
+	if !ac.Spec.ControlPlaneEndpoint.IsValid() && cluster.Spec.ControlPlaneEndpoint.IsValid() {
+		ac.Spec.ControlPlaneEndpoint = cluster.Spec.ControlPlaneEndpoint
+	}
+	if !ac.Spec.ControlPlaneEndpoint.IsValid() {
+		setCDCondition(ac, metav1.ConditionFalse, ReasonWaitingForControlPlaneEndpt,
+			"Waiting for spec.controlPlaneEndpoint (or the Cluster's) to be set")
+		return ctrl.Result{}, nil
+	}
+	if err := r.setFailureDomains(ctx, ac); err != nil {
+		return ctrl.Result{}, err
+	}
+	setCDCondition(ac, metav1.ConditionTrue, ReasonClusterDeploymentReady, "")
+	if !ptr.Deref(ac.Status.Initialization.Provisioned, false) {
+		r.Recorder.Eventf(ac, cd, corev1.EventTypeNormal, "Provisioned", "Provision",
+			"Cluster infrastructure is provisioned with ClusterDeployment %s/%s", cd.Namespace, cd.Name)
+	}
+	ac.Status.Initialization.Provisioned = ptr.To(true)
+	ac.Status.Ready = true
+	return ctrl.Result{}, nil
+}
+
+// setFailureDomains offers every failure domain an Agent is labelled with (sorted by name).
+func (r *AgentClusterReconciler) setFailureDomains(ctx context.Context, ac *infrav1.AgentCluster) error {
+	if r.AgentReader == nil {
+		return nil
+	}
+	agents := &aiv1beta1.AgentList{}
+	opts := []client.ListOption{client.HasLabels{FailureDomainLabel}, client.UnsafeDisableDeepCopy}
+	if r.AgentNamespace != "" {
+		opts = append(opts, client.InNamespace(r.AgentNamespace))
+	}
+	if err := r.AgentReader.List(ctx, agents, opts...); err != nil {
+		return fmt.Errorf("listing the failure domains of Agents: %w", err)
+	}
+	names := map[string]bool{}
+	for i := range agents.Items {
+		names[agents.Items[i].Labels[FailureDomainLabel]] = true
+	}
+	domains := make([]clusterv1.FailureDomain, 0, len(names))
+	for _, name := range slices.Sorted(maps.Keys(names)) {
+		domains = append(domains, clusterv1.FailureDomain{Name: name, ControlPlane: ptr.To(true)})
+	}
+	if len(domains) == 0 {
+		domains = nil
+	}
+	ac.Status.FailureDomains = domains
+	return nil
+}
+
+// createClusterDeployment creates the ClusterDeployment (platform agentBareMetal, selecting the
+// Cluster's Agents) and its AgentClusterInstall, both named after and owned by the AgentCluster.
+func (r *AgentClusterReconciler) createClusterDeployment(ctx context.Context, ac *infrav1.AgentCluster, cluster *clusterv1.Cluster) error {
+	labels := map[string]string{clusterv1.ClusterNameLabel: cluster.Name, agentClusterOwnedClusterDeployment: ac.Name}
+	aci := &hiveextv1beta1.AgentClusterInstall{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ac.Namespace, Name: ac.Name, Labels: labels},
+		Spec: hiveextv1beta1.AgentClusterInstallSpec{
+			ClusterDeploymentRef:  corev1.LocalObjectReference{Name: ac.Name},
+			ProvisionRequirements: hiveextv1beta1.ProvisionRequirements{ControlPlaneAgents: 1},
+			IgnitionEndpoint:      aciIgnitionEndpoint(ac),
+		},
+	}
+	cd := &hivev1.ClusterDeployment{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ac.Namespace, Name: ac.Name, Labels: labels},
+		Spec: hivev1.ClusterDeploymentSpec{
+			ClusterName: cluster.Name,
+			BaseDomain:  baseDomain(cluster.Name, ac.Spec.ControlPlaneEndpoint.Host),
+			Platform: hivev1.Platform{AgentBareMetal: &hiveagent.BareMetalPlatform{
+				AgentSelector: metav1.LabelSelector{MatchLabels: map[string]string{clusterv1.ClusterNameLabel: cluster.Name}},
+			}},
+			ClusterInstallRef: &hivev1.ClusterInstallLocalReference{
+				Group: hiveextv1beta1.Group, Version: hiveextv1beta1.Version, Kind: agentClusterInstallKind, Name: ac.Name,
+			},
+		},
+	}
+	for _, obj := range []client.Object{cd, aci} {
+		if err := controllerutil.SetControllerReference(ac, obj, r.Client.Scheme()); err != nil {
+			return err
+		}
+		if err := r.Client.Create(ctx, obj); err != nil && !apierrors.IsAlreadyExists(err) {
+			return fmt.Errorf("creating %T %s: %w", obj, obj.GetName(), err)
+		}
+	}
+	r.Recorder.Eventf(ac, cd, corev1.EventTypeNormal, "ClusterDeploymentCreated", "Create",
+		"Created ClusterDeployment and AgentClusterInstall %s", ac.Name)
+	return nil
+}
+
+// syncIgnitionEndpoint hands the ignition endpoint to the AgentClusterInstall of a
+// ClusterDeployment this AgentCluster created.
+func (r *AgentClusterReconciler) syncIgnitionEndpoint(ctx context.Context, ac *infrav1.AgentCluster, cd *hivev1.ClusterDeployment) error {
+	if !metav1.IsControlledBy(cd, ac) || cd.Spec.ClusterInstallRef == nil || ac.Spec.IgnitionEndpoint == nil {
+		return nil
+	}
+	aci := &hiveextv1beta1.AgentClusterInstall{}
+	if err := r.Client.Get(ctx, client.ObjectKey{Namespace: cd.Namespace, Name: cd.Spec.ClusterInstallRef.Name}, aci); err != nil {
+		return client.IgnoreNotFound(err)
+	}
+	want := aciIgnitionEndpoint(ac)
+	if equalIgnitionEndpoint(aci.Spec.IgnitionEndpoint, want) {
+		return nil
+	}
+	before := aci.DeepCopy()
+	aci.Spec.IgnitionEndpoint = want
+	if err := r.Client.Patch(ctx, aci, client.MergeFrom(before)); err != nil {
+		return fmt.Errorf("setting the ignition endpoint of AgentClusterInstall %s: %w", aci.Name, err)
+	}
+	return nil
+}
+
+func equalIgnitionEndpoint(a, b *hiveextv1beta1.IgnitionEndpoint) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	if a.Url != b.Url || (a.CaCertificateReference == nil) != (b.CaCertificateReference == nil) {
+		return false
+	}
+	return a.CaCertificateReference == nil || *a.CaCertificateReference == *b.CaCertificateReference
+}
+
+func aciIgnitionEndpoint(ac *infrav1.AgentCluster) *hiveextv1beta1.IgnitionEndpoint {
+	ie := ac.Spec.IgnitionEndpoint
+	if ie == nil || ie.Url == "" {
+		return nil
+	}
+	out := &hiveextv1beta1.IgnitionEndpoint{Url: bracketIPv6(ie.Url)}
+	if ref := ie.CaCertificateReference; ref != nil {
+		out.CaCertificateReference = &hiveextv1beta1.CaCertificateReference{Namespace: ref.Namespace, Name: ref.Name}
+	}
+	return out
+}
+
+// bracketIPv6 writes an IPv6 host of a URL in brackets: "https://fd00::1/x" becomes
+// "https://[fd00::1]/x". A host that is a whole IPv6 address is taken as having no port (an
+// IPv6 endpoint with a port must be written with brackets already).
+func bracketIPv6(raw string) string {
+	scheme, rest, ok := strings.Cut(raw, "://")
+	if !ok || strings.HasPrefix(rest, "[") {
+		return raw
+	}
+	host, path, hasPath := strings.Cut(rest, "/")
+	if ip := net.ParseIP(host); ip == nil || ip.To4() != nil {
+		return raw
+	}
+	fixed := scheme + "://[" + host + "]"
+	if hasPath {
+		fixed += "/" + path
+	}
+	return fixed
+}
+
+// baseDomain derives the base domain from an API host "api.<cluster>.<base domain>".
+func baseDomain(clusterName, host string) string {
+	if rest, ok := strings.CutPrefix(host, "api."+clusterName+"."); ok && rest != "" {
+		return rest
+	}
+	if net.ParseIP(host) == nil && strings.Contains(host, ".") {
+		_, rest, _ := strings.Cut(host, ".")
+		return rest
+	}
+	return "local"
+}
+
+// reconcileDelete deletes the ClusterDeployment and AgentClusterInstall this AgentCluster created
+// and waits until they are gone, so that none is orphaned; one it did not create is left alone.
+func (r *AgentClusterReconciler) reconcileDelete(ctx context.Context, ac *infrav1.AgentCluster) (ctrl.Result, error) {
+	var waiting []string
+	for _, obj := range []client.Object{&hivev1.ClusterDeployment{}, &hiveextv1beta1.AgentClusterInstall{}} {
+		err := r.Client.Get(ctx, client.ObjectKey{Namespace: ac.Namespace, Name: ac.Name}, obj)
+		if apierrors.IsNotFound(err) {
+			continue
+		}
+		if err != nil {
+			return ctrl.Result{}, fmt.Errorf("getting %T %s: %w", obj, ac.Name, err)
+		}
+		if !metav1.IsControlledBy(obj, ac) {
+			continue
+		}
+		waiting = append(waiting, fmt.Sprintf("%T", obj))
+		if obj.GetDeletionTimestamp().IsZero() {
+			if err := r.Client.Delete(ctx, obj); err != nil && !apierrors.IsNotFound(err) {
+				return ctrl.Result{}, fmt.Errorf("deleting %T %s: %w", obj, ac.Name, err)
+			}
+		}
+	}
+	if len(waiting) > 0 {
+		setCDCondition(ac, metav1.ConditionFalse, ReasonDeletingClusterDeployment,
+			"Waiting for "+strings.Join(waiting, " and ")+" "+ac.Name+" to be deleted")
+		return ctrl.Result{}, nil
+	}
+	controllerutil.RemoveFinalizer(ac, AgentClusterFinalizer)
+	return ctrl.Result{}, nil
+}
+
+// SetupWithManager registers the AgentCluster controller. It watches what it waits for: the
+// Cluster (owner, pause, control plane) and ClusterDeployments (created by the control plane, or
+// deleted).
+func (r *AgentClusterReconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, options controller.Options) error {
+	if r.Client == nil || r.Recorder == nil {
+		return errors.New("AgentClusterReconciler needs Client and Recorder")
+	}
+	if err := mgr.GetFieldIndexer().IndexField(ctx, &infrav1.AgentCluster{}, clusterDeploymentIndex, indexClusterDeployment); err != nil {
+		return fmt.Errorf("indexing AgentClusters by ClusterDeployment: %w", err)
+	}
+	log := ctrl.LoggerFrom(ctx).WithValues("controller", "agentcluster")
+	scheme := mgr.GetScheme()
+	filter := predicates.ResourceHasFilterLabel(scheme, log, r.WatchFilterValue)
+	err := ctrl.NewControllerManagedBy(mgr).
+		Named("agentcluster").
+		WithOptions(options).
+		For(&infrav1.AgentCluster{}, builder.WithPredicates(filter)).
+		Watches(&clusterv1.Cluster{},
+			handler.EnqueueRequestsFromMapFunc(util.ClusterToInfrastructureMapFunc(ctx,
+				infrav1.GroupVersion.WithKind("AgentCluster"), mgr.GetClient(), &infrav1.AgentCluster{})),
+			builder.WithPredicates(filter)).
+		Watches(&hivev1.ClusterDeployment{}, handler.EnqueueRequestsFromMapFunc(r.clusterDeploymentToAgentClusters)).
+		Complete(r)
+	if err != nil {
+		return fmt.Errorf("setting up the AgentCluster controller: %w", err)
+	}
+	return nil
+}
+
+// indexClusterDeployment keys an AgentCluster by the ClusterDeployment it uses or would use: its
+// reference, else its own name (created by it) and its Cluster's name (created by the control plane).
+func indexClusterDeployment(o client.Object) []string {
+	ac, ok := o.(*infrav1.AgentCluster)
+	if !ok {
+		return nil
+	}
+	if ref := ac.Spec.ClusterDeploymentRef; ref != nil {
+		ns := ref.Namespace
+		if ns == "" {
+			ns = ac.Namespace
+		}
+		return []string{ns + "/" + ref.Name}
+	}
+	keys := []string{ac.Namespace + "/" + ac.Name}
+	if c := ac.Labels[clusterv1.ClusterNameLabel]; c != "" && c != ac.Name {
+		keys = append(keys, ac.Namespace+"/"+c)
+	}
+	return keys
+}
+
+func (r *AgentClusterReconciler) clusterDeploymentToAgentClusters(ctx context.Context, o client.Object) []reconcile.Request {
+	list := &infrav1.AgentClusterList{}
+	if err := r.Client.List(ctx, list, client.MatchingFields{clusterDeploymentIndex: o.GetNamespace() + "/" + o.GetName()},
+		client.UnsafeDisableDeepCopy); err != nil {
+		ctrl.LoggerFrom(ctx).Error(err, "Listing the AgentClusters of a ClusterDeployment")
+		return nil
+	}
+	out := make([]reconcile.Request, 0, len(list.Items))
+	for i := range list.Items {
+		out = append(out, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&list.Items[i])})
+	}
+	return out
+}

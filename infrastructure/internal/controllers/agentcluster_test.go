@@ -1,0 +1,187 @@
+/*
+Copyright 2026 The cluster-api-provider-openshift-assisted Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package controllers_test
+
+import (
+	"context"
+	"testing"
+
+	. "github.com/onsi/gomega"
+	hiveextv1beta1 "github.com/openshift/assisted-service/api/hiveextension/v1beta1"
+	hivev1 "github.com/openshift/hive/apis/hive/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+	"sigs.k8s.io/cluster-api/util/conditions"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	infrav1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/infrastructure/v1beta1"
+	infracontroller "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/infrastructure/internal/controllers"
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/manager"
+)
+
+func newCluster(ns string, controlPlane *clusterv1.ContractVersionedObjectReference) *clusterv1.Cluster {
+	c := &clusterv1.Cluster{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "c1"},
+		Spec: clusterv1.ClusterSpec{
+			Paused: ptr.To(false),
+			InfrastructureRef: clusterv1.ContractVersionedObjectReference{
+				APIGroup: infrav1.GroupVersion.Group, Kind: "AgentCluster", Name: "c1",
+			},
+		},
+	}
+	if controlPlane != nil {
+		c.Spec.ControlPlaneRef = *controlPlane
+	}
+	return c
+}
+
+// TestAgentClusterCreatesClusterDeployment: without a control plane that provides one, the
+// AgentCluster creates the ClusterDeployment and AgentClusterInstall (ignition endpoint with the
+// IPv6 host bracketed), records the reference in spec, reports provisioned (which Cluster API's
+// Cluster controller picks up), and deletes both when it is deleted.
+func TestAgentClusterCreatesClusterDeployment(t *testing.T) {
+	g := NewWithT(t)
+	ctx := context.Background()
+	ns, err := env.CreateNamespace(ctx, "acluster")
+	g.Expect(err).NotTo(HaveOccurred())
+	// Agents in two failure domains: the AgentCluster offers both.
+	createAgent(t, ctx, ns, agentName(1), map[string]string{infracontroller.FailureDomainLabel: "rack-b"}, 8)
+	createAgent(t, ctx, ns, agentName(2), map[string]string{infracontroller.FailureDomainLabel: "rack-a"}, 8)
+	startManager(t, managerConfig{opts: manager.Options{WatchNamespace: ns}})
+	g.Expect(env.Client.Create(ctx, &infrav1.AgentCluster{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "c1"},
+		Spec: infrav1.AgentClusterSpec{
+			ControlPlaneEndpoint: clusterv1.APIEndpoint{Host: "api.c1.example.com", Port: 6443},
+			IgnitionEndpoint: &infrav1.IgnitionEndpoint{Url: "https://fd00::5/config/worker",
+				CaCertificateReference: &infrav1.CaCertificateReference{Namespace: ns, Name: "ca"}},
+		},
+	})).To(Succeed())
+	g.Expect(env.Client.Create(ctx, newCluster(ns, nil))).To(Succeed())
+
+	key := client.ObjectKey{Namespace: ns, Name: "c1"}
+	g.Eventually(func(g Gomega) {
+		ac := &infrav1.AgentCluster{}
+		g.Expect(env.Client.Get(ctx, key, ac)).To(Succeed())
+		g.Expect(ac.Spec.ClusterDeploymentRef).To(Equal(&infrav1.ClusterDeploymentReference{Namespace: ns, Name: "c1"}))
+		g.Expect(ac.Status.Initialization.Provisioned).To(Equal(ptr.To(true)))
+		g.Expect(conditions.IsTrue(ac, infracontroller.ClusterDeploymentReadyCondition)).To(BeTrue())
+		g.Expect(ac.Status.FailureDomains).To(Equal([]clusterv1.FailureDomain{
+			{Name: "rack-a", ControlPlane: ptr.To(true)}, {Name: "rack-b", ControlPlane: ptr.To(true)},
+		}))
+		cluster := &clusterv1.Cluster{}
+		g.Expect(env.Client.Get(ctx, key, cluster)).To(Succeed())
+		g.Expect(cluster.Status.Initialization.InfrastructureProvisioned).To(Equal(ptr.To(true)))
+	}, timeout, interval).Should(Succeed())
+	cd := &hivev1.ClusterDeployment{}
+	g.Expect(env.Client.Get(ctx, key, cd)).To(Succeed())
+	g.Expect(cd.Spec.Platform.AgentBareMetal).NotTo(BeNil())
+	g.Expect(cd.Spec.BaseDomain).To(Equal("example.com"))
+	g.Expect(cd.Spec.ClusterInstallRef.Kind).To(Equal("AgentClusterInstall"))
+	aci := &hiveextv1beta1.AgentClusterInstall{}
+	g.Expect(env.Client.Get(ctx, key, aci)).To(Succeed())
+	g.Expect(aci.Spec.IgnitionEndpoint).NotTo(BeNil())
+	g.Expect(aci.Spec.IgnitionEndpoint.Url).To(Equal("https://[fd00::5]/config/worker"))
+	g.Expect(aci.Spec.IgnitionEndpoint.CaCertificateReference.Name).To(Equal("ca"))
+
+	g.Expect(env.Client.Delete(ctx, &infrav1.AgentCluster{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "c1"}})).To(Succeed())
+	g.Eventually(func(g Gomega) {
+		for _, obj := range []client.Object{&infrav1.AgentCluster{}, &hivev1.ClusterDeployment{}, &hiveextv1beta1.AgentClusterInstall{}} {
+			g.Expect(apierrors.IsNotFound(env.Client.Get(ctx, key, obj))).To(BeTrue(), "%T still exists", obj)
+		}
+	}, timeout, interval).Should(Succeed())
+}
+
+// TestAgentClusterUsesControlPlaneClusterDeployment: under an OpenshiftAssistedControlPlane the
+// AgentCluster waits for the ClusterDeployment that provider creates (named after the Cluster),
+// records it, creates nothing, and leaves it in place when deleted.
+func TestAgentClusterUsesControlPlaneClusterDeployment(t *testing.T) {
+	g := NewWithT(t)
+	ctx := context.Background()
+	ns, err := env.CreateNamespace(ctx, "acluster-oacp")
+	g.Expect(err).NotTo(HaveOccurred())
+	startManager(t, managerConfig{opts: manager.Options{WatchNamespace: ns}})
+	g.Expect(env.Client.Create(ctx, &infrav1.AgentCluster{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "c1-infra"},
+		Spec: infrav1.AgentClusterSpec{
+			ControlPlaneEndpoint: clusterv1.APIEndpoint{Host: "192.168.111.5", Port: 6443},
+		},
+	})).To(Succeed())
+	cluster := newCluster(ns, &clusterv1.ContractVersionedObjectReference{
+		APIGroup: "controlplane.cluster.x-k8s.io", Kind: infracontroller.OpenshiftAssistedControlPlaneKind, Name: "c1",
+	})
+	cluster.Spec.InfrastructureRef.Name = "c1-infra"
+	g.Expect(env.Client.Create(ctx, cluster)).To(Succeed())
+	acKey := client.ObjectKey{Namespace: ns, Name: "c1-infra"}
+	g.Eventually(func(g Gomega) {
+		ac := &infrav1.AgentCluster{}
+		g.Expect(env.Client.Get(ctx, acKey, ac)).To(Succeed())
+		c := conditions.Get(ac, infracontroller.ClusterDeploymentReadyCondition)
+		g.Expect(c).NotTo(BeNil())
+		g.Expect(c.Reason).To(Equal(infracontroller.ReasonWaitingForControlPlane))
+		g.Expect(ac.Spec.ClusterDeploymentRef).To(BeNil())
+	}, timeout, interval).Should(Succeed())
+
+	// The control plane provider creates its ClusterDeployment: the watch wakes the AgentCluster.
+	g.Expect(env.Client.Create(ctx, clusterDeployment(ns, "c1", "c1"))).To(Succeed())
+	g.Eventually(func(g Gomega) {
+		ac := &infrav1.AgentCluster{}
+		g.Expect(env.Client.Get(ctx, acKey, ac)).To(Succeed())
+		g.Expect(ac.Spec.ClusterDeploymentRef).To(Equal(&infrav1.ClusterDeploymentReference{Namespace: ns, Name: "c1"}))
+		g.Expect(ac.Status.Initialization.Provisioned).To(Equal(ptr.To(true)))
+	}, timeout, interval).Should(Succeed())
+	acis := &hiveextv1beta1.AgentClusterInstallList{}
+	g.Expect(env.Client.List(ctx, acis, client.InNamespace(ns))).To(Succeed())
+	g.Expect(acis.Items).To(BeEmpty())
+
+	g.Expect(env.Client.Delete(ctx, &infrav1.AgentCluster{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "c1-infra"}})).To(Succeed())
+	g.Eventually(func(g Gomega) {
+		g.Expect(apierrors.IsNotFound(env.Client.Get(ctx, acKey, &infrav1.AgentCluster{}))).To(BeTrue())
+	}, timeout, interval).Should(Succeed())
+	g.Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "c1"}, &hivev1.ClusterDeployment{})).To(Succeed())
+}
+
+// TestAgentClusterPause: a paused Cluster pauses its AgentCluster, which says so.
+func TestAgentClusterPause(t *testing.T) {
+	g := NewWithT(t)
+	ctx := context.Background()
+	ns, err := env.CreateNamespace(ctx, "acluster-pause")
+	g.Expect(err).NotTo(HaveOccurred())
+	startManager(t, managerConfig{opts: manager.Options{WatchNamespace: ns}})
+	g.Expect(env.Client.Create(ctx, &infrav1.AgentCluster{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "c1"},
+		Spec:       infrav1.AgentClusterSpec{ControlPlaneEndpoint: clusterv1.APIEndpoint{Host: "api.c1.example.com", Port: 6443}},
+	})).To(Succeed())
+	cluster := newCluster(ns, nil)
+	g.Expect(env.Client.Create(ctx, cluster)).To(Succeed())
+	key := client.ObjectKey{Namespace: ns, Name: "c1"}
+	g.Eventually(func(g Gomega) {
+		ac := &infrav1.AgentCluster{}
+		g.Expect(env.Client.Get(ctx, key, ac)).To(Succeed())
+		g.Expect(conditions.IsFalse(ac, clusterv1.PausedCondition)).To(BeTrue())
+		g.Expect(ac.Status.Initialization.Provisioned).To(Equal(ptr.To(true)))
+	}, timeout, interval).Should(Succeed())
+	g.Expect(env.Client.Get(ctx, key, cluster)).To(Succeed())
+	cluster.Spec.Paused = ptr.To(true)
+	g.Expect(env.Client.Update(ctx, cluster)).To(Succeed())
+	g.Eventually(func(g Gomega) {
+		ac := &infrav1.AgentCluster{}
+		g.Expect(env.Client.Get(ctx, key, ac)).To(Succeed())
+		g.Expect(conditions.IsTrue(ac, clusterv1.PausedCondition)).To(BeTrue())
+	}, timeout, interval).Should(Succeed())
+}

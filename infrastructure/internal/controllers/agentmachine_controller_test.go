@@ -1,0 +1,165 @@
+/*
+Copyright 2026 The cluster-api-provider-openshift-assisted Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package controllers
+
+import (
+	"context"
+	"testing"
+
+	. "github.com/onsi/gomega"
+	aiv1beta1 "github.com/openshift/assisted-service/api/v1beta1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/tools/events"
+	"k8s.io/utils/ptr"
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+	"sigs.k8s.io/cluster-api/util/conditions"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+
+	infrav1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/infrastructure/v1beta1"
+	capoascheme "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/scheme"
+)
+
+// TestAgentMachineWaits walks the AgentMachine through what it waits for, with a fake client:
+// each case adds one missing piece and checks the reason the next reconcile reports.
+func TestAgentMachineWaits(t *testing.T) {
+	scheme, err := capoascheme.New(infrav1.AddToScheme)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const ns = "ns"
+	cluster := func(provisioned bool) *clusterv1.Cluster {
+		return &clusterv1.Cluster{
+			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "c1"},
+			Spec: clusterv1.ClusterSpec{InfrastructureRef: clusterv1.ContractVersionedObjectReference{
+				APIGroup: infrav1.GroupVersion.Group, Kind: "AgentCluster", Name: "c1",
+			}},
+			Status: clusterv1.ClusterStatus{Initialization: clusterv1.ClusterInitializationStatus{InfrastructureProvisioned: ptr.To(provisioned)}},
+		}
+	}
+	machine := func(dataSecret *string) *clusterv1.Machine {
+		return &clusterv1.Machine{
+			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "m1", UID: "machine-uid", Labels: map[string]string{clusterv1.ClusterNameLabel: "c1"}},
+			Spec:       clusterv1.MachineSpec{ClusterName: "c1", Bootstrap: clusterv1.Bootstrap{DataSecretName: dataSecret}},
+		}
+	}
+	agentCluster := func(cd string) *infrav1.AgentCluster {
+		ac := &infrav1.AgentCluster{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "c1"}}
+		if cd != "" {
+			ac.Spec.ClusterDeploymentRef = &infrav1.ClusterDeploymentReference{Name: cd}
+		}
+		return ac
+	}
+	data := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "data"}, Data: map[string][]byte{
+		"format": []byte("ignition"), "value": []byte(`{"ignition":{"version":"3.1.0"}}`),
+	}}
+	agent := testAgent("a1")
+	agent.Namespace = ns
+
+	tests := []struct {
+		name       string
+		owned      bool
+		objects    []client.Object
+		wantReason string
+		wantMsg    string
+	}{
+		{"no Machine owns it", false, nil, ReasonWaitingForMachine, ""},
+		{"infrastructure not provisioned", true, []client.Object{cluster(false), machine(ptr.To("data"))}, ReasonWaitingForClusterInfrastructure, ""},
+		{"no bootstrap data yet", true, []client.Object{cluster(true), machine(nil)}, ReasonWaitingForBootstrapData, ""},
+		{"no ClusterDeployment yet", true, []client.Object{cluster(true), machine(ptr.To("data")), agentCluster("")}, ReasonWaitingForClusterDeployment, ""},
+		{"bootstrap Secret missing", true, []client.Object{cluster(true), machine(ptr.To("data")), agentCluster("cd")}, ReasonWaitingForBootstrapData, ""},
+		{"no Agent", true, []client.Object{cluster(true), machine(ptr.To("data")), agentCluster("cd"), data}, ReasonNoSuitableAgents, "0 of 0 agents fit"},
+		{"claims the Agent", true, []client.Object{cluster(true), machine(ptr.To("data")), agentCluster("cd"), data, agent}, ReasonAgentReserved, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			g := NewWithT(t)
+			ctx := context.Background()
+			am := &infrav1.AgentMachine{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "m1", UID: "am-uid",
+				Finalizers: []string{AgentMachineFinalizer}}}
+			if tt.owned {
+				am.OwnerReferences = []metav1.OwnerReference{{APIVersion: clusterv1.GroupVersion.String(), Kind: "Machine", Name: "m1", UID: "machine-uid"}}
+			}
+			c := fake.NewClientBuilder().WithScheme(scheme).
+				WithObjects(append([]client.Object{am}, tt.objects...)...).
+				WithStatusSubresource(&infrav1.AgentMachine{}, &clusterv1.Cluster{}).
+				WithIndex(&aiv1beta1.Agent{}, agentClaimIndex, indexAgentClaim).
+				WithIndex(&aiv1beta1.Agent{}, agentFreeIndex, indexFreeAgent).
+				Build()
+			r := &AgentMachineReconciler{Client: c, APIReader: c, AgentReader: c, Recorder: events.NewFakeRecorder(10)}
+			// The first reconcile of an AgentMachine with a Cluster records Paused=False and returns.
+			for range 2 {
+				_, err := r.Reconcile(ctx, ctrl.Request{NamespacedName: client.ObjectKeyFromObject(am)})
+				g.Expect(err).NotTo(HaveOccurred())
+			}
+			got := &infrav1.AgentMachine{}
+			g.Expect(c.Get(ctx, client.ObjectKeyFromObject(am), got)).To(Succeed())
+			cond := conditions.Get(got, AgentReservedCondition)
+			g.Expect(cond).NotTo(BeNil())
+			g.Expect(cond.Reason).To(Equal(tt.wantReason), cond.Message)
+			if tt.wantMsg != "" {
+				g.Expect(cond.Message).To(Equal(tt.wantMsg))
+			}
+			if tt.wantReason == ReasonAgentReserved {
+				g.Expect(got.Spec.ProviderID).To(Equal("agent://a1"))
+				claimed := &aiv1beta1.Agent{}
+				g.Expect(c.Get(ctx, client.ObjectKey{Namespace: ns, Name: "a1"}, claimed)).To(Succeed())
+				g.Expect(claimed.Labels[ClaimLabel]).To(Equal("am-uid"))
+				g.Expect(claimed.Spec.ClusterDeploymentName).To(Equal(&aiv1beta1.ClusterReference{Namespace: ns, Name: "cd"}))
+			} else {
+				g.Expect(got.Spec.ProviderID).To(BeEmpty())
+			}
+		})
+	}
+}
+
+// TestDeletedForMoveIsLeftAlone: an AgentMachine that clusterctl move deletes from the management
+// cluster it leaves (its owner Machine already gone there) keeps its Agent bound and claimed: the
+// host lives on in the other management cluster.
+func TestDeletedForMoveIsLeftAlone(t *testing.T) {
+	g := NewWithT(t)
+	scheme, err := capoascheme.New(infrav1.AddToScheme)
+	g.Expect(err).NotTo(HaveOccurred())
+	now := metav1.Now()
+	am := &infrav1.AgentMachine{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "m1", UID: "am-uid",
+		Finalizers: []string{AgentMachineFinalizer}, DeletionTimestamp: &now,
+		Annotations: map[string]string{"clusterctl.cluster.x-k8s.io/delete-for-move": ""}},
+		Spec: infrav1.AgentMachineSpec{ProviderID: "agent://a1"}}
+	am.Status.AgentRef = &infrav1.AgentReference{Namespace: "ns", Name: "a1"}
+	agent := testAgent("a1")
+	agent.Namespace = "ns"
+	agent.Labels = map[string]string{ClaimLabel: "am-uid"}
+	agent.Spec.ClusterDeploymentName = &aiv1beta1.ClusterReference{Namespace: "ns", Name: "cd"}
+	c := fake.NewClientBuilder().WithScheme(scheme).WithObjects(am, agent).
+		WithStatusSubresource(&infrav1.AgentMachine{}).
+		WithIndex(&aiv1beta1.Agent{}, agentClaimIndex, indexAgentClaim).
+		WithIndex(&aiv1beta1.Agent{}, agentFreeIndex, indexFreeAgent).
+		Build()
+	r := &AgentMachineReconciler{Client: c, APIReader: c, AgentReader: c, Recorder: events.NewFakeRecorder(10)}
+	_, err = r.Reconcile(context.Background(), ctrl.Request{NamespacedName: client.ObjectKeyFromObject(am)})
+	g.Expect(err).NotTo(HaveOccurred())
+
+	got := &aiv1beta1.Agent{}
+	g.Expect(c.Get(context.Background(), client.ObjectKeyFromObject(agent), got)).To(Succeed())
+	g.Expect(got.Spec.ClusterDeploymentName).To(Equal(agent.Spec.ClusterDeploymentName), "the Agent stays bound")
+	g.Expect(got.Labels).To(HaveKeyWithValue(ClaimLabel, "am-uid"))
+	gotAM := &infrav1.AgentMachine{}
+	g.Expect(c.Get(context.Background(), client.ObjectKeyFromObject(am), gotAM)).To(Succeed())
+	g.Expect(gotAM.Finalizers).To(ConsistOf(AgentMachineFinalizer), "clusterctl removes the finalizers itself")
+}

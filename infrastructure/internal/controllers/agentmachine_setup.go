@@ -1,0 +1,181 @@
+/*
+Copyright 2026 The cluster-api-provider-openshift-assisted Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package controllers
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"strings"
+
+	aiv1beta1 "github.com/openshift/assisted-service/api/v1beta1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/client-go/util/workqueue"
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+	"sigs.k8s.io/cluster-api/util"
+	"sigs.k8s.io/cluster-api/util/predicates"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+	"sigs.k8s.io/controller-runtime/pkg/source"
+
+	infrav1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/infrastructure/v1beta1"
+)
+
+// SetupWithManager registers the controller, its watches and the cache indexes. agentCache is the
+// cache Agents are read and watched from (the manager's cache, or one limited to the namespace of
+// --agent-namespace); it must also be r.AgentReader.
+func (r *AgentMachineReconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, agentCache cache.Cache, options controller.Options) error {
+	if r.Client == nil || r.APIReader == nil || r.AgentReader == nil || r.Recorder == nil || agentCache == nil {
+		return errors.New("AgentMachineReconciler needs Client, APIReader, AgentReader, Recorder and an Agent cache")
+	}
+	if err := setupIndexes(ctx, agentCache, mgr.GetFieldIndexer()); err != nil {
+		return err
+	}
+	log := ctrl.LoggerFrom(ctx).WithValues("controller", "agentmachine")
+	scheme := mgr.GetScheme()
+	filter := predicates.ResourceHasFilterLabel(scheme, log, r.WatchFilterValue)
+	clusterToAgentMachines, err := util.ClusterToTypedObjectsMapper(r.Client, &infrav1.AgentMachineList{}, scheme)
+	if err != nil {
+		return fmt.Errorf("building the Cluster to AgentMachines mapper: %w", err)
+	}
+	err = ctrl.NewControllerManagedBy(mgr).
+		Named("agentmachine").
+		WithOptions(options).
+		For(&infrav1.AgentMachine{}, builder.WithPredicates(filter)).
+		Watches(&clusterv1.Machine{},
+			handler.EnqueueRequestsFromMapFunc(util.MachineToInfrastructureMapFunc(infrav1.GroupVersion.WithKind("AgentMachine"))),
+			builder.WithPredicates(filter)).
+		Watches(&clusterv1.Cluster{},
+			handler.EnqueueRequestsFromMapFunc(clusterToAgentMachines),
+			builder.WithPredicates(predicates.All(scheme, log,
+				predicates.ClusterPausedTransitionsOrInfrastructureProvisioned(scheme, log), filter))).
+		Watches(&infrav1.AgentCluster{},
+			handler.EnqueueRequestsFromMapFunc(r.agentClusterToAgentMachines),
+			builder.WithPredicates(filter)).
+		WatchesRawSource(source.Kind(agentCache, &aiv1beta1.Agent{}, r.agentEventHandler())).
+		Complete(r)
+	if err != nil {
+		return fmt.Errorf("setting up the AgentMachine controller: %w", err)
+	}
+	return nil
+}
+
+// agentClusterToAgentMachines wakes the AgentMachines of the AgentCluster's Cluster (they wait for
+// its ClusterDeployment reference).
+func (r *AgentMachineReconciler) agentClusterToAgentMachines(ctx context.Context, o client.Object) []reconcile.Request {
+	name := o.GetLabels()[clusterv1.ClusterNameLabel]
+	if name == "" {
+		return nil
+	}
+	list := &infrav1.AgentMachineList{}
+	if err := r.Client.List(ctx, list, client.InNamespace(o.GetNamespace()),
+		client.MatchingLabels{clusterv1.ClusterNameLabel: name}, client.UnsafeDisableDeepCopy); err != nil {
+		ctrl.LoggerFrom(ctx).Error(err, "Listing the AgentMachines of a Cluster", "Cluster", name)
+		return nil
+	}
+	out := make([]reconcile.Request, 0, len(list.Items))
+	for i := range list.Items {
+		out = append(out, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&list.Items[i])})
+	}
+	return out
+}
+
+// agentEventHandler maps Agent events to AgentMachines: the claiming AgentMachine for every
+// event (it mirrors the Agent, and notices when it vanishes); the waiting AgentMachines only when
+// an Agent becomes claimable or its labels change while claimable, not on every status update
+// assisted-service makes.
+func (r *AgentMachineReconciler) agentEventHandler() handler.TypedEventHandler[*aiv1beta1.Agent, reconcile.Request] {
+	add := func(q workqueue.TypedRateLimitingInterface[reconcile.Request], reqs []reconcile.Request) {
+		for _, req := range reqs {
+			q.Add(req)
+		}
+	}
+	return handler.TypedFuncs[*aiv1beta1.Agent, reconcile.Request]{
+		CreateFunc: func(ctx context.Context, e event.TypedCreateEvent[*aiv1beta1.Agent], q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+			add(q, r.agentToAgentMachines(ctx, e.Object))
+		},
+		UpdateFunc: func(ctx context.Context, e event.TypedUpdateEvent[*aiv1beta1.Agent], q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+			if owner := claimOwner(e.ObjectOld); owner != nil && (claimOwner(e.ObjectNew) == nil || *claimOwner(e.ObjectNew) != *owner) {
+				q.Add(*owner)
+			}
+			if claimOwner(e.ObjectNew) != nil {
+				add(q, r.agentToAgentMachines(ctx, e.ObjectNew))
+				return
+			}
+			newlyUsable := agentUsable(e.ObjectNew) == "" &&
+				(agentUsable(e.ObjectOld) != "" || !maps.Equal(e.ObjectOld.Labels, e.ObjectNew.Labels) ||
+					e.ObjectOld.Status.Inventory.Cpu.Architecture != e.ObjectNew.Status.Inventory.Cpu.Architecture)
+			if newlyUsable {
+				add(q, r.agentToAgentMachines(ctx, e.ObjectNew))
+			}
+		},
+		DeleteFunc: func(_ context.Context, e event.TypedDeleteEvent[*aiv1beta1.Agent], q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+			if owner := claimOwner(e.Object); owner != nil {
+				q.Add(*owner)
+			}
+		},
+		GenericFunc: func(ctx context.Context, e event.TypedGenericEvent[*aiv1beta1.Agent], q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+			add(q, r.agentToAgentMachines(ctx, e.Object))
+		},
+	}
+}
+
+func claimOwner(agent *aiv1beta1.Agent) *reconcile.Request {
+	if ns, name, ok := strings.Cut(agent.Annotations[ClaimOwnerAnnotation], "/"); ok {
+		return &reconcile.Request{NamespacedName: client.ObjectKey{Namespace: ns, Name: name}}
+	}
+	return nil
+}
+
+// agentToAgentMachines wakes the AgentMachine that claimed the Agent; an Agent that is free wakes
+// only the waiting AgentMachines whose agentLabelSelector matches it.
+func (r *AgentMachineReconciler) agentToAgentMachines(ctx context.Context, agent *aiv1beta1.Agent) []reconcile.Request {
+	if owner := claimOwner(agent); owner != nil {
+		return []reconcile.Request{*owner}
+	}
+	if agentUsable(agent) != "" {
+		return nil
+	}
+	list := &infrav1.AgentMachineList{}
+	if err := r.Client.List(ctx, list, client.MatchingFields{waitingIndex: "true"}, client.UnsafeDisableDeepCopy); err != nil {
+		ctrl.LoggerFrom(ctx).Error(err, "Listing the AgentMachines that wait for an Agent")
+		return nil
+	}
+	var out []reconcile.Request
+	for i := range list.Items {
+		am := &list.Items[i]
+		if !r.inScope(am) {
+			continue
+		}
+		if sel := am.Spec.AgentLabelSelector; sel != nil {
+			s, err := metav1.LabelSelectorAsSelector(sel)
+			if err != nil || !s.Matches(labels.Set(agent.Labels)) {
+				continue
+			}
+		}
+		out = append(out, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(am)})
+	}
+	return out
+}

@@ -1,0 +1,182 @@
+/*
+Copyright 2026 The cluster-api-provider-openshift-assisted Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package controllers
+
+import (
+	"fmt"
+	"net"
+	"strings"
+
+	aiv1beta1 "github.com/openshift/assisted-service/api/v1beta1"
+	conditionsv1 "github.com/openshift/custom-resource-status/conditions/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+	"sigs.k8s.io/cluster-api/util/conditions"
+
+	infrav1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/infrastructure/v1beta1"
+)
+
+// Condition types of an AgentMachine.
+const (
+	// AgentReservedCondition is True once an Agent is claimed for the Machine; while False its
+	// reason says what the claim waits for.
+	AgentReservedCondition = "AgentReserved"
+	// AgentConnectedCondition mirrors the Agent's Connected condition.
+	AgentConnectedCondition = "AgentConnected"
+	// AgentSpecSyncedCondition mirrors the Agent's SpecSynced condition.
+	AgentSpecSyncedCondition = "AgentSpecSynced"
+	// AgentValidatedCondition mirrors the Agent's Validated condition.
+	AgentValidatedCondition = "AgentValidated"
+	// AgentRequirementsMetCondition mirrors the Agent's RequirementsMet condition.
+	AgentRequirementsMetCondition = "AgentRequirementsMet"
+	// InstalledCondition mirrors the Agent's Installed condition.
+	InstalledCondition = "Installed"
+)
+
+// Reasons of the AgentReserved condition.
+const (
+	ReasonWaitingForMachine               = "WaitingForMachine"
+	ReasonWaitingForClusterInfrastructure = "WaitingForClusterInfrastructure"
+	ReasonWaitingForBootstrapData         = "WaitingForBootstrapData"
+	ReasonWaitingForClusterDeployment     = "WaitingForClusterDeployment"
+	ReasonInvalidBootstrapData            = "InvalidBootstrapData"
+	ReasonNoSuitableAgents                = "NoSuitableAgents"
+	ReasonAgentReserved                   = "AgentReserved"
+	ReasonAgentNotFound                   = "AgentNotFound"
+	ReasonUnbinding                       = "Unbinding"
+	ReasonNoAgent                         = "NoAgent"
+	// ReasonNodeJoined: the Machine is a Node of the cluster and its Agent is gone, as after a
+	// clusterctl move (reported by AgentReserved and the mirrored conditions).
+	ReasonNodeJoined = "NodeJoined"
+)
+
+// ownedConditions are the conditions this controller writes, for the patch helper.
+var ownedConditions = []string{
+	clusterv1.ReadyCondition, AgentReservedCondition, AgentConnectedCondition, AgentSpecSyncedCondition,
+	AgentValidatedCondition, AgentRequirementsMetCondition, InstalledCondition,
+}
+
+// mirrored maps the Agent's conditions to the AgentMachine's.
+var mirrored = []struct {
+	from conditionsv1.ConditionType
+	to   string
+}{
+	{aiv1beta1.ConnectedCondition, AgentConnectedCondition},
+	{aiv1beta1.SpecSyncedCondition, AgentSpecSyncedCondition},
+	{aiv1beta1.ValidatedCondition, AgentValidatedCondition},
+	{aiv1beta1.RequirementsMetCondition, AgentRequirementsMetCondition},
+	{aiv1beta1.InstalledCondition, InstalledCondition},
+}
+
+func setReserved(am *infrav1.AgentMachine, status metav1.ConditionStatus, reason, message string) {
+	conditions.Set(am, metav1.Condition{Type: AgentReservedCondition, Status: status, Reason: reason, Message: message})
+}
+
+// mirrorAgent copies the Agent's conditions, addresses and installation state to the AgentMachine.
+// It runs on every reconcile, also after the host is installed, so that a disconnected host shows.
+func mirrorAgent(am *infrav1.AgentMachine, agent *aiv1beta1.Agent) {
+	for _, m := range mirrored {
+		c := conditionsv1.FindStatusCondition(agent.Status.Conditions, m.from)
+		if c == nil {
+			conditions.Set(am, metav1.Condition{Type: m.to, Status: metav1.ConditionUnknown, Reason: "NotReported",
+				Message: "assisted-service has not reported " + string(m.from) + " for Agent " + agent.Name + " yet"})
+			continue
+		}
+		reason := c.Reason
+		if reason == "" {
+			reason = string(c.Status)
+		}
+		conditions.Set(am, metav1.Condition{Type: m.to, Status: metav1.ConditionStatus(c.Status), Reason: reason, Message: c.Message})
+	}
+	am.Status.Addresses = agentAddresses(agent)
+	if conditionsv1.IsStatusConditionTrue(agent.Status.Conditions, aiv1beta1.InstalledCondition) {
+		am.Status.Initialization.Provisioned = ptr.To(true)
+		am.Status.Ready = true
+	}
+}
+
+// setNodeJoined reports an AgentMachine whose host is a Node of the cluster and whose Agent is
+// gone: provisioned, with the Agent's conditions as they were when it installed.
+func setNodeJoined(am *infrav1.AgentMachine, m *clusterv1.Machine) {
+	msg := fmt.Sprintf("Machine %s is Node %s; its Agent is gone (after a clusterctl move, assisted-service deletes the Agents of hosts installed from another hub)",
+		m.Name, m.Status.NodeRef.Name)
+	setReserved(am, metav1.ConditionTrue, ReasonNodeJoined, msg)
+	for _, c := range mirrored {
+		conditions.Set(am, metav1.Condition{Type: c.to, Status: metav1.ConditionTrue, Reason: ReasonNodeJoined, Message: msg})
+	}
+	am.Status.AgentRef = nil
+	am.Status.Initialization.Provisioned = ptr.To(true)
+	am.Status.Ready = true
+}
+
+// clearAgentConditions marks the mirrored conditions as having no Agent to mirror.
+func clearAgentConditions(am *infrav1.AgentMachine, message string) {
+	for _, m := range mirrored {
+		conditions.Set(am, metav1.Condition{Type: m.to, Status: metav1.ConditionUnknown, Reason: ReasonNoAgent, Message: message})
+	}
+}
+
+// setReady summarizes the conditions that matter for the Machine into Ready.
+func setReady(am *infrav1.AgentMachine) error {
+	return conditions.SetSummaryCondition(am, am, clusterv1.ReadyCondition,
+		conditions.ForConditionTypes{AgentReservedCondition, AgentConnectedCondition, InstalledCondition})
+}
+
+// nodeAddresses returns a Node's addresses as Machine addresses (the two share their type names).
+func nodeAddresses(node *corev1.Node) []clusterv1.MachineAddress {
+	out := make([]clusterv1.MachineAddress, 0, len(node.Status.Addresses))
+	for _, a := range node.Status.Addresses {
+		out = append(out, clusterv1.MachineAddress{Type: clusterv1.MachineAddressType(a.Type), Address: a.Address})
+	}
+	return out
+}
+
+// agentAddresses returns the host's IPv4 and IPv6 addresses (InternalIP) and its hostname
+// (Hostname and InternalDNS), in the order the Agent reports them, without duplicates.
+func agentAddresses(agent *aiv1beta1.Agent) []clusterv1.MachineAddress {
+	var out []clusterv1.MachineAddress
+	seen := map[clusterv1.MachineAddress]bool{}
+	add := func(t clusterv1.MachineAddressType, a string) {
+		addr := clusterv1.MachineAddress{Type: t, Address: a}
+		if a != "" && !seen[addr] {
+			seen[addr] = true
+			out = append(out, addr)
+		}
+	}
+	for _, iface := range agent.Status.Inventory.Interfaces {
+		for _, cidr := range append(append([]string{}, iface.IPV4Addresses...), iface.IPV6Addresses...) {
+			add(clusterv1.MachineInternalIP, stripPrefix(cidr))
+		}
+	}
+	hostname := agent.Spec.Hostname
+	if hostname == "" {
+		hostname = agent.Status.Inventory.Hostname
+	}
+	add(clusterv1.MachineHostName, hostname)
+	add(clusterv1.MachineInternalDNS, hostname)
+	return out
+}
+
+// stripPrefix turns "10.0.0.5/24" into "10.0.0.5"; an address without a prefix is kept.
+func stripPrefix(cidr string) string {
+	if ip, _, err := net.ParseCIDR(cidr); err == nil {
+		return ip.String()
+	}
+	return strings.TrimSpace(cidr)
+}

@@ -1,0 +1,508 @@
+/*
+Copyright 2026 The cluster-api-provider-openshift-assisted Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package controllers_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	. "github.com/onsi/gomega"
+	aiv1beta1 "github.com/openshift/assisted-service/api/v1beta1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+	"sigs.k8s.io/cluster-api/util/conditions"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
+
+	infrav1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/infrastructure/v1beta1"
+	infracontroller "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/infrastructure/internal/controllers"
+	setup "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/infrastructure/setup"
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/manager"
+)
+
+// isolated runs the provider for the fixture's namespace only, so that the AgentMachines other
+// tests leave waiting do not take this test's Agents.
+func isolated(f fixture, concurrency int) managerConfig {
+	return managerConfig{
+		opts:  manager.Options{WatchNamespace: f.ns, Concurrency: concurrency},
+		infra: setup.Options{AgentNamespace: f.ns},
+	}
+}
+
+func agentName(i int) string { return fmt.Sprintf("%08x-0000-4000-8000-%012x", i, i) }
+
+func getAM(g Gomega, ctx context.Context, ns, name string) *infrav1.AgentMachine {
+	am := &infrav1.AgentMachine{}
+	g.Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, am)).To(Succeed())
+	return am
+}
+
+func reservedReason(am *infrav1.AgentMachine) string {
+	if c := conditions.Get(am, infracontroller.AgentReservedCondition); c != nil {
+		return c.Reason
+	}
+	return ""
+}
+
+// claimedAgents returns, per claim value, the Agents in ns carrying it.
+func claimedAgents(g Gomega, ctx context.Context, ns string) map[string][]string {
+	list := &aiv1beta1.AgentList{}
+	g.Expect(env.Client.List(ctx, list, client.InNamespace(ns), client.HasLabels{infracontroller.ClaimLabel})).To(Succeed())
+	out := map[string][]string{}
+	for _, a := range list.Items {
+		out[a.Labels[infracontroller.ClaimLabel]] = append(out[a.Labels[infracontroller.ClaimLabel]], a.Name)
+	}
+	return out
+}
+
+// TestClaimAndInstall: an AgentMachine claims the Agent, binds it with the token Secret, sets
+// providerID and addresses, reports provisioned once the Agent is installed (which the real
+// Machine controller picks up), and keeps reflecting the Agent afterwards.
+func TestClaimAndInstall(t *testing.T) {
+	g := NewWithT(t)
+	ctx := context.Background()
+	startManager(t, managerConfig{})
+	f := newFixture(t, ctx, "claim", nil)
+	// Waits for an Agent first, with a reason a person can act on.
+	// Agents are read in every namespace here: a selector keeps other tests' Agents out.
+	only := map[string]string{"test": f.ns}
+	f.machine(t, ctx, "m1", func(_ *clusterv1.Machine, am *infrav1.AgentMachine) {
+		am.Spec.AgentLabelSelector = &metav1.LabelSelector{MatchLabels: only}
+	})
+	g.Eventually(func(g Gomega) {
+		am := getAM(g, ctx, f.ns, "m1")
+		c := conditions.Get(am, infracontroller.AgentReservedCondition)
+		g.Expect(c).NotTo(BeNil())
+		g.Expect(c.Reason).To(Equal(infracontroller.ReasonNoSuitableAgents))
+		g.Expect(c.Message).To(MatchRegexp(`^0 of \d+ agents fit`))
+	}, timeout, interval).Should(Succeed())
+
+	name := agentName(1)
+	createAgent(t, ctx, f.ns, name, only, 8)
+	agentKey := client.ObjectKey{Namespace: f.ns, Name: name}
+	var am *infrav1.AgentMachine
+	g.Eventually(func(g Gomega) {
+		am = getAM(g, ctx, f.ns, "m1")
+		g.Expect(am.Spec.ProviderID).To(Equal("agent://" + name))
+		g.Expect(am.Status.AgentRef).To(Equal(&infrav1.AgentReference{Namespace: f.ns, Name: name}))
+		g.Expect(conditions.IsTrue(am, infracontroller.AgentReservedCondition)).To(BeTrue())
+		g.Expect(am.Status.Addresses).To(ContainElements(
+			clusterv1.MachineAddress{Type: clusterv1.MachineInternalIP, Address: fmt.Sprintf("192.168.111.%d", agentIndex(name)+1)},
+			clusterv1.MachineAddress{Type: clusterv1.MachineInternalIP, Address: fmt.Sprintf("fd00::%x", agentIndex(name)+1)},
+			clusterv1.MachineAddress{Type: clusterv1.MachineHostName, Address: "host-" + name},
+			clusterv1.MachineAddress{Type: clusterv1.MachineInternalDNS, Address: "host-" + name},
+		))
+		g.Expect(am.Status.Initialization.Provisioned).To(BeNil())
+	}, timeout, interval).Should(Succeed())
+
+	agent := &aiv1beta1.Agent{}
+	g.Expect(env.Client.Get(ctx, agentKey, agent)).To(Succeed())
+	g.Expect(agent.Labels[infracontroller.ClaimLabel]).To(Equal(string(am.UID)))
+	g.Expect(agent.Spec.ClusterDeploymentName).To(Equal(&aiv1beta1.ClusterReference{Namespace: f.ns, Name: f.cd}))
+	g.Expect(agent.Spec.IgnitionEndpointHTTPHeaders).To(Equal(map[string]string{"X-Cluster": "c1"}))
+	g.Expect(agent.Spec.IgnitionEndpointTokenReference).NotTo(BeNil())
+	token := &corev1.Secret{}
+	g.Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: agent.Spec.IgnitionEndpointTokenReference.Namespace,
+		Name: agent.Spec.IgnitionEndpointTokenReference.Name}, token)).To(Succeed())
+	g.Expect(string(token.Data[infracontroller.IgnitionTokenSecretKey])).To(Equal("tok3n"))
+	g.Expect(token.OwnerReferences).To(ContainElement(HaveField("UID", am.UID)))
+
+	machine := &clusterv1.Machine{}
+	g.Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: f.ns, Name: "m1"}, machine)).To(Succeed())
+	g.Expect(machine.Annotations).To(HaveKey(infracontroller.PreTerminateHookAnnotation))
+
+	// assisted-service installs the host.
+	setAgentCondition(t, ctx, agentKey, aiv1beta1.InstalledCondition, corev1.ConditionTrue, aiv1beta1.InstalledReason)
+	g.Eventually(func(g Gomega) {
+		am := getAM(g, ctx, f.ns, "m1")
+		g.Expect(am.Status.Initialization.Provisioned).To(Equal(ptr.To(true)))
+		g.Expect(conditions.IsTrue(am, clusterv1.ReadyCondition)).To(BeTrue())
+		m := &clusterv1.Machine{}
+		g.Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: f.ns, Name: "m1"}, m)).To(Succeed())
+		g.Expect(m.Status.Initialization.InfrastructureProvisioned).To(Equal(ptr.To(true)))
+		g.Expect(m.Spec.ProviderID).To(Equal("agent://" + name))
+	}, timeout, interval).Should(Succeed())
+
+	// A host that loses its connection shows up after it is ready.
+	setAgentCondition(t, ctx, agentKey, aiv1beta1.ConnectedCondition, corev1.ConditionFalse, aiv1beta1.AgentDisconnectedReason)
+	g.Eventually(func(g Gomega) {
+		am := getAM(g, ctx, f.ns, "m1")
+		c := conditions.Get(am, infracontroller.AgentConnectedCondition)
+		g.Expect(c).NotTo(BeNil())
+		g.Expect(c.Status).To(Equal(metav1.ConditionFalse))
+		g.Expect(c.Reason).To(Equal(aiv1beta1.AgentDisconnectedReason))
+		g.Expect(conditions.IsTrue(am, clusterv1.ReadyCondition)).To(BeFalse())
+	}, timeout, interval).Should(Succeed())
+}
+
+// TestSelectorAndFailureDomain: only Agents matching agentLabelSelector, the Machine's failure
+// domain and architecture are claimed; the smallest fit wins; no fit is explained.
+func TestSelectorAndFailureDomain(t *testing.T) {
+	g := NewWithT(t)
+	ctx := context.Background()
+	f := newFixture(t, ctx, "select", nil)
+	startManager(t, isolated(f, 0))
+	fd := infracontroller.FailureDomainLabel
+	createAgent(t, ctx, f.ns, agentName(1), map[string]string{"rack": "r1", fd: "fd1"}, 8)
+	createAgent(t, ctx, f.ns, agentName(2), map[string]string{"rack": "r2", fd: "fd1"}, 8)
+	createAgent(t, ctx, f.ns, agentName(3), map[string]string{"rack": "r1", fd: "fd2"}, 16)
+	createAgent(t, ctx, f.ns, agentName(4), map[string]string{"rack": "r1", fd: "fd2"}, 4)
+	selector := func(rack string) func(*clusterv1.Machine, *infrav1.AgentMachine) {
+		return func(_ *clusterv1.Machine, am *infrav1.AgentMachine) {
+			am.Spec.AgentLabelSelector = &metav1.LabelSelector{MatchLabels: map[string]string{"rack": rack}}
+		}
+	}
+	f.machine(t, ctx, "fd2-r1", func(m *clusterv1.Machine, am *infrav1.AgentMachine) {
+		selector("r1")(m, am)
+		m.Spec.FailureDomain = "fd2"
+	})
+	f.machine(t, ctx, "r2", selector("r2"))
+	f.machine(t, ctx, "r3", selector("r3"))
+	f.machine(t, ctx, "arm", func(m *clusterv1.Machine, _ *infrav1.AgentMachine) {
+		m.Labels[infracontroller.ArchitectureLabel] = "arm64"
+	})
+	g.Eventually(func(g Gomega) {
+		// The smallest host of fd2 with rack r1.
+		g.Expect(getAM(g, ctx, f.ns, "fd2-r1").Spec.ProviderID).To(Equal("agent://" + agentName(4)))
+		g.Expect(getAM(g, ctx, f.ns, "fd2-r1").Status.FailureDomain).To(Equal("fd2"))
+		g.Expect(getAM(g, ctx, f.ns, "r2").Spec.ProviderID).To(Equal("agent://" + agentName(2)))
+		r3 := getAM(g, ctx, f.ns, "r3")
+		g.Expect(reservedReason(r3)).To(Equal(infracontroller.ReasonNoSuitableAgents))
+		g.Expect(conditions.Get(r3, infracontroller.AgentReservedCondition).Message).To(
+			Equal("0 of 4 agents fit: 2 claimed, 2 not matching agentLabelSelector"))
+		arm := getAM(g, ctx, f.ns, "arm")
+		g.Expect(reservedReason(arm)).To(Equal(infracontroller.ReasonNoSuitableAgents))
+		g.Expect(conditions.Get(arm, infracontroller.AgentReservedCondition).Message).To(
+			Equal("0 of 4 agents fit: 2 claimed, 2 of another CPU architecture"))
+	}, timeout, interval).Should(Succeed())
+}
+
+// TestRace: 30 AgentMachines race for 20 Agents with 10 workers: exactly 20 are claimed, each by
+// one AgentMachine, and the other 10 wait with NoSuitableAgents.
+func TestRace(t *testing.T) {
+	g := NewWithT(t)
+	ctx := context.Background()
+	f := newFixture(t, ctx, "race", nil)
+	for i := range 20 {
+		createAgent(t, ctx, f.ns, agentName(i), nil, 8)
+	}
+	startManager(t, isolated(f, 10))
+	for i := range 30 {
+		f.machine(t, ctx, fmt.Sprintf("m%02d", i), nil)
+	}
+	g.Eventually(func(g Gomega) {
+		list := &infrav1.AgentMachineList{}
+		g.Expect(env.Client.List(ctx, list, client.InNamespace(f.ns))).To(Succeed())
+		reserved, waiting := 0, 0
+		for i := range list.Items {
+			switch reservedReason(&list.Items[i]) {
+			case infracontroller.ReasonAgentReserved:
+				reserved++
+			case infracontroller.ReasonNoSuitableAgents:
+				g.Expect(conditions.Get(&list.Items[i], infracontroller.AgentReservedCondition).Message).To(
+					Equal("0 of 20 agents fit: 20 claimed"))
+				waiting++
+			}
+		}
+		g.Expect(reserved).To(Equal(20))
+		g.Expect(waiting).To(Equal(10))
+	}, timeout, interval).Should(Succeed())
+	assertOneAgentPerMachine(g, ctx, f.ns, 20)
+}
+
+// assertOneAgentPerMachine checks that want Agents are claimed, each by a different AgentMachine
+// whose agentRef names it.
+func assertOneAgentPerMachine(g Gomega, ctx context.Context, ns string, want int) {
+	claims := claimedAgents(g, ctx, ns)
+	g.Expect(claims).To(HaveLen(want))
+	list := &infrav1.AgentMachineList{}
+	g.Expect(env.Client.List(ctx, list, client.InNamespace(ns))).To(Succeed())
+	byUID := map[string]*infrav1.AgentMachine{}
+	for i := range list.Items {
+		byUID[string(list.Items[i].UID)] = &list.Items[i]
+	}
+	for uid, agents := range claims {
+		g.Expect(agents).To(HaveLen(1), "AgentMachine %s holds more than one Agent (claims: %v)", uid, claims)
+		am, ok := byUID[uid]
+		g.Expect(ok).To(BeTrue(), "Agent %s is claimed by no AgentMachine", agents[0])
+		g.Expect(am.Status.AgentRef).NotTo(BeNil())
+		g.Expect(am.Status.AgentRef.Name).To(Equal(agents[0]))
+	}
+}
+
+// TestRestartInTheMiddle: the controller stops while claims are under way; the next one
+// re-discovers the claims from the Agents and claims no second Agent for any AgentMachine.
+func TestRestartInTheMiddle(t *testing.T) {
+	g := NewWithT(t)
+	ctx := context.Background()
+	f := newFixture(t, ctx, "restart", nil)
+	for i := range 15 {
+		createAgent(t, ctx, f.ns, agentName(i), nil, 8)
+	}
+	stop := startManager(t, isolated(f, 4))
+	for i := range 10 {
+		f.machine(t, ctx, fmt.Sprintf("m%02d", i), nil)
+	}
+	g.Eventually(func(g Gomega) {
+		g.Expect(len(claimedAgents(g, ctx, f.ns))).To(BeNumerically(">=", 1))
+	}, timeout, interval).Should(Succeed())
+	stop()
+	// A claim may have landed on an Agent without the AgentMachine recording it: the index
+	// finds it after the restart.
+	startManager(t, isolated(f, 4))
+	g.Eventually(func(g Gomega) {
+		list := &infrav1.AgentMachineList{}
+		g.Expect(env.Client.List(ctx, list, client.InNamespace(f.ns))).To(Succeed())
+		for i := range list.Items {
+			g.Expect(list.Items[i].Status.AgentRef).NotTo(BeNil(), "AgentMachine %s: %+v %v", list.Items[i].Name,
+				list.Items[i].Status.Conditions, list.Items[i].OwnerReferences)
+		}
+		assertOneAgentPerMachine(g, ctx, f.ns, 10)
+	}, timeout, interval).Should(Succeed())
+}
+
+// TestDeletionUnbinds: deleting the Machine unbinds the Agent through the pre-terminate hook,
+// waits for assisted-service to report it unbound, then releases it and lets the Machine go.
+func TestDeletionUnbinds(t *testing.T) {
+	g := NewWithT(t)
+	ctx := context.Background()
+	f := newFixture(t, ctx, "delete", nil)
+	startManager(t, isolated(f, 0))
+	name := agentName(7)
+	key := client.ObjectKey{Namespace: f.ns, Name: name}
+	createAgent(t, ctx, f.ns, name, nil, 8)
+	f.machine(t, ctx, "m1", nil)
+	g.Eventually(func(g Gomega) {
+		g.Expect(getAM(g, ctx, f.ns, "m1").Spec.ProviderID).NotTo(BeEmpty())
+	}, timeout, interval).Should(Succeed())
+	setAgentCondition(t, ctx, key, aiv1beta1.BoundCondition, corev1.ConditionTrue, aiv1beta1.BoundReason)
+
+	g.Expect(env.Client.Delete(ctx, &clusterv1.Machine{ObjectMeta: metav1.ObjectMeta{Namespace: f.ns, Name: "m1"}})).To(Succeed())
+	g.Eventually(func(g Gomega) {
+		a := &aiv1beta1.Agent{}
+		g.Expect(env.Client.Get(ctx, key, a)).To(Succeed())
+		g.Expect(a.Spec.ClusterDeploymentName).To(BeNil())
+		g.Expect(a.Spec.IgnitionEndpointTokenReference).To(BeNil())
+		g.Expect(a.Spec.IgnitionEndpointHTTPHeaders).To(BeEmpty())
+		g.Expect(a.Annotations).To(HaveKey(infracontroller.UnbindRequestedAnnotation))
+		// Still claimed, and the Machine waits, until assisted-service reports the unbind.
+		g.Expect(a.Labels).To(HaveKey(infracontroller.ClaimLabel))
+		g.Expect(reservedReason(getAM(g, ctx, f.ns, "m1"))).To(Equal(infracontroller.ReasonUnbinding))
+	}, timeout, interval).Should(Succeed())
+	g.Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: f.ns, Name: "m1"}, &clusterv1.Machine{})).To(Succeed())
+
+	setAgentCondition(t, ctx, key, aiv1beta1.BoundCondition, corev1.ConditionFalse, aiv1beta1.UnboundReason)
+	g.Eventually(func(g Gomega) {
+		err := env.Client.Get(ctx, client.ObjectKey{Namespace: f.ns, Name: "m1"}, &clusterv1.Machine{})
+		g.Expect(apierrors.IsNotFound(err)).To(BeTrue())
+		err = env.Client.Get(ctx, client.ObjectKey{Namespace: f.ns, Name: "m1"}, &infrav1.AgentMachine{})
+		g.Expect(apierrors.IsNotFound(err)).To(BeTrue())
+		a := &aiv1beta1.Agent{}
+		g.Expect(env.Client.Get(ctx, key, a)).To(Succeed())
+		g.Expect(a.Labels).NotTo(HaveKey(infracontroller.ClaimLabel))
+		g.Expect(a.Annotations).NotTo(HaveKey(infracontroller.ClaimOwnerAnnotation))
+		g.Expect(a.Annotations).NotTo(HaveKey(infracontroller.PreviousSpecAnnotation))
+	}, timeout, interval).Should(Succeed())
+}
+
+// claimedOne starts the provider for a fixture of its own, with one Agent and a Machine m1 whose
+// AgentMachine has claimed it.
+func claimedOne(t *testing.T, g Gomega, ctx context.Context, name string) fixture {
+	t.Helper()
+	f := newFixture(t, ctx, name, nil)
+	startManager(t, isolated(f, 0))
+	createAgent(t, ctx, f.ns, agentName(1), nil, 8)
+	f.machine(t, ctx, "m1", nil)
+	g.Eventually(func(g Gomega) {
+		g.Expect(getAM(g, ctx, f.ns, "m1").Spec.ProviderID).To(Equal("agent://" + agentName(1)))
+	}, timeout, interval).Should(Succeed())
+	return f
+}
+
+// TestVanishedAgent: an AgentMachine whose Agent is deleted reports it and never claims another;
+// deleting it does not hang.
+func TestVanishedAgent(t *testing.T) {
+	g := NewWithT(t)
+	ctx := context.Background()
+	f := claimedOne(t, g, ctx, "vanish")
+	g.Expect(env.Client.Delete(ctx, &aiv1beta1.Agent{ObjectMeta: metav1.ObjectMeta{Namespace: f.ns, Name: agentName(1)}})).To(Succeed())
+	createAgent(t, ctx, f.ns, agentName(2), nil, 8)
+	g.Eventually(func(g Gomega) {
+		am := getAM(g, ctx, f.ns, "m1")
+		g.Expect(reservedReason(am)).To(Equal(infracontroller.ReasonAgentNotFound))
+		g.Expect(am.Spec.ProviderID).To(Equal("agent://" + agentName(1)))
+	}, timeout, interval).Should(Succeed())
+	g.Expect(claimedAgents(g, ctx, f.ns)).To(BeEmpty())
+
+	g.Expect(env.Client.Delete(ctx, &clusterv1.Machine{ObjectMeta: metav1.ObjectMeta{Namespace: f.ns, Name: "m1"}})).To(Succeed())
+	g.Eventually(func(g Gomega) {
+		err := env.Client.Get(ctx, client.ObjectKey{Namespace: f.ns, Name: "m1"}, &clusterv1.Machine{})
+		g.Expect(apierrors.IsNotFound(err)).To(BeTrue())
+		err = env.Client.Get(ctx, client.ObjectKey{Namespace: f.ns, Name: "m1"}, &infrav1.AgentMachine{})
+		g.Expect(apierrors.IsNotFound(err)).To(BeTrue())
+	}, timeout, interval).Should(Succeed())
+}
+
+// TestAgentGoneAfterTheNodeJoined: an AgentMachine whose Machine is a Node stays provisioned and
+// ready when its Agent is deleted (as after a clusterctl move: the new hub's assisted-service
+// deletes the Agents of hosts that registered elsewhere), and claims no other.
+func TestAgentGoneAfterTheNodeJoined(t *testing.T) {
+	g := NewWithT(t)
+	ctx := context.Background()
+	f := claimedOne(t, g, ctx, "joined")
+	nodeJoinedAgentGone(g, ctx, f, "worker-1")
+	createAgent(t, ctx, f.ns, agentName(2), nil, 8)
+	g.Eventually(func(g Gomega) {
+		am := getAM(g, ctx, f.ns, "m1")
+		g.Expect(reservedReason(am)).To(Equal(infracontroller.ReasonNodeJoined))
+		g.Expect(am.Spec.ProviderID).To(Equal("agent://" + agentName(1)))
+		g.Expect(am.Status.Initialization.Provisioned).To(Equal(ptr.To(true)))
+		g.Expect(conditions.IsTrue(am, clusterv1.ReadyCondition)).To(BeTrue())
+	}, timeout, interval).Should(Succeed())
+	g.Expect(claimedAgents(g, ctx, f.ns)).To(BeEmpty())
+}
+
+// nodeJoinedAgentGone makes the Machine m1 of claimedOne's fixture the Node node, then deletes
+// its Agent, as the new hub's assisted-service does after a clusterctl move.
+func nodeJoinedAgentGone(g Gomega, ctx context.Context, f fixture, node string) {
+	m := &clusterv1.Machine{}
+	g.Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: f.ns, Name: "m1"}, m)).To(Succeed())
+	base := m.DeepCopy()
+	m.Status.NodeRef = clusterv1.MachineNodeReference{Name: node}
+	g.Expect(env.Client.Status().Patch(ctx, m, client.MergeFrom(base))).To(Succeed())
+	g.Expect(env.Client.Delete(ctx, &aiv1beta1.Agent{ObjectMeta: metav1.ObjectMeta{Namespace: f.ns, Name: agentName(1)}})).To(Succeed())
+}
+
+// reconcileCount sums the reconciles the AgentMachine controller ran (controller-runtime metrics).
+func reconcileCount(g Gomega) float64 {
+	families, err := ctrlmetrics.Registry.Gather()
+	g.Expect(err).NotTo(HaveOccurred())
+	var n float64
+	for _, f := range families {
+		if f.GetName() != "controller_runtime_reconcile_total" {
+			continue
+		}
+		for _, m := range f.GetMetric() {
+			for _, l := range m.GetLabel() {
+				if l.GetName() == "controller" && l.GetValue() == "agentmachine" {
+					n += m.GetCounter().GetValue()
+				}
+			}
+		}
+	}
+	return n
+}
+
+// TestPause: while the Cluster is paused the AgentMachine says so and claims nothing, even when
+// an Agent appears; unpaused, it claims.
+func TestPause(t *testing.T) {
+	g := NewWithT(t)
+	ctx := context.Background()
+	f := newFixture(t, ctx, "pause", nil)
+	startManager(t, isolated(f, 0))
+	f.machine(t, ctx, "m1", nil)
+	g.Eventually(func(g Gomega) {
+		g.Expect(reservedReason(getAM(g, ctx, f.ns, "m1"))).To(Equal(infracontroller.ReasonNoSuitableAgents))
+	}, timeout, interval).Should(Succeed())
+
+	cluster := &clusterv1.Cluster{}
+	g.Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: f.ns, Name: f.cluster}, cluster)).To(Succeed())
+	cluster.Spec.Paused = ptr.To(true)
+	g.Expect(env.Client.Update(ctx, cluster)).To(Succeed())
+	g.Eventually(func(g Gomega) {
+		g.Expect(conditions.IsTrue(getAM(g, ctx, f.ns, "m1"), clusterv1.PausedCondition)).To(BeTrue())
+	}, timeout, interval).Should(Succeed())
+
+	before := reconcileCount(g)
+	createAgent(t, ctx, f.ns, agentName(1), nil, 8)
+	// The new Agent wakes the waiting AgentMachine; that reconcile must not claim it.
+	g.Eventually(func() float64 { return reconcileCount(g) }, timeout, interval).Should(BeNumerically(">", before))
+	g.Expect(claimedAgents(g, ctx, f.ns)).To(BeEmpty())
+	g.Expect(getAM(g, ctx, f.ns, "m1").Spec.ProviderID).To(BeEmpty())
+
+	g.Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: f.ns, Name: f.cluster}, cluster)).To(Succeed())
+	cluster.Spec.Paused = ptr.To(false)
+	g.Expect(env.Client.Update(ctx, cluster)).To(Succeed())
+	g.Eventually(func(g Gomega) {
+		am := getAM(g, ctx, f.ns, "m1")
+		g.Expect(conditions.IsFalse(am, clusterv1.PausedCondition)).To(BeTrue())
+		g.Expect(am.Spec.ProviderID).To(Equal("agent://" + agentName(1)))
+	}, timeout, interval).Should(Succeed())
+
+	// The paused annotation on the AgentMachine pauses it too.
+	am := getAM(g, ctx, f.ns, "m1")
+	am.Annotations = map[string]string{clusterv1.PausedAnnotation: ""}
+	g.Expect(env.Client.Update(ctx, am)).To(Succeed())
+	g.Eventually(func(g Gomega) {
+		g.Expect(conditions.IsTrue(getAM(g, ctx, f.ns, "m1"), clusterv1.PausedCondition)).To(BeTrue())
+	}, timeout, interval).Should(Succeed())
+}
+
+// TestNamespaceScoped: with --namespace and --agent-namespace the provider reconciles only
+// AgentMachines of its namespace and claims only Agents of the agent namespace.
+func TestNamespaceScoped(t *testing.T) {
+	g := NewWithT(t)
+	ctx := context.Background()
+	f := newFixture(t, ctx, "scoped", nil)
+	other := newFixture(t, ctx, "scoped-other", nil)
+	agentsNS, err := env.CreateNamespace(ctx, "scoped-agents")
+	g.Expect(err).NotTo(HaveOccurred())
+	decoyNS, err := env.CreateNamespace(ctx, "scoped-decoy")
+	g.Expect(err).NotTo(HaveOccurred())
+	// The decoy is a better fit (fewer CPUs) but lives outside the agent namespace.
+	createAgent(t, ctx, decoyNS, agentName(1), nil, 2)
+	createAgent(t, ctx, f.ns, agentName(2), nil, 2)
+	createAgent(t, ctx, agentsNS, agentName(3), nil, 8)
+	startManager(t, managerConfig{
+		opts:  manager.Options{WatchNamespace: f.ns},
+		infra: setup.Options{AgentNamespace: agentsNS},
+	})
+	other.machine(t, ctx, "outside", nil)
+	f.machine(t, ctx, "m1", nil)
+	g.Eventually(func(g Gomega) {
+		am := getAM(g, ctx, f.ns, "m1")
+		g.Expect(am.Status.AgentRef).To(Equal(&infrav1.AgentReference{Namespace: agentsNS, Name: agentName(3)}))
+	}, timeout, interval).Should(Succeed())
+	g.Expect(claimedAgents(g, ctx, decoyNS)).To(BeEmpty())
+	g.Expect(claimedAgents(g, ctx, f.ns)).To(BeEmpty())
+	g.Expect(getAM(g, ctx, other.ns, "outside").Finalizers).To(BeEmpty())
+}
+
+// TestWatchFilter: with --watch-filter only labelled AgentMachines are reconciled.
+func TestWatchFilter(t *testing.T) {
+	g := NewWithT(t)
+	ctx := context.Background()
+	filter := map[string]string{clusterv1.WatchLabel: "team-a"}
+	f := newFixture(t, ctx, "filter", filter)
+	createAgent(t, ctx, f.ns, agentName(1), nil, 8)
+	createAgent(t, ctx, f.ns, agentName(2), nil, 8)
+	startManager(t, managerConfig{opts: manager.Options{WatchFilterValue: "team-a"}, infra: setup.Options{AgentNamespace: f.ns}})
+	f.machine(t, ctx, "unlabelled", nil)
+	f.machine(t, ctx, "labelled", func(m *clusterv1.Machine, am *infrav1.AgentMachine) {
+		m.Labels = merge(m.Labels, filter)
+		am.Labels = merge(am.Labels, filter)
+	})
+	g.Eventually(func(g Gomega) {
+		g.Expect(getAM(g, ctx, f.ns, "labelled").Spec.ProviderID).NotTo(BeEmpty())
+	}, timeout, interval).Should(Succeed())
+	g.Expect(getAM(g, ctx, f.ns, "unlabelled").Finalizers).To(BeEmpty())
+	g.Expect(claimedAgents(g, ctx, f.ns)).To(HaveLen(1))
+}

@@ -1,0 +1,201 @@
+/*
+Copyright 2026 The cluster-api-provider-openshift-assisted Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package controllers
+
+import (
+	"fmt"
+	"hash/fnv"
+	"sort"
+	"strings"
+
+	aiv1beta1 "github.com/openshift/assisted-service/api/v1beta1"
+	conditionsv1 "github.com/openshift/custom-resource-status/conditions/v1"
+	"k8s.io/apimachinery/pkg/labels"
+
+	bootstrapv1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/bootstrap/v1alpha2"
+	infrav1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/infrastructure/v1beta1"
+)
+
+const (
+	// ClaimLabel is set on an Agent claimed by an AgentMachine; its value is the AgentMachine's
+	// UID, which is unique across namespaces (names are not).
+	ClaimLabel = infrav1.AgentClaimedByLabel
+	// ClaimOwnerAnnotation names the claiming AgentMachine as <namespace>/<name>, for people and
+	// to map Agent events back to it.
+	ClaimOwnerAnnotation = "capi-provider.agent-install.openshift.io/agentmachine"
+	// PreviousSpecAnnotation holds the Agent fields the claim changed, as JSON, so that they can
+	// be restored on release.
+	PreviousSpecAnnotation = "capi-provider.agent-install.openshift.io/previous-spec"
+	// UnbindRequestedAnnotation records when the controller asked assisted-service to unbind the
+	// Agent (RFC 3339), so that waiting for the unbind cannot last forever.
+	UnbindRequestedAnnotation = "capi-provider.agent-install.openshift.io/unbind-requested"
+	// FailureDomainLabel on an Agent names the failure domain its host is in. A Machine with a
+	// failure domain only claims Agents whose label has that value.
+	FailureDomainLabel = "capi-provider.agent-install.openshift.io/failure-domain"
+	// ArchitectureLabel on a Machine asks for hosts of this CPU architecture (Kubernetes names:
+	// amd64, arm64, ppc64le, s390x).
+	ArchitectureLabel = "kubernetes.io/arch"
+	// BootstrapConfigLabel is set by the bootstrap provider on the Agent it recognized and
+	// approved for one Machine: its value is that Machine's OpenshiftAssistedConfig, in the
+	// Agent's namespace. The role and hostname it set on the Agent are that Machine's.
+	BootstrapConfigLabel = bootstrapv1.AgentConfigLabel
+)
+
+// agentUsable tells whether an Agent may be claimed at all: approved, connected, validated and
+// not yet claimed. An empty reason means it may.
+func agentUsable(agent *aiv1beta1.Agent) string {
+	switch {
+	case agent.DeletionTimestamp != nil:
+		return "deleting"
+	case agent.Labels[ClaimLabel] != "":
+		return "claimed"
+	case !agent.Spec.Approved:
+		return "not approved"
+	case !conditionsv1.IsStatusConditionTrue(agent.Status.Conditions, aiv1beta1.ConnectedCondition):
+		return "not connected"
+	case !conditionsv1.IsStatusConditionTrue(agent.Status.Conditions, aiv1beta1.ValidatedCondition):
+		return "not validated"
+	}
+	return ""
+}
+
+// agentRequest is what a Machine asks of a host.
+type agentRequest struct {
+	// selector of the AgentMachine's agentLabelSelector; nil matches everything.
+	selector labels.Selector
+	// failureDomain of the Machine; empty matches every host.
+	failureDomain string
+	// architecture of the Machine (kubernetes.io/arch); empty matches every host.
+	architecture string
+	// clusterDeployment is <namespace>/<name> of the ClusterDeployment the Agent will bind to;
+	// an Agent already bound to another one is not a fit.
+	clusterDeployment string
+	// bootstrapConfig is <namespace>/<name> of the Machine's OpenshiftAssistedConfig, when its
+	// bootstrap is one: only the Agent that config prepared fits. Empty for other bootstraps,
+	// which take no Agent that a config prepared for a Machine.
+	bootstrapConfig string
+	// key breaks ties between equally good hosts (the AgentMachine's UID), spreading parallel
+	// claims over different Agents.
+	key string
+}
+
+// mismatch returns why the Agent does not fit the request, or "" when it fits.
+func (r agentRequest) mismatch(agent *aiv1beta1.Agent) string {
+	if reason := agentUsable(agent); reason != "" {
+		return reason
+	}
+	if cd := agent.Spec.ClusterDeploymentName; cd != nil && cd.Name != "" &&
+		cd.Namespace+"/"+cd.Name != r.clusterDeployment {
+		return "bound to another cluster"
+	}
+	if config, ok := agent.Labels[BootstrapConfigLabel]; ok && agent.Namespace+"/"+config != r.bootstrapConfig {
+		return "prepared for another Machine"
+	} else if !ok && r.bootstrapConfig != "" {
+		return "not prepared by this Machine's OpenshiftAssistedConfig"
+	}
+	if r.selector != nil && !r.selector.Matches(labels.Set(agent.Labels)) {
+		return "not matching agentLabelSelector"
+	}
+	if r.failureDomain != "" && agent.Labels[FailureDomainLabel] != r.failureDomain {
+		return "in another failure domain"
+	}
+	if r.architecture != "" && !sameArchitecture(r.architecture, agent.Status.Inventory.Cpu.Architecture) {
+		return "of another CPU architecture"
+	}
+	return ""
+}
+
+// sameArchitecture compares a Kubernetes architecture name with the one assisted-service reports.
+func sameArchitecture(kube, agent string) bool {
+	alias := map[string]string{"amd64": "x86_64", "arm64": "aarch64"}
+	if a, ok := alias[kube]; ok {
+		kube = a
+	}
+	if a, ok := alias[agent]; ok {
+		agent = a
+	}
+	return strings.EqualFold(kube, agent)
+}
+
+// rankAgents returns the Agents that fit the request, best first, and a summary of why the others
+// do not. The best fit is the smallest host that fits (fewest CPU cores, then least memory, then
+// smallest disk total), which keeps bigger hosts for Machines that need them; among equally sized
+// hosts the order is a rendezvous hash of the request key and the Agent UID, so that it is
+// deterministic for one AgentMachine while parallel AgentMachines prefer different Agents.
+func rankAgents(req agentRequest, agents []*aiv1beta1.Agent) ([]*aiv1beta1.Agent, string) {
+	fit := make([]*aiv1beta1.Agent, 0, len(agents))
+	reasons := map[string]int{}
+	for _, a := range agents {
+		if reason := req.mismatch(a); reason != "" {
+			reasons[reason]++
+			continue
+		}
+		fit = append(fit, a)
+	}
+	sort.SliceStable(fit, func(i, j int) bool {
+		a, b := fit[i], fit[j]
+		if ca, cb := a.Status.Inventory.Cpu.Count, b.Status.Inventory.Cpu.Count; ca != cb {
+			return ca < cb
+		}
+		if ma, mb := a.Status.Inventory.Memory.PhysicalBytes, b.Status.Inventory.Memory.PhysicalBytes; ma != mb {
+			return ma < mb
+		}
+		if da, db := diskBytes(a), diskBytes(b); da != db {
+			return da < db
+		}
+		ha, hb := tieBreak(req.key, string(a.UID)+a.Namespace+"/"+a.Name), tieBreak(req.key, string(b.UID)+b.Namespace+"/"+b.Name)
+		if ha != hb {
+			return ha > hb
+		}
+		return a.Namespace+"/"+a.Name < b.Namespace+"/"+b.Name
+	})
+	return fit, summarize(len(agents), len(fit), reasons)
+}
+
+func diskBytes(a *aiv1beta1.Agent) int64 {
+	var total int64
+	for _, d := range a.Status.Inventory.Disks {
+		total += d.SizeBytes
+	}
+	return total
+}
+
+func tieBreak(key, agent string) uint64 {
+	h := fnv.New64a()
+	_, _ = h.Write([]byte(key))
+	_, _ = h.Write([]byte{0})
+	_, _ = h.Write([]byte(agent))
+	return h.Sum64()
+}
+
+// summarize writes "0 of 12 agents fit: 5 claimed, 7 not matching agentLabelSelector".
+func summarize(total, fit int, reasons map[string]int) string {
+	msg := fmt.Sprintf("%d of %d agents fit", fit, total)
+	if len(reasons) == 0 {
+		return msg
+	}
+	keys := make([]string, 0, len(reasons))
+	for k := range reasons {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, 0, len(keys))
+	for _, k := range keys {
+		parts = append(parts, fmt.Sprintf("%d %s", reasons[k], k))
+	}
+	return msg + ": " + strings.Join(parts, ", ")
+}

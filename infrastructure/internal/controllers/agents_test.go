@@ -1,0 +1,242 @@
+/*
+Copyright 2026 The cluster-api-provider-openshift-assisted Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package controllers
+
+import (
+	"fmt"
+	"testing"
+
+	. "github.com/onsi/gomega"
+	aiv1beta1 "github.com/openshift/assisted-service/api/v1beta1"
+	conditionsv1 "github.com/openshift/custom-resource-status/conditions/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/types"
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+)
+
+type agentOpt func(*aiv1beta1.Agent)
+
+func testAgent(name string, opts ...agentOpt) *aiv1beta1.Agent {
+	a := &aiv1beta1.Agent{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "agents", Name: name, UID: types.UID("uid-" + name), Labels: map[string]string{}},
+		Spec:       aiv1beta1.AgentSpec{Approved: true},
+	}
+	a.Status.Conditions = []conditionsv1.Condition{
+		{Type: aiv1beta1.ConnectedCondition, Status: corev1.ConditionTrue},
+		{Type: aiv1beta1.ValidatedCondition, Status: corev1.ConditionTrue},
+	}
+	a.Status.Inventory.Cpu = aiv1beta1.HostCPU{Count: 8, Architecture: "x86_64"}
+	a.Status.Inventory.Memory.PhysicalBytes = 32 << 30
+	for _, o := range opts {
+		o(a)
+	}
+	return a
+}
+
+func withLabel(k, v string) agentOpt { return func(a *aiv1beta1.Agent) { a.Labels[k] = v } }
+func withCPU(n int64) agentOpt       { return func(a *aiv1beta1.Agent) { a.Status.Inventory.Cpu.Count = n } }
+func withCondition(t conditionsv1.ConditionType, s corev1.ConditionStatus) agentOpt {
+	return func(a *aiv1beta1.Agent) {
+		conditionsv1.SetStatusConditionNoHeartbeat(&a.Status.Conditions, conditionsv1.Condition{Type: t, Status: s})
+	}
+}
+
+func TestAgentRequestMismatch(t *testing.T) {
+	sel, _ := labels.Parse("rack=r1")
+	req := agentRequest{selector: sel, failureDomain: "fd1", architecture: "amd64", clusterDeployment: "ns/cd"}
+	fits := []agentOpt{withLabel("rack", "r1"), withLabel(FailureDomainLabel, "fd1")}
+	tests := []struct {
+		name string
+		opts []agentOpt
+		want string
+	}{
+		{"fits", nil, ""},
+		{"not approved", []agentOpt{func(a *aiv1beta1.Agent) { a.Spec.Approved = false }}, "not approved"},
+		{"disconnected", []agentOpt{withCondition(aiv1beta1.ConnectedCondition, corev1.ConditionFalse)}, "not connected"},
+		{"not validated", []agentOpt{withCondition(aiv1beta1.ValidatedCondition, corev1.ConditionFalse)}, "not validated"},
+		{"claimed", []agentOpt{withLabel(ClaimLabel, "x")}, "claimed"},
+		{"other cluster", []agentOpt{func(a *aiv1beta1.Agent) {
+			a.Spec.ClusterDeploymentName = &aiv1beta1.ClusterReference{Namespace: "ns", Name: "other"}
+		}}, "bound to another cluster"},
+		{"same cluster", []agentOpt{func(a *aiv1beta1.Agent) {
+			a.Spec.ClusterDeploymentName = &aiv1beta1.ClusterReference{Namespace: "ns", Name: "cd"}
+		}}, ""},
+		{"selector", []agentOpt{withLabel("rack", "r2")}, "not matching agentLabelSelector"},
+		{"failure domain", []agentOpt{withLabel(FailureDomainLabel, "fd2")}, "in another failure domain"},
+		{"architecture", []agentOpt{func(a *aiv1beta1.Agent) { a.Status.Inventory.Cpu.Architecture = "aarch64" }}, "of another CPU architecture"},
+		{"prepared by a bootstrap config", []agentOpt{withLabel(BootstrapConfigLabel, "m1")}, "prepared for another Machine"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			g := NewWithT(t)
+			g.Expect(req.mismatch(testAgent("a", append(append([]agentOpt{}, fits...), tt.opts...)...))).To(Equal(tt.want))
+		})
+	}
+}
+
+// A Machine bootstrapped by an OpenshiftAssistedConfig takes only the Agent that config
+// recognized and approved (with that Machine's role and hostname), never another Machine's.
+func TestAgentRequestBootstrapConfig(t *testing.T) {
+	req := agentRequest{clusterDeployment: "ns/cd", bootstrapConfig: "agents/m1"}
+	tests := []struct {
+		name string
+		opts []agentOpt
+		want string
+	}{
+		{"prepared for this Machine", []agentOpt{withLabel(BootstrapConfigLabel, "m1")}, ""},
+		{"prepared for another Machine", []agentOpt{withLabel(BootstrapConfigLabel, "m2")}, "prepared for another Machine"},
+		{"same config name in another namespace", []agentOpt{withLabel(BootstrapConfigLabel, "m1"),
+			func(a *aiv1beta1.Agent) { a.Namespace = "other" }}, "prepared for another Machine"},
+		{"approved by hand", nil, "not prepared by this Machine's OpenshiftAssistedConfig"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			g := NewWithT(t)
+			g.Expect(req.mismatch(testAgent("a", tt.opts...))).To(Equal(tt.want))
+		})
+	}
+}
+
+func TestRankAgentsBestFitAndDeterministic(t *testing.T) {
+	g := NewWithT(t)
+	agents := []*aiv1beta1.Agent{
+		testAgent("big", withCPU(32)),
+		testAgent("small", withCPU(4)),
+		testAgent("off", withCPU(2), func(a *aiv1beta1.Agent) { a.Spec.Approved = false }),
+		testAgent("mid", withCPU(8)),
+	}
+	ranked, summary := rankAgents(agentRequest{key: "m1"}, agents)
+	g.Expect(names(ranked)).To(Equal([]string{"small", "mid", "big"}))
+	g.Expect(summary).To(Equal("3 of 4 agents fit: 1 not approved"))
+
+	// Equal hosts: the order depends on the request key only, and differs between keys.
+	var equal []*aiv1beta1.Agent
+	for i := range 20 {
+		equal = append(equal, testAgent(fmt.Sprintf("a%02d", i)))
+	}
+	first, _ := rankAgents(agentRequest{key: "m1"}, equal)
+	reversed := make([]*aiv1beta1.Agent, len(equal))
+	for i := range equal {
+		reversed[len(equal)-1-i] = equal[i]
+	}
+	second, _ := rankAgents(agentRequest{key: "m1"}, reversed)
+	g.Expect(names(second)).To(Equal(names(first)))
+	tops := map[string]bool{}
+	for i := range 10 {
+		r, _ := rankAgents(agentRequest{key: fmt.Sprintf("machine-%d", i)}, equal)
+		tops[r[0].Name] = true
+	}
+	g.Expect(len(tops)).To(BeNumerically(">", 3), "parallel machines should prefer different agents")
+}
+
+func TestSummaryOfNoFit(t *testing.T) {
+	g := NewWithT(t)
+	sel, _ := labels.Parse("rack=r9")
+	agents := []*aiv1beta1.Agent{testAgent("a"), testAgent("b"), testAgent("c", withLabel(ClaimLabel, "x"))}
+	ranked, summary := rankAgents(agentRequest{selector: sel}, agents)
+	g.Expect(ranked).To(BeEmpty())
+	g.Expect(summary).To(Equal("0 of 3 agents fit: 1 claimed, 2 not matching agentLabelSelector"))
+}
+
+func TestParseBootstrapData(t *testing.T) {
+	pointer := `{"ignition":{"version":"3.1.0","config":{"merge":[{"source":"https://[fd00::1]:22623/config/worker",` +
+		`"httpHeaders":[{"name":"Authorization","value":"Bearer s3cr3t"},{"name":"X-Extra","value":"1"}]}]}}}`
+	tests := []struct {
+		name    string
+		data    map[string][]byte
+		want    ignitionSource
+		wantErr bool
+	}{
+		{"pointer ignition", map[string][]byte{"format": []byte("ignition"), "value": []byte(pointer)},
+			ignitionSource{URL: "https://[fd00::1]:22623/config/worker", Token: "s3cr3t", Headers: map[string]string{"X-Extra": "1"}}, false},
+		{"no headers", map[string][]byte{"value": []byte(`{"ignition":{"version":"3.1.0"}}`)}, ignitionSource{}, false},
+		{"cloud-config", map[string][]byte{"format": []byte("cloud-config"), "value": []byte("#cloud-config")}, ignitionSource{}, true},
+		{"no value", map[string][]byte{"format": []byte("ignition")}, ignitionSource{}, true},
+		{"not json", map[string][]byte{"value": []byte("Bearer s3cr3t")}, ignitionSource{}, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			g := NewWithT(t)
+			got, err := parseBootstrapData(&corev1.Secret{Data: tt.data})
+			if tt.wantErr {
+				g.Expect(err).To(HaveOccurred())
+				g.Expect(err.Error()).NotTo(ContainSubstring("s3cr3t"))
+				return
+			}
+			g.Expect(err).NotTo(HaveOccurred())
+			g.Expect(got).To(Equal(tt.want))
+		})
+	}
+}
+
+func TestAgentAddresses(t *testing.T) {
+	g := NewWithT(t)
+	a := testAgent("a")
+	a.Status.Inventory.Hostname = "worker-0"
+	a.Status.Inventory.Interfaces = []aiv1beta1.HostInterface{
+		{IPV4Addresses: []string{"192.168.1.10/24"}, IPV6Addresses: []string{"fd00::10/64"}},
+		{IPV4Addresses: []string{"192.168.1.10/24", "10.0.0.1"}},
+	}
+	g.Expect(agentAddresses(a)).To(Equal([]clusterv1.MachineAddress{
+		{Type: clusterv1.MachineInternalIP, Address: "192.168.1.10"},
+		{Type: clusterv1.MachineInternalIP, Address: "fd00::10"},
+		{Type: clusterv1.MachineInternalIP, Address: "10.0.0.1"},
+		{Type: clusterv1.MachineHostName, Address: "worker-0"},
+		{Type: clusterv1.MachineInternalDNS, Address: "worker-0"},
+	}))
+	a.Spec.Hostname = "requested"
+	g.Expect(agentAddresses(a)).To(ContainElement(clusterv1.MachineAddress{Type: clusterv1.MachineHostName, Address: "requested"}))
+}
+
+func TestFreeAgentIndex(t *testing.T) {
+	g := NewWithT(t)
+	g.Expect(indexFreeAgent(testAgent("a"))).To(Equal([]string{anyFailureDomain}))
+	g.Expect(indexFreeAgent(testAgent("a", withLabel(FailureDomainLabel, "fd1")))).To(Equal([]string{anyFailureDomain, "fd1"}))
+	g.Expect(indexFreeAgent(testAgent("a", withLabel(ClaimLabel, "u")))).To(BeEmpty())
+	g.Expect(indexAgentClaim(testAgent("a", withLabel(ClaimLabel, "u")))).To(Equal([]string{"u"}))
+}
+
+func names(agents []*aiv1beta1.Agent) []string {
+	out := make([]string, 0, len(agents))
+	for _, a := range agents {
+		out = append(out, a.Name)
+	}
+	return out
+}
+
+func TestBracketIPv6(t *testing.T) {
+	for in, want := range map[string]string{
+		"https://fd00::1/config/worker":           "https://[fd00::1]/config/worker",
+		"https://fd00::1":                         "https://[fd00::1]",
+		"https://[fd00::1]:22623/config/worker":   "https://[fd00::1]:22623/config/worker",
+		"https://192.168.1.1:22623/config/worker": "https://192.168.1.1:22623/config/worker",
+		"https://ignition.example.com/x":          "https://ignition.example.com/x",
+	} {
+		if got := bracketIPv6(in); got != want {
+			t.Errorf("bracketIPv6(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestBaseDomain(t *testing.T) {
+	g := NewWithT(t)
+	g.Expect(baseDomain("c1", "api.c1.example.com")).To(Equal("example.com"))
+	g.Expect(baseDomain("c1", "api.other.example.com")).To(Equal("other.example.com"))
+	g.Expect(baseDomain("c1", "192.168.1.5")).To(Equal("local"))
+}

@@ -1,0 +1,85 @@
+/*
+Copyright 2026 The cluster-api-provider-openshift-assisted Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package controllers
+
+import (
+	"context"
+	"fmt"
+
+	aiv1beta1 "github.com/openshift/assisted-service/api/v1beta1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	infrav1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/infrastructure/v1beta1"
+)
+
+const (
+	// agentClaimIndex indexes Agents by the UID of the AgentMachine that claimed them.
+	agentClaimIndex = "agent.claimedBy"
+	// agentFreeIndex indexes the Agents that may be claimed (approved, connected, validated, not
+	// claimed) under anyFailureDomain and, when they have one, under their failure domain.
+	agentFreeIndex = "agent.freeInFailureDomain"
+	// anyFailureDomain is the key of agentFreeIndex under which every free Agent is found.
+	anyFailureDomain = "*"
+	// waitingIndex indexes the AgentMachines that wait for an Agent.
+	waitingIndex = "agentMachine.waitingForAgent"
+)
+
+func indexAgentClaim(o client.Object) []string {
+	if uid := o.GetLabels()[ClaimLabel]; uid != "" {
+		return []string{uid}
+	}
+	return nil
+}
+
+func indexFreeAgent(o client.Object) []string {
+	agent, ok := o.(*aiv1beta1.Agent)
+	if !ok || agentUsable(agent) != "" {
+		return nil
+	}
+	if fd := agent.Labels[FailureDomainLabel]; fd != "" && fd != anyFailureDomain {
+		return []string{anyFailureDomain, fd}
+	}
+	return []string{anyFailureDomain}
+}
+
+func indexWaiting(o client.Object) []string {
+	am, ok := o.(*infrav1.AgentMachine)
+	if ok && waitsForAgent(am) {
+		return []string{"true"}
+	}
+	return nil
+}
+
+// waitsForAgent tells whether the AgentMachine still has to claim an Agent.
+func waitsForAgent(am *infrav1.AgentMachine) bool {
+	return am.DeletionTimestamp == nil && am.Status.AgentRef == nil && am.Spec.ProviderID == ""
+}
+
+// setupIndexes registers the field indexes: agentIndexer is the cache that holds Agents (the
+// manager's, or the one of --agent-namespace), machineIndexer the manager's.
+func setupIndexes(ctx context.Context, agentIndexer, machineIndexer client.FieldIndexer) error {
+	if err := agentIndexer.IndexField(ctx, &aiv1beta1.Agent{}, agentClaimIndex, indexAgentClaim); err != nil {
+		return fmt.Errorf("indexing Agents by claim: %w", err)
+	}
+	if err := agentIndexer.IndexField(ctx, &aiv1beta1.Agent{}, agentFreeIndex, indexFreeAgent); err != nil {
+		return fmt.Errorf("indexing free Agents: %w", err)
+	}
+	if err := machineIndexer.IndexField(ctx, &infrav1.AgentMachine{}, waitingIndex, indexWaiting); err != nil {
+		return fmt.Errorf("indexing waiting AgentMachines: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,115 @@
+/*
+Copyright 2026 The cluster-api-provider-openshift-assisted Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package setup registers the infrastructure provider's controllers with a manager. The
+// provider's main.go, the tests and the lab all start the provider through Setup, whose
+// signature is the same in every provider of this repository.
+package setup
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/spf13/pflag"
+	"sigs.k8s.io/cluster-api/controllers/clustercache"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+
+	infracontroller "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/infrastructure/internal/controllers"
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/manager"
+)
+
+// Options are the settings of this provider beyond the shared manager options.
+type Options struct {
+	// AgentNamespace, when set, is the only namespace Agents are read from and claimed in; it may
+	// differ from --namespace (namespace-scoped mode with the Agents elsewhere).
+	AgentNamespace string
+	// ClusterCache, when set, is the Cluster API ClusterCache to reach workload clusters through
+	// (for example one shared with Cluster API's controllers in the same manager); otherwise
+	// Setup creates one.
+	ClusterCache clustercache.ClusterCache
+}
+
+// AddFlags registers the provider's own flags on fs.
+func (o *Options) AddFlags(fs *pflag.FlagSet) {
+	fs.StringVar(&o.AgentNamespace, "agent-namespace", "",
+		"Namespace to read and claim Agents in. Defaults to the namespace the manager watches (--namespace), or all namespaces.")
+}
+
+// Setup registers the infrastructure provider's controllers with the manager.
+func Setup(ctx context.Context, mgr ctrl.Manager, opts *manager.Options, o Options) error {
+	agentCache := mgr.GetCache()
+	if o.AgentNamespace != "" && opts.WatchNamespace != "" && o.AgentNamespace != opts.WatchNamespace {
+		// The manager's cache only sees --namespace: read Agents through a cache of their own.
+		c, err := cache.New(mgr.GetConfig(), cache.Options{
+			Scheme:            mgr.GetScheme(),
+			Mapper:            mgr.GetRESTMapper(),
+			HTTPClient:        mgr.GetHTTPClient(),
+			DefaultNamespaces: map[string]cache.Config{o.AgentNamespace: {}},
+		})
+		if err != nil {
+			return fmt.Errorf("creating the cache of Agents in namespace %s: %w", o.AgentNamespace, err)
+		}
+		if err := mgr.Add(c); err != nil {
+			return fmt.Errorf("adding the Agent cache to the manager: %w", err)
+		}
+		agentCache = c
+	}
+	concurrency := max(opts.Concurrency, 1)
+	cc := o.ClusterCache
+	if cc == nil {
+		var err error
+		if cc, err = opts.SetupClusterCache(ctx, mgr, "capi-provider-agent"); err != nil {
+			return err
+		}
+	}
+	am := &infracontroller.AgentMachineReconciler{
+		Client:           mgr.GetClient(),
+		APIReader:        mgr.GetAPIReader(),
+		AgentReader:      agentCache,
+		AgentNamespace:   o.AgentNamespace,
+		ClusterCache:     cc,
+		WatchFilterValue: opts.WatchFilterValue,
+		Recorder:         mgr.GetEventRecorder("agentmachine-controller"),
+	}
+	if err := am.SetupWithManager(ctx, mgr, agentCache, ctrlOptions(concurrency)); err != nil {
+		return err
+	}
+	ac := &infracontroller.AgentClusterReconciler{
+		Client:           mgr.GetClient(),
+		AgentReader:      agentCache,
+		AgentNamespace:   o.AgentNamespace,
+		WatchFilterValue: opts.WatchFilterValue,
+		Recorder:         mgr.GetEventRecorder("agentcluster-controller"),
+	}
+	if err := ac.SetupWithManager(ctx, mgr, ctrlOptions(concurrency)); err != nil {
+		return err
+	}
+	node := &infracontroller.NodeProviderIDReconciler{
+		Client:           mgr.GetClient(),
+		ClusterCache:     cc,
+		WatchFilterValue: opts.WatchFilterValue,
+	}
+	if err := node.SetupWithManager(ctx, mgr, ctrlOptions(concurrency)); err != nil {
+		return err
+	}
+	return nil
+}
+
+func ctrlOptions(concurrency int) controller.Options {
+	return controller.Options{MaxConcurrentReconciles: concurrency}
+}
