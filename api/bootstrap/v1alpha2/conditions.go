@@ -31,6 +31,11 @@ const (
 	// when this provider prepares its host; with GroupVersion.Group it is how the
 	// infrastructure provider recognizes such a Machine.
 	ConfigKind = "OpenshiftAssistedConfig"
+
+	// BootstrapDataFormatIgnition is the format (the "format" key of the bootstrap data Secret,
+	// as the Cluster API bootstrap contract has it) of the data this provider writes: an
+	// Ignition config. The infrastructure provider accepts only this format.
+	BootstrapDataFormatIgnition = "ignition"
 )
 
 // Condition types of an OpenshiftAssistedConfig, in the order a host goes through them.

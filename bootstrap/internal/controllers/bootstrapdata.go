@@ -26,9 +26,6 @@ import (
 	bootstrapv1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/bootstrap/v1alpha2"
 )
 
-// bootstrapDataFormat is the format key of the bootstrap data Secret.
-const bootstrapDataFormat = "ignition"
-
 // ignitionVersion is the Ignition spec version of the bootstrap data (read by every OpenShift 4
 // release the assisted installer installs).
 const ignitionVersion = "3.2.0"

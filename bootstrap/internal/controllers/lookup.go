@@ -26,22 +26,25 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	controlplanev1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/controlplane/v1alpha3"
 )
 
 // clusterDeploymentFor returns the Hive ClusterDeployment of cluster, or nil while there is none.
 //
-// The control-plane provider creates it, named after the Cluster, in the Cluster's namespace.
-// Only a Cluster with a controlPlaneRef has one. This is the single place that knows the rule.
+// The control-plane provider creates it, named by controlplanev1.ClusterDeploymentKey. Only a
+// Cluster with a controlPlaneRef has one.
 func clusterDeploymentFor(ctx context.Context, c client.Reader, cluster *clusterv1.Cluster) (*hivev1.ClusterDeployment, error) {
 	if !cluster.Spec.ControlPlaneRef.IsDefined() {
 		return nil, nil
 	}
 	cd := &hivev1.ClusterDeployment{}
-	if err := c.Get(ctx, client.ObjectKey{Namespace: cluster.Namespace, Name: cluster.Name}, cd); err != nil {
+	key := controlplanev1.ClusterDeploymentKey(cluster)
+	if err := c.Get(ctx, key, cd); err != nil {
 		if apierrors.IsNotFound(err) {
 			return nil, nil
 		}
-		return nil, fmt.Errorf("getting ClusterDeployment %s/%s: %w", cluster.Namespace, cluster.Name, err)
+		return nil, fmt.Errorf("getting ClusterDeployment %s: %w", key, err)
 	}
 	return cd, nil
 }

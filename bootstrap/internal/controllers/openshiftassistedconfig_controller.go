@@ -352,7 +352,7 @@ func (r *Reconciler) reconcileDataSecret(ctx context.Context, s *scope) (bool, e
 		}
 		secret.Labels[clusterv1.ClusterNameLabel] = s.cluster.Name
 		secret.Type = clusterv1.ClusterSecretType
-		secret.Data = map[string][]byte{"value": data, "format": []byte(bootstrapDataFormat)}
+		secret.Data = map[string][]byte{"value": data, "format": []byte(bootstrapv1.BootstrapDataFormatIgnition)}
 		return nil
 	})
 	if err != nil {

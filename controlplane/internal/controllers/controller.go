@@ -307,7 +307,8 @@ func (r *Reconciler) reconcileClusterImageSet(ctx context.Context, s *scope) err
 }
 
 func (r *Reconciler) reconcileClusterDeployment(ctx context.Context, s *scope) error {
-	cd := &hivev1.ClusterDeployment{ObjectMeta: metav1.ObjectMeta{Namespace: s.cluster.Namespace, Name: s.cluster.Name}}
+	key := controlplanev1.ClusterDeploymentKey(s.cluster)
+	cd := &hivev1.ClusterDeployment{ObjectMeta: metav1.ObjectMeta{Namespace: key.Namespace, Name: key.Name}}
 	if _, err := controllerutil.CreateOrPatch(ctx, r.Client, cd, func() error {
 		if !cd.CreationTimestamp.IsZero() && !metav1.IsControlledBy(cd, s.oacp) {
 			return fmt.Errorf("ClusterDeployment %s exists and is not owned by this control plane", cd.Name)
@@ -323,7 +324,7 @@ func (r *Reconciler) reconcileClusterDeployment(ctx context.Context, s *scope) e
 
 func (r *Reconciler) reconcileAgentClusterInstall(ctx context.Context, s *scope) error {
 	aci := &hiveext.AgentClusterInstall{}
-	key := client.ObjectKey{Namespace: s.cluster.Namespace, Name: s.cluster.Name}
+	key := controlplanev1.ClusterDeploymentKey(s.cluster)
 	err := r.Client.Get(ctx, key, aci)
 	switch {
 	case apierrors.IsNotFound(err):

@@ -63,7 +63,7 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, s *scope) (ctrl.Result
 	}
 
 	s.deleting.reason = controlplanev1.DeletingInstallResourcesReason
-	key := client.ObjectKey{Namespace: s.cluster.Namespace, Name: s.cluster.Name}
+	key := controlplanev1.ClusterDeploymentKey(s.cluster)
 	var waiting []string
 	for _, obj := range []client.Object{&hivev1.ClusterDeployment{}, &hiveext.AgentClusterInstall{}} {
 		gone, err := r.deleteOwned(ctx, s, obj, key)

@@ -246,7 +246,7 @@ func desiredAgentClusterInstall(aci *hiveext.AgentClusterInstall, oacp *controlp
 	cfg := oacp.Spec.Config
 	platform := platformType(oacp)
 	net.UserManagedNetworking = ptr.To(platform == hiveext.NonePlatformType)
-	aci.Spec.ClusterDeploymentRef.Name = cluster.Name
+	aci.Spec.ClusterDeploymentRef.Name = controlplanev1.ClusterDeploymentKey(cluster).Name
 	aci.Spec.ImageSetRef = &hivev1.ClusterImageSetReference{Name: ImageSetName(oacp)}
 	aci.Spec.Networking = net
 	aci.Spec.SSHPublicKey = cfg.SSHAuthorizedKey
@@ -286,7 +286,7 @@ func desiredClusterDeployment(cd *hivev1.ClusterDeployment, oacp *controlplanev1
 		AgentSelector: metav1.LabelSelector{MatchLabels: map[string]string{clusterv1.ClusterNameLabel: cluster.Name}},
 	}}
 	cd.Spec.ClusterInstallRef = &hivev1.ClusterInstallLocalReference{
-		Group: hiveext.Group, Version: hiveext.Version, Kind: "AgentClusterInstall", Name: cluster.Name,
+		Group: hiveext.Group, Version: hiveext.Version, Kind: "AgentClusterInstall", Name: controlplanev1.ClusterDeploymentKey(cluster).Name,
 	}
 	if cd.Labels == nil {
 		cd.Labels = map[string]string{}

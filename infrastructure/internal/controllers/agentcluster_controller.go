@@ -50,18 +50,12 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
+	controlplanev1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/controlplane/v1alpha3"
 	infrav1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/infrastructure/v1beta1"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/move"
 )
 
 const (
-	// AgentClusterFinalizer keeps an AgentCluster until the objects it created are gone.
-	AgentClusterFinalizer = "agentcluster.capi-provider.agent-install.openshift.io"
-	// ClusterDeploymentReadyCondition is True once the ClusterDeployment the Agents bind to exists.
-	ClusterDeploymentReadyCondition = "ClusterDeploymentReady"
-	// OpenshiftAssistedControlPlaneKind is the control plane of this repository: it owns the
-	// ClusterDeployment, named after the Cluster, in the Cluster's namespace.
-	OpenshiftAssistedControlPlaneKind = "OpenshiftAssistedControlPlane"
 	// clusterDeploymentIndex indexes AgentClusters by the <namespace>/<name> of the
 	// ClusterDeployment they use or wait for.
 	clusterDeploymentIndex = "agentCluster.clusterDeployment"
@@ -69,17 +63,10 @@ const (
 
 // Reasons of the ClusterDeploymentReady condition.
 const (
-	ReasonWaitingForCluster            = "WaitingForCluster"
-	ReasonWaitingForControlPlane       = "WaitingForControlPlaneClusterDeployment"
-	ReasonClusterDeploymentNotFound    = "ClusterDeploymentNotFound"
-	ReasonClusterDeploymentReady       = "ClusterDeploymentReady"
-	ReasonWaitingForControlPlaneEndpt  = "WaitingForControlPlaneEndpoint"
-	ReasonDeletingClusterDeployment    = "DeletingClusterDeployment"
-	agentClusterInstallKind            = "AgentClusterInstall"
-	agentClusterOwnedClusterDeployment = "capi-provider.agent-install.openshift.io/agentcluster"
+	agentClusterInstallKind = "AgentClusterInstall"
 )
 
-var agentClusterOwnedConditions = []string{clusterv1.ReadyCondition, ClusterDeploymentReadyCondition}
+var agentClusterOwnedConditions = []string{clusterv1.ReadyCondition, infrav1.ClusterDeploymentReadyCondition}
 
 // AgentClusterReconciler finds or creates the ClusterDeployment and AgentClusterInstall of a
 // Cluster's Agents and reports the cluster infrastructure as provisioned.
@@ -119,7 +106,7 @@ func (r *AgentClusterReconciler) Reconcile(ctx context.Context, req ctrl.Request
 		}
 	}
 	if ac.DeletionTimestamp.IsZero() {
-		if added, err := finalizers.EnsureFinalizer(ctx, r.Client, ac, AgentClusterFinalizer); err != nil || added {
+		if added, err := finalizers.EnsureFinalizer(ctx, r.Client, ac, infrav1.AgentClusterFinalizer); err != nil || added {
 			return ctrl.Result{}, err
 		}
 	}
@@ -129,7 +116,7 @@ func (r *AgentClusterReconciler) Reconcile(ctx context.Context, req ctrl.Request
 	}
 	defer func() {
 		if err := conditions.SetSummaryCondition(ac, ac, clusterv1.ReadyCondition,
-			conditions.ForConditionTypes{ClusterDeploymentReadyCondition}); err != nil {
+			conditions.ForConditionTypes{infrav1.ClusterDeploymentReadyCondition}); err != nil {
 			rerr = kerrors.NewAggregate([]error{rerr, err})
 		}
 		ac.Status.ObservedGeneration = ac.Generation
@@ -141,29 +128,30 @@ func (r *AgentClusterReconciler) Reconcile(ctx context.Context, req ctrl.Request
 		return r.reconcileDelete(ctx, ac)
 	}
 	if cluster == nil {
-		setCDCondition(ac, metav1.ConditionFalse, ReasonWaitingForCluster, "Waiting for Cluster API to set a Cluster as the owner of this AgentCluster")
+		setCDCondition(ac, metav1.ConditionFalse, infrav1.WaitingForClusterReason, "Waiting for Cluster API to set a Cluster as the owner of this AgentCluster")
 		return ctrl.Result{}, nil
 	}
 	return r.reconcileNormal(ctx, ac, cluster)
 }
 
 func setCDCondition(ac *infrav1.AgentCluster, status metav1.ConditionStatus, reason, message string) {
-	conditions.Set(ac, metav1.Condition{Type: ClusterDeploymentReadyCondition, Status: status, Reason: reason, Message: message})
+	conditions.Set(ac, metav1.Condition{Type: infrav1.ClusterDeploymentReadyCondition, Status: status, Reason: reason, Message: message})
 }
 
 func (r *AgentClusterReconciler) reconcileNormal(ctx context.Context, ac *infrav1.AgentCluster, cluster *clusterv1.Cluster) (ctrl.Result, error) {
 	if ac.Spec.ClusterDeploymentRef == nil {
 		switch {
-		case cluster.Spec.ControlPlaneRef.Kind == OpenshiftAssistedControlPlaneKind:
-			// OpenshiftAssistedControlPlane creates the ClusterDeployment, named after the Cluster.
+		case cluster.Spec.ControlPlaneRef.Kind == controlplanev1.ControlPlaneKind:
+			// OpenshiftAssistedControlPlane creates the ClusterDeployment (ClusterDeploymentKey).
 			cd := &hivev1.ClusterDeployment{}
-			if err := r.Client.Get(ctx, client.ObjectKey{Namespace: cluster.Namespace, Name: cluster.Name}, cd); err != nil {
+			key := controlplanev1.ClusterDeploymentKey(cluster)
+			if err := r.Client.Get(ctx, key, cd); err != nil {
 				if apierrors.IsNotFound(err) {
-					setCDCondition(ac, metav1.ConditionFalse, ReasonWaitingForControlPlane,
-						fmt.Sprintf("Waiting for %s %s to create ClusterDeployment %s", OpenshiftAssistedControlPlaneKind, cluster.Spec.ControlPlaneRef.Name, cluster.Name))
+					setCDCondition(ac, metav1.ConditionFalse, infrav1.WaitingForControlPlaneClusterDeploymentReason,
+						fmt.Sprintf("Waiting for %s %s to create ClusterDeployment %s", controlplanev1.ControlPlaneKind, cluster.Spec.ControlPlaneRef.Name, key.Name))
 					return ctrl.Result{}, nil
 				}
-				return ctrl.Result{}, fmt.Errorf("getting ClusterDeployment %s: %w", cluster.Name, err)
+				return ctrl.Result{}, fmt.Errorf("getting ClusterDeployment %s: %w", key.Name, err)
 			}
 			ac.Spec.ClusterDeploymentRef = &infrav1.ClusterDeploymentReference{Namespace: cd.Namespace, Name: cd.Name}
 		default:
@@ -180,7 +168,7 @@ func (r *AgentClusterReconciler) reconcileNormal(ctx context.Context, ac *infrav
 	cd := &hivev1.ClusterDeployment{}
 	if err := r.Client.Get(ctx, client.ObjectKey{Namespace: ref.Namespace, Name: ref.Name}, cd); err != nil {
 		if apierrors.IsNotFound(err) {
-			setCDCondition(ac, metav1.ConditionFalse, ReasonClusterDeploymentNotFound,
+			setCDCondition(ac, metav1.ConditionFalse, infrav1.ClusterDeploymentNotFoundReason,
 				fmt.Sprintf("ClusterDeployment %s/%s does not exist", ref.Namespace, ref.Name))
 			return ctrl.Result{}, nil
 		}
@@ -194,14 +182,14 @@ func (r *AgentClusterReconciler) reconcileNormal(ctx context.Context, ac *infrav
 		ac.Spec.ControlPlaneEndpoint = cluster.Spec.ControlPlaneEndpoint
 	}
 	if !ac.Spec.ControlPlaneEndpoint.IsValid() {
-		setCDCondition(ac, metav1.ConditionFalse, ReasonWaitingForControlPlaneEndpt,
+		setCDCondition(ac, metav1.ConditionFalse, infrav1.WaitingForControlPlaneEndpointReason,
 			"Waiting for spec.controlPlaneEndpoint (or the Cluster's) to be set")
 		return ctrl.Result{}, nil
 	}
 	if err := r.setFailureDomains(ctx, ac); err != nil {
 		return ctrl.Result{}, err
 	}
-	setCDCondition(ac, metav1.ConditionTrue, ReasonClusterDeploymentReady, "")
+	setCDCondition(ac, metav1.ConditionTrue, infrav1.ClusterDeploymentReadyReason, "")
 	if !ptr.Deref(ac.Status.Initialization.Provisioned, false) {
 		r.Recorder.Eventf(ac, cd, corev1.EventTypeNormal, "Provisioned", "Provision",
 			"Cluster infrastructure is provisioned with ClusterDeployment %s/%s", cd.Namespace, cd.Name)
@@ -217,7 +205,7 @@ func (r *AgentClusterReconciler) setFailureDomains(ctx context.Context, ac *infr
 		return nil
 	}
 	agents := &aiv1beta1.AgentList{}
-	opts := []client.ListOption{client.HasLabels{FailureDomainLabel}, client.UnsafeDisableDeepCopy}
+	opts := []client.ListOption{client.HasLabels{infrav1.FailureDomainLabel}, client.UnsafeDisableDeepCopy}
 	if r.AgentNamespace != "" {
 		opts = append(opts, client.InNamespace(r.AgentNamespace))
 	}
@@ -226,7 +214,7 @@ func (r *AgentClusterReconciler) setFailureDomains(ctx context.Context, ac *infr
 	}
 	names := map[string]bool{}
 	for i := range agents.Items {
-		names[agents.Items[i].Labels[FailureDomainLabel]] = true
+		names[agents.Items[i].Labels[infrav1.FailureDomainLabel]] = true
 	}
 	domains := make([]clusterv1.FailureDomain, 0, len(names))
 	for _, name := range slices.Sorted(maps.Keys(names)) {
@@ -242,7 +230,7 @@ func (r *AgentClusterReconciler) setFailureDomains(ctx context.Context, ac *infr
 // createClusterDeployment creates the ClusterDeployment (platform agentBareMetal, selecting the
 // Cluster's Agents) and its AgentClusterInstall, both named after and owned by the AgentCluster.
 func (r *AgentClusterReconciler) createClusterDeployment(ctx context.Context, ac *infrav1.AgentCluster, cluster *clusterv1.Cluster) error {
-	labels := map[string]string{clusterv1.ClusterNameLabel: cluster.Name, agentClusterOwnedClusterDeployment: ac.Name}
+	labels := map[string]string{clusterv1.ClusterNameLabel: cluster.Name, infrav1.AgentClusterLabel: ac.Name}
 	aci := &hiveextv1beta1.AgentClusterInstall{
 		ObjectMeta: metav1.ObjectMeta{Namespace: ac.Namespace, Name: ac.Name, Labels: labels},
 		Spec: hiveextv1beta1.AgentClusterInstallSpec{
@@ -375,11 +363,11 @@ func (r *AgentClusterReconciler) reconcileDelete(ctx context.Context, ac *infrav
 		}
 	}
 	if len(waiting) > 0 {
-		setCDCondition(ac, metav1.ConditionFalse, ReasonDeletingClusterDeployment,
+		setCDCondition(ac, metav1.ConditionFalse, infrav1.DeletingClusterDeploymentReason,
 			"Waiting for "+strings.Join(waiting, " and ")+" "+ac.Name+" to be deleted")
 		return ctrl.Result{}, nil
 	}
-	controllerutil.RemoveFinalizer(ac, AgentClusterFinalizer)
+	controllerutil.RemoveFinalizer(ac, infrav1.AgentClusterFinalizer)
 	return ctrl.Result{}, nil
 }
 

@@ -30,8 +30,8 @@ import (
 	"sigs.k8s.io/cluster-api/util/conditions"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	controlplanev1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/controlplane/v1alpha3"
 	infrav1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/infrastructure/v1beta1"
-	infracontroller "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/infrastructure/internal/controllers"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/manager"
 )
 
@@ -61,8 +61,8 @@ func TestAgentClusterCreatesClusterDeployment(t *testing.T) {
 	ns, err := env.CreateNamespace(ctx, "acluster")
 	g.Expect(err).NotTo(HaveOccurred())
 	// Agents in two failure domains: the AgentCluster offers both.
-	createAgent(t, ctx, ns, agentName(1), map[string]string{infracontroller.FailureDomainLabel: "rack-b"}, 8)
-	createAgent(t, ctx, ns, agentName(2), map[string]string{infracontroller.FailureDomainLabel: "rack-a"}, 8)
+	createAgent(t, ctx, ns, agentName(1), map[string]string{infrav1.FailureDomainLabel: "rack-b"}, 8)
+	createAgent(t, ctx, ns, agentName(2), map[string]string{infrav1.FailureDomainLabel: "rack-a"}, 8)
 	startManager(t, managerConfig{opts: manager.Options{WatchNamespace: ns}})
 	g.Expect(env.Client.Create(ctx, &infrav1.AgentCluster{
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "c1"},
@@ -80,7 +80,7 @@ func TestAgentClusterCreatesClusterDeployment(t *testing.T) {
 		g.Expect(env.Client.Get(ctx, key, ac)).To(Succeed())
 		g.Expect(ac.Spec.ClusterDeploymentRef).To(Equal(&infrav1.ClusterDeploymentReference{Namespace: ns, Name: "c1"}))
 		g.Expect(ac.Status.Initialization.Provisioned).To(Equal(ptr.To(true)))
-		g.Expect(conditions.IsTrue(ac, infracontroller.ClusterDeploymentReadyCondition)).To(BeTrue())
+		g.Expect(conditions.IsTrue(ac, infrav1.ClusterDeploymentReadyCondition)).To(BeTrue())
 		g.Expect(ac.Status.FailureDomains).To(Equal([]clusterv1.FailureDomain{
 			{Name: "rack-a", ControlPlane: ptr.To(true)}, {Name: "rack-b", ControlPlane: ptr.To(true)},
 		}))
@@ -123,7 +123,7 @@ func TestAgentClusterUsesControlPlaneClusterDeployment(t *testing.T) {
 		},
 	})).To(Succeed())
 	cluster := newCluster(ns, &clusterv1.ContractVersionedObjectReference{
-		APIGroup: "controlplane.cluster.x-k8s.io", Kind: infracontroller.OpenshiftAssistedControlPlaneKind, Name: "c1",
+		APIGroup: "controlplane.cluster.x-k8s.io", Kind: controlplanev1.ControlPlaneKind, Name: "c1",
 	})
 	cluster.Spec.InfrastructureRef.Name = "c1-infra"
 	g.Expect(env.Client.Create(ctx, cluster)).To(Succeed())
@@ -131,9 +131,9 @@ func TestAgentClusterUsesControlPlaneClusterDeployment(t *testing.T) {
 	g.Eventually(func(g Gomega) {
 		ac := &infrav1.AgentCluster{}
 		g.Expect(env.Client.Get(ctx, acKey, ac)).To(Succeed())
-		c := conditions.Get(ac, infracontroller.ClusterDeploymentReadyCondition)
+		c := conditions.Get(ac, infrav1.ClusterDeploymentReadyCondition)
 		g.Expect(c).NotTo(BeNil())
-		g.Expect(c.Reason).To(Equal(infracontroller.ReasonWaitingForControlPlane))
+		g.Expect(c.Reason).To(Equal(infrav1.WaitingForControlPlaneClusterDeploymentReason))
 		g.Expect(ac.Spec.ClusterDeploymentRef).To(BeNil())
 	}, timeout, interval).Should(Succeed())
 

@@ -53,14 +53,7 @@ import (
 )
 
 const (
-	// AgentMachineFinalizer keeps an AgentMachine until its Agent is released.
-	AgentMachineFinalizer = "agentmachine.capi-provider.agent-install.openshift.io"
-	// PreTerminateHookAnnotation is the Machine's pre-terminate hook: Cluster API waits for it to
-	// go before deleting the AgentMachine, which gives time to unbind the Agent.
-	PreTerminateHookAnnotation = clusterv1.PreTerminateDeleteHookAnnotationPrefix + "/agentmachine"
-	preTerminateHookOwner      = "capi-provider-agent"
-	// ProviderIDPrefix starts every providerID this provider sets.
-	ProviderIDPrefix = "agent://"
+	preTerminateHookOwner = "capi-provider-agent"
 	// DefaultUnbindTimeout bounds how long the release of an Agent waits for assisted-service to
 	// report it unbound; after it the claim is dropped anyway (with a warning event).
 	DefaultUnbindTimeout = 10 * time.Minute
@@ -150,7 +143,7 @@ func (r *AgentMachineReconciler) Reconcile(ctx context.Context, req ctrl.Request
 	ctx = ctrl.LoggerInto(ctx, log)
 
 	if am.DeletionTimestamp.IsZero() {
-		if added, err := finalizers.EnsureFinalizer(ctx, r.Client, am, AgentMachineFinalizer); err != nil || added {
+		if added, err := finalizers.EnsureFinalizer(ctx, r.Client, am, infrav1.AgentMachineFinalizer); err != nil || added {
 			return ctrl.Result{}, err
 		}
 	}
@@ -179,14 +172,14 @@ func (r *AgentMachineReconciler) Reconcile(ctx context.Context, req ctrl.Request
 func (r *AgentMachineReconciler) reconcileNormal(ctx context.Context, s *machineScope) (ctrl.Result, error) {
 	am := s.agentMachine
 	if s.machine == nil {
-		setReserved(am, metav1.ConditionFalse, ReasonWaitingForMachine, "Waiting for Cluster API to set a Machine as the owner of this AgentMachine")
+		setReserved(am, metav1.ConditionFalse, infrav1.WaitingForMachineReason, "Waiting for Cluster API to set a Machine as the owner of this AgentMachine")
 		return ctrl.Result{}, nil
 	}
 	if !s.machine.DeletionTimestamp.IsZero() {
 		return r.reconcileMachineDeleting(ctx, s)
 	}
 	if s.cluster == nil {
-		setReserved(am, metav1.ConditionFalse, ReasonWaitingForClusterInfrastructure,
+		setReserved(am, metav1.ConditionFalse, infrav1.WaitingForClusterInfrastructureReason,
 			fmt.Sprintf("Waiting for Cluster %q of the Machine", s.machine.Spec.ClusterName))
 		return ctrl.Result{}, nil
 	}
@@ -205,7 +198,7 @@ func (r *AgentMachineReconciler) reconcileNormal(ctx context.Context, s *machine
 	if agent == nil && am.Spec.ProviderID != "" {
 		// The host was claimed once and its Agent is gone: never claim a different host for a
 		// Machine whose providerID is set.
-		setReserved(am, metav1.ConditionFalse, ReasonAgentNotFound,
+		setReserved(am, metav1.ConditionFalse, infrav1.AgentNotFoundReason,
 			fmt.Sprintf("The Agent of this Machine (%s) no longer exists; delete the Machine to replace the host", am.Spec.ProviderID))
 		clearAgentConditions(am, "The claimed Agent no longer exists")
 		am.Status.Ready = false
@@ -221,9 +214,9 @@ func (r *AgentMachineReconciler) reconcileNormal(ctx context.Context, s *machine
 	}
 
 	am.Status.AgentRef = &infrav1.AgentReference{Namespace: agent.Namespace, Name: agent.Name}
-	am.Spec.ProviderID = ProviderIDPrefix + agent.Name
-	am.Status.FailureDomain = agent.Labels[FailureDomainLabel]
-	setReserved(am, metav1.ConditionTrue, ReasonAgentReserved, "")
+	am.Spec.ProviderID = infrav1.ProviderIDPrefix + agent.Name
+	am.Status.FailureDomain = agent.Labels[infrav1.FailureDomainLabel]
+	setReserved(am, metav1.ConditionTrue, infrav1.AgentReservedReason, "")
 	mirrorAgent(am, agent)
 	if err := r.ensurePreTerminateHook(ctx, s.machine); err != nil {
 		return ctrl.Result{}, err
@@ -244,7 +237,7 @@ func (r *AgentMachineReconciler) claimedAgent(ctx context.Context, am *infrav1.A
 			// fall through to the index and memory: the cache may lag behind a fresh claim.
 		case err != nil:
 			return nil, fmt.Errorf("getting Agent %s/%s: %w", ref.Namespace, ref.Name, err)
-		case agent.Labels[ClaimLabel] == uid:
+		case agent.Labels[infrav1.AgentClaimedByLabel] == uid:
 			return agent, nil
 		}
 	}
@@ -265,7 +258,7 @@ func (r *AgentMachineReconciler) claimedAgent(ctx context.Context, am *infrav1.A
 			}
 			return nil, fmt.Errorf("getting claimed Agent %s: %w", v, err)
 		}
-		if agent.Labels[ClaimLabel] == uid {
+		if agent.Labels[infrav1.AgentClaimedByLabel] == uid {
 			return agent, nil
 		}
 		r.claims.Delete(uid)
@@ -278,12 +271,12 @@ func (r *AgentMachineReconciler) claim(ctx context.Context, s *machineScope) (*a
 	log := ctrl.LoggerFrom(ctx)
 	am, machine, cluster := s.agentMachine, s.machine, s.cluster
 	if !ptr.Deref(cluster.Status.Initialization.InfrastructureProvisioned, false) {
-		setReserved(am, metav1.ConditionFalse, ReasonWaitingForClusterInfrastructure,
+		setReserved(am, metav1.ConditionFalse, infrav1.WaitingForClusterInfrastructureReason,
 			fmt.Sprintf("Waiting for the infrastructure of Cluster %s to be provisioned", cluster.Name))
 		return nil, ctrl.Result{}, nil
 	}
 	if machine.Spec.Bootstrap.DataSecretName == nil {
-		setReserved(am, metav1.ConditionFalse, ReasonWaitingForBootstrapData,
+		setReserved(am, metav1.ConditionFalse, infrav1.WaitingForBootstrapDataReason,
 			fmt.Sprintf("Waiting for the bootstrap provider to set the data Secret of Machine %s", machine.Name))
 		return nil, ctrl.Result{}, nil
 	}
@@ -292,7 +285,7 @@ func (r *AgentMachineReconciler) claim(ctx context.Context, s *machineScope) (*a
 		return nil, ctrl.Result{}, err
 	}
 	if cd == nil {
-		setReserved(am, metav1.ConditionFalse, ReasonWaitingForClusterDeployment,
+		setReserved(am, metav1.ConditionFalse, infrav1.WaitingForClusterDeploymentReason,
 			fmt.Sprintf("Waiting for the AgentCluster of Cluster %s to reference a ClusterDeployment", cluster.Name))
 		return nil, ctrl.Result{}, nil
 	}
@@ -300,7 +293,7 @@ func (r *AgentMachineReconciler) claim(ctx context.Context, s *machineScope) (*a
 	secretKey := client.ObjectKey{Namespace: machine.Namespace, Name: *machine.Spec.Bootstrap.DataSecretName}
 	if err := r.Client.Get(ctx, secretKey, secret); err != nil {
 		if apierrors.IsNotFound(err) {
-			setReserved(am, metav1.ConditionFalse, ReasonWaitingForBootstrapData,
+			setReserved(am, metav1.ConditionFalse, infrav1.WaitingForBootstrapDataReason,
 				fmt.Sprintf("Waiting for bootstrap data Secret %s", secretKey.Name))
 			return nil, ctrl.Result{RequeueAfter: 10 * time.Second}, nil
 		}
@@ -308,14 +301,14 @@ func (r *AgentMachineReconciler) claim(ctx context.Context, s *machineScope) (*a
 	}
 	source, err := parseBootstrapData(secret)
 	if err != nil {
-		setReserved(am, metav1.ConditionFalse, ReasonInvalidBootstrapData,
+		setReserved(am, metav1.ConditionFalse, infrav1.InvalidBootstrapDataReason,
 			fmt.Sprintf("Bootstrap data Secret %s: %v", secretKey.Name, err))
 		return nil, ctrl.Result{}, fmt.Errorf("reading bootstrap data Secret %s: %w", secretKey.Name, err)
 	}
 
 	request, err := newAgentRequest(am, machine, cd)
 	if err != nil {
-		setReserved(am, metav1.ConditionFalse, ReasonNoSuitableAgents, err.Error())
+		setReserved(am, metav1.ConditionFalse, infrav1.NoSuitableAgentsReason, err.Error())
 		return nil, ctrl.Result{}, nil //nolint:nilerr // a user error: reported in the condition, retried on change.
 	}
 	fd := request.failureDomain
@@ -334,7 +327,7 @@ func (r *AgentMachineReconciler) claim(ctx context.Context, s *machineScope) (*a
 			return nil, ctrl.Result{}, fmt.Errorf("listing Agents: %w", err)
 		}
 		_, summary := rankAgents(request, pointers(all.Items))
-		setReserved(am, metav1.ConditionFalse, ReasonNoSuitableAgents, summary)
+		setReserved(am, metav1.ConditionFalse, infrav1.NoSuitableAgentsReason, summary)
 		return nil, ctrl.Result{}, nil
 	}
 
@@ -360,7 +353,7 @@ func (r *AgentMachineReconciler) claim(ctx context.Context, s *machineScope) (*a
 			"Claimed Agent %s/%s and bound it to ClusterDeployment %s/%s", agent.Namespace, agent.Name, cd.Namespace, cd.Name)
 		return agent, ctrl.Result{}, nil
 	}
-	setReserved(am, metav1.ConditionFalse, ReasonNoSuitableAgents,
+	setReserved(am, metav1.ConditionFalse, infrav1.NoSuitableAgentsReason,
 		"Other Machines claimed the best fit Agents first; trying again")
 	return nil, ctrl.Result{RequeueAfter: claimRetryDelay}, nil
 }
@@ -384,10 +377,10 @@ func (r *AgentMachineReconciler) claimAgent(ctx context.Context, am *infrav1.Age
 	if agent.Annotations == nil {
 		agent.Annotations = map[string]string{}
 	}
-	agent.Labels[ClaimLabel] = string(am.UID)
-	agent.Annotations[ClaimOwnerAnnotation] = am.Namespace + "/" + am.Name
-	agent.Annotations[PreviousSpecAnnotation] = string(previous)
-	delete(agent.Annotations, UnbindRequestedAnnotation)
+	agent.Labels[infrav1.AgentClaimedByLabel] = string(am.UID)
+	agent.Annotations[infrav1.ClaimOwnerAnnotation] = am.Namespace + "/" + am.Name
+	agent.Annotations[infrav1.PreviousSpecAnnotation] = string(previous)
+	delete(agent.Annotations, infrav1.UnbindRequestedAnnotation)
 	agent.Spec.ClusterDeploymentName = cd
 	agent.Spec.IgnitionEndpointTokenReference = tokenRef
 	agent.Spec.IgnitionEndpointHTTPHeaders = headers
@@ -478,7 +471,7 @@ func (r *AgentMachineReconciler) clusterDeployment(ctx context.Context, cluster 
 func newAgentRequest(am *infrav1.AgentMachine, machine *clusterv1.Machine, cd *aiv1beta1.ClusterReference) (agentRequest, error) {
 	req := agentRequest{
 		failureDomain:     machine.Spec.FailureDomain,
-		architecture:      machine.Labels[ArchitectureLabel],
+		architecture:      machine.Labels[infrav1.ArchitectureLabel],
 		clusterDeployment: cd.Namespace + "/" + cd.Name,
 		key:               string(am.UID),
 	}
@@ -504,14 +497,14 @@ func (r *AgentMachineReconciler) agentListOptions(opts ...client.ListOption) []c
 }
 
 func (r *AgentMachineReconciler) ensurePreTerminateHook(ctx context.Context, machine *clusterv1.Machine) error {
-	if _, ok := machine.Annotations[PreTerminateHookAnnotation]; ok {
+	if _, ok := machine.Annotations[infrav1.PreTerminateHookAnnotation]; ok {
 		return nil
 	}
 	before := machine.DeepCopy()
 	if machine.Annotations == nil {
 		machine.Annotations = map[string]string{}
 	}
-	machine.Annotations[PreTerminateHookAnnotation] = preTerminateHookOwner
+	machine.Annotations[infrav1.PreTerminateHookAnnotation] = preTerminateHookOwner
 	if err := r.Client.Patch(ctx, machine, client.MergeFrom(before)); err != nil {
 		return fmt.Errorf("adding the pre-terminate hook to Machine %s: %w", machine.Name, err)
 	}
@@ -522,12 +515,12 @@ func (r *AgentMachineReconciler) ensurePreTerminateHook(ctx context.Context, mac
 // drained), unbind and release the Agent, then remove the hook so that the Machine can go.
 func (r *AgentMachineReconciler) reconcileMachineDeleting(ctx context.Context, s *machineScope) (ctrl.Result, error) {
 	machine := s.machine
-	if _, ok := machine.Annotations[PreTerminateHookAnnotation]; !ok {
+	if _, ok := machine.Annotations[infrav1.PreTerminateHookAnnotation]; !ok {
 		return ctrl.Result{}, nil
 	}
 	if c := conditions.Get(machine, clusterv1.MachineDeletingCondition); c == nil ||
 		c.Reason != clusterv1.MachineDeletingWaitingForPreTerminateHookReason {
-		setReserved(s.agentMachine, metav1.ConditionTrue, ReasonUnbinding, "Waiting for Cluster API to drain the Machine before the Agent is unbound")
+		setReserved(s.agentMachine, metav1.ConditionTrue, infrav1.UnbindingReason, "Waiting for Cluster API to drain the Machine before the Agent is unbound")
 		return ctrl.Result{}, nil
 	}
 	res, done, err := r.release(ctx, s.agentMachine)
@@ -535,7 +528,7 @@ func (r *AgentMachineReconciler) reconcileMachineDeleting(ctx context.Context, s
 		return res, err
 	}
 	before := machine.DeepCopy()
-	delete(machine.Annotations, PreTerminateHookAnnotation)
+	delete(machine.Annotations, infrav1.PreTerminateHookAnnotation)
 	if err := r.Client.Patch(ctx, machine, client.MergeFrom(before)); err != nil {
 		return ctrl.Result{}, fmt.Errorf("removing the pre-terminate hook from Machine %s: %w", machine.Name, err)
 	}
@@ -547,7 +540,7 @@ func (r *AgentMachineReconciler) reconcileDelete(ctx context.Context, s *machine
 	if err != nil || !done {
 		return res, err
 	}
-	controllerutil.RemoveFinalizer(s.agentMachine, AgentMachineFinalizer)
+	controllerutil.RemoveFinalizer(s.agentMachine, infrav1.AgentMachineFinalizer)
 	return ctrl.Result{}, nil
 }
 
@@ -566,44 +559,44 @@ func (r *AgentMachineReconciler) release(ctx context.Context, am *infrav1.AgentM
 		}
 		r.claims.Delete(string(am.UID))
 		clearAgentConditions(am, "The Agent is released")
-		setReserved(am, metav1.ConditionFalse, ReasonNoAgent, "No Agent is claimed")
+		setReserved(am, metav1.ConditionFalse, infrav1.NoAgentReason, "No Agent is claimed")
 		return ctrl.Result{}, true, nil
 	}
 	agent = agent.DeepCopy()
 	var previous previousSpec
-	if raw := agent.Annotations[PreviousSpecAnnotation]; raw != "" {
+	if raw := agent.Annotations[infrav1.PreviousSpecAnnotation]; raw != "" {
 		if err := json.Unmarshal([]byte(raw), &previous); err != nil {
 			log.Info("Ignoring an unreadable previous-spec annotation; unbinding to no ClusterDeployment", "Agent", klogRef(agent))
 			previous = previousSpec{}
 		}
 	}
-	requested, _ := time.Parse(time.RFC3339, agent.Annotations[UnbindRequestedAnnotation])
+	requested, _ := time.Parse(time.RFC3339, agent.Annotations[infrav1.UnbindRequestedAnnotation])
 	if requested.IsZero() {
 		agent.Spec.ClusterDeploymentName = previous.ClusterDeploymentName
 		agent.Spec.IgnitionEndpointTokenReference = previous.IgnitionEndpointTokenReference
 		agent.Spec.IgnitionEndpointHTTPHeaders = previous.IgnitionEndpointHTTPHeaders
-		agent.Annotations[UnbindRequestedAnnotation] = time.Now().UTC().Format(time.RFC3339)
+		agent.Annotations[infrav1.UnbindRequestedAnnotation] = time.Now().UTC().Format(time.RFC3339)
 		if err := r.Client.Update(ctx, agent); err != nil {
 			return ctrl.Result{}, false, fmt.Errorf("unbinding Agent %s/%s: %w", agent.Namespace, agent.Name, err)
 		}
 		log.Info("Unbinding Agent", "Agent", klogRef(agent))
 		r.Recorder.Eventf(am, agent, corev1.EventTypeNormal, "AgentUnbinding", "Unbind", "Unbinding Agent %s/%s", agent.Namespace, agent.Name)
-		setReserved(am, metav1.ConditionTrue, ReasonUnbinding, fmt.Sprintf("Waiting for assisted-service to unbind Agent %s", agent.Name))
+		setReserved(am, metav1.ConditionTrue, infrav1.UnbindingReason, fmt.Sprintf("Waiting for assisted-service to unbind Agent %s", agent.Name))
 		return ctrl.Result{RequeueAfter: r.unbindTimeout()}, false, nil
 	}
 	timedOut := time.Since(requested) > r.unbindTimeout()
 	if !unbound(agent, previous) && !timedOut {
-		setReserved(am, metav1.ConditionTrue, ReasonUnbinding, fmt.Sprintf("Waiting for assisted-service to unbind Agent %s", agent.Name))
+		setReserved(am, metav1.ConditionTrue, infrav1.UnbindingReason, fmt.Sprintf("Waiting for assisted-service to unbind Agent %s", agent.Name))
 		return ctrl.Result{RequeueAfter: time.Until(requested.Add(r.unbindTimeout())) + time.Second}, false, nil
 	}
 	if timedOut {
 		r.Recorder.Eventf(am, agent, corev1.EventTypeWarning, "UnbindTimedOut", "Release",
 			"assisted-service did not report Agent %s/%s unbound within %s; releasing it anyway", agent.Namespace, agent.Name, r.unbindTimeout())
 	}
-	delete(agent.Labels, ClaimLabel)
-	delete(agent.Annotations, ClaimOwnerAnnotation)
-	delete(agent.Annotations, PreviousSpecAnnotation)
-	delete(agent.Annotations, UnbindRequestedAnnotation)
+	delete(agent.Labels, infrav1.AgentClaimedByLabel)
+	delete(agent.Annotations, infrav1.ClaimOwnerAnnotation)
+	delete(agent.Annotations, infrav1.PreviousSpecAnnotation)
+	delete(agent.Annotations, infrav1.UnbindRequestedAnnotation)
 	if err := r.Client.Update(ctx, agent); err != nil {
 		if apierrors.IsNotFound(err) {
 			return ctrl.Result{}, true, nil
@@ -615,7 +608,7 @@ func (r *AgentMachineReconciler) release(ctx context.Context, am *infrav1.AgentM
 	r.Recorder.Eventf(am, agent, corev1.EventTypeNormal, "AgentReleased", "Release", "Released Agent %s/%s", agent.Namespace, agent.Name)
 	am.Status.AgentRef = nil
 	clearAgentConditions(am, "The Agent is released")
-	setReserved(am, metav1.ConditionFalse, ReasonNoAgent, "The Agent is released")
+	setReserved(am, metav1.ConditionFalse, infrav1.NoAgentReason, "The Agent is released")
 	return ctrl.Result{}, true, nil
 }
 

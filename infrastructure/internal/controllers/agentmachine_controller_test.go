@@ -79,20 +79,20 @@ func TestAgentMachineWaits(t *testing.T) {
 		wantReason string
 		wantMsg    string
 	}{
-		{"no Machine owns it", false, nil, ReasonWaitingForMachine, ""},
-		{"infrastructure not provisioned", true, []client.Object{cluster(false), machine(ptr.To("data"))}, ReasonWaitingForClusterInfrastructure, ""},
-		{"no bootstrap data yet", true, []client.Object{cluster(true), machine(nil)}, ReasonWaitingForBootstrapData, ""},
-		{"no ClusterDeployment yet", true, []client.Object{cluster(true), machine(ptr.To("data")), agentCluster("")}, ReasonWaitingForClusterDeployment, ""},
-		{"bootstrap Secret missing", true, []client.Object{cluster(true), machine(ptr.To("data")), agentCluster("cd")}, ReasonWaitingForBootstrapData, ""},
-		{"no Agent", true, []client.Object{cluster(true), machine(ptr.To("data")), agentCluster("cd"), data}, ReasonNoSuitableAgents, "0 of 0 agents fit"},
-		{"claims the Agent", true, []client.Object{cluster(true), machine(ptr.To("data")), agentCluster("cd"), data, agent}, ReasonAgentReserved, ""},
+		{"no Machine owns it", false, nil, infrav1.WaitingForMachineReason, ""},
+		{"infrastructure not provisioned", true, []client.Object{cluster(false), machine(ptr.To("data"))}, infrav1.WaitingForClusterInfrastructureReason, ""},
+		{"no bootstrap data yet", true, []client.Object{cluster(true), machine(nil)}, infrav1.WaitingForBootstrapDataReason, ""},
+		{"no ClusterDeployment yet", true, []client.Object{cluster(true), machine(ptr.To("data")), agentCluster("")}, infrav1.WaitingForClusterDeploymentReason, ""},
+		{"bootstrap Secret missing", true, []client.Object{cluster(true), machine(ptr.To("data")), agentCluster("cd")}, infrav1.WaitingForBootstrapDataReason, ""},
+		{"no Agent", true, []client.Object{cluster(true), machine(ptr.To("data")), agentCluster("cd"), data}, infrav1.NoSuitableAgentsReason, "0 of 0 agents fit"},
+		{"claims the Agent", true, []client.Object{cluster(true), machine(ptr.To("data")), agentCluster("cd"), data, agent}, infrav1.AgentReservedReason, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			g := NewWithT(t)
 			ctx := context.Background()
 			am := &infrav1.AgentMachine{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "m1", UID: "am-uid",
-				Finalizers: []string{AgentMachineFinalizer}}}
+				Finalizers: []string{infrav1.AgentMachineFinalizer}}}
 			if tt.owned {
 				am.OwnerReferences = []metav1.OwnerReference{{APIVersion: clusterv1.GroupVersion.String(), Kind: "Machine", Name: "m1", UID: "machine-uid"}}
 			}
@@ -110,17 +110,17 @@ func TestAgentMachineWaits(t *testing.T) {
 			}
 			got := &infrav1.AgentMachine{}
 			g.Expect(c.Get(ctx, client.ObjectKeyFromObject(am), got)).To(Succeed())
-			cond := conditions.Get(got, AgentReservedCondition)
+			cond := conditions.Get(got, infrav1.AgentReservedCondition)
 			g.Expect(cond).NotTo(BeNil())
 			g.Expect(cond.Reason).To(Equal(tt.wantReason), cond.Message)
 			if tt.wantMsg != "" {
 				g.Expect(cond.Message).To(Equal(tt.wantMsg))
 			}
-			if tt.wantReason == ReasonAgentReserved {
+			if tt.wantReason == infrav1.AgentReservedReason {
 				g.Expect(got.Spec.ProviderID).To(Equal("agent://a1"))
 				claimed := &aiv1beta1.Agent{}
 				g.Expect(c.Get(ctx, client.ObjectKey{Namespace: ns, Name: "a1"}, claimed)).To(Succeed())
-				g.Expect(claimed.Labels[ClaimLabel]).To(Equal("am-uid"))
+				g.Expect(claimed.Labels[infrav1.AgentClaimedByLabel]).To(Equal("am-uid"))
 				g.Expect(claimed.Spec.ClusterDeploymentName).To(Equal(&aiv1beta1.ClusterReference{Namespace: ns, Name: "cd"}))
 			} else {
 				g.Expect(got.Spec.ProviderID).To(BeEmpty())
@@ -138,13 +138,13 @@ func TestDeletedForMoveIsLeftAlone(t *testing.T) {
 	g.Expect(err).NotTo(HaveOccurred())
 	now := metav1.Now()
 	am := &infrav1.AgentMachine{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "m1", UID: "am-uid",
-		Finalizers: []string{AgentMachineFinalizer}, DeletionTimestamp: &now,
+		Finalizers: []string{infrav1.AgentMachineFinalizer}, DeletionTimestamp: &now,
 		Annotations: map[string]string{"clusterctl.cluster.x-k8s.io/delete-for-move": ""}},
 		Spec: infrav1.AgentMachineSpec{ProviderID: "agent://a1"}}
 	am.Status.AgentRef = &infrav1.AgentReference{Namespace: "ns", Name: "a1"}
 	agent := testAgent("a1")
 	agent.Namespace = "ns"
-	agent.Labels = map[string]string{ClaimLabel: "am-uid"}
+	agent.Labels = map[string]string{infrav1.AgentClaimedByLabel: "am-uid"}
 	agent.Spec.ClusterDeploymentName = &aiv1beta1.ClusterReference{Namespace: "ns", Name: "cd"}
 	c := fake.NewClientBuilder().WithScheme(scheme).WithObjects(am, agent).
 		WithStatusSubresource(&infrav1.AgentMachine{}).
@@ -158,8 +158,8 @@ func TestDeletedForMoveIsLeftAlone(t *testing.T) {
 	got := &aiv1beta1.Agent{}
 	g.Expect(c.Get(context.Background(), client.ObjectKeyFromObject(agent), got)).To(Succeed())
 	g.Expect(got.Spec.ClusterDeploymentName).To(Equal(agent.Spec.ClusterDeploymentName), "the Agent stays bound")
-	g.Expect(got.Labels).To(HaveKeyWithValue(ClaimLabel, "am-uid"))
+	g.Expect(got.Labels).To(HaveKeyWithValue(infrav1.AgentClaimedByLabel, "am-uid"))
 	gotAM := &infrav1.AgentMachine{}
 	g.Expect(c.Get(context.Background(), client.ObjectKeyFromObject(am), gotAM)).To(Succeed())
-	g.Expect(gotAM.Finalizers).To(ConsistOf(AgentMachineFinalizer), "clusterctl removes the finalizers itself")
+	g.Expect(gotAM.Finalizers).To(ConsistOf(infrav1.AgentMachineFinalizer), "clusterctl removes the finalizers itself")
 }

@@ -143,7 +143,7 @@ func (r *AgentMachineReconciler) agentEventHandler() handler.TypedEventHandler[*
 }
 
 func claimOwner(agent *aiv1beta1.Agent) *reconcile.Request {
-	if ns, name, ok := strings.Cut(agent.Annotations[ClaimOwnerAnnotation], "/"); ok {
+	if ns, name, ok := strings.Cut(agent.Annotations[infrav1.ClaimOwnerAnnotation], "/"); ok {
 		return &reconcile.Request{NamespacedName: client.ObjectKey{Namespace: ns, Name: name}}
 	}
 	return nil

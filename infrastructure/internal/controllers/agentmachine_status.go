@@ -32,44 +32,10 @@ import (
 	infrav1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/infrastructure/v1beta1"
 )
 
-// Condition types of an AgentMachine.
-const (
-	// AgentReservedCondition is True once an Agent is claimed for the Machine; while False its
-	// reason says what the claim waits for.
-	AgentReservedCondition = "AgentReserved"
-	// AgentConnectedCondition mirrors the Agent's Connected condition.
-	AgentConnectedCondition = "AgentConnected"
-	// AgentSpecSyncedCondition mirrors the Agent's SpecSynced condition.
-	AgentSpecSyncedCondition = "AgentSpecSynced"
-	// AgentValidatedCondition mirrors the Agent's Validated condition.
-	AgentValidatedCondition = "AgentValidated"
-	// AgentRequirementsMetCondition mirrors the Agent's RequirementsMet condition.
-	AgentRequirementsMetCondition = "AgentRequirementsMet"
-	// InstalledCondition mirrors the Agent's Installed condition.
-	InstalledCondition = "Installed"
-)
-
-// Reasons of the AgentReserved condition.
-const (
-	ReasonWaitingForMachine               = "WaitingForMachine"
-	ReasonWaitingForClusterInfrastructure = "WaitingForClusterInfrastructure"
-	ReasonWaitingForBootstrapData         = "WaitingForBootstrapData"
-	ReasonWaitingForClusterDeployment     = "WaitingForClusterDeployment"
-	ReasonInvalidBootstrapData            = "InvalidBootstrapData"
-	ReasonNoSuitableAgents                = "NoSuitableAgents"
-	ReasonAgentReserved                   = "AgentReserved"
-	ReasonAgentNotFound                   = "AgentNotFound"
-	ReasonUnbinding                       = "Unbinding"
-	ReasonNoAgent                         = "NoAgent"
-	// ReasonNodeJoined: the Machine is a Node of the cluster and its Agent is gone, as after a
-	// clusterctl move (reported by AgentReserved and the mirrored conditions).
-	ReasonNodeJoined = "NodeJoined"
-)
-
 // ownedConditions are the conditions this controller writes, for the patch helper.
 var ownedConditions = []string{
-	clusterv1.ReadyCondition, AgentReservedCondition, AgentConnectedCondition, AgentSpecSyncedCondition,
-	AgentValidatedCondition, AgentRequirementsMetCondition, InstalledCondition,
+	clusterv1.ReadyCondition, infrav1.AgentReservedCondition, infrav1.AgentConnectedCondition, infrav1.AgentSpecSyncedCondition,
+	infrav1.AgentValidatedCondition, infrav1.AgentRequirementsMetCondition, infrav1.InstalledCondition,
 }
 
 // mirrored maps the Agent's conditions to the AgentMachine's.
@@ -77,15 +43,15 @@ var mirrored = []struct {
 	from conditionsv1.ConditionType
 	to   string
 }{
-	{aiv1beta1.ConnectedCondition, AgentConnectedCondition},
-	{aiv1beta1.SpecSyncedCondition, AgentSpecSyncedCondition},
-	{aiv1beta1.ValidatedCondition, AgentValidatedCondition},
-	{aiv1beta1.RequirementsMetCondition, AgentRequirementsMetCondition},
-	{aiv1beta1.InstalledCondition, InstalledCondition},
+	{aiv1beta1.ConnectedCondition, infrav1.AgentConnectedCondition},
+	{aiv1beta1.SpecSyncedCondition, infrav1.AgentSpecSyncedCondition},
+	{aiv1beta1.ValidatedCondition, infrav1.AgentValidatedCondition},
+	{aiv1beta1.RequirementsMetCondition, infrav1.AgentRequirementsMetCondition},
+	{aiv1beta1.InstalledCondition, infrav1.InstalledCondition},
 }
 
 func setReserved(am *infrav1.AgentMachine, status metav1.ConditionStatus, reason, message string) {
-	conditions.Set(am, metav1.Condition{Type: AgentReservedCondition, Status: status, Reason: reason, Message: message})
+	conditions.Set(am, metav1.Condition{Type: infrav1.AgentReservedCondition, Status: status, Reason: reason, Message: message})
 }
 
 // mirrorAgent copies the Agent's conditions, addresses and installation state to the AgentMachine.
@@ -116,9 +82,9 @@ func mirrorAgent(am *infrav1.AgentMachine, agent *aiv1beta1.Agent) {
 func setNodeJoined(am *infrav1.AgentMachine, m *clusterv1.Machine) {
 	msg := fmt.Sprintf("Machine %s is Node %s; its Agent is gone (after a clusterctl move, assisted-service deletes the Agents of hosts installed from another hub)",
 		m.Name, m.Status.NodeRef.Name)
-	setReserved(am, metav1.ConditionTrue, ReasonNodeJoined, msg)
+	setReserved(am, metav1.ConditionTrue, infrav1.NodeJoinedReason, msg)
 	for _, c := range mirrored {
-		conditions.Set(am, metav1.Condition{Type: c.to, Status: metav1.ConditionTrue, Reason: ReasonNodeJoined, Message: msg})
+		conditions.Set(am, metav1.Condition{Type: c.to, Status: metav1.ConditionTrue, Reason: infrav1.NodeJoinedReason, Message: msg})
 	}
 	am.Status.AgentRef = nil
 	am.Status.Initialization.Provisioned = ptr.To(true)
@@ -128,14 +94,14 @@ func setNodeJoined(am *infrav1.AgentMachine, m *clusterv1.Machine) {
 // clearAgentConditions marks the mirrored conditions as having no Agent to mirror.
 func clearAgentConditions(am *infrav1.AgentMachine, message string) {
 	for _, m := range mirrored {
-		conditions.Set(am, metav1.Condition{Type: m.to, Status: metav1.ConditionUnknown, Reason: ReasonNoAgent, Message: message})
+		conditions.Set(am, metav1.Condition{Type: m.to, Status: metav1.ConditionUnknown, Reason: infrav1.NoAgentReason, Message: message})
 	}
 }
 
 // setReady summarizes the conditions that matter for the Machine into Ready.
 func setReady(am *infrav1.AgentMachine) error {
 	return conditions.SetSummaryCondition(am, am, clusterv1.ReadyCondition,
-		conditions.ForConditionTypes{AgentReservedCondition, AgentConnectedCondition, InstalledCondition})
+		conditions.ForConditionTypes{infrav1.AgentReservedCondition, infrav1.AgentConnectedCondition, infrav1.InstalledCondition})
 }
 
 // nodeAddresses returns a Node's addresses as Machine addresses (the two share their type names).

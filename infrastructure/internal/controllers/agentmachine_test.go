@@ -56,7 +56,7 @@ func getAM(g Gomega, ctx context.Context, ns, name string) *infrav1.AgentMachine
 }
 
 func reservedReason(am *infrav1.AgentMachine) string {
-	if c := conditions.Get(am, infracontroller.AgentReservedCondition); c != nil {
+	if c := conditions.Get(am, infrav1.AgentReservedCondition); c != nil {
 		return c.Reason
 	}
 	return ""
@@ -65,10 +65,10 @@ func reservedReason(am *infrav1.AgentMachine) string {
 // claimedAgents returns, per claim value, the Agents in ns carrying it.
 func claimedAgents(g Gomega, ctx context.Context, ns string) map[string][]string {
 	list := &aiv1beta1.AgentList{}
-	g.Expect(env.Client.List(ctx, list, client.InNamespace(ns), client.HasLabels{infracontroller.ClaimLabel})).To(Succeed())
+	g.Expect(env.Client.List(ctx, list, client.InNamespace(ns), client.HasLabels{infrav1.AgentClaimedByLabel})).To(Succeed())
 	out := map[string][]string{}
 	for _, a := range list.Items {
-		out[a.Labels[infracontroller.ClaimLabel]] = append(out[a.Labels[infracontroller.ClaimLabel]], a.Name)
+		out[a.Labels[infrav1.AgentClaimedByLabel]] = append(out[a.Labels[infrav1.AgentClaimedByLabel]], a.Name)
 	}
 	return out
 }
@@ -89,9 +89,9 @@ func TestClaimAndInstall(t *testing.T) {
 	})
 	g.Eventually(func(g Gomega) {
 		am := getAM(g, ctx, f.ns, "m1")
-		c := conditions.Get(am, infracontroller.AgentReservedCondition)
+		c := conditions.Get(am, infrav1.AgentReservedCondition)
 		g.Expect(c).NotTo(BeNil())
-		g.Expect(c.Reason).To(Equal(infracontroller.ReasonNoSuitableAgents))
+		g.Expect(c.Reason).To(Equal(infrav1.NoSuitableAgentsReason))
 		g.Expect(c.Message).To(MatchRegexp(`^0 of \d+ agents fit`))
 	}, timeout, interval).Should(Succeed())
 
@@ -103,7 +103,7 @@ func TestClaimAndInstall(t *testing.T) {
 		am = getAM(g, ctx, f.ns, "m1")
 		g.Expect(am.Spec.ProviderID).To(Equal("agent://" + name))
 		g.Expect(am.Status.AgentRef).To(Equal(&infrav1.AgentReference{Namespace: f.ns, Name: name}))
-		g.Expect(conditions.IsTrue(am, infracontroller.AgentReservedCondition)).To(BeTrue())
+		g.Expect(conditions.IsTrue(am, infrav1.AgentReservedCondition)).To(BeTrue())
 		g.Expect(am.Status.Addresses).To(ContainElements(
 			clusterv1.MachineAddress{Type: clusterv1.MachineInternalIP, Address: fmt.Sprintf("192.168.111.%d", agentIndex(name)+1)},
 			clusterv1.MachineAddress{Type: clusterv1.MachineInternalIP, Address: fmt.Sprintf("fd00::%x", agentIndex(name)+1)},
@@ -115,7 +115,7 @@ func TestClaimAndInstall(t *testing.T) {
 
 	agent := &aiv1beta1.Agent{}
 	g.Expect(env.Client.Get(ctx, agentKey, agent)).To(Succeed())
-	g.Expect(agent.Labels[infracontroller.ClaimLabel]).To(Equal(string(am.UID)))
+	g.Expect(agent.Labels[infrav1.AgentClaimedByLabel]).To(Equal(string(am.UID)))
 	g.Expect(agent.Spec.ClusterDeploymentName).To(Equal(&aiv1beta1.ClusterReference{Namespace: f.ns, Name: f.cd}))
 	g.Expect(agent.Spec.IgnitionEndpointHTTPHeaders).To(Equal(map[string]string{"X-Cluster": "c1"}))
 	g.Expect(agent.Spec.IgnitionEndpointTokenReference).NotTo(BeNil())
@@ -127,7 +127,7 @@ func TestClaimAndInstall(t *testing.T) {
 
 	machine := &clusterv1.Machine{}
 	g.Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: f.ns, Name: "m1"}, machine)).To(Succeed())
-	g.Expect(machine.Annotations).To(HaveKey(infracontroller.PreTerminateHookAnnotation))
+	g.Expect(machine.Annotations).To(HaveKey(infrav1.PreTerminateHookAnnotation))
 
 	// assisted-service installs the host.
 	setAgentCondition(t, ctx, agentKey, aiv1beta1.InstalledCondition, corev1.ConditionTrue, aiv1beta1.InstalledReason)
@@ -145,7 +145,7 @@ func TestClaimAndInstall(t *testing.T) {
 	setAgentCondition(t, ctx, agentKey, aiv1beta1.ConnectedCondition, corev1.ConditionFalse, aiv1beta1.AgentDisconnectedReason)
 	g.Eventually(func(g Gomega) {
 		am := getAM(g, ctx, f.ns, "m1")
-		c := conditions.Get(am, infracontroller.AgentConnectedCondition)
+		c := conditions.Get(am, infrav1.AgentConnectedCondition)
 		g.Expect(c).NotTo(BeNil())
 		g.Expect(c.Status).To(Equal(metav1.ConditionFalse))
 		g.Expect(c.Reason).To(Equal(aiv1beta1.AgentDisconnectedReason))
@@ -160,7 +160,7 @@ func TestSelectorAndFailureDomain(t *testing.T) {
 	ctx := context.Background()
 	f := newFixture(t, ctx, "select", nil)
 	startManager(t, isolated(f, 0))
-	fd := infracontroller.FailureDomainLabel
+	fd := infrav1.FailureDomainLabel
 	createAgent(t, ctx, f.ns, agentName(1), map[string]string{"rack": "r1", fd: "fd1"}, 8)
 	createAgent(t, ctx, f.ns, agentName(2), map[string]string{"rack": "r2", fd: "fd1"}, 8)
 	createAgent(t, ctx, f.ns, agentName(3), map[string]string{"rack": "r1", fd: "fd2"}, 16)
@@ -177,7 +177,7 @@ func TestSelectorAndFailureDomain(t *testing.T) {
 	f.machine(t, ctx, "r2", selector("r2"))
 	f.machine(t, ctx, "r3", selector("r3"))
 	f.machine(t, ctx, "arm", func(m *clusterv1.Machine, _ *infrav1.AgentMachine) {
-		m.Labels[infracontroller.ArchitectureLabel] = "arm64"
+		m.Labels[infrav1.ArchitectureLabel] = "arm64"
 	})
 	g.Eventually(func(g Gomega) {
 		// The smallest host of fd2 with rack r1.
@@ -185,12 +185,12 @@ func TestSelectorAndFailureDomain(t *testing.T) {
 		g.Expect(getAM(g, ctx, f.ns, "fd2-r1").Status.FailureDomain).To(Equal("fd2"))
 		g.Expect(getAM(g, ctx, f.ns, "r2").Spec.ProviderID).To(Equal("agent://" + agentName(2)))
 		r3 := getAM(g, ctx, f.ns, "r3")
-		g.Expect(reservedReason(r3)).To(Equal(infracontroller.ReasonNoSuitableAgents))
-		g.Expect(conditions.Get(r3, infracontroller.AgentReservedCondition).Message).To(
+		g.Expect(reservedReason(r3)).To(Equal(infrav1.NoSuitableAgentsReason))
+		g.Expect(conditions.Get(r3, infrav1.AgentReservedCondition).Message).To(
 			Equal("0 of 4 agents fit: 2 claimed, 2 not matching agentLabelSelector"))
 		arm := getAM(g, ctx, f.ns, "arm")
-		g.Expect(reservedReason(arm)).To(Equal(infracontroller.ReasonNoSuitableAgents))
-		g.Expect(conditions.Get(arm, infracontroller.AgentReservedCondition).Message).To(
+		g.Expect(reservedReason(arm)).To(Equal(infrav1.NoSuitableAgentsReason))
+		g.Expect(conditions.Get(arm, infrav1.AgentReservedCondition).Message).To(
 			Equal("0 of 4 agents fit: 2 claimed, 2 of another CPU architecture"))
 	}, timeout, interval).Should(Succeed())
 }
@@ -214,10 +214,10 @@ func TestRace(t *testing.T) {
 		reserved, waiting := 0, 0
 		for i := range list.Items {
 			switch reservedReason(&list.Items[i]) {
-			case infracontroller.ReasonAgentReserved:
+			case infrav1.AgentReservedReason:
 				reserved++
-			case infracontroller.ReasonNoSuitableAgents:
-				g.Expect(conditions.Get(&list.Items[i], infracontroller.AgentReservedCondition).Message).To(
+			case infrav1.NoSuitableAgentsReason:
+				g.Expect(conditions.Get(&list.Items[i], infrav1.AgentReservedCondition).Message).To(
 					Equal("0 of 20 agents fit: 20 claimed"))
 				waiting++
 			}
@@ -302,10 +302,10 @@ func TestDeletionUnbinds(t *testing.T) {
 		g.Expect(a.Spec.ClusterDeploymentName).To(BeNil())
 		g.Expect(a.Spec.IgnitionEndpointTokenReference).To(BeNil())
 		g.Expect(a.Spec.IgnitionEndpointHTTPHeaders).To(BeEmpty())
-		g.Expect(a.Annotations).To(HaveKey(infracontroller.UnbindRequestedAnnotation))
+		g.Expect(a.Annotations).To(HaveKey(infrav1.UnbindRequestedAnnotation))
 		// Still claimed, and the Machine waits, until assisted-service reports the unbind.
-		g.Expect(a.Labels).To(HaveKey(infracontroller.ClaimLabel))
-		g.Expect(reservedReason(getAM(g, ctx, f.ns, "m1"))).To(Equal(infracontroller.ReasonUnbinding))
+		g.Expect(a.Labels).To(HaveKey(infrav1.AgentClaimedByLabel))
+		g.Expect(reservedReason(getAM(g, ctx, f.ns, "m1"))).To(Equal(infrav1.UnbindingReason))
 	}, timeout, interval).Should(Succeed())
 	g.Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: f.ns, Name: "m1"}, &clusterv1.Machine{})).To(Succeed())
 
@@ -317,9 +317,9 @@ func TestDeletionUnbinds(t *testing.T) {
 		g.Expect(apierrors.IsNotFound(err)).To(BeTrue())
 		a := &aiv1beta1.Agent{}
 		g.Expect(env.Client.Get(ctx, key, a)).To(Succeed())
-		g.Expect(a.Labels).NotTo(HaveKey(infracontroller.ClaimLabel))
-		g.Expect(a.Annotations).NotTo(HaveKey(infracontroller.ClaimOwnerAnnotation))
-		g.Expect(a.Annotations).NotTo(HaveKey(infracontroller.PreviousSpecAnnotation))
+		g.Expect(a.Labels).NotTo(HaveKey(infrav1.AgentClaimedByLabel))
+		g.Expect(a.Annotations).NotTo(HaveKey(infrav1.ClaimOwnerAnnotation))
+		g.Expect(a.Annotations).NotTo(HaveKey(infrav1.PreviousSpecAnnotation))
 	}, timeout, interval).Should(Succeed())
 }
 
@@ -347,7 +347,7 @@ func TestVanishedAgent(t *testing.T) {
 	createAgent(t, ctx, f.ns, agentName(2), nil, 8)
 	g.Eventually(func(g Gomega) {
 		am := getAM(g, ctx, f.ns, "m1")
-		g.Expect(reservedReason(am)).To(Equal(infracontroller.ReasonAgentNotFound))
+		g.Expect(reservedReason(am)).To(Equal(infrav1.AgentNotFoundReason))
 		g.Expect(am.Spec.ProviderID).To(Equal("agent://" + agentName(1)))
 	}, timeout, interval).Should(Succeed())
 	g.Expect(claimedAgents(g, ctx, f.ns)).To(BeEmpty())
@@ -372,7 +372,7 @@ func TestAgentGoneAfterTheNodeJoined(t *testing.T) {
 	createAgent(t, ctx, f.ns, agentName(2), nil, 8)
 	g.Eventually(func(g Gomega) {
 		am := getAM(g, ctx, f.ns, "m1")
-		g.Expect(reservedReason(am)).To(Equal(infracontroller.ReasonNodeJoined))
+		g.Expect(reservedReason(am)).To(Equal(infrav1.NodeJoinedReason))
 		g.Expect(am.Spec.ProviderID).To(Equal("agent://" + agentName(1)))
 		g.Expect(am.Status.Initialization.Provisioned).To(Equal(ptr.To(true)))
 		g.Expect(conditions.IsTrue(am, clusterv1.ReadyCondition)).To(BeTrue())
@@ -420,7 +420,7 @@ func TestPause(t *testing.T) {
 	startManager(t, isolated(f, 0))
 	f.machine(t, ctx, "m1", nil)
 	g.Eventually(func(g Gomega) {
-		g.Expect(reservedReason(getAM(g, ctx, f.ns, "m1"))).To(Equal(infracontroller.ReasonNoSuitableAgents))
+		g.Expect(reservedReason(getAM(g, ctx, f.ns, "m1"))).To(Equal(infrav1.NoSuitableAgentsReason))
 	}, timeout, interval).Should(Succeed())
 
 	cluster := &clusterv1.Cluster{}

@@ -30,38 +30,13 @@ import (
 	infrav1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/infrastructure/v1beta1"
 )
 
-const (
-	// ClaimLabel is set on an Agent claimed by an AgentMachine; its value is the AgentMachine's
-	// UID, which is unique across namespaces (names are not).
-	ClaimLabel = infrav1.AgentClaimedByLabel
-	// ClaimOwnerAnnotation names the claiming AgentMachine as <namespace>/<name>, for people and
-	// to map Agent events back to it.
-	ClaimOwnerAnnotation = "capi-provider.agent-install.openshift.io/agentmachine"
-	// PreviousSpecAnnotation holds the Agent fields the claim changed, as JSON, so that they can
-	// be restored on release.
-	PreviousSpecAnnotation = "capi-provider.agent-install.openshift.io/previous-spec"
-	// UnbindRequestedAnnotation records when the controller asked assisted-service to unbind the
-	// Agent (RFC 3339), so that waiting for the unbind cannot last forever.
-	UnbindRequestedAnnotation = "capi-provider.agent-install.openshift.io/unbind-requested"
-	// FailureDomainLabel on an Agent names the failure domain its host is in. A Machine with a
-	// failure domain only claims Agents whose label has that value.
-	FailureDomainLabel = "capi-provider.agent-install.openshift.io/failure-domain"
-	// ArchitectureLabel on a Machine asks for hosts of this CPU architecture (Kubernetes names:
-	// amd64, arm64, ppc64le, s390x).
-	ArchitectureLabel = "kubernetes.io/arch"
-	// BootstrapConfigLabel is set by the bootstrap provider on the Agent it recognized and
-	// approved for one Machine: its value is that Machine's OpenshiftAssistedConfig, in the
-	// Agent's namespace. The role and hostname it set on the Agent are that Machine's.
-	BootstrapConfigLabel = bootstrapv1.AgentConfigLabel
-)
-
 // agentUsable tells whether an Agent may be claimed at all: approved, connected, validated and
 // not yet claimed. An empty reason means it may.
 func agentUsable(agent *aiv1beta1.Agent) string {
 	switch {
 	case agent.DeletionTimestamp != nil:
 		return "deleting"
-	case agent.Labels[ClaimLabel] != "":
+	case agent.Labels[infrav1.AgentClaimedByLabel] != "":
 		return "claimed"
 	case !agent.Spec.Approved:
 		return "not approved"
@@ -102,7 +77,7 @@ func (r agentRequest) mismatch(agent *aiv1beta1.Agent) string {
 		cd.Namespace+"/"+cd.Name != r.clusterDeployment {
 		return "bound to another cluster"
 	}
-	if config, ok := agent.Labels[BootstrapConfigLabel]; ok && agent.Namespace+"/"+config != r.bootstrapConfig {
+	if config, ok := agent.Labels[bootstrapv1.AgentConfigLabel]; ok && agent.Namespace+"/"+config != r.bootstrapConfig {
 		return "prepared for another Machine"
 	} else if !ok && r.bootstrapConfig != "" {
 		return "not prepared by this Machine's OpenshiftAssistedConfig"
@@ -110,7 +85,7 @@ func (r agentRequest) mismatch(agent *aiv1beta1.Agent) string {
 	if r.selector != nil && !r.selector.Matches(labels.Set(agent.Labels)) {
 		return "not matching agentLabelSelector"
 	}
-	if r.failureDomain != "" && agent.Labels[FailureDomainLabel] != r.failureDomain {
+	if r.failureDomain != "" && agent.Labels[infrav1.FailureDomainLabel] != r.failureDomain {
 		return "in another failure domain"
 	}
 	if r.architecture != "" && !sameArchitecture(r.architecture, agent.Status.Inventory.Cpu.Architecture) {

@@ -28,6 +28,9 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+
+	bootstrapv1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/bootstrap/v1alpha2"
+	infrav1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/infrastructure/v1beta1"
 )
 
 type agentOpt func(*aiv1beta1.Agent)
@@ -60,7 +63,7 @@ func withCondition(t conditionsv1.ConditionType, s corev1.ConditionStatus) agent
 func TestAgentRequestMismatch(t *testing.T) {
 	sel, _ := labels.Parse("rack=r1")
 	req := agentRequest{selector: sel, failureDomain: "fd1", architecture: "amd64", clusterDeployment: "ns/cd"}
-	fits := []agentOpt{withLabel("rack", "r1"), withLabel(FailureDomainLabel, "fd1")}
+	fits := []agentOpt{withLabel("rack", "r1"), withLabel(infrav1.FailureDomainLabel, "fd1")}
 	tests := []struct {
 		name string
 		opts []agentOpt
@@ -70,7 +73,7 @@ func TestAgentRequestMismatch(t *testing.T) {
 		{"not approved", []agentOpt{func(a *aiv1beta1.Agent) { a.Spec.Approved = false }}, "not approved"},
 		{"disconnected", []agentOpt{withCondition(aiv1beta1.ConnectedCondition, corev1.ConditionFalse)}, "not connected"},
 		{"not validated", []agentOpt{withCondition(aiv1beta1.ValidatedCondition, corev1.ConditionFalse)}, "not validated"},
-		{"claimed", []agentOpt{withLabel(ClaimLabel, "x")}, "claimed"},
+		{"claimed", []agentOpt{withLabel(infrav1.AgentClaimedByLabel, "x")}, "claimed"},
 		{"other cluster", []agentOpt{func(a *aiv1beta1.Agent) {
 			a.Spec.ClusterDeploymentName = &aiv1beta1.ClusterReference{Namespace: "ns", Name: "other"}
 		}}, "bound to another cluster"},
@@ -78,9 +81,9 @@ func TestAgentRequestMismatch(t *testing.T) {
 			a.Spec.ClusterDeploymentName = &aiv1beta1.ClusterReference{Namespace: "ns", Name: "cd"}
 		}}, ""},
 		{"selector", []agentOpt{withLabel("rack", "r2")}, "not matching agentLabelSelector"},
-		{"failure domain", []agentOpt{withLabel(FailureDomainLabel, "fd2")}, "in another failure domain"},
+		{"failure domain", []agentOpt{withLabel(infrav1.FailureDomainLabel, "fd2")}, "in another failure domain"},
 		{"architecture", []agentOpt{func(a *aiv1beta1.Agent) { a.Status.Inventory.Cpu.Architecture = "aarch64" }}, "of another CPU architecture"},
-		{"prepared by a bootstrap config", []agentOpt{withLabel(BootstrapConfigLabel, "m1")}, "prepared for another Machine"},
+		{"prepared by a bootstrap config", []agentOpt{withLabel(bootstrapv1.AgentConfigLabel, "m1")}, "prepared for another Machine"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -99,9 +102,9 @@ func TestAgentRequestBootstrapConfig(t *testing.T) {
 		opts []agentOpt
 		want string
 	}{
-		{"prepared for this Machine", []agentOpt{withLabel(BootstrapConfigLabel, "m1")}, ""},
-		{"prepared for another Machine", []agentOpt{withLabel(BootstrapConfigLabel, "m2")}, "prepared for another Machine"},
-		{"same config name in another namespace", []agentOpt{withLabel(BootstrapConfigLabel, "m1"),
+		{"prepared for this Machine", []agentOpt{withLabel(bootstrapv1.AgentConfigLabel, "m1")}, ""},
+		{"prepared for another Machine", []agentOpt{withLabel(bootstrapv1.AgentConfigLabel, "m2")}, "prepared for another Machine"},
+		{"same config name in another namespace", []agentOpt{withLabel(bootstrapv1.AgentConfigLabel, "m1"),
 			func(a *aiv1beta1.Agent) { a.Namespace = "other" }}, "prepared for another Machine"},
 		{"approved by hand", nil, "not prepared by this Machine's OpenshiftAssistedConfig"},
 	}
@@ -148,7 +151,7 @@ func TestRankAgentsBestFitAndDeterministic(t *testing.T) {
 func TestSummaryOfNoFit(t *testing.T) {
 	g := NewWithT(t)
 	sel, _ := labels.Parse("rack=r9")
-	agents := []*aiv1beta1.Agent{testAgent("a"), testAgent("b"), testAgent("c", withLabel(ClaimLabel, "x"))}
+	agents := []*aiv1beta1.Agent{testAgent("a"), testAgent("b"), testAgent("c", withLabel(infrav1.AgentClaimedByLabel, "x"))}
 	ranked, summary := rankAgents(agentRequest{selector: sel}, agents)
 	g.Expect(ranked).To(BeEmpty())
 	g.Expect(summary).To(Equal("0 of 3 agents fit: 1 claimed, 2 not matching agentLabelSelector"))
@@ -207,9 +210,9 @@ func TestAgentAddresses(t *testing.T) {
 func TestFreeAgentIndex(t *testing.T) {
 	g := NewWithT(t)
 	g.Expect(indexFreeAgent(testAgent("a"))).To(Equal([]string{anyFailureDomain}))
-	g.Expect(indexFreeAgent(testAgent("a", withLabel(FailureDomainLabel, "fd1")))).To(Equal([]string{anyFailureDomain, "fd1"}))
-	g.Expect(indexFreeAgent(testAgent("a", withLabel(ClaimLabel, "u")))).To(BeEmpty())
-	g.Expect(indexAgentClaim(testAgent("a", withLabel(ClaimLabel, "u")))).To(Equal([]string{"u"}))
+	g.Expect(indexFreeAgent(testAgent("a", withLabel(infrav1.FailureDomainLabel, "fd1")))).To(Equal([]string{anyFailureDomain, "fd1"}))
+	g.Expect(indexFreeAgent(testAgent("a", withLabel(infrav1.AgentClaimedByLabel, "u")))).To(BeEmpty())
+	g.Expect(indexAgentClaim(testAgent("a", withLabel(infrav1.AgentClaimedByLabel, "u")))).To(Equal([]string{"u"}))
 }
 
 func names(agents []*aiv1beta1.Agent) []string {

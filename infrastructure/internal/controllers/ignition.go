@@ -23,12 +23,13 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+
+	bootstrapv1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/bootstrap/v1alpha2"
 )
 
 const (
 	// IgnitionTokenSecretKey is the key assisted-service reads the ignition endpoint token from.
-	IgnitionTokenSecretKey  = "ignition-token"
-	bootstrapFormatIgnition = "ignition"
+	IgnitionTokenSecretKey = "ignition-token"
 )
 
 // ignitionSource is what a host needs to fetch its ignition: the endpoint's bearer token and any
@@ -59,8 +60,8 @@ type pointerIgnition struct {
 // "format", as the Cluster API bootstrap contract has them). Nothing of the Secret is returned in
 // errors: it holds credentials.
 func parseBootstrapData(secret *corev1.Secret) (ignitionSource, error) {
-	if f := string(secret.Data["format"]); f != "" && f != bootstrapFormatIgnition {
-		return ignitionSource{}, fmt.Errorf("bootstrap data format is %q, only %q is supported", f, bootstrapFormatIgnition)
+	if f := string(secret.Data["format"]); f != "" && f != bootstrapv1.BootstrapDataFormatIgnition {
+		return ignitionSource{}, fmt.Errorf("bootstrap data format is %q, only %q is supported", f, bootstrapv1.BootstrapDataFormatIgnition)
 	}
 	value, ok := secret.Data["value"]
 	if !ok || len(value) == 0 {

@@ -39,7 +39,7 @@ const (
 )
 
 func indexAgentClaim(o client.Object) []string {
-	if uid := o.GetLabels()[ClaimLabel]; uid != "" {
+	if uid := o.GetLabels()[infrav1.AgentClaimedByLabel]; uid != "" {
 		return []string{uid}
 	}
 	return nil
@@ -50,7 +50,7 @@ func indexFreeAgent(o client.Object) []string {
 	if !ok || agentUsable(agent) != "" {
 		return nil
 	}
-	if fd := agent.Labels[FailureDomainLabel]; fd != "" && fd != anyFailureDomain {
+	if fd := agent.Labels[infrav1.FailureDomainLabel]; fd != "" && fd != anyFailureDomain {
 		return []string{anyFailureDomain, fd}
 	}
 	return []string{anyFailureDomain}

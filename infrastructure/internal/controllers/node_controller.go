@@ -113,7 +113,7 @@ func (r *NodeProviderIDReconciler) Reconcile(ctx context.Context, req ctrl.Reque
 // Agent's name, else the one that has one of the host's InternalIP addresses. A Node that
 // matches only by hostname is not taken (hostnames repeat, e.g. "localhost").
 func matchNode(am *infrav1.AgentMachine, nodes []corev1.Node) *corev1.Node {
-	agentID := strings.TrimPrefix(am.Spec.ProviderID, ProviderIDPrefix)
+	agentID := strings.TrimPrefix(am.Spec.ProviderID, infrav1.ProviderIDPrefix)
 	for i := range nodes {
 		if agentID != "" && strings.EqualFold(nodes[i].Status.NodeInfo.SystemUUID, agentID) {
 			return &nodes[i]
