@@ -14,7 +14,6 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package controller holds the OpenshiftAssistedControlPlane controller.
 package controllers
 
 import (
@@ -42,7 +41,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
-	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
@@ -293,82 +291,6 @@ func machineLabels(oacp *controlplanev1.OpenshiftAssistedControlPlane, cluster *
 		clusterv1.MachineControlPlaneLabel:     "",
 		clusterv1.MachineControlPlaneNameLabel: oacp.Name,
 	}
-}
-
-func (r *Reconciler) reconcileClusterImageSet(ctx context.Context, s *scope) error {
-	cis := &hivev1.ClusterImageSet{ObjectMeta: metav1.ObjectMeta{Name: ImageSetName(s.oacp)}}
-	if _, err := controllerutil.CreateOrPatch(ctx, r.Client, cis, func() error {
-		desiredClusterImageSet(cis, s.oacp, s.cluster)
-		return nil
-	}); err != nil {
-		return fmt.Errorf("creating or updating ClusterImageSet %s: %w", cis.Name, err)
-	}
-	return nil
-}
-
-func (r *Reconciler) reconcileClusterDeployment(ctx context.Context, s *scope) error {
-	key := controlplanev1.ClusterDeploymentKey(s.cluster)
-	cd := &hivev1.ClusterDeployment{ObjectMeta: metav1.ObjectMeta{Namespace: key.Namespace, Name: key.Name}}
-	if _, err := controllerutil.CreateOrPatch(ctx, r.Client, cd, func() error {
-		if !cd.CreationTimestamp.IsZero() && !metav1.IsControlledBy(cd, s.oacp) {
-			return fmt.Errorf("ClusterDeployment %s exists and is not owned by this control plane", cd.Name)
-		}
-		desiredClusterDeployment(cd, s.oacp, s.cluster)
-		return controllerutil.SetControllerReference(s.oacp, cd, r.Client.Scheme())
-	}); err != nil {
-		return fmt.Errorf("creating or updating ClusterDeployment %s: %w", cd.Name, err)
-	}
-	s.cd = cd
-	return nil
-}
-
-func (r *Reconciler) reconcileAgentClusterInstall(ctx context.Context, s *scope) error {
-	aci := &hiveext.AgentClusterInstall{}
-	key := controlplanev1.ClusterDeploymentKey(s.cluster)
-	err := r.Client.Get(ctx, key, aci)
-	switch {
-	case apierrors.IsNotFound(err):
-		aci = &hiveext.AgentClusterInstall{ObjectMeta: metav1.ObjectMeta{Namespace: key.Namespace, Name: key.Name}}
-	case err != nil:
-		return fmt.Errorf("getting AgentClusterInstall %s: %w", key.Name, err)
-	case !metav1.IsControlledBy(aci, s.oacp):
-		return fmt.Errorf("AgentClusterInstall %s exists and is not owned by this control plane", key.Name)
-	case installStarted(aci) || cdInstalled(s.cd):
-		// Once assisted-service installs, the install-time settings are fixed.
-		s.aci = aci
-		return nil
-	}
-	workers, err := r.day1Workers(ctx, s)
-	if err != nil {
-		return err
-	}
-	if _, err := controllerutil.CreateOrPatch(ctx, r.Client, aci, func() error {
-		if err := desiredAgentClusterInstall(aci, s.oacp, s.cluster, workers); err != nil {
-			return err
-		}
-		return controllerutil.SetControllerReference(s.oacp, aci, r.Client.Scheme())
-	}); err != nil {
-		return fmt.Errorf("creating or updating AgentClusterInstall %s: %w", key.Name, err)
-	}
-	s.aci = aci
-	return nil
-}
-
-// day1Workers is the number of workers the Cluster's MachineDeployments ask for before the
-// installation: assisted-service waits for that many worker agents.
-func (r *Reconciler) day1Workers(ctx context.Context, s *scope) (int, error) {
-	mds := &clusterv1.MachineDeploymentList{}
-	if err := r.Client.List(ctx, mds, client.InNamespace(s.cluster.Namespace),
-		client.MatchingLabels{clusterv1.ClusterNameLabel: s.cluster.Name}); err != nil {
-		return 0, fmt.Errorf("listing the Cluster's MachineDeployments: %w", err)
-	}
-	n := 0
-	for _, md := range mds.Items {
-		if md.DeletionTimestamp.IsZero() && md.Spec.Replicas != nil {
-			n += int(*md.Spec.Replicas)
-		}
-	}
-	return n, nil
 }
 
 // goneCluster stands for the deleted Cluster of a control plane being deleted.

@@ -17,6 +17,8 @@ limitations under the License.
 package controllers
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"net"
 	"strings"
@@ -24,10 +26,14 @@ import (
 	aiv1beta1 "github.com/openshift/assisted-service/api/v1beta1"
 	conditionsv1 "github.com/openshift/custom-resource-status/conditions/v1"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+	"sigs.k8s.io/cluster-api/controllers/clustercache"
 	"sigs.k8s.io/cluster-api/util/conditions"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	infrav1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/infrastructure/v1beta1"
 )
@@ -145,4 +151,32 @@ func stripPrefix(cidr string) string {
 		return ip.String()
 	}
 	return strings.TrimSpace(cidr)
+}
+
+// reconcileNodeAddresses reports the addresses of a host whose Agent is gone, whose Machine is a
+// Node, as that Node has them: a clusterctl move carries no status, and Cluster API copies these
+// addresses to the Machine. Until the workload cluster can be reached, the addresses are kept.
+func (r *AgentMachineReconciler) reconcileNodeAddresses(ctx context.Context, s *machineScope) (ctrl.Result, error) {
+	if r.ClusterCache == nil {
+		return ctrl.Result{}, nil
+	}
+	remote, err := r.ClusterCache.GetClient(ctx, client.ObjectKeyFromObject(s.cluster))
+	if errors.Is(err, clustercache.ErrClusterNotConnected) {
+		ctrl.LoggerFrom(ctx).V(4).Info("Workload cluster not connected yet; the Node's addresses are read later")
+		return ctrl.Result{RequeueAfter: workloadRetry}, nil
+	}
+	if err != nil {
+		return ctrl.Result{}, fmt.Errorf("getting a client for Cluster %s: %w", s.cluster.Name, err)
+	}
+	node := &corev1.Node{}
+	if err := remote.Get(ctx, client.ObjectKey{Name: s.machine.Status.NodeRef.Name}, node); err != nil {
+		if apierrors.IsNotFound(err) {
+			return ctrl.Result{}, nil // Cluster API reports a Machine whose Node is gone.
+		}
+		return ctrl.Result{}, fmt.Errorf("reading Node %s of Cluster %s: %w", s.machine.Status.NodeRef.Name, s.cluster.Name, err)
+	}
+	if addresses := nodeAddresses(node); len(addresses) > 0 {
+		s.agentMachine.Status.Addresses = addresses
+	}
+	return ctrl.Result{}, nil
 }

@@ -1,0 +1,334 @@
+/*
+Copyright 2026 The cluster-api-provider-openshift-assisted Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package controllers
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	aiv1beta1 "github.com/openshift/assisted-service/api/v1beta1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/ptr"
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+
+	bootstrapv1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/bootstrap/v1alpha2"
+	infrav1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/infrastructure/v1beta1"
+)
+
+// claimedAgent returns the Agent this AgentMachine holds, if any: from status.agentRef, else from
+// the claim index (which survives restarts and lost status updates), else from this process's
+// memory of a claim the cache does not show yet.
+func (r *AgentMachineReconciler) claimedAgent(ctx context.Context, am *infrav1.AgentMachine) (*aiv1beta1.Agent, error) {
+	uid := string(am.UID)
+	if ref := am.Status.AgentRef; ref != nil {
+		agent := &aiv1beta1.Agent{}
+		err := r.AgentReader.Get(ctx, client.ObjectKey{Namespace: ref.Namespace, Name: ref.Name}, agent)
+		switch {
+		case apierrors.IsNotFound(err):
+			// fall through to the index and memory: the cache may lag behind a fresh claim.
+		case err != nil:
+			return nil, fmt.Errorf("getting Agent %s/%s: %w", ref.Namespace, ref.Name, err)
+		case agent.Labels[infrav1.AgentClaimedByLabel] == uid:
+			return agent, nil
+		}
+	}
+	list := &aiv1beta1.AgentList{}
+	if err := r.AgentReader.List(ctx, list, client.MatchingFields{agentClaimIndex: uid}); err != nil {
+		return nil, fmt.Errorf("listing the Agents claimed by this AgentMachine: %w", err)
+	}
+	if len(list.Items) > 0 {
+		r.claims.Delete(uid)
+		return &list.Items[0], nil
+	}
+	if v, ok := r.claims.Load(uid); ok {
+		agent := &aiv1beta1.Agent{}
+		if err := r.APIReader.Get(ctx, v.(types.NamespacedName), agent); err != nil {
+			if apierrors.IsNotFound(err) {
+				r.claims.Delete(uid)
+				return nil, nil
+			}
+			return nil, fmt.Errorf("getting claimed Agent %s: %w", v, err)
+		}
+		if agent.Labels[infrav1.AgentClaimedByLabel] == uid {
+			return agent, nil
+		}
+		r.claims.Delete(uid)
+	}
+	return nil, nil
+}
+
+// claim waits for what the claim needs, then chooses and claims the best fit Agent.
+func (r *AgentMachineReconciler) claim(ctx context.Context, s *machineScope) (*aiv1beta1.Agent, ctrl.Result, error) {
+	log := ctrl.LoggerFrom(ctx)
+	am, machine, cluster := s.agentMachine, s.machine, s.cluster
+	if !ptr.Deref(cluster.Status.Initialization.InfrastructureProvisioned, false) {
+		setReserved(am, metav1.ConditionFalse, infrav1.WaitingForClusterInfrastructureReason,
+			fmt.Sprintf("Waiting for the infrastructure of Cluster %s to be provisioned", cluster.Name))
+		return nil, ctrl.Result{}, nil
+	}
+	if machine.Spec.Bootstrap.DataSecretName == nil {
+		setReserved(am, metav1.ConditionFalse, infrav1.WaitingForBootstrapDataReason,
+			fmt.Sprintf("Waiting for the bootstrap provider to set the data Secret of Machine %s", machine.Name))
+		return nil, ctrl.Result{}, nil
+	}
+	cd, err := r.clusterDeployment(ctx, cluster)
+	if err != nil {
+		return nil, ctrl.Result{}, err
+	}
+	if cd == nil {
+		setReserved(am, metav1.ConditionFalse, infrav1.WaitingForClusterDeploymentReason,
+			fmt.Sprintf("Waiting for the AgentCluster of Cluster %s to reference a ClusterDeployment", cluster.Name))
+		return nil, ctrl.Result{}, nil
+	}
+	secret := &corev1.Secret{}
+	secretKey := client.ObjectKey{Namespace: machine.Namespace, Name: *machine.Spec.Bootstrap.DataSecretName}
+	if err := r.Client.Get(ctx, secretKey, secret); err != nil {
+		if apierrors.IsNotFound(err) {
+			setReserved(am, metav1.ConditionFalse, infrav1.WaitingForBootstrapDataReason,
+				fmt.Sprintf("Waiting for bootstrap data Secret %s", secretKey.Name))
+			return nil, ctrl.Result{RequeueAfter: 10 * time.Second}, nil
+		}
+		return nil, ctrl.Result{}, fmt.Errorf("getting bootstrap data Secret %s: %w", secretKey.Name, err)
+	}
+	source, err := parseBootstrapData(secret)
+	if err != nil {
+		setReserved(am, metav1.ConditionFalse, infrav1.InvalidBootstrapDataReason,
+			fmt.Sprintf("Bootstrap data Secret %s: %v", secretKey.Name, err))
+		return nil, ctrl.Result{}, fmt.Errorf("reading bootstrap data Secret %s: %w", secretKey.Name, err)
+	}
+
+	request, err := newAgentRequest(am, machine, cd)
+	if err != nil {
+		setReserved(am, metav1.ConditionFalse, infrav1.NoSuitableAgentsReason, err.Error())
+		return nil, ctrl.Result{}, nil //nolint:nilerr // a user error: reported in the condition, retried on change.
+	}
+	fd := request.failureDomain
+	if fd == "" {
+		fd = anyFailureDomain
+	}
+	free := &aiv1beta1.AgentList{}
+	if err := r.AgentReader.List(ctx, free, r.agentListOptions(client.MatchingFields{agentFreeIndex: fd})...); err != nil {
+		return nil, ctrl.Result{}, fmt.Errorf("listing free Agents: %w", err)
+	}
+	ranked, _ := rankAgents(request, pointers(free.Items))
+	if len(ranked) == 0 {
+		// Explain, counting every Agent this provider sees.
+		all := &aiv1beta1.AgentList{}
+		if err := r.AgentReader.List(ctx, all, r.agentListOptions()...); err != nil {
+			return nil, ctrl.Result{}, fmt.Errorf("listing Agents: %w", err)
+		}
+		_, summary := rankAgents(request, pointers(all.Items))
+		setReserved(am, metav1.ConditionFalse, infrav1.NoSuitableAgentsReason, summary)
+		return nil, ctrl.Result{}, nil
+	}
+
+	tokenRef, err := r.ensureTokenSecret(ctx, am, source.Token)
+	if err != nil {
+		return nil, ctrl.Result{}, err
+	}
+	for i, candidate := range ranked {
+		if i == claimAttempts {
+			break
+		}
+		agent, err := r.claimAgent(ctx, am, candidate, cd, tokenRef, source.Headers)
+		if err != nil {
+			if apierrors.IsConflict(err) || apierrors.IsNotFound(err) {
+				log.V(4).Info("Lost the race for an Agent, trying the next", "Agent", klogRef(candidate))
+				continue
+			}
+			return nil, ctrl.Result{}, fmt.Errorf("claiming Agent %s/%s: %w", candidate.Namespace, candidate.Name, err)
+		}
+		r.claims.Store(string(am.UID), client.ObjectKeyFromObject(agent))
+		log.Info("Claimed Agent", "Agent", klogRef(agent))
+		r.Recorder.Eventf(am, agent, corev1.EventTypeNormal, "AgentClaimed", "Claim",
+			"Claimed Agent %s/%s and bound it to ClusterDeployment %s/%s", agent.Namespace, agent.Name, cd.Namespace, cd.Name)
+		return agent, ctrl.Result{}, nil
+	}
+	setReserved(am, metav1.ConditionFalse, infrav1.NoSuitableAgentsReason,
+		"Other Machines claimed the best fit Agents first; trying again")
+	return nil, ctrl.Result{RequeueAfter: claimRetryDelay}, nil
+}
+
+// claimAgent claims and binds one Agent in a single update. The update carries the
+// resourceVersion the Agent was read with, so that of two concurrent claims only one succeeds.
+func (r *AgentMachineReconciler) claimAgent(ctx context.Context, am *infrav1.AgentMachine, cached *aiv1beta1.Agent,
+	cd *aiv1beta1.ClusterReference, tokenRef *aiv1beta1.IgnitionEndpointTokenReference, headers map[string]string) (*aiv1beta1.Agent, error) {
+	agent := cached.DeepCopy()
+	previous, err := json.Marshal(previousSpec{
+		ClusterDeploymentName:          agent.Spec.ClusterDeploymentName,
+		IgnitionEndpointTokenReference: agent.Spec.IgnitionEndpointTokenReference,
+		IgnitionEndpointHTTPHeaders:    agent.Spec.IgnitionEndpointHTTPHeaders,
+	})
+	if err != nil {
+		return nil, err
+	}
+	if agent.Labels == nil {
+		agent.Labels = map[string]string{}
+	}
+	if agent.Annotations == nil {
+		agent.Annotations = map[string]string{}
+	}
+	agent.Labels[infrav1.AgentClaimedByLabel] = string(am.UID)
+	agent.Annotations[infrav1.ClaimOwnerAnnotation] = am.Namespace + "/" + am.Name
+	agent.Annotations[infrav1.PreviousSpecAnnotation] = string(previous)
+	delete(agent.Annotations, infrav1.UnbindRequestedAnnotation)
+	agent.Spec.ClusterDeploymentName = cd
+	agent.Spec.IgnitionEndpointTokenReference = tokenRef
+	agent.Spec.IgnitionEndpointHTTPHeaders = headers
+	if err := r.Client.Update(ctx, agent); err != nil {
+		return nil, err
+	}
+	return agent, nil
+}
+
+// previousSpec are the Agent fields a claim changes, restored on release.
+type previousSpec struct {
+	ClusterDeploymentName          *aiv1beta1.ClusterReference               `json:"clusterDeploymentName,omitempty"`
+	IgnitionEndpointTokenReference *aiv1beta1.IgnitionEndpointTokenReference `json:"ignitionEndpointTokenReference,omitempty"`
+	IgnitionEndpointHTTPHeaders    map[string]string                         `json:"ignitionEndpointHTTPHeaders,omitempty"`
+}
+
+// ensureTokenSecret writes the ignition endpoint token for the Agent into a Secret owned by the
+// AgentMachine (so that it is garbage-collected with it). No token, no Secret. It creates first
+// and reads only when the Secret exists (one request in the usual case).
+func (r *AgentMachineReconciler) ensureTokenSecret(ctx context.Context, am *infrav1.AgentMachine, token string) (*aiv1beta1.IgnitionEndpointTokenReference, error) {
+	if token == "" {
+		return nil, nil
+	}
+	want := &corev1.Secret{
+		ObjectMeta: metav1.ObjectMeta{Namespace: am.Namespace, Name: "agentmachine-" + am.Name + "-ignition-token"},
+		Type:       corev1.SecretTypeOpaque,
+		Data:       map[string][]byte{IgnitionTokenSecretKey: []byte(token)},
+	}
+	if name := am.Labels[clusterv1.ClusterNameLabel]; name != "" {
+		want.Labels = map[string]string{clusterv1.ClusterNameLabel: name}
+	}
+	if err := controllerutil.SetControllerReference(am, want, r.Client.Scheme()); err != nil {
+		return nil, err
+	}
+	ref := &aiv1beta1.IgnitionEndpointTokenReference{Namespace: want.Namespace, Name: want.Name}
+	err := r.Client.Create(ctx, want)
+	if err == nil {
+		return ref, nil
+	}
+	if !apierrors.IsAlreadyExists(err) {
+		return nil, fmt.Errorf("creating the ignition token Secret %s: %w", want.Name, err)
+	}
+	existing := &corev1.Secret{}
+	if err := r.Client.Get(ctx, client.ObjectKeyFromObject(want), existing); err != nil {
+		return nil, fmt.Errorf("getting the ignition token Secret %s: %w", want.Name, err)
+	}
+	if bytes.Equal(existing.Data[IgnitionTokenSecretKey], want.Data[IgnitionTokenSecretKey]) && metav1.IsControlledBy(existing, am) {
+		return ref, nil
+	}
+	existing.Data = want.Data
+	if err := controllerutil.SetControllerReference(am, existing, r.Client.Scheme()); err != nil {
+		return nil, err
+	}
+	if err := r.Client.Update(ctx, existing); err != nil {
+		return nil, fmt.Errorf("updating the ignition token Secret %s: %w", want.Name, err)
+	}
+	return ref, nil
+}
+
+// clusterDeployment returns the ClusterDeployment the cluster's Agents bind to, as the Cluster's
+// AgentCluster records it, or nil while it does not.
+func (r *AgentMachineReconciler) clusterDeployment(ctx context.Context, cluster *clusterv1.Cluster) (*aiv1beta1.ClusterReference, error) {
+	ref := cluster.Spec.InfrastructureRef
+	if ref.Kind != "AgentCluster" || ref.APIGroup != infrav1.GroupVersion.Group {
+		return nil, fmt.Errorf("cluster %s has infrastructure %s %s, not an AgentCluster", cluster.Name, ref.Kind, ref.Name)
+	}
+	ac := &infrav1.AgentCluster{}
+	if err := r.Client.Get(ctx, client.ObjectKey{Namespace: cluster.Namespace, Name: ref.Name}, ac); err != nil {
+		if apierrors.IsNotFound(err) {
+			return nil, nil
+		}
+		return nil, fmt.Errorf("getting AgentCluster %s: %w", ref.Name, err)
+	}
+	cd := ac.Spec.ClusterDeploymentRef
+	if cd == nil || cd.Name == "" {
+		cd = &ac.Status.ClusterDeploymentRef
+	}
+	if cd.Name == "" {
+		return nil, nil
+	}
+	ns := cd.Namespace
+	if ns == "" {
+		ns = ac.Namespace
+	}
+	return &aiv1beta1.ClusterReference{Namespace: ns, Name: cd.Name}, nil
+}
+
+func newAgentRequest(am *infrav1.AgentMachine, machine *clusterv1.Machine, cd *aiv1beta1.ClusterReference) (agentRequest, error) {
+	req := agentRequest{
+		failureDomain:     machine.Spec.FailureDomain,
+		architecture:      machine.Labels[infrav1.ArchitectureLabel],
+		clusterDeployment: cd.Namespace + "/" + cd.Name,
+		key:               string(am.UID),
+	}
+	if ref := machine.Spec.Bootstrap.ConfigRef; ref.Kind == bootstrapv1.ConfigKind && ref.APIGroup == bootstrapv1.GroupVersion.Group {
+		req.bootstrapConfig = machine.Namespace + "/" + ref.Name
+	}
+	if am.Spec.AgentLabelSelector != nil {
+		sel, err := metav1.LabelSelectorAsSelector(am.Spec.AgentLabelSelector)
+		if err != nil {
+			return req, fmt.Errorf("invalid agentLabelSelector: %w", err)
+		}
+		req.selector = sel
+	}
+	return req, nil
+}
+
+func (r *AgentMachineReconciler) agentListOptions(opts ...client.ListOption) []client.ListOption {
+	opts = append(opts, client.UnsafeDisableDeepCopy)
+	if r.AgentNamespace != "" {
+		opts = append(opts, client.InNamespace(r.AgentNamespace))
+	}
+	return opts
+}
+
+func (r *AgentMachineReconciler) ensurePreTerminateHook(ctx context.Context, machine *clusterv1.Machine) error {
+	if _, ok := machine.Annotations[infrav1.PreTerminateHookAnnotation]; ok {
+		return nil
+	}
+	before := machine.DeepCopy()
+	if machine.Annotations == nil {
+		machine.Annotations = map[string]string{}
+	}
+	machine.Annotations[infrav1.PreTerminateHookAnnotation] = preTerminateHookOwner
+	if err := r.Client.Patch(ctx, machine, client.MergeFrom(before)); err != nil {
+		return fmt.Errorf("adding the pre-terminate hook to Machine %s: %w", machine.Name, err)
+	}
+	return nil
+}
+
+func pointers(agents []aiv1beta1.Agent) []*aiv1beta1.Agent {
+	out := make([]*aiv1beta1.Agent, len(agents))
+	for i := range agents {
+		out[i] = &agents[i]
+	}
+	return out
+}

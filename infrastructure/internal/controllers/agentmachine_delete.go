@@ -1,0 +1,156 @@
+/*
+Copyright 2026 The cluster-api-provider-openshift-assisted Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package controllers
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	aiv1beta1 "github.com/openshift/assisted-service/api/v1beta1"
+	conditionsv1 "github.com/openshift/custom-resource-status/conditions/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+	"sigs.k8s.io/cluster-api/util/conditions"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+
+	infrav1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/infrastructure/v1beta1"
+)
+
+// reconcileMachineDeleting runs the pre-terminate hook: once Cluster API waits for it (the Node is
+// drained), unbind and release the Agent, then remove the hook so that the Machine can go.
+func (r *AgentMachineReconciler) reconcileMachineDeleting(ctx context.Context, s *machineScope) (ctrl.Result, error) {
+	machine := s.machine
+	if _, ok := machine.Annotations[infrav1.PreTerminateHookAnnotation]; !ok {
+		return ctrl.Result{}, nil
+	}
+	if c := conditions.Get(machine, clusterv1.MachineDeletingCondition); c == nil ||
+		c.Reason != clusterv1.MachineDeletingWaitingForPreTerminateHookReason {
+		setReserved(s.agentMachine, metav1.ConditionTrue, infrav1.UnbindingReason, "Waiting for Cluster API to drain the Machine before the Agent is unbound")
+		return ctrl.Result{}, nil
+	}
+	res, done, err := r.release(ctx, s.agentMachine)
+	if err != nil || !done {
+		return res, err
+	}
+	before := machine.DeepCopy()
+	delete(machine.Annotations, infrav1.PreTerminateHookAnnotation)
+	if err := r.Client.Patch(ctx, machine, client.MergeFrom(before)); err != nil {
+		return ctrl.Result{}, fmt.Errorf("removing the pre-terminate hook from Machine %s: %w", machine.Name, err)
+	}
+	return ctrl.Result{}, nil
+}
+
+func (r *AgentMachineReconciler) reconcileDelete(ctx context.Context, s *machineScope) (ctrl.Result, error) {
+	res, done, err := r.release(ctx, s.agentMachine)
+	if err != nil || !done {
+		return res, err
+	}
+	controllerutil.RemoveFinalizer(s.agentMachine, infrav1.AgentMachineFinalizer)
+	return ctrl.Result{}, nil
+}
+
+// release unbinds the claimed Agent (restoring the fields the claim changed), waits until
+// assisted-service reports it unbound or the unbind timeout passes, then drops the claim.
+// An Agent that vanished is released at once.
+func (r *AgentMachineReconciler) release(ctx context.Context, am *infrav1.AgentMachine) (ctrl.Result, bool, error) {
+	log := ctrl.LoggerFrom(ctx)
+	agent, err := r.claimedAgent(ctx, am)
+	if err != nil {
+		return ctrl.Result{}, false, err
+	}
+	if agent == nil {
+		if am.Status.AgentRef != nil {
+			log.Info("The claimed Agent is gone: nothing to unbind", "Agent", am.Status.AgentRef.Name)
+		}
+		r.claims.Delete(string(am.UID))
+		clearAgentConditions(am, "The Agent is released")
+		setReserved(am, metav1.ConditionFalse, infrav1.NoAgentReason, "No Agent is claimed")
+		return ctrl.Result{}, true, nil
+	}
+	agent = agent.DeepCopy()
+	var previous previousSpec
+	if raw := agent.Annotations[infrav1.PreviousSpecAnnotation]; raw != "" {
+		if err := json.Unmarshal([]byte(raw), &previous); err != nil {
+			log.Info("Ignoring an unreadable previous-spec annotation; unbinding to no ClusterDeployment", "Agent", klogRef(agent))
+			previous = previousSpec{}
+		}
+	}
+	requested, _ := time.Parse(time.RFC3339, agent.Annotations[infrav1.UnbindRequestedAnnotation])
+	if requested.IsZero() {
+		agent.Spec.ClusterDeploymentName = previous.ClusterDeploymentName
+		agent.Spec.IgnitionEndpointTokenReference = previous.IgnitionEndpointTokenReference
+		agent.Spec.IgnitionEndpointHTTPHeaders = previous.IgnitionEndpointHTTPHeaders
+		agent.Annotations[infrav1.UnbindRequestedAnnotation] = time.Now().UTC().Format(time.RFC3339)
+		if err := r.Client.Update(ctx, agent); err != nil {
+			return ctrl.Result{}, false, fmt.Errorf("unbinding Agent %s/%s: %w", agent.Namespace, agent.Name, err)
+		}
+		log.Info("Unbinding Agent", "Agent", klogRef(agent))
+		r.Recorder.Eventf(am, agent, corev1.EventTypeNormal, "AgentUnbinding", "Unbind", "Unbinding Agent %s/%s", agent.Namespace, agent.Name)
+		setReserved(am, metav1.ConditionTrue, infrav1.UnbindingReason, fmt.Sprintf("Waiting for assisted-service to unbind Agent %s", agent.Name))
+		return ctrl.Result{RequeueAfter: r.unbindTimeout()}, false, nil
+	}
+	timedOut := time.Since(requested) > r.unbindTimeout()
+	if !unbound(agent, previous) && !timedOut {
+		setReserved(am, metav1.ConditionTrue, infrav1.UnbindingReason, fmt.Sprintf("Waiting for assisted-service to unbind Agent %s", agent.Name))
+		return ctrl.Result{RequeueAfter: time.Until(requested.Add(r.unbindTimeout())) + time.Second}, false, nil
+	}
+	if timedOut {
+		r.Recorder.Eventf(am, agent, corev1.EventTypeWarning, "UnbindTimedOut", "Release",
+			"assisted-service did not report Agent %s/%s unbound within %s; releasing it anyway", agent.Namespace, agent.Name, r.unbindTimeout())
+	}
+	delete(agent.Labels, infrav1.AgentClaimedByLabel)
+	delete(agent.Annotations, infrav1.ClaimOwnerAnnotation)
+	delete(agent.Annotations, infrav1.PreviousSpecAnnotation)
+	delete(agent.Annotations, infrav1.UnbindRequestedAnnotation)
+	if err := r.Client.Update(ctx, agent); err != nil {
+		if apierrors.IsNotFound(err) {
+			return ctrl.Result{}, true, nil
+		}
+		return ctrl.Result{}, false, fmt.Errorf("releasing Agent %s/%s: %w", agent.Namespace, agent.Name, err)
+	}
+	r.claims.Delete(string(am.UID))
+	log.Info("Released Agent", "Agent", klogRef(agent))
+	r.Recorder.Eventf(am, agent, corev1.EventTypeNormal, "AgentReleased", "Release", "Released Agent %s/%s", agent.Namespace, agent.Name)
+	am.Status.AgentRef = nil
+	clearAgentConditions(am, "The Agent is released")
+	setReserved(am, metav1.ConditionFalse, infrav1.NoAgentReason, "The Agent is released")
+	return ctrl.Result{}, true, nil
+}
+
+// unbound tells whether assisted-service reports the Agent unbound (or bound back to the
+// ClusterDeployment it had before the claim).
+func unbound(agent *aiv1beta1.Agent, previous previousSpec) bool {
+	bound := conditionsv1.FindStatusCondition(agent.Status.Conditions, aiv1beta1.BoundCondition)
+	if previous.ClusterDeploymentName != nil {
+		return bound != nil && bound.Status == corev1.ConditionTrue && bound.Reason == aiv1beta1.BoundReason
+	}
+	return bound != nil && bound.Status == corev1.ConditionFalse &&
+		(bound.Reason == aiv1beta1.UnboundReason || bound.Reason == aiv1beta1.UnbindingPendingUserActionReason)
+}
+
+func (r *AgentMachineReconciler) unbindTimeout() time.Duration {
+	if r.UnbindTimeout > 0 {
+		return r.UnbindTimeout
+	}
+	return DefaultUnbindTimeout
+}
