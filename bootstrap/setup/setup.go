@@ -46,7 +46,7 @@ func Setup(ctx context.Context, mgr ctrl.Manager, opts *manager.Options, _ Optio
 	concurrency := max(opts.Concurrency, 1)
 	r := &controllers.Reconciler{
 		Client:           mgr.GetClient(),
-		Recorder:         mgr.GetEventRecorderFor("openshiftassistedconfig-controller"), //nolint:staticcheck // Cluster API v1.13 uses the same recorder.
+		Recorder:         mgr.GetEventRecorder("openshiftassistedconfig-controller"),
 		WatchFilterValue: opts.WatchFilterValue,
 	}
 	if err := r.SetupWithManager(ctx, mgr, crcontroller.Options{MaxConcurrentReconciles: concurrency}); err != nil {

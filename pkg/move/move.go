@@ -18,11 +18,8 @@ limitations under the License.
 package move
 
 import (
-	"context"
-
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	clusterctlv1 "sigs.k8s.io/cluster-api/cmd/clusterctl/api/v1alpha3"
-	ctrl "sigs.k8s.io/controller-runtime"
 )
 
 // DeletingForMove tells whether clusterctl move is deleting obj from this management cluster after
@@ -33,14 +30,4 @@ import (
 func DeletingForMove(obj metav1.Object) bool {
 	_, ok := obj.GetAnnotations()[clusterctlv1.DeleteForMoveAnnotation]
 	return ok
-}
-
-// LeaveAlone is what a reconciler asks right after reading obj: true, and logged, when clusterctl
-// move is deleting obj here after creating it on another management cluster (DeletingForMove).
-func LeaveAlone(ctx context.Context, obj metav1.Object) bool {
-	if !DeletingForMove(obj) {
-		return false
-	}
-	ctrl.LoggerFrom(ctx).V(4).Info("Deleted by clusterctl move: left alone")
-	return true
 }

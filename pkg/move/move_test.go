@@ -17,7 +17,6 @@ limitations under the License.
 package move
 
 import (
-	"context"
 	"testing"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -36,9 +35,6 @@ func TestDeletingForMove(t *testing.T) {
 		obj := &metav1.ObjectMeta{Annotations: tc.annotations}
 		if got := DeletingForMove(obj); got != tc.want {
 			t.Errorf("DeletingForMove(%v) = %v, want %v", tc.annotations, got, tc.want)
-		}
-		if got := LeaveAlone(context.Background(), obj); got != tc.want {
-			t.Errorf("LeaveAlone(%v) = %v, want %v", tc.annotations, got, tc.want)
 		}
 	}
 }

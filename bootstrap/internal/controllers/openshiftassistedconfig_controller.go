@@ -31,10 +31,12 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	kerrors "k8s.io/apimachinery/pkg/util/errors"
-	"k8s.io/client-go/tools/record"
+	"k8s.io/client-go/tools/events"
+	"k8s.io/klog/v2"
 	"k8s.io/utils/ptr"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	"sigs.k8s.io/cluster-api/util"
+	"sigs.k8s.io/cluster-api/util/annotations"
 	"sigs.k8s.io/cluster-api/util/conditions"
 	"sigs.k8s.io/cluster-api/util/finalizers"
 	"sigs.k8s.io/cluster-api/util/patch"
@@ -48,7 +50,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 
 	bootstrapv1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/bootstrap/v1alpha2"
-	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/move"
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/reconciler"
 )
 
 // +kubebuilder:rbac:groups=bootstrap.cluster.x-k8s.io,resources=openshiftassistedconfigs,verbs=get;list;watch;update;patch
@@ -65,7 +67,7 @@ import (
 // Reconciler reconciles OpenshiftAssistedConfigs.
 type Reconciler struct {
 	Client   client.Client
-	Recorder record.EventRecorder
+	Recorder events.EventRecorder
 	// WatchFilterValue, when set, limits the controller to configs whose
 	// cluster.x-k8s.io/watch-filter label has this value.
 	WatchFilterValue string
@@ -126,10 +128,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 	if err := r.Client.Get(ctx, req.NamespacedName, config); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
-	if move.LeaveAlone(ctx, config) {
-		return ctrl.Result{}, nil
-	}
-	if r.WatchFilterValue != "" && config.Labels[clusterv1.WatchLabel] != r.WatchFilterValue {
+	if reconciler.LeaveAlone(ctx, config, r.WatchFilterValue) {
 		return ctrl.Result{}, nil
 	}
 	s := &scope{config: config}
@@ -140,7 +139,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 	}
 	s.machine = machine
 	if machine != nil {
-		ctx = ctrl.LoggerInto(ctx, ctrl.LoggerFrom(ctx).WithValues("Machine", klogRef(machine)))
+		ctx = ctrl.LoggerInto(ctx, ctrl.LoggerFrom(ctx).WithValues("Machine", klog.KObj(machine)))
 		cluster, err := util.GetClusterByName(ctx, r.Client, machine.Namespace, machine.Spec.ClusterName)
 		if err != nil && !apierrors.IsNotFound(err) {
 			return ctrl.Result{}, fmt.Errorf("getting Cluster %s: %w", machine.Spec.ClusterName, err)
@@ -148,33 +147,40 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 		s.cluster = cluster
 	}
 
-	patchHelper, err := patch.NewHelper(config, r.Client)
-	if err != nil {
-		return ctrl.Result{}, fmt.Errorf("creating the patch helper: %w", err)
-	}
 	if s.cluster != nil {
 		if isPaused, requeue, err := paused.EnsurePausedCondition(ctx, r.Client, s.cluster, config); err != nil || isPaused || requeue {
 			return ctrl.Result{}, err
 		}
-	} else if annotationsPaused(config) && config.DeletionTimestamp.IsZero() {
+	} else if annotations.HasPaused(config) && config.DeletionTimestamp.IsZero() {
 		return ctrl.Result{}, nil
 	}
-
-	// Deletion does not wait for the Machine or the Cluster: they may be gone already.
-	if !config.DeletionTimestamp.IsZero() {
-		return ctrl.Result{}, r.reconcileDelete(ctx, s)
-	}
-	if added, err := finalizers.EnsureFinalizer(ctx, r.Client, config, bootstrapv1.ConfigFinalizer); err != nil || added {
-		return ctrl.Result{}, err
+	if config.DeletionTimestamp.IsZero() {
+		if added, err := finalizers.EnsureFinalizer(ctx, r.Client, config, bootstrapv1.ConfigFinalizer); err != nil || added {
+			return ctrl.Result{}, err
+		}
 	}
 
+	patchHelper, err := patch.NewHelper(config, r.Client)
+	if err != nil {
+		return ctrl.Result{}, fmt.Errorf("creating the patch helper: %w", err)
+	}
+	deleting := !config.DeletionTimestamp.IsZero()
 	defer func() {
-		setSummary(config)
-		config.Status.ObservedGeneration = config.Generation
+		if !deleting {
+			setSummary(config)
+			if reterr == nil {
+				config.Status.ObservedGeneration = config.Generation
+			}
+		}
 		if err := patchHelper.Patch(ctx, config, patch.WithOwnedConditions{Conditions: ownedConditions}); err != nil {
 			reterr = kerrors.NewAggregate([]error{reterr, fmt.Errorf("patching the config: %w", err)})
 		}
 	}()
+
+	// Deletion does not wait for the Machine or the Cluster: they may be gone already.
+	if deleting {
+		return ctrl.Result{}, r.reconcileDelete(ctx, s)
+	}
 	return ctrl.Result{}, r.reconcileNormal(ctx, s)
 }
 
@@ -271,7 +277,7 @@ func (r *Reconciler) reconcileInfraEnv(ctx context.Context, s *scope) (bool, err
 		return false, fmt.Errorf("creating or updating InfraEnv %s: %w", ie.Name, err)
 	}
 	if result == controllerutil.OperationResultCreated {
-		r.Recorder.Eventf(c, corev1.EventTypeNormal, "InfraEnvCreated", "Created InfraEnv %s bound to ClusterDeployment %s", ie.Name, s.clusterDeployment.Name)
+		r.Recorder.Eventf(c, ie, corev1.EventTypeNormal, "InfraEnvCreated", "CreateInfraEnv", "Created InfraEnv %s bound to ClusterDeployment %s", ie.Name, s.clusterDeployment.Name)
 		ctrl.LoggerFrom(ctx).Info("Created InfraEnv", "InfraEnv", ie.Name)
 	}
 	s.infraEnv = ie
@@ -327,7 +333,7 @@ func (r *Reconciler) reconcileMetal3Machine(ctx context.Context, s *scope) (bool
 	if err := r.Client.Patch(ctx, m3m, client.MergeFrom(before)); err != nil {
 		return false, fmt.Errorf("setting the discovery ISO on Metal3Machine %s: %w", m3m.Name, err)
 	}
-	r.Recorder.Eventf(c, corev1.EventTypeNormal, "DiscoveryISOSet", "Set the discovery ISO of InfraEnv %s on Metal3Machine %s", s.infraEnv.Name, m3m.Name)
+	r.Recorder.Eventf(c, m3m, corev1.EventTypeNormal, "DiscoveryISOSet", "SetDiscoveryISO", "Set the discovery ISO of InfraEnv %s on Metal3Machine %s", s.infraEnv.Name, m3m.Name)
 	return true, nil
 }
 
@@ -358,7 +364,7 @@ func (r *Reconciler) reconcileDataSecret(ctx context.Context, s *scope) (bool, e
 		return false, fmt.Errorf("writing the bootstrap data Secret %s: %w", secret.Name, err)
 	}
 	if result == controllerutil.OperationResultCreated {
-		r.Recorder.Eventf(c, corev1.EventTypeNormal, "DataSecretCreated", "Created bootstrap data Secret %s", secret.Name)
+		r.Recorder.Eventf(c, secret, corev1.EventTypeNormal, "DataSecretCreated", "CreateDataSecret", "Created bootstrap data Secret %s", secret.Name)
 	}
 	c.Status.DataSecretName = secret.Name
 	c.Status.Initialization.DataSecretCreated = ptr.To(true)
@@ -413,7 +419,7 @@ func (r *Reconciler) reconcileAgent(ctx context.Context, s *scope) (bool, error)
 		return false, fmt.Errorf("configuring Agent %s: %w", agent.Name, err)
 	}
 	if !wasApproved {
-		r.Recorder.Eventf(c, corev1.EventTypeNormal, "AgentApproved", "Approved Agent %s as %s %s", agent.Name, settings.Role, settings.Hostname)
+		r.Recorder.Eventf(c, agent, corev1.EventTypeNormal, "AgentApproved", "ApproveAgent", "Approved Agent %s as %s %s", agent.Name, settings.Role, settings.Hostname)
 		ctrl.LoggerFrom(ctx).Info("Approved Agent", "Agent", agent.Name, "role", settings.Role)
 	}
 	conditions.Set(c, metav1.Condition{Type: bootstrapv1.AgentApprovedCondition, Status: metav1.ConditionTrue,
@@ -485,7 +491,7 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, s *scope) error {
 		if err := r.Client.Patch(ctx, a, client.MergeFrom(before)); client.IgnoreNotFound(err) != nil {
 			return fmt.Errorf("releasing Agent %s: %w", a.Name, err)
 		}
-		r.Recorder.Eventf(c, corev1.EventTypeNormal, "AgentReleased", "Unapproved and unlabelled Agent %s", a.Name)
+		r.Recorder.Eventf(c, a, corev1.EventTypeNormal, "AgentReleased", "ReleaseAgent", "Unapproved and unlabelled Agent %s", a.Name)
 		log.Info("Released Agent", "Agent", a.Name)
 	}
 	ie := &aiv1beta1.InfraEnv{}
@@ -498,20 +504,9 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, s *scope) error {
 		if err := r.Client.Delete(ctx, ie); client.IgnoreNotFound(err) != nil {
 			return fmt.Errorf("deleting InfraEnv %s: %w", ie.Name, err)
 		}
-		r.Recorder.Eventf(c, corev1.EventTypeNormal, "InfraEnvDeleted", "Deleted InfraEnv %s", ie.Name)
+		r.Recorder.Eventf(c, ie, corev1.EventTypeNormal, "InfraEnvDeleted", "DeleteInfraEnv", "Deleted InfraEnv %s", ie.Name)
 	}
-	before := c.DeepCopy()
+	// The deferred patch of Reconcile writes the removal.
 	controllerutil.RemoveFinalizer(c, bootstrapv1.ConfigFinalizer)
-	if err := r.Client.Patch(ctx, c, client.MergeFrom(before)); client.IgnoreNotFound(err) != nil {
-		return fmt.Errorf("removing the finalizer: %w", err)
-	}
 	return nil
-}
-
-func klogRef(o client.Object) string { return o.GetNamespace() + "/" + o.GetName() }
-
-// annotationsPaused tells whether the config carries the cluster.x-k8s.io/paused annotation.
-func annotationsPaused(o metav1.Object) bool {
-	_, ok := o.GetAnnotations()[clusterv1.PausedAnnotation]
-	return ok
 }

@@ -26,7 +26,7 @@ import (
 	hivev1 "github.com/openshift/hive/apis/hive/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/tools/record"
+	"k8s.io/client-go/tools/events"
 	"k8s.io/utils/ptr"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	"sigs.k8s.io/cluster-api/util/conditions"
@@ -187,7 +187,7 @@ func reconcileConfig(g Gomega, f *fixture, n int, objs ...client.Object) (client
 	g.Expect(err).NotTo(HaveOccurred())
 	c := fake.NewClientBuilder().WithScheme(s).WithObjects(objs...).
 		WithStatusSubresource(&bootstrapv1.OpenshiftAssistedConfig{}).Build()
-	r := &Reconciler{Client: c, Recorder: record.NewFakeRecorder(10)}
+	r := &Reconciler{Client: c, Recorder: events.NewFakeRecorder(10)}
 	for range n {
 		_, err = r.Reconcile(context.Background(), ctrl.Request{NamespacedName: client.ObjectKeyFromObject(f.config)})
 		g.Expect(err).NotTo(HaveOccurred())

@@ -30,6 +30,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/tools/events"
+	"k8s.io/klog/v2"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	"sigs.k8s.io/cluster-api/controllers/clustercache"
 	"sigs.k8s.io/cluster-api/util"
@@ -46,7 +47,7 @@ import (
 
 	controlplanev1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/controlplane/v1alpha3"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/controlplane/internal/release"
-	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/move"
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/reconciler"
 )
 
 // waitRequeue is how soon a control plane waiting on assisted-service or on the workload cluster
@@ -98,7 +99,8 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, opt
 	}
 	log := ctrl.LoggerFrom(ctx)
 	c, err := ctrl.NewControllerManagedBy(mgr).
-		For(&controlplanev1.OpenshiftAssistedControlPlane{}).
+		For(&controlplanev1.OpenshiftAssistedControlPlane{},
+			builder.WithPredicates(predicates.ResourceHasFilterLabel(mgr.GetScheme(), log, r.WatchFilterValue))).
 		Owns(&clusterv1.Machine{}).
 		Owns(&hiveext.AgentClusterInstall{}).
 		Owns(&hivev1.ClusterDeployment{}).
@@ -109,7 +111,6 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, opt
 		// Reconcile as soon as the ClusterCache connects to (or loses) a workload cluster.
 		WatchesRawSource(r.ClusterCache.GetClusterSource("openshiftassistedcontrolplane", r.clusterToControlPlane)).
 		WithOptions(options).
-		WithEventFilter(predicates.ResourceHasFilterLabel(mgr.GetScheme(), log, r.WatchFilterValue)).
 		Build(r)
 	if err != nil {
 		return fmt.Errorf("setting up the OpenshiftAssistedControlPlane controller: %w", err)
@@ -121,7 +122,7 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, opt
 // clusterToControlPlane maps a Cluster to its control plane, when it is an OpenshiftAssistedControlPlane.
 func (r *Reconciler) clusterToControlPlane(_ context.Context, o client.Object) []reconcile.Request {
 	c, ok := o.(*clusterv1.Cluster)
-	if !ok || !c.Spec.ControlPlaneRef.IsDefined() || c.Spec.ControlPlaneRef.Kind != "OpenshiftAssistedControlPlane" ||
+	if !ok || !c.Spec.ControlPlaneRef.IsDefined() || c.Spec.ControlPlaneRef.Kind != controlplanev1.ControlPlaneKind ||
 		c.Spec.ControlPlaneRef.APIGroup != controlplanev1.GroupVersion.Group {
 		return nil
 	}
@@ -158,7 +159,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 	if err := r.Client.Get(ctx, req.NamespacedName, oacp); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
-	if move.LeaveAlone(ctx, oacp) {
+	if reconciler.LeaveAlone(ctx, oacp, r.WatchFilterValue) {
 		return ctrl.Result{}, nil
 	}
 	cluster, err := util.GetOwnerCluster(ctx, r.Client, oacp.ObjectMeta)
@@ -174,7 +175,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 		log.Info("Waiting for the Cluster controller to set the owner reference")
 		return ctrl.Result{}, nil
 	}
-	log = log.WithValues("Cluster", klogRef(cluster))
+	log = log.WithValues("Cluster", klog.KObj(cluster))
 	ctx = ctrl.LoggerInto(ctx, log)
 
 	if isPaused, requeue, err := paused.EnsurePausedCondition(ctx, r.Client, cluster, oacp); err != nil || isPaused || requeue {
@@ -194,6 +195,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 	defer func() {
 		if err := r.updateStatus(ctx, s); err != nil {
 			reterr = errors.Join(reterr, err)
+		}
+		if reterr == nil {
+			oacp.Status.ObservedGeneration = oacp.Generation
 		}
 		if err := helper.Patch(ctx, oacp, patch.WithOwnedConditions{Conditions: ownedConditions}); err != nil {
 			if !oacp.DeletionTimestamp.IsZero() && apierrors.IsNotFound(r.APIReader.Get(ctx, req.NamespacedName, &controlplanev1.OpenshiftAssistedControlPlane{})) {
@@ -310,5 +314,3 @@ func minResult(a, b ctrl.Result) ctrl.Result {
 	}
 	return a
 }
-
-func klogRef(o client.Object) string { return o.GetNamespace() + "/" + o.GetName() }

@@ -92,7 +92,7 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, s *scope) (ctrl.Result
 	}
 	controllerutil.RemoveFinalizer(s.oacp, controlplanev1.OpenshiftAssistedControlPlaneFinalizer)
 	log.Info("Deleted the control plane")
-	r.Recorder.Eventf(s.oacp, nil, "Normal", "Deleted", "Delete", "Deleted the control-plane Machines, ClusterDeployment, AgentClusterInstall and ClusterImageSet")
+	r.Recorder.Eventf(s.oacp, nil, corev1.EventTypeNormal, "Deleted", "Delete", "Deleted the control-plane Machines, ClusterDeployment, AgentClusterInstall and ClusterImageSet")
 	return ctrl.Result{}, nil
 }
 
@@ -118,7 +118,7 @@ func (r *Reconciler) deleteOwned(ctx context.Context, s *scope, obj client.Objec
 	if len(obj.GetFinalizers()) > 0 && time.Since(obj.GetDeletionTimestamp().Time) > r.ForceCleanupAfter {
 		ctrl.LoggerFrom(ctx).Info("Removing finalizers of an object whose controller did not release it",
 			"kind", fmt.Sprintf("%T", obj), "name", key.Name, "finalizers", obj.GetFinalizers())
-		r.Recorder.Eventf(s.oacp, obj, "Warning", "ForcedCleanup", "Delete",
+		r.Recorder.Eventf(s.oacp, obj, corev1.EventTypeWarning, "ForcedCleanup", "Delete",
 			"%T %s was not released within %s (is assisted-service or Hive running?): removed its finalizers %v",
 			obj, key.Name, r.ForceCleanupAfter, obj.GetFinalizers())
 		before := obj.DeepCopyObject().(client.Object)

@@ -65,7 +65,7 @@ func (r *Reconciler) reconcileKubeconfig(ctx context.Context, s *scope) error {
 			return fmt.Errorf("creating the kubeconfig Secret: %w", err)
 		}
 		ctrl.LoggerFrom(ctx).Info("Wrote the kubeconfig Secret", "Secret", secret.Name(s.cluster.Name, secret.Kubeconfig))
-		r.Recorder.Eventf(s.oacp, nil, "Normal", "KubeconfigAvailable", "WriteKubeconfig",
+		r.Recorder.Eventf(s.oacp, nil, corev1.EventTypeNormal, "KubeconfigAvailable", "WriteKubeconfig",
 			"The cluster is installed; wrote Secret %s", secret.Name(s.cluster.Name, secret.Kubeconfig))
 	case err != nil:
 		return fmt.Errorf("getting the kubeconfig Secret: %w", err)

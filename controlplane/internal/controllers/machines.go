@@ -66,7 +66,7 @@ func (r *Reconciler) reconcileMachines(ctx context.Context, s *scope) (ctrl.Resu
 		if err := r.Client.Delete(ctx, m); err != nil && !apierrors.IsNotFound(err) {
 			return ctrl.Result{}, fmt.Errorf("deleting Machine %s to scale down: %w", m.Name, err)
 		}
-		r.Recorder.Eventf(s.oacp, m, "Normal", "ScalingDown", "DeleteMachine",
+		r.Recorder.Eventf(s.oacp, m, corev1.EventTypeNormal, "ScalingDown", "DeleteMachine",
 			"Deleted control-plane Machine %s (%d Machines, %d wanted)", m.Name, len(s.machines), want)
 		return ctrl.Result{RequeueAfter: waitRequeue}, nil
 	}
@@ -245,7 +245,7 @@ func (r *Reconciler) createMachine(ctx context.Context, s *scope) (reterr error)
 		return fmt.Errorf("creating control-plane Machine %s: %w", name, err)
 	}
 	ctrl.LoggerFrom(ctx).Info("Created control-plane Machine", "Machine", name, "failureDomain", machine.Spec.FailureDomain)
-	r.Recorder.Eventf(oacp, machine, "Normal", "ScalingUp", "CreateMachine", "Created control-plane Machine %s", name)
+	r.Recorder.Eventf(oacp, machine, corev1.EventTypeNormal, "ScalingUp", "CreateMachine", "Created control-plane Machine %s", name)
 	s.machines = append(s.machines, machine)
 	return nil
 }

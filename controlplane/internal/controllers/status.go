@@ -36,7 +36,6 @@ import (
 func (r *Reconciler) updateStatus(ctx context.Context, s *scope) error {
 	oacp := s.oacp
 	st := &oacp.Status
-	st.ObservedGeneration = oacp.Generation
 	st.Selector = labels.SelectorFromSet(machineLabels(oacp, s.cluster)).String()
 
 	var total, ready, available, upToDate int32

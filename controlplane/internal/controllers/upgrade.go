@@ -23,6 +23,7 @@ import (
 
 	"github.com/blang/semver/v4"
 	configv1 "github.com/openshift/api/config/v1"
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -89,7 +90,7 @@ func (r *Reconciler) reconcileUpgrade(ctx context.Context, s *scope) error {
 	}
 	if why := upgradepath.Check(current, target); why != "" {
 		if s.upgrade.refused == "" && !isRefusalReported(oacp, why) {
-			r.Recorder.Eventf(oacp, nil, "Warning", "UpgradeRefused", "Upgrade", why)
+			r.Recorder.Eventf(oacp, nil, corev1.EventTypeWarning, "UpgradeRefused", "Upgrade", why)
 		}
 		s.upgrade.refused = why
 		return nil
@@ -133,7 +134,7 @@ func (r *Reconciler) reconcileUpgrade(ctx context.Context, s *scope) error {
 	if len(cv.Status.History) > 0 && cv.Status.History[0].Version == target && cv.Status.History[0].State == configv1.CompletedUpdate {
 		oacp.Status.DistributionVersion = target
 		s.upgrade = upgradeState{}
-		r.Recorder.Eventf(oacp, nil, "Normal", "Upgraded", "Upgrade", "The cluster runs OpenShift %s (was %s)", target, current)
+		r.Recorder.Eventf(oacp, nil, corev1.EventTypeNormal, "Upgraded", "Upgrade", "The cluster runs OpenShift %s (was %s)", target, current)
 		return nil
 	}
 
@@ -154,7 +155,7 @@ func (r *Reconciler) reconcileUpgrade(ctx context.Context, s *scope) error {
 			return fmt.Errorf("setting the workload cluster's ClusterVersion desiredUpdate: %w", err)
 		}
 		ctrl.LoggerFrom(ctx).Info("Requested an OpenShift upgrade", "from", current, "to", target)
-		r.Recorder.Eventf(oacp, nil, "Normal", "UpgradeStarted", "Upgrade", "Requested the upgrade from OpenShift %s to %s", current, target)
+		r.Recorder.Eventf(oacp, nil, corev1.EventTypeNormal, "UpgradeStarted", "Upgrade", "Requested the upgrade from OpenShift %s to %s", current, target)
 	}
 	for _, cond := range cv.Status.Conditions {
 		if cond.Type == configv1.OperatorProgressing && cond.Message != "" {

@@ -34,6 +34,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	kerrors "k8s.io/apimachinery/pkg/util/errors"
 	"k8s.io/client-go/tools/events"
+	"k8s.io/klog/v2"
 	"k8s.io/utils/ptr"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	"sigs.k8s.io/cluster-api/util"
@@ -52,7 +53,7 @@ import (
 
 	controlplanev1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/controlplane/v1alpha3"
 	infrav1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/infrastructure/v1beta1"
-	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/move"
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/reconciler"
 )
 
 const (
@@ -92,7 +93,7 @@ func (r *AgentClusterReconciler) Reconcile(ctx context.Context, req ctrl.Request
 	if err := r.Client.Get(ctx, req.NamespacedName, ac); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
-	if move.LeaveAlone(ctx, ac) {
+	if reconciler.LeaveAlone(ctx, ac, r.WatchFilterValue) {
 		return ctrl.Result{}, nil
 	}
 	cluster, err := util.GetOwnerCluster(ctx, r.Client, ac.ObjectMeta)
@@ -100,7 +101,7 @@ func (r *AgentClusterReconciler) Reconcile(ctx context.Context, req ctrl.Request
 		return ctrl.Result{}, fmt.Errorf("getting the owner Cluster: %w", err)
 	}
 	if cluster != nil {
-		ctx = ctrl.LoggerInto(ctx, ctrl.LoggerFrom(ctx).WithValues("Cluster", klogRef(cluster)))
+		ctx = ctrl.LoggerInto(ctx, ctrl.LoggerFrom(ctx).WithValues("Cluster", klog.KObj(cluster)))
 		if isPaused, requeue, err := paused.EnsurePausedCondition(ctx, r.Client, cluster, ac); err != nil || isPaused || requeue {
 			return ctrl.Result{}, err
 		}
@@ -119,7 +120,9 @@ func (r *AgentClusterReconciler) Reconcile(ctx context.Context, req ctrl.Request
 			conditions.ForConditionTypes{infrav1.ClusterDeploymentReadyCondition}); err != nil {
 			rerr = kerrors.NewAggregate([]error{rerr, err})
 		}
-		ac.Status.ObservedGeneration = ac.Generation
+		if rerr == nil {
+			ac.Status.ObservedGeneration = ac.Generation
+		}
 		if err := helper.Patch(ctx, ac, patch.WithOwnedConditions{Conditions: agentClusterOwnedConditions}); err != nil {
 			rerr = kerrors.NewAggregate([]error{rerr, fmt.Errorf("patching AgentCluster: %w", err)})
 		}

@@ -28,6 +28,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/klog/v2"
 	"k8s.io/utils/ptr"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -156,13 +157,13 @@ func (r *AgentMachineReconciler) claim(ctx context.Context, s *machineScope) (*a
 		agent, err := r.claimAgent(ctx, am, candidate, cd, tokenRef, source.Headers)
 		if err != nil {
 			if apierrors.IsConflict(err) || apierrors.IsNotFound(err) {
-				log.V(4).Info("Lost the race for an Agent, trying the next", "Agent", klogRef(candidate))
+				log.V(4).Info("Lost the race for an Agent, trying the next", "Agent", klog.KObj(candidate))
 				continue
 			}
 			return nil, ctrl.Result{}, fmt.Errorf("claiming Agent %s/%s: %w", candidate.Namespace, candidate.Name, err)
 		}
 		r.claims.Store(string(am.UID), client.ObjectKeyFromObject(agent))
-		log.Info("Claimed Agent", "Agent", klogRef(agent))
+		log.Info("Claimed Agent", "Agent", klog.KObj(agent))
 		r.Recorder.Eventf(am, agent, corev1.EventTypeNormal, "AgentClaimed", "Claim",
 			"Claimed Agent %s/%s and bound it to ClusterDeployment %s/%s", agent.Namespace, agent.Name, cd.Namespace, cd.Name)
 		return agent, ctrl.Result{}, nil

@@ -27,6 +27,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	kerrors "k8s.io/apimachinery/pkg/util/errors"
 	"k8s.io/client-go/tools/events"
+	"k8s.io/klog/v2"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	"sigs.k8s.io/cluster-api/controllers/clustercache"
 	"sigs.k8s.io/cluster-api/util"
@@ -37,7 +38,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	infrav1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/infrastructure/v1beta1"
-	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/move"
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/reconciler"
 )
 
 const (
@@ -103,11 +104,7 @@ func (r *AgentMachineReconciler) Reconcile(ctx context.Context, req ctrl.Request
 	if err := r.Client.Get(ctx, req.NamespacedName, am); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
-	if move.LeaveAlone(ctx, am) {
-		return ctrl.Result{}, nil
-	}
-	if !r.inScope(am) {
-		// Requests also come from watches of other kinds (Agents, Machines): honor --watch-filter here.
+	if reconciler.LeaveAlone(ctx, am, r.WatchFilterValue) {
 		return ctrl.Result{}, nil
 	}
 	machine, err := util.GetOwnerMachine(ctx, r.Client, am.ObjectMeta)
@@ -116,14 +113,14 @@ func (r *AgentMachineReconciler) Reconcile(ctx context.Context, req ctrl.Request
 	}
 	var cluster *clusterv1.Cluster
 	if machine != nil {
-		log = log.WithValues("Machine", klogRef(machine))
+		log = log.WithValues("Machine", klog.KObj(machine))
 		cluster, err = util.GetClusterFromMetadata(ctx, r.Client, machine.ObjectMeta)
 		if err != nil && !apierrors.IsNotFound(err) && !errors.Is(err, util.ErrNoCluster) {
 			return ctrl.Result{}, fmt.Errorf("getting the Cluster: %w", err)
 		}
 	}
 	if cluster != nil {
-		log = log.WithValues("Cluster", klogRef(cluster))
+		log = log.WithValues("Cluster", klog.KObj(cluster))
 		if isPaused, requeue, err := paused.EnsurePausedCondition(ctx, r.Client, cluster, am); err != nil || isPaused || requeue {
 			return ctrl.Result{}, err
 		}
@@ -145,7 +142,9 @@ func (r *AgentMachineReconciler) Reconcile(ctx context.Context, req ctrl.Request
 		if err := setReady(am); err != nil {
 			rerr = kerrors.NewAggregate([]error{rerr, err})
 		}
-		am.Status.ObservedGeneration = am.Generation
+		if rerr == nil {
+			am.Status.ObservedGeneration = am.Generation
+		}
 		if err := helper.Patch(ctx, am, patch.WithOwnedConditions{Conditions: ownedConditions}); err != nil {
 			rerr = kerrors.NewAggregate([]error{rerr, fmt.Errorf("patching AgentMachine: %w", err)})
 		}
@@ -216,5 +215,3 @@ func (r *AgentMachineReconciler) reconcileNormal(ctx context.Context, s *machine
 func (r *AgentMachineReconciler) inScope(am *infrav1.AgentMachine) bool {
 	return r.WatchFilterValue == "" || am.Labels[clusterv1.WatchLabel] == r.WatchFilterValue
 }
-
-func klogRef(o client.Object) string { return o.GetNamespace() + "/" + o.GetName() }

@@ -27,6 +27,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/klog/v2"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	"sigs.k8s.io/cluster-api/util/conditions"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -91,7 +92,7 @@ func (r *AgentMachineReconciler) release(ctx context.Context, am *infrav1.AgentM
 	var previous previousSpec
 	if raw := agent.Annotations[infrav1.PreviousSpecAnnotation]; raw != "" {
 		if err := json.Unmarshal([]byte(raw), &previous); err != nil {
-			log.Info("Ignoring an unreadable previous-spec annotation; unbinding to no ClusterDeployment", "Agent", klogRef(agent))
+			log.Info("Ignoring an unreadable previous-spec annotation; unbinding to no ClusterDeployment", "Agent", klog.KObj(agent))
 			previous = previousSpec{}
 		}
 	}
@@ -104,7 +105,7 @@ func (r *AgentMachineReconciler) release(ctx context.Context, am *infrav1.AgentM
 		if err := r.Client.Update(ctx, agent); err != nil {
 			return ctrl.Result{}, false, fmt.Errorf("unbinding Agent %s/%s: %w", agent.Namespace, agent.Name, err)
 		}
-		log.Info("Unbinding Agent", "Agent", klogRef(agent))
+		log.Info("Unbinding Agent", "Agent", klog.KObj(agent))
 		r.Recorder.Eventf(am, agent, corev1.EventTypeNormal, "AgentUnbinding", "Unbind", "Unbinding Agent %s/%s", agent.Namespace, agent.Name)
 		setReserved(am, metav1.ConditionTrue, infrav1.UnbindingReason, fmt.Sprintf("Waiting for assisted-service to unbind Agent %s", agent.Name))
 		return ctrl.Result{RequeueAfter: r.unbindTimeout()}, false, nil
@@ -129,7 +130,7 @@ func (r *AgentMachineReconciler) release(ctx context.Context, am *infrav1.AgentM
 		return ctrl.Result{}, false, fmt.Errorf("releasing Agent %s/%s: %w", agent.Namespace, agent.Name, err)
 	}
 	r.claims.Delete(string(am.UID))
-	log.Info("Released Agent", "Agent", klogRef(agent))
+	log.Info("Released Agent", "Agent", klog.KObj(agent))
 	r.Recorder.Eventf(am, agent, corev1.EventTypeNormal, "AgentReleased", "Release", "Released Agent %s/%s", agent.Namespace, agent.Name)
 	am.Status.AgentRef = nil
 	clearAgentConditions(am, "The Agent is released")

@@ -1,0 +1,61 @@
+/*
+Copyright 2026 The cluster-api-provider-openshift-assisted Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package reconciler holds what every reconciler of this repository does the same way, in the
+// order of the one skeleton they all follow:
+//
+//  1. get the object (not found: done);
+//  2. LeaveAlone: an object clusterctl move is deleting, or one outside this manager's
+//     --watch-filter, is not touched;
+//  3. read the owners (Machine, Cluster) and, with a Cluster, paused.EnsurePausedCondition (Cluster
+//     API's helper; without a Cluster, annotations.HasPaused);
+//  4. finalizers.EnsureFinalizer (Cluster API's helper) unless the object is being deleted;
+//  5. a patch.Helper whose deferred Patch writes the status, with the conditions the controller
+//     owns, and status.observedGeneration only when the reconcile succeeded; the deletion path
+//     runs under it too and removes the finalizer in memory;
+//  6. reconcileDelete or reconcileNormal.
+//
+// Events use the events API (k8s.io/client-go/tools/events, mgr.GetEventRecorder) with
+// corev1.EventTypeNormal and corev1.EventTypeWarning; watches filter the reconciled kind with
+// predicates.ResourceHasFilterLabel, and LeaveAlone checks the label again for requests mapped
+// from other kinds.
+package reconciler
+
+import (
+	"context"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+	ctrl "sigs.k8s.io/controller-runtime"
+
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/move"
+)
+
+// LeaveAlone is what a reconciler asks right after reading obj: true, and logged, when clusterctl
+// move is deleting obj here after creating it on another management cluster (move.DeletingForMove),
+// or when the manager runs with a watch filter (--watch-filter) that obj's
+// cluster.x-k8s.io/watch-filter label does not match.
+func LeaveAlone(ctx context.Context, obj metav1.Object, watchFilterValue string) bool {
+	switch {
+	case move.DeletingForMove(obj):
+		ctrl.LoggerFrom(ctx).V(4).Info("Deleted by clusterctl move: left alone")
+		return true
+	case watchFilterValue != "" && obj.GetLabels()[clusterv1.WatchLabel] != watchFilterValue:
+		ctrl.LoggerFrom(ctx).V(4).Info("Outside the watch filter: left alone", "watchFilter", watchFilterValue)
+		return true
+	}
+	return false
+}
