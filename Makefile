@@ -113,6 +113,10 @@ TEST_TIMEOUT ?= 30m
 verify-fmt: ## Fail when a Go file is not gofmt-clean.
 	@out=$$(gofmt -l $(MODULES)); if [ -n "$$out" ]; then echo "Not gofmt-clean (run gofmt -w):" >&2; echo "$$out" >&2; exit 1; fi
 
+.PHONY: verify-layout
+verify-layout: ## Fail when a module boundary is crossed (api imports controller-runtime, a provider requires another, production code imports test code).
+	hack/verify-layout.sh
+
 .PHONY: vet
 vet: ## go vet every module.
 	@for m in $(MODULES); do echo "go vet ($$m)"; (cd $$m && go vet ./...); done
@@ -122,7 +126,7 @@ envtest: ## Build (once, cached outside the repo) the kube-apiserver and etcd th
 	@hack/ensure-envtest.sh >/dev/null
 
 .PHONY: test
-test: envtest verify-generated verify-fmt verify-dockerfiles build build-all-modules vet ## The test command: set-up, generation check, build, vet, and every module's tests.
+test: envtest verify-generated verify-fmt verify-dockerfiles verify-layout build build-all-modules vet ## The test command: set-up, generation check, build, vet, and every module's tests.
 	@export KUBEBUILDER_ASSETS="$$(hack/ensure-envtest.sh)"; \
 	for m in $(MODULES); do \
 		echo "go test ($$m)"; (cd $$m && go test -count=1 -timeout=$(TEST_TIMEOUT) ./...); \
