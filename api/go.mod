@@ -6,7 +6,7 @@ go 1.25.0
 // reasons, labels, annotations) that users and other providers see. Its packages import only
 // apimachinery-level modules, Cluster API's API and the third-party API types they embed; they
 // import no controller-runtime (assisted-service/api does, which is why go.mod lists it as
-// indirect: hack/verify-api-imports.sh checks that no package here imports it directly).
+// indirect: hack/verify-layout.sh checks that no package here imports it directly).
 
 // assisted-service/api requires models@v0.0.0 (a placeholder): pin both to the newest served
 // version that compiles with controller-runtime v0.23 (newer ones are not served by the mirror).
