@@ -32,7 +32,7 @@ require (
 
 require (
 	github.com/onsi/gomega v1.44.0
-	github.com/openshift/api v0.0.0-20220831183848-09c070622e2c // pinned: the version Hive's apis (above) already pull; ClusterVersion for the CVO simulator (pkg/sim/cvo)
+	github.com/openshift/api v0.0.0-20220831183848-09c070622e2c // pinned: the version Hive's apis (above) already pull; ClusterVersion for the CVO simulator (test/support/sim/cvo)
 	github.com/openshift/assisted-service/models v0.0.0 // pinned: version set by the replace above
 	github.com/openshift/custom-resource-status v1.1.2 // pinned: the version assisted-service/api uses for its conditions
 	k8s.io/utils v0.0.0-20260210185600-b8788abfbbc2
