@@ -39,7 +39,6 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	bootstrapv1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/bootstrap/v1alpha2"
 	setup "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/bootstrap/setup"
@@ -81,30 +80,20 @@ func run(m *testing.M) int {
 	}()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	mgr, err := ctrl.NewManager(env.Config, ctrl.Options{
-		Scheme:     s,
-		Metrics:    metricsserver.Options{BindAddress: "0"},
-		Controller: testenv.ControllerConfig(),
-		Client:     client.Options{Cache: &client.CacheOptions{DisableFor: []client.Object{&corev1.Secret{}, &corev1.ConfigMap{}}}},
-	})
+	opts := manager.NewOptions("test")
+	opts.Concurrency = 2
+	mgr, err := env.NewManager(opts)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	opts := manager.NewOptions("test")
-	opts.Concurrency = 2
 	if err := setup.Setup(ctx, mgr, opts, setup.Options{}); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	go func() {
-		if err := mgr.Start(ctx); err != nil {
-			fmt.Fprintln(os.Stderr, "manager:", err)
-		}
-	}()
 	simulator = newSim(env.Client)
 	go simulator.run(ctx)
-	return m.Run()
+	return testenv.RunWithManager(ctx, m, mgr, nil)
 }
 
 // lab is one cluster's objects in its own namespace.

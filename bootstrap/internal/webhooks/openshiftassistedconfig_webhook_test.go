@@ -18,7 +18,6 @@ package webhooks
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"testing"
 	"time"
@@ -26,10 +25,7 @@ import (
 	. "github.com/onsi/gomega"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/cluster-api/util/conditions"
-	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
-	crwebhook "sigs.k8s.io/controller-runtime/pkg/webhook"
 
 	bootstrapv1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/bootstrap/v1alpha2"
 	capoascheme "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/scheme"
@@ -38,38 +34,13 @@ import (
 
 var env *testenv.Environment
 
-func TestMain(m *testing.M) { os.Exit(run(m)) }
-
-// run starts an API server with the provider's webhook configuration and a manager serving it.
-func run(m *testing.M) int {
+// TestMain starts an API server with the provider's webhook configuration and a manager serving it.
+func TestMain(m *testing.M) {
 	s, err := capoascheme.New(bootstrapv1.AddToScheme)
 	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
+		panic(err)
 	}
-	env, err = testenv.StartWithOptions(testenv.Options{Scheme: s, WebhookManifestDirs: []string{"bootstrap/config/webhook"}})
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	defer func() { _ = env.Stop() }()
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	mgr, err := ctrl.NewManager(env.Config, ctrl.Options{
-		Scheme:        s,
-		Metrics:       metricsserver.Options{BindAddress: "0"},
-		WebhookServer: crwebhook.NewServer(env.WebhookServerOptions()),
-	})
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	if err := SetupWithManager(mgr); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	go func() { _ = mgr.Start(ctx) }()
-	return m.Run()
+	os.Exit(testenv.WebhookMain(m, s, "bootstrap/config/webhook", SetupWithManager, &env))
 }
 
 func installing(status metav1.ConditionStatus) metav1.Condition {

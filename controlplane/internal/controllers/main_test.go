@@ -25,13 +25,10 @@ import (
 	"strings"
 	"testing"
 
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	bootstrapv1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/bootstrap/v1alpha2"
 	controlplanev1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/controlplane/v1alpha3"
@@ -113,33 +110,18 @@ func run(m *testing.M) int {
 
 	ctx, cancel := context.WithCancel(ctrl.SetupSignalHandler())
 	defer cancel()
-	mgr, err := ctrl.NewManager(mgmt.Config, ctrl.Options{
-		Scheme:     scheme,
-		Metrics:    metricsserver.Options{BindAddress: "0"},
-		Controller: testenv.ControllerConfig(),
-		// As the provider's manager does (pkg/manager): Secrets and ConfigMaps are not cached.
-		Client: client.Options{Cache: &client.CacheOptions{DisableFor: []client.Object{&corev1.Secret{}, &corev1.ConfigMap{}}}},
-	})
+	opts := &manager.Options{Concurrency: 2}
+	mgr, err := mgmt.NewManager(opts)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
 	// The same entry point as main.go and the lab.
-	if err := setup.Setup(ctx, mgr, &manager.Options{Concurrency: 2}, setup.Options{}); err != nil {
+	if err := setup.Setup(ctx, mgr, opts, setup.Options{}); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	done := make(chan error, 1)
-	go func() { done <- mgr.Start(ctx) }()
-	code := m.Run()
-	cancel()
-	if err := <-done; err != nil {
-		fmt.Fprintln(os.Stderr, "manager:", err)
-		if code == 0 {
-			code = 1
-		}
-	}
-	return code
+	return testenv.RunWithManager(ctx, m, mgr, nil)
 }
 
 // kubeconfigOf returns an admin kubeconfig for an environment, like the one assisted-service

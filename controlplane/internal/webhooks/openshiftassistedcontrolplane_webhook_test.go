@@ -18,7 +18,6 @@ package webhooks
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -27,10 +26,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
-	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
-	crwebhook "sigs.k8s.io/controller-runtime/pkg/webhook"
 
 	bootstrapv1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/bootstrap/v1alpha2"
 	controlplanev1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/controlplane/v1alpha3"
@@ -40,37 +36,13 @@ import (
 
 var env *testenv.Environment
 
-func TestMain(m *testing.M) { os.Exit(run(m)) }
-
-func run(m *testing.M) int {
+// TestMain starts an API server with the provider's webhook configuration and a manager serving it.
+func TestMain(m *testing.M) {
 	s, err := capoascheme.New(bootstrapv1.AddToScheme, controlplanev1.AddToScheme)
 	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
+		panic(err)
 	}
-	env, err = testenv.StartWithOptions(testenv.Options{Scheme: s, WebhookManifestDirs: []string{"controlplane/config/webhook"}})
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	defer func() { _ = env.Stop() }()
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	mgr, err := ctrl.NewManager(env.Config, ctrl.Options{
-		Scheme:        s,
-		Metrics:       metricsserver.Options{BindAddress: "0"},
-		WebhookServer: crwebhook.NewServer(env.WebhookServerOptions()),
-	})
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	if err := SetupWithManager(mgr); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	go func() { _ = mgr.Start(ctx) }()
-	return m.Run()
+	os.Exit(testenv.WebhookMain(m, s, "controlplane/config/webhook", SetupWithManager, &env))
 }
 
 func controlPlane(spec, running string) *controlplanev1.OpenshiftAssistedControlPlane {

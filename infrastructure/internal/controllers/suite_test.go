@@ -37,10 +37,8 @@ import (
 	"k8s.io/utils/ptr"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	infrav1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/infrastructure/v1beta1"
 	setup "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/infrastructure/setup"
@@ -91,19 +89,12 @@ func startManager(t testing.TB, mc managerConfig) (stop func()) {
 		cfg = rest.CopyConfig(env.Config)
 		cfg.QPS, cfg.Burst = 200, 300
 	}
-	cacheOpts := cache.Options{}
-	if mc.opts.WatchNamespace != "" {
-		cacheOpts.DefaultNamespaces = map[string]cache.Config{mc.opts.WatchNamespace: {}}
+	// The provider's production manager options (cache, namespace, uncached kinds), for a test.
+	opts, err := env.ManagerOptions(&mc.opts)
+	if err != nil {
+		t.Fatal(err)
 	}
-	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
-		Scheme:     env.Scheme,
-		Metrics:    metricsserver.Options{BindAddress: "0"},
-		Cache:      cacheOpts,
-		Controller: testenv.ControllerConfig(),
-		Client: client.Options{Cache: &client.CacheOptions{
-			DisableFor: []client.Object{&corev1.ConfigMap{}, &corev1.Secret{}},
-		}},
-	})
+	mgr, err := ctrl.NewManager(cfg, opts)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -37,10 +37,12 @@ import (
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/manager"
 )
 
-// ControllerConfig is the controller configuration of the managers that tests and the lab start:
-// the same controllers may start more than once in one process (-count, restarts, several
-// management clusters), and the priority queue is off, as in the providers' managers (see
-// manager.Options.PriorityQueue: it can hang a manager's shutdown).
+// ControllerConfig is the controller configuration of the managers that tests and the lab start
+// for Cluster API's and CAPM3's controllers and the simulators: the same controllers may start
+// more than once in one process (-count, restarts, several management clusters), and the
+// priority queue is off, as in the providers' managers (see manager.Options.PriorityQueue: it
+// can hang a manager's shutdown). A provider under test gets the same from its production
+// options through Environment.ManagerOptions.
 func ControllerConfig() config.Controller {
 	return config.Controller{SkipNameValidation: ptr.To(true), UsePriorityQueue: ptr.To(false)}
 }

@@ -216,13 +216,19 @@ func (e *Environment) CreateNamespace(ctx context.Context, prefix string) (strin
 // Main starts an environment for a package's tests, runs them and stops it; call it from
 // TestMain and exit with what it returns. The environment is stored in *env for the tests.
 func Main(m *testing.M, scheme *runtime.Scheme, env **Environment) int {
-	e, err := Start(scheme)
+	return mainWith(Options{Scheme: scheme}, env, func(*Environment) int { return m.Run() })
+}
+
+// mainWith starts an environment with o, stores it in *env, calls run (which runs the tests and
+// returns their exit code) and stops the environment.
+func mainWith(o Options, env **Environment, run func(*Environment) int) int {
+	e, err := StartWithOptions(o)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
 	*env = e
-	code := m.Run()
+	code := run(e)
 	if err := e.Stop(); err != nil {
 		fmt.Fprintln(os.Stderr, "stopping envtest:", err)
 		if code == 0 {
