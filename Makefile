@@ -118,8 +118,8 @@ verify-layout: ## Fail when a module boundary is crossed (api imports controller
 	hack/verify-layout.sh
 
 .PHONY: vet
-vet: ## go vet every module.
-	@for m in $(MODULES); do echo "go vet ($$m)"; (cd $$m && go vet ./...); done
+vet: ## go vet every module, with go.work and with GOWORK=off.
+	@for m in $(MODULES); do echo "go vet ($$m)"; (cd $$m && go vet ./... && GOWORK=off go vet ./...); done
 
 .PHONY: envtest
 envtest: ## Build (once, cached outside the repo) the kube-apiserver and etcd the tests run.
