@@ -113,6 +113,12 @@ TEST_TIMEOUT ?= 30m
 verify-fmt: ## Fail when a Go file is not gofmt-clean.
 	@out=$$(gofmt -l $(MODULES)); if [ -n "$$out" ]; then echo "Not gofmt-clean (run gofmt -w):" >&2; echo "$$out" >&2; exit 1; fi
 
+LINT_ARGS ?=
+
+.PHONY: lint
+lint: ## golangci-lint (.golangci.yml) in every module and the Kube API Linter (.golangci-kal.yml) on the API types; LINT_ARGS=--fix to apply fixes.
+	hack/lint.sh $(LINT_ARGS)
+
 .PHONY: verify-layout
 verify-layout: ## Fail when a module boundary is crossed (api imports controller-runtime, a provider requires another, production code imports test code).
 	hack/verify-layout.sh
@@ -126,7 +132,7 @@ envtest: ## Build (once, cached outside the repo) the kube-apiserver and etcd th
 	@hack/ensure-envtest.sh >/dev/null
 
 .PHONY: test
-test: envtest verify-generated verify-fmt verify-dockerfiles verify-layout build build-all-modules vet ## The test command: set-up, generation check, build, vet, and every module's tests.
+test: envtest verify-generated verify-fmt verify-dockerfiles verify-layout lint build build-all-modules vet ## The test command: set-up, generation check, build, vet, and every module's tests.
 	@export KUBEBUILDER_ASSETS="$$(hack/ensure-envtest.sh)"; \
 	for m in $(MODULES); do \
 		echo "go test ($$m)"; (cd $$m && go test -count=1 -timeout=$(TEST_TIMEOUT) ./...); \

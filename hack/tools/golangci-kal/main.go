@@ -36,22 +36,27 @@ func main() {
 }
 
 // buildInfo reports the pinned golangci-lint and KAL versions (this module's
-// requirements) in `golangci-kal version`; golangci-lint also salts its
-// analysis cache with the version, so a new pin never reuses stale results.
+// requirements), as `golangci-kal version` shows. golangci-lint salts its
+// analysis cache with the version: naming KAL's version in it too means that
+// a new pin of either never reuses results cached by the previous binary.
 func buildInfo() commands.BuildInfo {
-	info := commands.BuildInfo{Version: "unknown", Commit: "unknown", Date: "unknown", GoVersion: "unknown"}
+	info := commands.BuildInfo{Version: "unknown", Commit: "golangci-kal", Date: "(unknown)", GoVersion: "unknown"}
 	bi, ok := debug.ReadBuildInfo()
 	if !ok {
 		return info
 	}
 	info.GoVersion = bi.GoVersion
+	var golangci, kal string
 	for _, dep := range bi.Deps {
 		switch dep.Path {
 		case golangciModule:
-			info.Version = strings.TrimPrefix(dep.Version, "v")
+			golangci = strings.TrimPrefix(dep.Version, "v")
 		case kalModule:
-			info.Commit = "with " + kalModule + " " + dep.Version
+			kal = dep.Version
 		}
+	}
+	if golangci != "" {
+		info.Version = golangci + "+kube-api-linter." + kal
 	}
 	return info
 }
