@@ -104,10 +104,7 @@ func Setup(ctx context.Context, mgr ctrl.Manager, opts *manager.Options, o Optio
 		ClusterCache:     cc,
 		WatchFilterValue: opts.WatchFilterValue,
 	}
-	if err := node.SetupWithManager(ctx, mgr, ctrlOptions(concurrency)); err != nil {
-		return err
-	}
-	return nil
+	return node.SetupWithManager(ctx, mgr, ctrlOptions(concurrency))
 }
 
 func ctrlOptions(concurrency int) controller.Options {

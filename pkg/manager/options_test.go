@@ -45,6 +45,7 @@ func TestFlagsBecomeManagerOptions(t *testing.T) {
 		check func(t *testing.T, o *manager.Options, mo ctrl.Options)
 	}{
 		{"defaults watch every namespace", nil, func(t *testing.T, o *manager.Options, mo ctrl.Options) {
+			t.Helper()
 			if len(mo.Cache.DefaultNamespaces) != 0 {
 				t.Errorf("DefaultNamespaces = %v, want none (all namespaces)", mo.Cache.DefaultNamespaces)
 			}
@@ -62,17 +63,20 @@ func TestFlagsBecomeManagerOptions(t *testing.T) {
 			}
 		}},
 		{"priority queue", []string{"--use-priority-queue"}, func(t *testing.T, _ *manager.Options, mo ctrl.Options) {
+			t.Helper()
 			if mo.Controller.UsePriorityQueue == nil || !*mo.Controller.UsePriorityQueue {
 				t.Errorf("UsePriorityQueue = %v, want true", mo.Controller.UsePriorityQueue)
 			}
 		}},
 		{"namespace scopes the cache", []string{"--namespace=lab"}, func(t *testing.T, _ *manager.Options, mo ctrl.Options) {
+			t.Helper()
 			if _, ok := mo.Cache.DefaultNamespaces["lab"]; !ok || len(mo.Cache.DefaultNamespaces) != 1 {
 				t.Errorf("DefaultNamespaces = %v, want only lab", mo.Cache.DefaultNamespaces)
 			}
 		}},
 		{"leader election and filter", []string{"--leader-elect", "--watch-filter=team-a", "--concurrency=3",
 			"--leader-elect-lease-duration=30s"}, func(t *testing.T, o *manager.Options, mo ctrl.Options) {
+			t.Helper()
 			if !mo.LeaderElection || *mo.LeaseDuration != 30*time.Second {
 				t.Errorf("leader election %v lease %v", mo.LeaderElection, *mo.LeaseDuration)
 			}
@@ -82,11 +86,13 @@ func TestFlagsBecomeManagerOptions(t *testing.T) {
 		}},
 		{"insecure diagnostics", []string{"--insecure-diagnostics", "--diagnostics-address=:8080"},
 			func(t *testing.T, _ *manager.Options, mo ctrl.Options) {
+				t.Helper()
 				if mo.Metrics.SecureServing || mo.Metrics.BindAddress != ":8080" {
 					t.Errorf("metrics %+v", mo.Metrics)
 				}
 			}},
 		{"webhook server off", []string{"--webhook-port=0"}, func(t *testing.T, _ *manager.Options, mo ctrl.Options) {
+			t.Helper()
 			if mo.WebhookServer != nil {
 				t.Error("webhook server created with --webhook-port=0")
 			}

@@ -51,14 +51,14 @@ func TestKindScripts(t *testing.T) {
 	}
 	shellcheck, _ := exec.LookPath("shellcheck")
 	for _, s := range scripts {
-		if out, err := exec.Command("bash", "-n", s).CombinedOutput(); err != nil {
+		if out, err := exec.CommandContext(t.Context(), "bash", "-n", s).CombinedOutput(); err != nil {
 			t.Errorf("bash -n %s: %v\n%s", s, err, out)
 		}
 		if shellcheck == "" {
 			t.Logf("shellcheck is not installed: only bash -n checked %s", s)
 			continue
 		}
-		cmd := exec.Command(shellcheck, "-x", filepath.Base(s))
+		cmd := exec.CommandContext(t.Context(), shellcheck, "-x", filepath.Base(s))
 		cmd.Dir = filepath.Dir(s)
 		if out, err := cmd.CombinedOutput(); err != nil {
 			t.Errorf("shellcheck %s: %v\n%s", s, err, out)

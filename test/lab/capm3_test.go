@@ -22,7 +22,7 @@ import (
 	"time"
 
 	bmov1alpha1 "github.com/metal3-io/baremetal-operator/apis/metal3.io/v1alpha1"
-	capm3v1 "github.com/metal3-io/cluster-api-provider-metal3/api/v1beta2"
+	capm3v1beta2 "github.com/metal3-io/cluster-api-provider-metal3/api/v1beta2"
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -76,10 +76,10 @@ func TestCAPM3ProvisionsAHostWithoutIronic(t *testing.T) {
 	}
 	g.Expect(c.Status().Update(ctx, host)).To(Succeed())
 
-	g.Expect(c.Create(ctx, &capm3v1.Metal3Cluster{
+	g.Expect(c.Create(ctx, &capm3v1beta2.Metal3Cluster{
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "lab"},
-		Spec: capm3v1.Metal3ClusterSpec{
-			ControlPlaneEndpoint: capm3v1.APIEndpoint{Host: "192.168.111.5", Port: 6443},
+		Spec: capm3v1beta2.Metal3ClusterSpec{
+			ControlPlaneEndpoint: capm3v1beta2.APIEndpoint{Host: "192.168.111.5", Port: 6443},
 		},
 	})).To(Succeed())
 	g.Expect(c.Create(ctx, &clusterv1.Cluster{
@@ -87,7 +87,7 @@ func TestCAPM3ProvisionsAHostWithoutIronic(t *testing.T) {
 		Spec: clusterv1.ClusterSpec{
 			Paused: ptr.To(false),
 			InfrastructureRef: clusterv1.ContractVersionedObjectReference{
-				APIGroup: capm3v1.GroupVersion.Group, Kind: "Metal3Cluster", Name: "lab",
+				APIGroup: capm3v1beta2.GroupVersion.Group, Kind: "Metal3Cluster", Name: "lab",
 			},
 		},
 	})).To(Succeed())
@@ -97,11 +97,11 @@ func TestCAPM3ProvisionsAHostWithoutIronic(t *testing.T) {
 		Data:       map[string][]byte{"value": []byte("{}"), "format": []byte("ignition")},
 	})).To(Succeed())
 	isoURL := "https://assisted-image-service.lab/images/infraenv-0/discovery.iso"
-	g.Expect(c.Create(ctx, &capm3v1.Metal3Machine{
+	g.Expect(c.Create(ctx, &capm3v1beta2.Metal3Machine{
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "m0",
 			Labels: map[string]string{clusterv1.ClusterNameLabel: "lab"}},
-		Spec: capm3v1.Metal3MachineSpec{
-			Image: capm3v1.Image{URL: isoURL, Checksum: ptr.To(""), DiskFormat: "live-iso"},
+		Spec: capm3v1beta2.Metal3MachineSpec{
+			Image: capm3v1beta2.Image{URL: isoURL, Checksum: ptr.To(""), DiskFormat: "live-iso"},
 		},
 	})).To(Succeed())
 	g.Expect(c.Create(ctx, &clusterv1.Machine{
@@ -110,7 +110,7 @@ func TestCAPM3ProvisionsAHostWithoutIronic(t *testing.T) {
 			ClusterName: "lab",
 			Bootstrap:   clusterv1.Bootstrap{DataSecretName: ptr.To("m0-bootstrap")},
 			InfrastructureRef: clusterv1.ContractVersionedObjectReference{
-				APIGroup: capm3v1.GroupVersion.Group, Kind: "Metal3Machine", Name: "m0",
+				APIGroup: capm3v1beta2.GroupVersion.Group, Kind: "Metal3Machine", Name: "m0",
 			},
 		},
 	})).To(Succeed())

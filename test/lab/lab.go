@@ -33,7 +33,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
-	capipamv1beta1 "sigs.k8s.io/cluster-api/api/ipam/v1beta1"
+	capipamv1beta1 "sigs.k8s.io/cluster-api/api/ipam/v1beta1" //nolint:staticcheck // the version CAPM3 v1.13's IPAM integration (Metal3Data) still reads
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
@@ -89,7 +89,7 @@ type Lab struct {
 	opts Options
 	// mgmts are the management clusters started, the current one (Mgmt) last: Move adds one.
 	mgmts  []*management
-	ctx    context.Context
+	ctx    context.Context //nolint:containedctx // the lab's lifetime: every manager it starts, now or in a later Move, runs until Stop
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
 	errMu  sync.Mutex
@@ -327,7 +327,8 @@ func (l *Lab) Stop() error {
 	l.cancel()
 	l.wg.Wait()
 	errs := []error{l.Err()}
-	envs := []*testenv.Environment{l.Workload}
+	envs := make([]*testenv.Environment, 0, 1+len(l.mgmts))
+	envs = append(envs, l.Workload)
 	for _, m := range l.mgmts {
 		for _, w := range m.webhooks {
 			errs = append(errs, w.Cleanup())

@@ -90,7 +90,7 @@ type scope struct {
 // CRD is installed, so the provider also runs where only AgentMachines are used.
 func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, options controller.Options) error {
 	if r.Client == nil || r.Recorder == nil {
-		return errors.New("Client and Recorder must not be nil")
+		return errors.New("the OpenshiftAssistedConfig reconciler needs a Client and a Recorder")
 	}
 	log := ctrl.LoggerFrom(ctx).WithValues("controller", "openshiftassistedconfig")
 	scheme := mgr.GetScheme()
@@ -345,7 +345,7 @@ func (r *Reconciler) reconcileDataSecret(ctx context.Context, s *scope) (bool, e
 		conditions.Set(c, metav1.Condition{Type: bootstrapv1.DataSecretAvailableCondition, Status: metav1.ConditionFalse,
 			Reason: bootstrapv1.InvalidIgnitionOverrideReason, Message: "Fix the config's annotation: " + err.Error()})
 		setDownstreamWaiting(c, bootstrapv1.DataSecretAvailableCondition)
-		return false, nil
+		return false, nil //nolint:nilerr // a user error: reported in the condition, retried when the config changes
 	}
 	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: c.Namespace, Name: dataSecretName(c)}}
 	result, err := controllerutil.CreateOrPatch(ctx, r.Client, secret, func() error {
@@ -410,7 +410,7 @@ func (r *Reconciler) reconcileAgent(ctx context.Context, s *scope) (bool, error)
 	settings, err := desiredAgentSettings(c, s.machine, s.bareMetalHost, agent)
 	if err != nil {
 		setWaitingAfter(c, bootstrapv1.AgentRegisteredCondition, bootstrapv1.WaitingForApprovalReason, "Not approving Agent "+agent.Name+": "+err.Error())
-		return false, nil
+		return false, nil //nolint:nilerr // reported in the condition; retried when the Machine, host or Agent changes
 	}
 	before := agent.DeepCopy()
 	wasApproved := agent.Spec.Approved

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package webhook holds the bootstrap provider's admission webhooks.
+// Package webhooks holds the bootstrap provider's admission webhooks.
 package webhooks
 
 import (

@@ -24,7 +24,7 @@ import (
 	"strings"
 	"time"
 
-	hiveext "github.com/openshift/assisted-service/api/hiveextension/v1beta1"
+	hiveextv1beta1 "github.com/openshift/assisted-service/api/hiveextension/v1beta1"
 	hivev1 "github.com/openshift/hive/apis/hive/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -102,7 +102,7 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, opt
 		For(&controlplanev1.OpenshiftAssistedControlPlane{},
 			builder.WithPredicates(predicates.ResourceHasFilterLabel(mgr.GetScheme(), log, r.WatchFilterValue))).
 		Owns(&clusterv1.Machine{}).
-		Owns(&hiveext.AgentClusterInstall{}).
+		Owns(&hiveextv1beta1.AgentClusterInstall{}).
 		Owns(&hivev1.ClusterDeployment{}).
 		Watches(&clusterv1.Cluster{},
 			handler.EnqueueRequestsFromMapFunc(r.clusterToControlPlane),
@@ -134,7 +134,7 @@ type scope struct {
 	oacp     *controlplanev1.OpenshiftAssistedControlPlane
 	cluster  *clusterv1.Cluster
 	machines []*clusterv1.Machine
-	aci      *hiveext.AgentClusterInstall
+	aci      *hiveextv1beta1.AgentClusterInstall
 	cd       *hivev1.ClusterDeployment
 
 	// kubeconfigWritten is true once the <cluster>-kubeconfig Secret holds the admin kubeconfig.
@@ -193,9 +193,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 	}
 	s := &scope{oacp: oacp, cluster: cluster}
 	defer func() {
-		if err := r.updateStatus(ctx, s); err != nil {
-			reterr = errors.Join(reterr, err)
-		}
+		r.updateStatus(ctx, s)
 		if reterr == nil {
 			oacp.Status.ObservedGeneration = oacp.Generation
 		}

@@ -21,7 +21,7 @@ import (
 	"fmt"
 	"time"
 
-	hiveext "github.com/openshift/assisted-service/api/hiveextension/v1beta1"
+	hiveextv1beta1 "github.com/openshift/assisted-service/api/hiveextension/v1beta1"
 	hivev1 "github.com/openshift/hive/apis/hive/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -65,7 +65,7 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, s *scope) (ctrl.Result
 	s.deleting.reason = controlplanev1.DeletingInstallResourcesReason
 	key := controlplanev1.ClusterDeploymentKey(s.cluster)
 	var waiting []string
-	for _, obj := range []client.Object{&hivev1.ClusterDeployment{}, &hiveext.AgentClusterInstall{}} {
+	for _, obj := range []client.Object{&hivev1.ClusterDeployment{}, &hiveextv1beta1.AgentClusterInstall{}} {
 		gone, err := r.deleteOwned(ctx, s, obj, key)
 		if err != nil {
 			return ctrl.Result{}, err

@@ -21,7 +21,7 @@ import (
 	"testing"
 	"time"
 
-	hiveext "github.com/openshift/assisted-service/api/hiveextension/v1beta1"
+	hiveextv1beta1 "github.com/openshift/assisted-service/api/hiveextension/v1beta1"
 	hivev1 "github.com/openshift/hive/apis/hive/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -56,7 +56,7 @@ func TestDeleteOwnedForcesCleanupWhenTheOwnerControllerIsGone(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			oacp := testOACP(1)
 			oacp.UID = "oacp-uid"
-			aci := &hiveext.AgentClusterInstall{ObjectMeta: metav1.ObjectMeta{
+			aci := &hiveextv1beta1.AgentClusterInstall{ObjectMeta: metav1.ObjectMeta{
 				Namespace: "ns", Name: "c1", Finalizers: []string{"agentclusterinstall.agent-install.openshift.io/ai-deprovision"},
 				DeletionTimestamp: &metav1.Time{Time: time.Now().Add(-tc.deletedAgo)},
 				OwnerReferences:   []metav1.OwnerReference{*metav1.NewControllerRef(oacp, controlplanev1.GroupVersion.WithKind("OpenshiftAssistedControlPlane"))},
@@ -64,18 +64,18 @@ func TestDeleteOwnedForcesCleanupWhenTheOwnerControllerIsGone(t *testing.T) {
 			c := fake.NewClientBuilder().WithScheme(s).WithObjects(aci).Build()
 			r := &Reconciler{Client: c, APIReader: c, Recorder: events.NewFakeRecorder(10), ForceCleanupAfter: 5 * time.Minute}
 			sc := &scope{oacp: oacp}
-			gone, err := r.deleteOwned(context.Background(), sc, &hiveext.AgentClusterInstall{}, client.ObjectKeyFromObject(aci))
+			gone, err := r.deleteOwned(context.Background(), sc, &hiveextv1beta1.AgentClusterInstall{}, client.ObjectKeyFromObject(aci))
 			if err != nil {
 				t.Fatal(err)
 			}
 			if gone {
 				t.Error("deleteOwned reported the object gone while it still existed")
 			}
-			err = c.Get(context.Background(), client.ObjectKeyFromObject(aci), &hiveext.AgentClusterInstall{})
+			err = c.Get(context.Background(), client.ObjectKeyFromObject(aci), &hiveextv1beta1.AgentClusterInstall{})
 			if got := apierrors.IsNotFound(err); got != tc.wantGone {
 				t.Errorf("object gone = %v (err %v), want %v", got, err, tc.wantGone)
 			}
-			gone, err = r.deleteOwned(context.Background(), sc, &hiveext.AgentClusterInstall{}, client.ObjectKeyFromObject(aci))
+			gone, err = r.deleteOwned(context.Background(), sc, &hiveextv1beta1.AgentClusterInstall{}, client.ObjectKeyFromObject(aci))
 			if err != nil || gone != tc.wantGone {
 				t.Errorf("second call: gone %v err %v, want gone %v", gone, err, tc.wantGone)
 			}
@@ -118,7 +118,7 @@ func TestDeletedForMoveIsLeftAlone(t *testing.T) {
 	oacp.OwnerReferences = []metav1.OwnerReference{{APIVersion: clusterv1.GroupVersion.String(), Kind: "Cluster", Name: "c1", UID: "c1-uid"}}
 	owner := []metav1.OwnerReference{*metav1.NewControllerRef(oacp, controlplanev1.GroupVersion.WithKind("OpenshiftAssistedControlPlane"))}
 	cd := &hivev1.ClusterDeployment{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "c1", OwnerReferences: owner}}
-	aci := &hiveext.AgentClusterInstall{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "c1", OwnerReferences: owner}}
+	aci := &hiveextv1beta1.AgentClusterInstall{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "c1", OwnerReferences: owner}}
 	c := fake.NewClientBuilder().WithScheme(s).WithObjects(oacp, cd, aci).
 		WithStatusSubresource(&controlplanev1.OpenshiftAssistedControlPlane{}).Build()
 	r := &Reconciler{Client: c, APIReader: c, Recorder: events.NewFakeRecorder(10), ForceCleanupAfter: 5 * time.Minute}
@@ -128,7 +128,7 @@ func TestDeletedForMoveIsLeftAlone(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	for _, o := range []client.Object{&hivev1.ClusterDeployment{}, &hiveext.AgentClusterInstall{}} {
+	for _, o := range []client.Object{&hivev1.ClusterDeployment{}, &hiveextv1beta1.AgentClusterInstall{}} {
 		if err := c.Get(context.Background(), client.ObjectKey{Namespace: "ns", Name: "c1"}, o); err != nil {
 			t.Errorf("%T: %v, want it left alone", o, err)
 		}

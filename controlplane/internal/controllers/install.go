@@ -25,7 +25,7 @@ import (
 	"net/netip"
 	"strings"
 
-	hiveext "github.com/openshift/assisted-service/api/hiveextension/v1beta1"
+	hiveextv1beta1 "github.com/openshift/assisted-service/api/hiveextension/v1beta1"
 	aiv1beta1 "github.com/openshift/assisted-service/api/v1beta1"
 	"github.com/openshift/assisted-service/models"
 	hivev1 "github.com/openshift/hive/apis/hive/v1"
@@ -45,9 +45,11 @@ const (
 	// InstallConfigOverridesAnnotation is the AgentClusterInstall annotation assisted-service
 	// reads install-config overrides from.
 	InstallConfigOverridesAnnotation = aiv1beta1.Group + "/install-config-overrides"
-	// ImageSetNamespaceLabel and ImageSetControlPlaneLabel record, on the cluster-scoped
-	// ClusterImageSet, the control plane it belongs to.
-	ImageSetNamespaceLabel    = "controlplane.cluster.x-k8s.io/namespace"
+	// ImageSetNamespaceLabel records, on the cluster-scoped ClusterImageSet, the namespace of the
+	// control plane it belongs to.
+	ImageSetNamespaceLabel = "controlplane.cluster.x-k8s.io/namespace"
+	// ImageSetControlPlaneLabel records, on the cluster-scoped ClusterImageSet, the name of the
+	// control plane it belongs to.
 	ImageSetControlPlaneLabel = "controlplane.cluster.x-k8s.io/name"
 
 	defaultPodCIDR     = "10.128.0.0/14"
@@ -66,7 +68,7 @@ var preInstallStates = map[string]bool{
 }
 
 // installStarted tells whether assisted-service started installing the cluster.
-func installStarted(aci *hiveext.AgentClusterInstall) bool {
+func installStarted(aci *hiveextv1beta1.AgentClusterInstall) bool {
 	return aci != nil && (isInstalled(aci) || !preInstallStates[aci.Status.DebugInfo.State])
 }
 
@@ -84,7 +86,7 @@ func cdInstalled(cd *hivev1.ClusterDeployment) bool {
 }
 
 // isInstalled tells whether the AgentClusterInstall reports the cluster installed.
-func isInstalled(aci *hiveext.AgentClusterInstall) bool {
+func isInstalled(aci *hiveextv1beta1.AgentClusterInstall) bool {
 	if aci == nil {
 		return false
 	}
@@ -146,7 +148,7 @@ func hostPrefix(p netip.Prefix) (int32, error) {
 
 // networking returns the AgentClusterInstall networking for the Cluster's clusterNetwork: IPv4,
 // IPv6 or dual stack (one pod and one service network per family, in the same order).
-func networking(oacp *controlplanev1.OpenshiftAssistedControlPlane, cluster *clusterv1.Cluster) (hiveext.Networking, error) {
+func networking(oacp *controlplanev1.OpenshiftAssistedControlPlane, cluster *clusterv1.Cluster) (hiveextv1beta1.Networking, error) {
 	pods := cluster.Spec.ClusterNetwork.Pods.CIDRBlocks
 	if len(pods) == 0 {
 		pods = []string{defaultPodCIDR}
@@ -156,9 +158,9 @@ func networking(oacp *controlplanev1.OpenshiftAssistedControlPlane, cluster *clu
 		services = []string{defaultServiceCIDR}
 	}
 	if len(pods) > 2 || len(services) > 2 {
-		return hiveext.Networking{}, fmt.Errorf("at most two pod and two service networks (one per IP family) are supported, got %d and %d", len(pods), len(services))
+		return hiveextv1beta1.Networking{}, fmt.Errorf("at most two pod and two service networks (one per IP family) are supported, got %d and %d", len(pods), len(services))
 	}
-	n := hiveext.Networking{ServiceNetwork: services, NetworkType: oacp.Spec.Config.NetworkType}
+	n := hiveextv1beta1.Networking{ServiceNetwork: services, NetworkType: oacp.Spec.Config.NetworkType}
 	if n.NetworkType == "" {
 		n.NetworkType = defaultNetworkType
 	}
@@ -166,27 +168,27 @@ func networking(oacp *controlplanev1.OpenshiftAssistedControlPlane, cluster *clu
 	for _, cidr := range pods {
 		p, err := netip.ParsePrefix(cidr)
 		if err != nil {
-			return hiveext.Networking{}, fmt.Errorf("invalid pod network %q in Cluster.spec.clusterNetwork: %w", cidr, err)
+			return hiveextv1beta1.Networking{}, fmt.Errorf("invalid pod network %q in Cluster.spec.clusterNetwork: %w", cidr, err)
 		}
 		hp, err := hostPrefix(p)
 		if err != nil {
-			return hiveext.Networking{}, err
+			return hiveextv1beta1.Networking{}, err
 		}
 		podFamilies = append(podFamilies, p.Addr().Is4())
-		n.ClusterNetwork = append(n.ClusterNetwork, hiveext.ClusterNetworkEntry{CIDR: p.Masked().String(), HostPrefix: hp})
+		n.ClusterNetwork = append(n.ClusterNetwork, hiveextv1beta1.ClusterNetworkEntry{CIDR: p.Masked().String(), HostPrefix: hp})
 	}
 	for _, cidr := range services {
 		p, err := netip.ParsePrefix(cidr)
 		if err != nil {
-			return hiveext.Networking{}, fmt.Errorf("invalid service network %q in Cluster.spec.clusterNetwork: %w", cidr, err)
+			return hiveextv1beta1.Networking{}, fmt.Errorf("invalid service network %q in Cluster.spec.clusterNetwork: %w", cidr, err)
 		}
 		serviceFamilies = append(serviceFamilies, p.Addr().Is4())
 	}
 	if fmt.Sprint(podFamilies) != fmt.Sprint(serviceFamilies) {
-		return hiveext.Networking{}, fmt.Errorf("the pod networks %v and service networks %v must have the same IP families in the same order", pods, services)
+		return hiveextv1beta1.Networking{}, fmt.Errorf("the pod networks %v and service networks %v must have the same IP families in the same order", pods, services)
 	}
 	if len(podFamilies) == 2 && podFamilies[0] == podFamilies[1] {
-		return hiveext.Networking{}, fmt.Errorf("dual stack needs one IPv4 and one IPv6 network, got %v", pods)
+		return hiveextv1beta1.Networking{}, fmt.Errorf("dual stack needs one IPv4 and one IPv6 network, got %v", pods)
 	}
 	return n, nil
 }
@@ -198,11 +200,11 @@ func replicas(oacp *controlplanev1.OpenshiftAssistedControlPlane) int32 {
 
 // platformType is None for single-node OpenShift and for clusters without VIPs (an external load
 // balancer), BareMetal (with keepalived VIPs) otherwise.
-func platformType(oacp *controlplanev1.OpenshiftAssistedControlPlane) hiveext.PlatformType {
+func platformType(oacp *controlplanev1.OpenshiftAssistedControlPlane) hiveextv1beta1.PlatformType {
 	if replicas(oacp) == 1 || len(oacp.Spec.Config.APIVIPs) == 0 {
-		return hiveext.NonePlatformType
+		return hiveextv1beta1.NonePlatformType
 	}
-	return hiveext.BareMetalPlatformType
+	return hiveextv1beta1.BareMetalPlatformType
 }
 
 // installConfigOverrides merges the capabilities of the spec with the install-config override
@@ -237,7 +239,7 @@ func installConfigOverrides(oacp *controlplanev1.OpenshiftAssistedControlPlane) 
 
 // desiredAgentClusterInstall sets, on aci, every field the control plane decides. Fields written
 // by assisted-service (clusterMetadata, status) are left alone.
-func desiredAgentClusterInstall(aci *hiveext.AgentClusterInstall, oacp *controlplanev1.OpenshiftAssistedControlPlane,
+func desiredAgentClusterInstall(aci *hiveextv1beta1.AgentClusterInstall, oacp *controlplanev1.OpenshiftAssistedControlPlane,
 	cluster *clusterv1.Cluster, workers int) error {
 	net, err := networking(oacp, cluster)
 	if err != nil {
@@ -249,19 +251,19 @@ func desiredAgentClusterInstall(aci *hiveext.AgentClusterInstall, oacp *controlp
 	}
 	cfg := oacp.Spec.Config
 	platform := platformType(oacp)
-	net.UserManagedNetworking = ptr.To(platform == hiveext.NonePlatformType)
+	net.UserManagedNetworking = ptr.To(platform == hiveextv1beta1.NonePlatformType)
 	aci.Spec.ClusterDeploymentRef.Name = controlplanev1.ClusterDeploymentKey(cluster).Name
 	aci.Spec.ImageSetRef = &hivev1.ClusterImageSetReference{Name: ImageSetName(oacp)}
 	aci.Spec.Networking = net
 	aci.Spec.SSHPublicKey = cfg.SSHAuthorizedKey
-	aci.Spec.ProvisionRequirements = hiveext.ProvisionRequirements{ControlPlaneAgents: int(replicas(oacp)), WorkerAgents: workers}
+	aci.Spec.ProvisionRequirements = hiveextv1beta1.ProvisionRequirements{ControlPlaneAgents: int(replicas(oacp)), WorkerAgents: workers}
 	aci.Spec.PlatformType = platform
 	aci.Spec.APIVIPs, aci.Spec.IngressVIPs = nil, nil
-	if platform == hiveext.BareMetalPlatformType {
+	if platform == hiveextv1beta1.BareMetalPlatformType {
 		aci.Spec.APIVIPs = append([]string(nil), cfg.APIVIPs...)
 		aci.Spec.IngressVIPs = append([]string(nil), cfg.IngressVIPs...)
 	}
-	aci.Spec.ManifestsConfigMapRefs = append([]hiveext.ManifestsConfigMapReference(nil), cfg.ManifestsConfigMapRefs...)
+	aci.Spec.ManifestsConfigMapRefs = append([]hiveextv1beta1.ManifestsConfigMapReference(nil), cfg.ManifestsConfigMapRefs...)
 	aci.Spec.DiskEncryption = cfg.DiskEncryption.DeepCopy()
 	aci.Spec.Proxy = cfg.Proxy.DeepCopy()
 	aci.Spec.MastersSchedulable = cfg.MastersSchedulable || replicas(oacp) == 1
@@ -290,7 +292,7 @@ func desiredClusterDeployment(cd *hivev1.ClusterDeployment, oacp *controlplanev1
 		AgentSelector: metav1.LabelSelector{MatchLabels: map[string]string{clusterv1.ClusterNameLabel: cluster.Name}},
 	}}
 	cd.Spec.ClusterInstallRef = &hivev1.ClusterInstallLocalReference{
-		Group: hiveext.Group, Version: hiveext.Version, Kind: "AgentClusterInstall", Name: controlplanev1.ClusterDeploymentKey(cluster).Name,
+		Group: hiveextv1beta1.Group, Version: hiveextv1beta1.Version, Kind: "AgentClusterInstall", Name: controlplanev1.ClusterDeploymentKey(cluster).Name,
 	}
 	if cd.Labels == nil {
 		cd.Labels = map[string]string{}
@@ -346,12 +348,12 @@ func (r *Reconciler) reconcileClusterDeployment(ctx context.Context, s *scope) e
 }
 
 func (r *Reconciler) reconcileAgentClusterInstall(ctx context.Context, s *scope) error {
-	aci := &hiveext.AgentClusterInstall{}
+	aci := &hiveextv1beta1.AgentClusterInstall{}
 	key := controlplanev1.ClusterDeploymentKey(s.cluster)
 	err := r.Client.Get(ctx, key, aci)
 	switch {
 	case apierrors.IsNotFound(err):
-		aci = &hiveext.AgentClusterInstall{ObjectMeta: metav1.ObjectMeta{Namespace: key.Namespace, Name: key.Name}}
+		aci = &hiveextv1beta1.AgentClusterInstall{ObjectMeta: metav1.ObjectMeta{Namespace: key.Namespace, Name: key.Name}}
 	case err != nil:
 		return fmt.Errorf("getting AgentClusterInstall %s: %w", key.Name, err)
 	case !metav1.IsControlledBy(aci, s.oacp):

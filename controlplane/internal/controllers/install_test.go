@@ -22,7 +22,7 @@ import (
 	"strings"
 	"testing"
 
-	hiveext "github.com/openshift/assisted-service/api/hiveextension/v1beta1"
+	hiveextv1beta1 "github.com/openshift/assisted-service/api/hiveextension/v1beta1"
 	hivev1 "github.com/openshift/hive/apis/hive/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -55,18 +55,18 @@ func testCluster(pods, services []string) *clusterv1.Cluster {
 func TestNetworking(t *testing.T) {
 	for name, tc := range map[string]struct {
 		pods, services []string
-		want           []hiveext.ClusterNetworkEntry
+		want           []hiveextv1beta1.ClusterNetworkEntry
 		wantServices   []string
 		wantErr        string
 	}{
-		"defaults": {want: []hiveext.ClusterNetworkEntry{{CIDR: "10.128.0.0/14", HostPrefix: 23}}, wantServices: []string{"172.30.0.0/16"}},
-		"IPv4 /16": {pods: []string{"10.0.0.0/16"}, services: []string{"10.96.0.0/12"}, want: []hiveext.ClusterNetworkEntry{{CIDR: "10.0.0.0/16", HostPrefix: 23}}, wantServices: []string{"10.96.0.0/12"}},
+		"defaults": {want: []hiveextv1beta1.ClusterNetworkEntry{{CIDR: "10.128.0.0/14", HostPrefix: 23}}, wantServices: []string{"172.30.0.0/16"}},
+		"IPv4 /16": {pods: []string{"10.0.0.0/16"}, services: []string{"10.96.0.0/12"}, want: []hiveextv1beta1.ClusterNetworkEntry{{CIDR: "10.0.0.0/16", HostPrefix: 23}}, wantServices: []string{"10.96.0.0/12"}},
 		"IPv4 /22 gets smaller node subnets": {pods: []string{"10.0.0.0/22"}, services: []string{"10.96.0.0/12"},
-			want: []hiveext.ClusterNetworkEntry{{CIDR: "10.0.0.0/22", HostPrefix: 25}}, wantServices: []string{"10.96.0.0/12"}},
+			want: []hiveextv1beta1.ClusterNetworkEntry{{CIDR: "10.0.0.0/22", HostPrefix: 25}}, wantServices: []string{"10.96.0.0/12"}},
 		"IPv6": {pods: []string{"fd01::/48"}, services: []string{"fd02::/112"},
-			want: []hiveext.ClusterNetworkEntry{{CIDR: "fd01::/48", HostPrefix: 64}}, wantServices: []string{"fd02::/112"}},
+			want: []hiveextv1beta1.ClusterNetworkEntry{{CIDR: "fd01::/48", HostPrefix: 64}}, wantServices: []string{"fd02::/112"}},
 		"dual stack": {pods: []string{"10.128.0.0/14", "fd01::/48"}, services: []string{"172.30.0.0/16", "fd02::/112"},
-			want:         []hiveext.ClusterNetworkEntry{{CIDR: "10.128.0.0/14", HostPrefix: 23}, {CIDR: "fd01::/48", HostPrefix: 64}},
+			want:         []hiveextv1beta1.ClusterNetworkEntry{{CIDR: "10.128.0.0/14", HostPrefix: 23}, {CIDR: "fd01::/48", HostPrefix: 64}},
 			wantServices: []string{"172.30.0.0/16", "fd02::/112"}},
 		"IPv4 too small":     {pods: []string{"10.0.0.0/26"}, services: []string{"10.96.0.0/12"}, wantErr: "too small"},
 		"IPv6 too small":     {pods: []string{"fd01::/64"}, services: []string{"fd02::/112"}, wantErr: "/61 or larger"},
@@ -100,16 +100,16 @@ func TestDesiredAgentClusterInstall(t *testing.T) {
 	for name, tc := range map[string]struct {
 		oacp           *controlplanev1.OpenshiftAssistedControlPlane
 		workers        int
-		wantPlatform   hiveext.PlatformType
+		wantPlatform   hiveextv1beta1.PlatformType
 		wantVIPs       []string
 		wantUMN        bool
 		wantSchedule   bool
 		wantOverrides  string
 		annotationJSON string
 	}{
-		"SNO":                   {oacp: testOACP(1), wantPlatform: hiveext.NonePlatformType, wantUMN: true, wantSchedule: true},
-		"3 control planes, VIP": {oacp: testOACP(3, "192.168.1.5"), workers: 2, wantPlatform: hiveext.BareMetalPlatformType, wantVIPs: []string{"192.168.1.5"}},
-		"3 control planes, no VIP (external load balancer)": {oacp: testOACP(3), wantPlatform: hiveext.NonePlatformType, wantUMN: true},
+		"SNO":                   {oacp: testOACP(1), wantPlatform: hiveextv1beta1.NonePlatformType, wantUMN: true, wantSchedule: true},
+		"3 control planes, VIP": {oacp: testOACP(3, "192.168.1.5"), workers: 2, wantPlatform: hiveextv1beta1.BareMetalPlatformType, wantVIPs: []string{"192.168.1.5"}},
+		"3 control planes, no VIP (external load balancer)": {oacp: testOACP(3), wantPlatform: hiveextv1beta1.NonePlatformType, wantUMN: true},
 		"capabilities and overrides": {
 			oacp: func() *controlplanev1.OpenshiftAssistedControlPlane {
 				o := testOACP(3, "192.168.1.5")
@@ -117,7 +117,7 @@ func TestDesiredAgentClusterInstall(t *testing.T) {
 				return o
 			}(),
 			annotationJSON: `{"fips":true}`,
-			wantPlatform:   hiveext.BareMetalPlatformType, wantVIPs: []string{"192.168.1.5"},
+			wantPlatform:   hiveextv1beta1.BareMetalPlatformType, wantVIPs: []string{"192.168.1.5"},
 			wantOverrides: `{"capabilities":{"additionalEnabledCapabilities":["Console"],"baselineCapabilitySet":"None"},"fips":true}`,
 		},
 	} {
@@ -125,7 +125,7 @@ func TestDesiredAgentClusterInstall(t *testing.T) {
 			if tc.annotationJSON != "" {
 				tc.oacp.Annotations = map[string]string{controlplanev1.InstallConfigOverrideAnnotation: tc.annotationJSON}
 			}
-			aci := &hiveext.AgentClusterInstall{}
+			aci := &hiveextv1beta1.AgentClusterInstall{}
 			if err := desiredAgentClusterInstall(aci, tc.oacp, testCluster(nil, nil), tc.workers); err != nil {
 				t.Fatal(err)
 			}
@@ -138,7 +138,7 @@ func TestDesiredAgentClusterInstall(t *testing.T) {
 			if aci.Spec.MastersSchedulable != tc.wantSchedule {
 				t.Errorf("mastersSchedulable = %v, want %v", aci.Spec.MastersSchedulable, tc.wantSchedule)
 			}
-			if want := (hiveext.ProvisionRequirements{ControlPlaneAgents: int(*tc.oacp.Spec.Replicas), WorkerAgents: tc.workers}); aci.Spec.ProvisionRequirements != want {
+			if want := (hiveextv1beta1.ProvisionRequirements{ControlPlaneAgents: int(*tc.oacp.Spec.Replicas), WorkerAgents: tc.workers}); aci.Spec.ProvisionRequirements != want {
 				t.Errorf("provisionRequirements = %+v, want %+v", aci.Spec.ProvisionRequirements, want)
 			}
 			if aci.Spec.ClusterDeploymentRef.Name != "c1" || aci.Spec.ImageSetRef == nil || aci.Spec.ImageSetRef.Name != ImageSetName(tc.oacp) {
@@ -208,7 +208,7 @@ func TestDesiredClusterDeployment(t *testing.T) {
 func TestWatchFilterLabelIsCopied(t *testing.T) {
 	o := testOACP(1)
 	o.Labels = map[string]string{clusterv1.WatchLabel: "lab"}
-	aci := &hiveext.AgentClusterInstall{}
+	aci := &hiveextv1beta1.AgentClusterInstall{}
 	if err := desiredAgentClusterInstall(aci, o, testCluster(nil, nil), 0); err != nil {
 		t.Fatal(err)
 	}
@@ -225,8 +225,8 @@ func TestWatchFilterLabelIsCopied(t *testing.T) {
 // AgentClusterInstall's status, or, when that is gone (after a clusterctl move, which carries no
 // status), from Hive's ClusterDeployment spec.installed.
 func TestInstalled(t *testing.T) {
-	aci := func(state string) *hiveext.AgentClusterInstall {
-		return &hiveext.AgentClusterInstall{Status: hiveext.AgentClusterInstallStatus{DebugInfo: hiveext.DebugInfo{State: state}}}
+	aci := func(state string) *hiveextv1beta1.AgentClusterInstall {
+		return &hiveextv1beta1.AgentClusterInstall{Status: hiveextv1beta1.AgentClusterInstallStatus{DebugInfo: hiveextv1beta1.DebugInfo{State: state}}}
 	}
 	cd := func(installed bool) *hivev1.ClusterDeployment {
 		return &hivev1.ClusterDeployment{Spec: hivev1.ClusterDeploymentSpec{Installed: installed}}

@@ -22,7 +22,7 @@ import (
 
 	capm3v1beta2 "github.com/metal3-io/cluster-api-provider-metal3/api/v1beta2"
 	. "github.com/onsi/gomega"
-	hiveext "github.com/openshift/assisted-service/api/hiveextension/v1beta1"
+	hiveextv1beta1 "github.com/openshift/assisted-service/api/hiveextension/v1beta1"
 	hivev1 "github.com/openshift/hive/apis/hive/v1"
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -72,10 +72,10 @@ func TestInstallSingleNode(t *testing.T) {
 	created := f.oacp.Spec.DeepCopy()
 
 	aci := f.aci(ctx, g)
-	g.Expect(aci.Spec.PlatformType).To(Equal(hiveext.NonePlatformType))
+	g.Expect(aci.Spec.PlatformType).To(Equal(hiveextv1beta1.NonePlatformType))
 	g.Expect(aci.Spec.Networking.UserManagedNetworking).To(Equal(ptr.To(true)))
-	g.Expect(aci.Spec.ProvisionRequirements).To(Equal(hiveext.ProvisionRequirements{ControlPlaneAgents: 1}))
-	g.Expect(aci.Spec.Networking.ClusterNetwork).To(Equal([]hiveext.ClusterNetworkEntry{{CIDR: "10.128.0.0/14", HostPrefix: 23}}))
+	g.Expect(aci.Spec.ProvisionRequirements).To(Equal(hiveextv1beta1.ProvisionRequirements{ControlPlaneAgents: 1}))
+	g.Expect(aci.Spec.Networking.ClusterNetwork).To(Equal([]hiveextv1beta1.ClusterNetworkEntry{{CIDR: "10.128.0.0/14", HostPrefix: 23}}))
 	g.Expect(aci.Spec.ImageSetRef).To(Equal(&hivev1.ClusterImageSetReference{Name: controllers.ImageSetName(f.oacp)}))
 	g.Expect(metav1.IsControlledBy(aci, f.oacp)).To(BeTrue())
 
@@ -137,10 +137,10 @@ func TestInstallThreeControlPlanesTwoWorkers(t *testing.T) {
 	f := newFixture(ctx, t, fixtureOptions{replicas: 3, workers: 2, vips: []string{"192.168.111.5"}, failureDomains: []string{"rack-a", "rack-b", "rack-c"}})
 
 	aci := f.aci(ctx, g)
-	g.Expect(aci.Spec.PlatformType).To(Equal(hiveext.BareMetalPlatformType))
+	g.Expect(aci.Spec.PlatformType).To(Equal(hiveextv1beta1.BareMetalPlatformType))
 	g.Expect(aci.Spec.APIVIPs).To(Equal([]string{"192.168.111.5"}))
 	g.Expect(aci.Spec.IngressVIPs).To(Equal([]string{"192.168.111.5"}))
-	g.Expect(aci.Spec.ProvisionRequirements).To(Equal(hiveext.ProvisionRequirements{ControlPlaneAgents: 3, WorkerAgents: 2}))
+	g.Expect(aci.Spec.ProvisionRequirements).To(Equal(hiveextv1beta1.ProvisionRequirements{ControlPlaneAgents: 3, WorkerAgents: 2}))
 	g.Eventually(func(g Gomega) {
 		fds := []string{}
 		for _, m := range f.machines(ctx, g) {
@@ -167,7 +167,7 @@ func TestIPv6Networking(t *testing.T) {
 	ctx := context.Background()
 	f := newFixture(ctx, t, fixtureOptions{replicas: 1, pods: []string{"fd01::/48"}, services: []string{"fd02::/112"}})
 	aci := f.aci(ctx, g)
-	g.Expect(aci.Spec.Networking.ClusterNetwork).To(Equal([]hiveext.ClusterNetworkEntry{{CIDR: "fd01::/48", HostPrefix: 64}}))
+	g.Expect(aci.Spec.Networking.ClusterNetwork).To(Equal([]hiveextv1beta1.ClusterNetworkEntry{{CIDR: "fd01::/48", HostPrefix: 64}}))
 	g.Expect(aci.Spec.Networking.ServiceNetwork).To(Equal([]string{"fd02::/112"}))
 }
 
@@ -309,7 +309,7 @@ func TestDeleteLeavesNothingBehind(t *testing.T) {
 	inNS := client.InNamespace(f.ns)
 	for _, list := range []client.ObjectList{
 		&clusterv1.MachineList{}, &bootstrapv1.OpenshiftAssistedConfigList{}, &capm3v1beta2.Metal3MachineList{},
-		&hivev1.ClusterDeploymentList{}, &hiveext.AgentClusterInstallList{},
+		&hivev1.ClusterDeploymentList{}, &hiveextv1beta1.AgentClusterInstallList{},
 	} {
 		g.Expect(mgmt.Client.List(ctx, list, inNS)).To(Succeed())
 		g.Expect(list).To(HaveField("Items", BeEmpty()), "%T", list)
@@ -328,7 +328,7 @@ func TestSameNameInTwoNamespaces(t *testing.T) {
 	aciA, aciB := a.aci(ctx, g), b.aci(ctx, g)
 	g.Expect(aciA.Spec.ImageSetRef.Name).NotTo(Equal(aciB.Spec.ImageSetRef.Name))
 	for _, tc := range []struct {
-		aci     *hiveext.AgentClusterInstall
+		aci     *hiveextv1beta1.AgentClusterInstall
 		version string
 	}{{aciA, "4.17.3"}, {aciB, "4.18.0"}} {
 		cis := &hivev1.ClusterImageSet{}
@@ -341,7 +341,7 @@ func TestSameNameInTwoNamespaces(t *testing.T) {
 		return apierrors.IsNotFound(mgmt.Client.Get(ctx, client.ObjectKey{Name: aciA.Spec.ImageSetRef.Name}, &hivev1.ClusterImageSet{}))
 	}, timeout, interval).Should(BeTrue())
 	g.Expect(mgmt.Client.Get(ctx, client.ObjectKey{Name: aciB.Spec.ImageSetRef.Name}, &hivev1.ClusterImageSet{})).To(Succeed())
-	g.Expect(mgmt.Client.Get(ctx, client.ObjectKeyFromObject(aciB), &hiveext.AgentClusterInstall{})).To(Succeed())
+	g.Expect(mgmt.Client.Get(ctx, client.ObjectKeyFromObject(aciB), &hiveextv1beta1.AgentClusterInstall{})).To(Succeed())
 }
 
 // TestPauseIsHonored creates a control plane whose Cluster is paused: it reports Paused and
@@ -353,7 +353,7 @@ func TestPauseIsHonored(t *testing.T) {
 	g.Eventually(func(g Gomega) {
 		g.Expect(conditions.IsTrue(f.getOACP(ctx, g), clusterv1.PausedCondition)).To(BeTrue())
 	}, timeout, interval).Should(Succeed())
-	g.Expect(apierrors.IsNotFound(mgmt.Client.Get(ctx, client.ObjectKey{Namespace: f.ns, Name: "c1"}, &hiveext.AgentClusterInstall{}))).To(BeTrue(),
+	g.Expect(apierrors.IsNotFound(mgmt.Client.Get(ctx, client.ObjectKey{Namespace: f.ns, Name: "c1"}, &hiveextv1beta1.AgentClusterInstall{}))).To(BeTrue(),
 		"nothing is created while paused")
 	g.Expect(f.getOACP(ctx, g).Finalizers).To(BeEmpty())
 
@@ -384,7 +384,7 @@ func TestDeleteAfterTheClusterIsGone(t *testing.T) {
 	g.Eventually(func() bool {
 		return apierrors.IsNotFound(mgmt.Client.Get(ctx, f.key(), &controlplanev1.OpenshiftAssistedControlPlane{}))
 	}, timeout, interval).Should(BeTrue())
-	for _, list := range []client.ObjectList{&clusterv1.MachineList{}, &hiveext.AgentClusterInstallList{}, &hivev1.ClusterDeploymentList{}} {
+	for _, list := range []client.ObjectList{&clusterv1.MachineList{}, &hiveextv1beta1.AgentClusterInstallList{}, &hivev1.ClusterDeploymentList{}} {
 		g.Expect(mgmt.Client.List(ctx, list, client.InNamespace(f.ns))).To(Succeed())
 		g.Expect(list).To(HaveField("Items", BeEmpty()), "%T", list)
 	}

@@ -22,7 +22,7 @@ import (
 	"testing"
 	"time"
 
-	hiveext "github.com/openshift/assisted-service/api/hiveextension/v1beta1"
+	hiveextv1beta1 "github.com/openshift/assisted-service/api/hiveextension/v1beta1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/utils/ptr"
@@ -163,7 +163,7 @@ func TestScaleDownRemovesOneMachineAtATime(t *testing.T) {
 	}
 	c := fake.NewClientBuilder().WithScheme(s).WithObjects(objs...).WithStatusSubresource(&clusterv1.Machine{}).Build()
 	r := &Reconciler{Client: c, APIReader: c, Recorder: events.NewFakeRecorder(10)}
-	installed := &hiveext.AgentClusterInstall{}
+	installed := &hiveextv1beta1.AgentClusterInstall{}
 	installed.Status.DebugInfo.State = "installed"
 
 	deleting := func() []string {

@@ -23,7 +23,7 @@ import (
 
 	capm3v1beta2 "github.com/metal3-io/cluster-api-provider-metal3/api/v1beta2"
 	. "github.com/onsi/gomega"
-	hiveext "github.com/openshift/assisted-service/api/hiveextension/v1beta1"
+	hiveextv1beta1 "github.com/openshift/assisted-service/api/hiveextension/v1beta1"
 	hivev1 "github.com/openshift/hive/apis/hive/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -183,8 +183,8 @@ func (f *fixture) machines(ctx context.Context, g Gomega) []clusterv1.Machine {
 }
 
 // aci waits for the AgentClusterInstall and returns it.
-func (f *fixture) aci(ctx context.Context, g Gomega) *hiveext.AgentClusterInstall {
-	aci := &hiveext.AgentClusterInstall{}
+func (f *fixture) aci(ctx context.Context, g Gomega) *hiveextv1beta1.AgentClusterInstall {
+	aci := &hiveextv1beta1.AgentClusterInstall{}
 	g.Eventually(func() error {
 		return mgmt.Client.Get(ctx, client.ObjectKey{Namespace: f.ns, Name: f.cluster.Name}, aci)
 	}, timeout, interval).Should(Succeed())

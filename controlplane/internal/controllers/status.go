@@ -33,7 +33,7 @@ import (
 )
 
 // updateStatus computes the control plane's status from what the reconcile observed.
-func (r *Reconciler) updateStatus(ctx context.Context, s *scope) error {
+func (r *Reconciler) updateStatus(ctx context.Context, s *scope) {
 	oacp := s.oacp
 	st := &oacp.Status
 	st.Selector = labels.SelectorFromSet(machineLabels(oacp, s.cluster)).String()
@@ -71,14 +71,13 @@ func (r *Reconciler) updateStatus(ctx context.Context, s *scope) error {
 
 	setDeletingCondition(s)
 	if s.deleting != nil {
-		return nil
+		return
 	}
 	setAvailableConditions(s)
 	setMachinesReadyCondition(s, total, notReady)
 	setScalingConditions(s, total)
 	setUpgradingCondition(s)
 	setReleaseCondition(s)
-	return nil
 }
 
 func setDeletingCondition(s *scope) {

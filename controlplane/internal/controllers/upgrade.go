@@ -141,7 +141,7 @@ func (r *Reconciler) reconcileUpgrade(ctx context.Context, s *scope) error {
 	want, err := desiredUpdate(target, s.specRelease.DigestImage)
 	if err != nil {
 		s.upgrade.progress = err.Error()
-		return nil
+		return nil //nolint:nilerr // not ready to upgrade yet: reported in the Upgrading condition, retried with the release
 	}
 	if cv.Spec.DesiredUpdate == nil || cv.Spec.DesiredUpdate.Version != want.Version || cv.Spec.DesiredUpdate.Image != want.Image {
 		before := u.DeepCopy()

@@ -22,7 +22,7 @@ import (
 	"testing"
 
 	. "github.com/onsi/gomega"
-	hiveext "github.com/openshift/assisted-service/api/hiveextension/v1beta1"
+	hiveextv1beta1 "github.com/openshift/assisted-service/api/hiveextension/v1beta1"
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -82,8 +82,8 @@ func TestRoundTrip(t *testing.T) {
 	}
 	cp.Spec.Config.PullSecretRef = &corev1.LocalObjectReference{Name: "pull-secret"}
 	cp.Spec.Config.ImageRegistryRef = &corev1.LocalObjectReference{Name: "mirrors"}
-	cp.Spec.Config.ManifestsConfigMapRefs = []hiveext.ManifestsConfigMapReference{{Name: "extra"}}
-	cp.Spec.Config.Proxy = &hiveext.Proxy{HTTPSProxy: "http://proxy:3128"}
+	cp.Spec.Config.ManifestsConfigMapRefs = []hiveextv1beta1.ManifestsConfigMapReference{{Name: "extra"}}
+	cp.Spec.Config.Proxy = &hiveextv1beta1.Proxy{HTTPSProxy: "http://proxy:3128"}
 	cp.Spec.Config.MastersSchedulable = true
 	cp.Spec.Config.NetworkType = "OVNKubernetes"
 	cp.Spec.Config.SSHAuthorizedKey = "ssh-ed25519 BBBB"

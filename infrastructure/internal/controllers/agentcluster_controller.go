@@ -143,8 +143,8 @@ func setCDCondition(ac *infrav1.AgentCluster, status metav1.ConditionStatus, rea
 
 func (r *AgentClusterReconciler) reconcileNormal(ctx context.Context, ac *infrav1.AgentCluster, cluster *clusterv1.Cluster) (ctrl.Result, error) {
 	if ac.Spec.ClusterDeploymentRef == nil {
-		switch {
-		case cluster.Spec.ControlPlaneRef.Kind == controlplanev1.ControlPlaneKind:
+		switch cluster.Spec.ControlPlaneRef.Kind {
+		case controlplanev1.ControlPlaneKind:
 			// OpenshiftAssistedControlPlane creates the ClusterDeployment (ClusterDeploymentKey).
 			cd := &hivev1.ClusterDeployment{}
 			key := controlplanev1.ClusterDeploymentKey(cluster)

@@ -124,7 +124,7 @@ func (r *AgentMachineReconciler) claim(ctx context.Context, s *machineScope) (*a
 	request, err := newAgentRequest(am, machine, cd)
 	if err != nil {
 		setReserved(am, metav1.ConditionFalse, infrav1.NoSuitableAgentsReason, err.Error())
-		return nil, ctrl.Result{}, nil //nolint:nilerr // a user error: reported in the condition, retried on change.
+		return nil, ctrl.Result{}, nil // a user error: reported in the condition, retried on change.
 	}
 	fd := request.failureDomain
 	if fd == "" {

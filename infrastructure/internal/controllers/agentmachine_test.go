@@ -262,7 +262,7 @@ func TestRestartInTheMiddle(t *testing.T) {
 		f.machine(t, ctx, fmt.Sprintf("m%02d", i), nil)
 	}
 	g.Eventually(func(g Gomega) {
-		g.Expect(len(claimedAgents(g, ctx, f.ns))).To(BeNumerically(">=", 1))
+		g.Expect(claimedAgents(g, ctx, f.ns)).ToNot(BeEmpty())
 	}, timeout, interval).Should(Succeed())
 	stop()
 	// A claim may have landed on an Agent without the AgentMachine recording it: the index

@@ -21,6 +21,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"os"
+	"path/filepath"
 	"runtime/pprof"
 	"testing"
 	"time"
@@ -79,8 +80,8 @@ type managerConfig struct {
 
 // startManager runs the provider (through setup.Setup, as main.go does) and
 // Cluster API's core controllers in a manager; the returned function stops it and waits.
-func startManager(t testing.TB, mc managerConfig) (stop func()) {
-	t.Helper()
+func startManager(tb testing.TB, mc managerConfig) (stop func()) {
+	tb.Helper()
 	if mc.opts.Concurrency == 0 {
 		mc.opts.Concurrency = 10
 	}
@@ -92,23 +93,23 @@ func startManager(t testing.TB, mc managerConfig) (stop func()) {
 	// The provider's production manager options (cache, namespace, uncached kinds), for a test.
 	opts, err := env.ManagerOptions(&mc.opts)
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
 	mgr, err := ctrl.NewManager(cfg, opts)
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	if !mc.noCAPI {
 		cc, err := testenv.SetupCAPIControllers(ctx, mgr, 5)
 		if err != nil {
-			t.Fatal(err)
+			tb.Fatal(err)
 		}
 		// The provider shares Cluster API's ClusterCache, as the lab does.
 		mc.infra.ClusterCache = cc
 	}
 	if err := setup.Setup(ctx, mgr, &mc.opts, mc.infra); err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
 	done := make(chan error, 1)
 	go func() { done <- mgr.Start(ctx) }()
@@ -122,21 +123,21 @@ func startManager(t testing.TB, mc managerConfig) (stop func()) {
 		select {
 		case err := <-done:
 			if err != nil {
-				t.Errorf("manager: %v", err)
+				tb.Errorf("manager: %v", err)
 			}
 			return
 		case <-time.After(20 * time.Second):
 			// Slow shutdown: keep the goroutines for diagnosis.
-			if f, err := os.Create(os.TempDir() + "/capoa-infra-shutdown-goroutines.txt"); err == nil {
+			if f, err := os.Create(filepath.Join(os.TempDir(), "capoa-infra-shutdown-goroutines.txt")); err == nil { //nolint:gosec // a fixed, documented name: a person reads it after a slow shutdown
 				_ = pprof.Lookup("goroutine").WriteTo(f, 2)
 				_ = f.Close()
 			}
 		}
 		if err := <-done; err != nil {
-			t.Errorf("manager: %v", err)
+			tb.Errorf("manager: %v", err)
 		}
 	}
-	t.Cleanup(stop)
+	tb.Cleanup(stop)
 	return stop
 }
 
@@ -148,9 +149,9 @@ type fixture struct {
 	cd      string
 }
 
-func newFixture(t testing.TB, ctx context.Context, prefix string, labels map[string]string) fixture {
-	t.Helper()
-	g := NewWithT(t)
+func newFixture(tb testing.TB, ctx context.Context, prefix string, labels map[string]string) fixture {
+	tb.Helper()
+	g := NewWithT(tb)
 	ns, err := env.CreateNamespace(ctx, prefix)
 	g.Expect(err).NotTo(HaveOccurred())
 	f := fixture{ns: ns, cluster: "c1", cd: "c1-cd"}
@@ -186,9 +187,9 @@ func newFixture(t testing.TB, ctx context.Context, prefix string, labels map[str
 }
 
 // machine creates a Machine of the fixture's Cluster and its AgentMachine.
-func (f fixture) machine(t testing.TB, ctx context.Context, name string, mutate func(*clusterv1.Machine, *infrav1.AgentMachine)) {
-	t.Helper()
-	g := NewWithT(t)
+func (f fixture) machine(tb testing.TB, ctx context.Context, name string, mutate func(*clusterv1.Machine, *infrav1.AgentMachine)) {
+	tb.Helper()
+	g := NewWithT(tb)
 	m := &clusterv1.Machine{
 		ObjectMeta: metav1.ObjectMeta{Namespace: f.ns, Name: name, Labels: map[string]string{clusterv1.ClusterNameLabel: f.cluster}},
 		Spec: clusterv1.MachineSpec{
@@ -210,9 +211,9 @@ func (f fixture) machine(t testing.TB, ctx context.Context, name string, mutate 
 
 // createAgent registers an Agent as assisted-service does for a host that booted the discovery
 // ISO and was approved: Connected, Validated and RequirementsMet, with an inventory.
-func createAgent(t testing.TB, ctx context.Context, ns, name string, labels map[string]string, cpus int64) *aiv1beta1.Agent {
-	t.Helper()
-	g := NewWithT(t)
+func createAgent(tb testing.TB, ctx context.Context, ns, name string, labels map[string]string, cpus int64) {
+	tb.Helper()
+	g := NewWithT(tb)
 	a := &aiv1beta1.Agent{
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, Labels: labels},
 		Spec:       aiv1beta1.AgentSpec{Approved: true, Role: "worker"},
@@ -244,13 +245,12 @@ func createAgent(t testing.TB, ctx context.Context, ns, name string, labels map[
 		SystemVendor: aiv1beta1.HostSystemVendor{Manufacturer: "Red Hat", ProductName: "KVM", SerialNumber: name},
 	}
 	g.Expect(env.Client.Status().Update(ctx, a)).To(Succeed())
-	return a
 }
 
 // setAgentCondition plays assisted-service reporting a condition of an Agent.
-func setAgentCondition(t testing.TB, ctx context.Context, key client.ObjectKey, typ conditionsv1.ConditionType, status corev1.ConditionStatus, reason string) {
-	t.Helper()
-	g := NewWithT(t)
+func setAgentCondition(tb testing.TB, ctx context.Context, key client.ObjectKey, typ conditionsv1.ConditionType, status corev1.ConditionStatus, reason string) {
+	tb.Helper()
+	g := NewWithT(tb)
 	g.Eventually(func() error {
 		a := &aiv1beta1.Agent{}
 		if err := env.Client.Get(ctx, key, a); err != nil {

@@ -133,7 +133,7 @@ func RunWithManager(ctx context.Context, m *testing.M, mgr ctrl.Manager, ready f
 // waitForWebhookServer waits until mgr's webhook server accepts TLS connections, or timeout passes.
 func waitForWebhookServer(mgr ctrl.Manager, timeout time.Duration) error {
 	started := mgr.GetWebhookServer().StartedChecker()
-	req, err := http.NewRequest(http.MethodGet, "/", nil)
+	req, err := http.NewRequestWithContext(context.Background(), http.MethodGet, "/", nil)
 	if err != nil {
 		return err
 	}

@@ -98,7 +98,7 @@ func AssetsDir(root string) (string, error) {
 	if dir := os.Getenv("KUBEBUILDER_ASSETS"); dir != "" {
 		return dir, nil
 	}
-	cmd := exec.Command("bash", filepath.Join(root, "hack", "ensure-envtest.sh"))
+	cmd := exec.CommandContext(context.Background(), "bash", filepath.Join(root, "hack", "ensure-envtest.sh"))
 	cmd.Stderr = os.Stderr
 	out, err := cmd.Output()
 	if err != nil {

@@ -56,8 +56,9 @@ func main() {
 		ctrl.SetLogger(zap.New(zap.WriteTo(io.Discard)))
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	if err := run(ctx, *flavor, lab.Speed(*speed), *keep, *timeout, *out); err != nil {
+	err := run(ctx, *flavor, lab.Speed(*speed), *keep, *timeout, *out)
+	stop()
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "demo:", err)
 		os.Exit(1)
 	}

@@ -13,6 +13,7 @@ WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
 See the License for the specific language governing permissions and
 limitations under the License.
 */
+
 package assisted
 
 import (
@@ -261,13 +262,4 @@ func setClusterCondition(conds *[]hivev1.ClusterInstallCondition, c hivev1.Clust
 	}
 	c.LastTransitionTime, c.LastProbeTime = now, now
 	*conds = append(*conds, c)
-}
-
-func findClusterCondition(conds []hivev1.ClusterInstallCondition, t string) *hivev1.ClusterInstallCondition {
-	for i := range conds {
-		if conds[i].Type == t {
-			return &conds[i]
-		}
-	}
-	return nil
 }

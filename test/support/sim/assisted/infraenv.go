@@ -13,6 +13,7 @@ WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
 See the License for the specific language governing permissions and
 limitations under the License.
 */
+
 package assisted
 
 import (
@@ -162,7 +163,7 @@ func (s *Simulator) Booted(ctx context.Context, b inventory.Boot) error {
 	return nil
 }
 
-// PoweredOff: the host's agent stops reporting.
+// PoweredOff is called when the host is powered off: its agent stops reporting.
 func (s *Simulator) PoweredOff(ctx context.Context, h *inventory.Host) error {
 	s.mu.Lock()
 	was := s.running[h.SystemUUID]
@@ -174,7 +175,7 @@ func (s *Simulator) PoweredOff(ctx context.Context, h *inventory.Host) error {
 	return nil
 }
 
-// Deprovisioned: the host's disks were cleaned, it no longer runs anything.
+// Deprovisioned is called when the host's disks were cleaned: it no longer runs anything.
 func (s *Simulator) Deprovisioned(ctx context.Context, h *inventory.Host) error {
 	s.mu.Lock()
 	s.onDisk[h.SystemUUID] = false

@@ -13,6 +13,7 @@ WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
 See the License for the specific language governing permissions and
 limitations under the License.
 */
+
 // Package assisted is a stand-in for assisted-service (and for the part of Hive that marks an
 // agent-installed ClusterDeployment installed). It follows the real service's state machines and
 // names, read from github.com/openshift/assisted-service/{api,models}:
@@ -154,7 +155,7 @@ type Simulator struct {
 
 // SetupWithManager registers the InfraEnv, Agent, AgentClusterInstall and ClusterDeployment
 // controllers of the simulator with mgr.
-func (s *Simulator) SetupWithManager(ctx context.Context, mgr ctrl.Manager, opts controller.Options) error {
+func (s *Simulator) SetupWithManager(_ context.Context, mgr ctrl.Manager, opts controller.Options) error {
 	if s.Inventory == nil || s.Workload == nil {
 		return fmt.Errorf("the assisted-service simulator needs an inventory and the workload cluster's rest.Config")
 	}
@@ -247,7 +248,7 @@ func (s *Simulator) Disconnect(ctx context.Context, systemUUID string, disconnec
 
 // FailInstall makes the installation of the AgentClusterInstall fail once it is installing: the
 // cluster and its hosts go to error, with the Failed and Stopped conditions set.
-func (s *Simulator) FailInstall(ctx context.Context, aci types.NamespacedName, fail bool) {
+func (s *Simulator) FailInstall(_ context.Context, aci types.NamespacedName, fail bool) {
 	s.mu.Lock()
 	s.failInstall[aci] = fail
 	s.mu.Unlock()

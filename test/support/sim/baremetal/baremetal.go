@@ -13,6 +13,7 @@ WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
 See the License for the specific language governing permissions and
 limitations under the License.
 */
+
 // Package baremetal is a stand-in for the bare-metal operator (BMO): it moves BareMetalHosts
 // through BMO's provisioning states (registering → inspecting → available → provisioning →
 // provisioned, and deprovisioning → available when the image is removed), fills status.hardware

@@ -13,6 +13,7 @@ WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
 See the License for the specific language governing permissions and
 limitations under the License.
 */
+
 package baremetal
 
 import (
@@ -69,7 +70,7 @@ func TestReconcileSteps(t *testing.T) {
 		{name: "new host registers", state: "", want: bmov1alpha1.StateRegistering},
 		{name: "registered host is inspected", state: bmov1alpha1.StateRegistering, want: bmov1alpha1.StateInspecting},
 		{name: "inspection disabled", state: bmov1alpha1.StateRegistering, want: bmov1alpha1.StateAvailable,
-			annotations: map[string]string{bmov1alpha1.InspectAnnotationPrefix: bmov1alpha1.InspectAnnotationValueDisabled}},
+			annotations: map[string]string{bmov1alpha1.InspectAnnotationPrefix: bmov1alpha1.InspectAnnotationValueDisabled}}, //nolint:staticcheck // BMO v0.13 still honours the deprecated annotation; the simulator models it
 		{name: "inspected host is available", state: bmov1alpha1.StateInspecting, want: bmov1alpha1.StateAvailable},
 		{name: "available host without image stays", state: bmov1alpha1.StateAvailable, poweredOn: true, want: bmov1alpha1.StateAvailable},
 		{name: "image set: provisioning", state: bmov1alpha1.StateAvailable, image: iso, want: bmov1alpha1.StateProvisioning},

@@ -13,6 +13,7 @@ WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
 See the License for the specific language governing permissions and
 limitations under the License.
 */
+
 // Package cvo is a stand-in for OpenShift's cluster-version operator in the workload cluster: it
 // keeps the ClusterVersion "version" (config.openshift.io/v1) and, when spec.desiredUpdate asks for
 // another release, moves status.desired to it and records the update in status.history as

@@ -303,7 +303,7 @@ func Generate(prefix string, n int, o GenerateOptions) []*Host {
 		seed = seed*31 + uint32(c)
 	}
 	hosts := make([]*Host, 0, n)
-	for i := 0; i < n; i++ {
+	for i := range n {
 		name := fmt.Sprintf("%s-%d", prefix, i)
 		a, b := byte(seed>>8), byte(seed)
 		hosts = append(hosts, &Host{

@@ -13,6 +13,7 @@ WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
 See the License for the specific language governing permissions and
 limitations under the License.
 */
+
 // Package simtest holds the envtest integration tests of the simulators: a management API server
 // with the bare-metal and assisted-service simulators, and a workload API server with the
 // cluster-version operator simulator, driven with the objects a provider would create.
