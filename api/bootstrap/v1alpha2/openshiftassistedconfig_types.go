@@ -45,6 +45,7 @@ type OpenshiftAssistedConfigSpec struct {
 
 	// additionalNTPSources are NTP sources (hostnames or IPs) added to the host's NTP configuration.
 	// +optional
+	// +listType=atomic
 	// +kubebuilder:validation:MaxItems=32
 	// +kubebuilder:validation:items:MaxLength=255
 	AdditionalNTPSources []string `json:"additionalNTPSources,omitempty"`
@@ -63,11 +64,12 @@ type OpenshiftAssistedConfigSpec struct {
 	// +kubebuilder:default=x86_64
 	// +kubebuilder:validation:Enum=x86_64;aarch64;arm64;ppc64le;s390x
 	// +optional
-	CpuArchitecture string `json:"cpuArchitecture,omitempty"` //nolint:revive,stylecheck // field name kept for existing manifests.
+	CpuArchitecture string `json:"cpuArchitecture,omitempty"` //nolint:revive // field name kept for existing manifests.
 
 	// kernelArguments are kernel arguments added to, replaced in or deleted from the discovery
 	// image's boot command line.
 	// +optional
+	// +listType=atomic
 	// +kubebuilder:validation:MaxItems=64
 	KernelArguments []aiv1beta1.KernelArgument `json:"kernelArguments,omitempty"`
 
@@ -98,6 +100,7 @@ type NodeRegistrationOptions struct {
 
 	// kubeletExtraLabels are labels, as key=value, that the kubelet sets on the Node.
 	// +optional
+	// +listType=atomic
 	// +kubebuilder:validation:MaxItems=64
 	KubeletExtraLabels []string `json:"kubeletExtraLabels,omitempty"`
 
@@ -172,10 +175,20 @@ type OpenshiftAssistedConfigStatus struct {
 // OpenshiftAssistedConfig is the bootstrap configuration of one Machine installed by the
 // assisted installer: it owns the Machine's InfraEnv and recognizes and approves its Agent.
 type OpenshiftAssistedConfig struct {
-	metav1.TypeMeta   `json:",inline"`
+	metav1.TypeMeta `json:",inline"`
+
+	// metadata is the standard object's metadata.
+	// More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
+	// +optional
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 
-	Spec   OpenshiftAssistedConfigSpec   `json:"spec,omitempty"`
+	// spec defines the desired state of OpenshiftAssistedConfig: the settings of the InfraEnv
+	// (discovery image) the Machine's host boots, and of the host's registration.
+	// +optional
+	Spec OpenshiftAssistedConfigSpec `json:"spec,omitempty"`
+
+	// status defines the observed state of OpenshiftAssistedConfig.
+	// +optional
 	Status OpenshiftAssistedConfigStatus `json:"status,omitempty"`
 }
 

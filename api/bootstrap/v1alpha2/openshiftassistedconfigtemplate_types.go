@@ -36,6 +36,7 @@ type OpenshiftAssistedConfigTemplateResource struct {
 // OpenshiftAssistedConfigTemplateSpec defines the desired state of OpenshiftAssistedConfigTemplate.
 type OpenshiftAssistedConfigTemplateSpec struct {
 	// template is the OpenshiftAssistedConfig created from this template.
+	// +required
 	Template OpenshiftAssistedConfigTemplateResource `json:"template"`
 }
 
@@ -48,9 +49,15 @@ type OpenshiftAssistedConfigTemplateSpec struct {
 // OpenshiftAssistedConfigTemplate is the template for OpenshiftAssistedConfigs, used by
 // MachineDeployments and MachineSets.
 type OpenshiftAssistedConfigTemplate struct {
-	metav1.TypeMeta   `json:",inline"`
+	metav1.TypeMeta `json:",inline"`
+
+	// metadata is the standard object's metadata.
+	// More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
+	// +optional
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 
+	// spec defines the desired state of OpenshiftAssistedConfigTemplate.
+	// +optional
 	Spec OpenshiftAssistedConfigTemplateSpec `json:"spec,omitempty"`
 }
 

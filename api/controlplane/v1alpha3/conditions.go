@@ -28,6 +28,13 @@ const (
 	// (default quay.io/openshift-release-dev/ocp-release), for mirrors and disconnected installs.
 	// The image is <repository>:<distributionVersion>-<architecture>.
 	ReleaseImageRepositoryAnnotation = "controlplane.cluster.x-k8s.io/release-image-repository"
+
+	// ImageSetNamespaceLabel records, on the cluster-scoped ClusterImageSet, the namespace of the
+	// control plane it belongs to.
+	ImageSetNamespaceLabel = "controlplane.cluster.x-k8s.io/namespace"
+	// ImageSetControlPlaneLabel records, on the cluster-scoped ClusterImageSet, the name of the
+	// control plane it belongs to.
+	ImageSetControlPlaneLabel = "controlplane.cluster.x-k8s.io/name"
 )
 
 // Condition types of the OpenshiftAssistedControlPlane.

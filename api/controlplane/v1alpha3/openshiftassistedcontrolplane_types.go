@@ -17,12 +17,12 @@ limitations under the License.
 package v1alpha3
 
 import (
-	hiveext "github.com/openshift/assisted-service/api/hiveextension/v1beta1"
+	hiveextv1beta1 "github.com/openshift/assisted-service/api/hiveextension/v1beta1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 
-	bootstrapv1alpha2 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/bootstrap/v1alpha2"
+	bootstrapv1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/bootstrap/v1alpha2"
 )
 
 const (
@@ -50,14 +50,16 @@ type OpenshiftAssistedControlPlaneMachineTemplate struct {
 // OpenshiftAssistedControlPlaneSpec defines the desired state of OpenshiftAssistedControlPlane.
 type OpenshiftAssistedControlPlaneSpec struct {
 	// config holds the settings of the OpenShift cluster (ClusterDeployment and AgentClusterInstall).
+	// +required
 	Config OpenshiftAssistedControlPlaneConfigSpec `json:"config"`
 
 	// machineTemplate describes the control-plane Machines.
+	// +required
 	MachineTemplate OpenshiftAssistedControlPlaneMachineTemplate `json:"machineTemplate"`
 
 	// openshiftAssistedConfigSpec is the bootstrap configuration of each control-plane Machine.
 	// +optional
-	OpenshiftAssistedConfigSpec bootstrapv1alpha2.OpenshiftAssistedConfigSpec `json:"openshiftAssistedConfigSpec,omitempty,omitzero"`
+	OpenshiftAssistedConfigSpec bootstrapv1.OpenshiftAssistedConfigSpec `json:"openshiftAssistedConfigSpec,omitempty,omitzero"`
 
 	// replicas is the number of control-plane nodes: 1 for single-node OpenShift, or 3, 4 or 5.
 	// +optional
@@ -82,12 +84,14 @@ type OpenshiftAssistedControlPlaneConfigSpec struct {
 	// per IP family, in the order of the cluster's networks). Unset for single-node OpenShift and
 	// for clusters with an external load balancer (platform None).
 	// +optional
+	// +listType=atomic
 	// +kubebuilder:validation:MaxItems=2
 	// +kubebuilder:validation:items:MaxLength=39
 	APIVIPs []string `json:"apiVIPs,omitempty"`
 
 	// ingressVIPs are the virtual IPs of the cluster's ingress, like apiVIPs.
 	// +optional
+	// +listType=atomic
 	// +kubebuilder:validation:MaxItems=2
 	// +kubebuilder:validation:items:MaxLength=39
 	IngressVIPs []string `json:"ingressVIPs,omitempty"`
@@ -95,16 +99,17 @@ type OpenshiftAssistedControlPlaneConfigSpec struct {
 	// manifestsConfigMapRefs are ConfigMaps of manifests added to, or replacing, those the
 	// installer generates. Manifest names must be unique across the ConfigMaps.
 	// +optional
+	// +listType=atomic
 	// +kubebuilder:validation:MaxItems=32
-	ManifestsConfigMapRefs []hiveext.ManifestsConfigMapReference `json:"manifestsConfigMapRefs,omitempty"`
+	ManifestsConfigMapRefs []hiveextv1beta1.ManifestsConfigMapReference `json:"manifestsConfigMapRefs,omitempty"`
 
 	// diskEncryption configures disk encryption of the cluster's nodes.
 	// +optional
-	DiskEncryption *hiveext.DiskEncryption `json:"diskEncryption,omitempty"`
+	DiskEncryption *hiveextv1beta1.DiskEncryption `json:"diskEncryption,omitempty"`
 
 	// proxy is the cluster-wide proxy of the installed cluster.
 	// +optional
-	Proxy *hiveext.Proxy `json:"proxy,omitempty"`
+	Proxy *hiveextv1beta1.Proxy `json:"proxy,omitempty"`
 
 	// mastersSchedulable lets workloads run on control-plane nodes.
 	// +optional
@@ -158,6 +163,7 @@ type Capabilities struct {
 
 	// additionalEnabledCapabilities are capabilities enabled on top of the baseline.
 	// +optional
+	// +listType=atomic
 	// +kubebuilder:validation:MaxItems=64
 	AdditionalEnabledCapabilities []string `json:"additionalEnabledCapabilities,omitempty"`
 }
@@ -248,10 +254,19 @@ type OpenshiftAssistedControlPlaneStatus struct {
 // assisted installer: it drives the ClusterDeployment, the AgentClusterInstall and the
 // control-plane Machines.
 type OpenshiftAssistedControlPlane struct {
-	metav1.TypeMeta   `json:",inline"`
+	metav1.TypeMeta `json:",inline"`
+
+	// metadata is the standard object's metadata.
+	// More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
+	// +optional
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 
-	Spec   OpenshiftAssistedControlPlaneSpec   `json:"spec,omitempty"`
+	// spec defines the desired state of OpenshiftAssistedControlPlane.
+	// +optional
+	Spec OpenshiftAssistedControlPlaneSpec `json:"spec,omitempty"`
+
+	// status defines the observed state of OpenshiftAssistedControlPlane.
+	// +optional
 	Status OpenshiftAssistedControlPlaneStatus `json:"status,omitempty"`
 }
 

@@ -24,6 +24,7 @@ import (
 // ClusterDeploymentReference names a Hive ClusterDeployment.
 type ClusterDeploymentReference struct {
 	// name of the ClusterDeployment.
+	// +optional
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=253
 	Name string `json:"name,omitempty"`
@@ -39,7 +40,7 @@ type IgnitionEndpoint struct {
 	// url of the custom ignition endpoint. An IPv6 host must be written in brackets.
 	// +optional
 	// +kubebuilder:validation:MaxLength=2048
-	Url string `json:"url,omitempty"` //nolint:revive,stylecheck // field name kept for existing manifests.
+	Url string `json:"url,omitempty"` //nolint:revive // field name kept for existing manifests.
 
 	// caCertificateReference is a reference to the Secret holding the CA certificate used
 	// when contacting the URL over HTTPS.
@@ -50,11 +51,13 @@ type IgnitionEndpoint struct {
 // CaCertificateReference names the Secret that holds a CA certificate.
 type CaCertificateReference struct {
 	// namespace of the Secret holding the CA certificate.
+	// +required
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=63
 	Namespace string `json:"namespace"`
 
 	// name of the Secret holding the CA certificate.
+	// +required
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=253
 	Name string `json:"name"`
@@ -105,6 +108,7 @@ type AgentClusterStatus struct {
 	Initialization AgentClusterInitializationStatus `json:"initialization,omitempty,omitzero"`
 
 	// ready is true when the cluster's infrastructure is ready.
+	//
 	// Deprecated: kept for clients of the v1beta1 contract; use initialization.provisioned.
 	// +optional
 	Ready bool `json:"ready,omitempty"`
@@ -140,10 +144,19 @@ type AgentClusterStatus struct {
 // AgentCluster is the infrastructure of a Cluster whose Machines are hosts registered
 // through the assisted installer as Agents.
 type AgentCluster struct {
-	metav1.TypeMeta   `json:",inline"`
+	metav1.TypeMeta `json:",inline"`
+
+	// metadata is the standard object's metadata.
+	// More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
+	// +optional
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 
-	Spec   AgentClusterSpec   `json:"spec,omitempty"`
+	// spec defines the desired state of AgentCluster.
+	// +optional
+	Spec AgentClusterSpec `json:"spec,omitempty"`
+
+	// status defines the observed state of AgentCluster.
+	// +optional
 	Status AgentClusterStatus `json:"status,omitempty"`
 }
 

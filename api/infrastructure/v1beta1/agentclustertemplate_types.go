@@ -28,6 +28,7 @@ type AgentClusterTemplateResource struct {
 	ObjectMeta clusterv1.ObjectMeta `json:"metadata,omitempty,omitzero"`
 
 	// spec is the desired state of the AgentCluster.
+	// +required
 	Spec AgentClusterSpec `json:"spec"`
 }
 
@@ -35,6 +36,7 @@ type AgentClusterTemplateResource struct {
 type AgentClusterTemplateSpec struct {
 	// template is the AgentCluster created from this template. It cannot change: create a new
 	// template instead.
+	// +required
 	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="spec.template is immutable: create a new AgentClusterTemplate instead"
 	Template AgentClusterTemplateResource `json:"template"`
 }
@@ -47,9 +49,15 @@ type AgentClusterTemplateSpec struct {
 
 // AgentClusterTemplate is the template for AgentClusters, used by ClusterClass.
 type AgentClusterTemplate struct {
-	metav1.TypeMeta   `json:",inline"`
+	metav1.TypeMeta `json:",inline"`
+
+	// metadata is the standard object's metadata.
+	// More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
+	// +optional
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 
+	// spec defines the desired state of AgentClusterTemplate.
+	// +optional
 	Spec AgentClusterTemplateSpec `json:"spec,omitempty"`
 }
 

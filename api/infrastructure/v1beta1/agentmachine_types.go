@@ -79,6 +79,7 @@ type AgentMachineStatus struct {
 	Initialization AgentMachineInitializationStatus `json:"initialization,omitempty,omitzero"`
 
 	// ready is true when the host is installed.
+	//
 	// Deprecated: kept for clients of the v1beta1 contract; use initialization.provisioned.
 	// +optional
 	Ready bool `json:"ready,omitempty"`
@@ -89,6 +90,7 @@ type AgentMachineStatus struct {
 
 	// addresses are the host's addresses, as reported by its Agent.
 	// +optional
+	// +listType=atomic
 	// +kubebuilder:validation:MaxItems=128
 	Addresses []clusterv1.MachineAddress `json:"addresses,omitempty"`
 
@@ -117,10 +119,19 @@ type AgentMachineStatus struct {
 // AgentMachine is the infrastructure of a Machine: it claims an approved Agent for the Machine
 // and binds it to the cluster.
 type AgentMachine struct {
-	metav1.TypeMeta   `json:",inline"`
+	metav1.TypeMeta `json:",inline"`
+
+	// metadata is the standard object's metadata.
+	// More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
+	// +optional
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 
-	Spec   AgentMachineSpec   `json:"spec,omitempty"`
+	// spec defines the desired state of AgentMachine.
+	// +optional
+	Spec AgentMachineSpec `json:"spec,omitempty"`
+
+	// status defines the observed state of AgentMachine.
+	// +optional
 	Status AgentMachineStatus `json:"status,omitempty"`
 }
 

@@ -28,6 +28,7 @@ type AgentMachineTemplateResource struct {
 	ObjectMeta clusterv1.ObjectMeta `json:"metadata,omitempty,omitzero"`
 
 	// spec is the desired state of AgentMachines created from this template.
+	// +required
 	Spec AgentMachineSpec `json:"spec"`
 }
 
@@ -35,6 +36,7 @@ type AgentMachineTemplateResource struct {
 type AgentMachineTemplateSpec struct {
 	// template is the AgentMachine created from this template. Its spec cannot change: create a
 	// new template and point the MachineDeployment or control plane at it to roll out a change.
+	// +required
 	// +kubebuilder:validation:XValidation:rule="self.spec == oldSelf.spec",message="spec.template.spec is immutable: create a new AgentMachineTemplate and reference it instead"
 	Template AgentMachineTemplateResource `json:"template"`
 }
@@ -47,9 +49,15 @@ type AgentMachineTemplateSpec struct {
 
 // AgentMachineTemplate is the template for AgentMachines.
 type AgentMachineTemplate struct {
-	metav1.TypeMeta   `json:",inline"`
+	metav1.TypeMeta `json:",inline"`
+
+	// metadata is the standard object's metadata.
+	// More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
+	// +optional
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 
+	// spec defines the desired state of AgentMachineTemplate.
+	// +optional
 	Spec AgentMachineTemplateSpec `json:"spec,omitempty"`
 }
 

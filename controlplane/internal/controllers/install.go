@@ -45,12 +45,6 @@ const (
 	// InstallConfigOverridesAnnotation is the AgentClusterInstall annotation assisted-service
 	// reads install-config overrides from.
 	InstallConfigOverridesAnnotation = aiv1beta1.Group + "/install-config-overrides"
-	// ImageSetNamespaceLabel records, on the cluster-scoped ClusterImageSet, the namespace of the
-	// control plane it belongs to.
-	ImageSetNamespaceLabel = "controlplane.cluster.x-k8s.io/namespace"
-	// ImageSetControlPlaneLabel records, on the cluster-scoped ClusterImageSet, the name of the
-	// control plane it belongs to.
-	ImageSetControlPlaneLabel = "controlplane.cluster.x-k8s.io/name"
 
 	defaultPodCIDR     = "10.128.0.0/14"
 	defaultServiceCIDR = "172.30.0.0/16"
@@ -316,8 +310,8 @@ func desiredClusterImageSet(cis *hivev1.ClusterImageSet, oacp *controlplanev1.Op
 		cis.Labels = map[string]string{}
 	}
 	cis.Labels[clusterv1.ClusterNameLabel] = cluster.Name
-	cis.Labels[ImageSetNamespaceLabel] = oacp.Namespace
-	cis.Labels[ImageSetControlPlaneLabel] = oacp.Name
+	cis.Labels[controlplanev1.ImageSetNamespaceLabel] = oacp.Namespace
+	cis.Labels[controlplanev1.ImageSetControlPlaneLabel] = oacp.Name
 }
 
 func (r *Reconciler) reconcileClusterImageSet(ctx context.Context, s *scope) error {

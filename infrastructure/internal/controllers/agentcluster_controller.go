@@ -198,7 +198,7 @@ func (r *AgentClusterReconciler) reconcileNormal(ctx context.Context, ac *infrav
 			"Cluster infrastructure is provisioned with ClusterDeployment %s/%s", cd.Namespace, cd.Name)
 	}
 	ac.Status.Initialization.Provisioned = ptr.To(true)
-	ac.Status.Ready = true
+	ac.Status.Ready = true //nolint:staticcheck // still written for clients of the v1beta1 contract
 	return ctrl.Result{}, nil
 }
 

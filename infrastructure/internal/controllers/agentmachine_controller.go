@@ -188,7 +188,7 @@ func (r *AgentMachineReconciler) reconcileNormal(ctx context.Context, s *machine
 		setReserved(am, metav1.ConditionFalse, infrav1.AgentNotFoundReason,
 			fmt.Sprintf("The Agent of this Machine (%s) no longer exists; delete the Machine to replace the host", am.Spec.ProviderID))
 		clearAgentConditions(am, "The claimed Agent no longer exists")
-		am.Status.Ready = false
+		am.Status.Ready = false //nolint:staticcheck // still written for clients of the v1beta1 contract
 		return ctrl.Result{}, nil
 	}
 	if agent == nil {

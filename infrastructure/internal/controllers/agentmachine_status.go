@@ -79,7 +79,7 @@ func mirrorAgent(am *infrav1.AgentMachine, agent *aiv1beta1.Agent) {
 	am.Status.Addresses = agentAddresses(agent)
 	if conditionsv1.IsStatusConditionTrue(agent.Status.Conditions, aiv1beta1.InstalledCondition) {
 		am.Status.Initialization.Provisioned = ptr.To(true)
-		am.Status.Ready = true
+		am.Status.Ready = true //nolint:staticcheck // still written for clients of the v1beta1 contract
 	}
 }
 
@@ -94,7 +94,7 @@ func setNodeJoined(am *infrav1.AgentMachine, m *clusterv1.Machine) {
 	}
 	am.Status.AgentRef = nil
 	am.Status.Initialization.Provisioned = ptr.To(true)
-	am.Status.Ready = true
+	am.Status.Ready = true //nolint:staticcheck // still written for clients of the v1beta1 contract
 }
 
 // clearAgentConditions marks the mirrored conditions as having no Agent to mirror.
