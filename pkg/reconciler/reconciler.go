@@ -53,9 +53,15 @@ func LeaveAlone(ctx context.Context, obj metav1.Object, watchFilterValue string)
 	case move.DeletingForMove(obj):
 		ctrl.LoggerFrom(ctx).V(4).Info("Deleted by clusterctl move: left alone")
 		return true
-	case watchFilterValue != "" && obj.GetLabels()[clusterv1.WatchLabel] != watchFilterValue:
+	case !InWatchFilter(obj, watchFilterValue):
 		ctrl.LoggerFrom(ctx).V(4).Info("Outside the watch filter: left alone", "watchFilter", watchFilterValue)
 		return true
 	}
 	return false
+}
+
+// InWatchFilter tells whether a manager started with --watch-filter=watchFilterValue handles obj:
+// always without a filter, else when obj's cluster.x-k8s.io/watch-filter label has that value.
+func InWatchFilter(obj metav1.Object, watchFilterValue string) bool {
+	return watchFilterValue == "" || obj.GetLabels()[clusterv1.WatchLabel] == watchFilterValue
 }

@@ -44,3 +44,22 @@ func TestLeaveAlone(t *testing.T) {
 		}
 	}
 }
+
+func TestInWatchFilter(t *testing.T) {
+	labelled := &metav1.ObjectMeta{Labels: map[string]string{"cluster.x-k8s.io/watch-filter": "blue"}}
+	for _, tc := range []struct {
+		obj    *metav1.ObjectMeta
+		filter string
+		want   bool
+	}{
+		{&metav1.ObjectMeta{}, "", true},
+		{labelled, "", true},
+		{&metav1.ObjectMeta{}, "blue", false},
+		{labelled, "blue", true},
+		{labelled, "green", false},
+	} {
+		if got := InWatchFilter(tc.obj, tc.filter); got != tc.want {
+			t.Errorf("InWatchFilter(labels %v, %q) = %v, want %v", tc.obj.Labels, tc.filter, got, tc.want)
+		}
+	}
+}

@@ -210,8 +210,3 @@ func (r *AgentMachineReconciler) reconcileNormal(ctx context.Context, s *machine
 	}
 	return ctrl.Result{}, nil
 }
-
-// inScope tells whether --watch-filter lets this controller reconcile the AgentMachine.
-func (r *AgentMachineReconciler) inScope(am *infrav1.AgentMachine) bool {
-	return r.WatchFilterValue == "" || am.Labels[clusterv1.WatchLabel] == r.WatchFilterValue
-}

@@ -41,6 +41,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	infrav1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/infrastructure/v1beta1"
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/reconciler"
 )
 
 // SetupWithManager registers the controller, its watches and the cache indexes. agentCache is the
@@ -166,7 +167,7 @@ func (r *AgentMachineReconciler) agentToAgentMachines(ctx context.Context, agent
 	var out []reconcile.Request
 	for i := range list.Items {
 		am := &list.Items[i]
-		if !r.inScope(am) {
+		if !reconciler.InWatchFilter(am, r.WatchFilterValue) {
 			continue
 		}
 		if sel := am.Spec.AgentLabelSelector; sel != nil {
