@@ -93,16 +93,16 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, opt
 		return errors.New("the OpenshiftAssistedConfig reconciler needs a Client and a Recorder")
 	}
 	log := ctrl.LoggerFrom(ctx).WithValues("controller", "openshiftassistedconfig")
-	scheme := mgr.GetScheme()
+	filter := predicates.ResourceHasFilterLabel(mgr.GetScheme(), log, r.WatchFilterValue)
 	b := ctrl.NewControllerManagedBy(mgr).
 		For(&bootstrapv1.OpenshiftAssistedConfig{},
-			builder.WithPredicates(predicates.ResourceHasFilterLabel(scheme, log, r.WatchFilterValue))).
+			builder.WithPredicates(filter)).
 		WithOptions(options).
 		Owns(&aiv1beta1.InfraEnv{}).
 		Watches(&clusterv1.Machine{}, handler.EnqueueRequestsFromMapFunc(machineToConfig),
-			builder.WithPredicates(predicates.ResourceHasFilterLabel(scheme, log, r.WatchFilterValue))).
+			builder.WithPredicates(filter)).
 		Watches(&clusterv1.Cluster{}, handler.EnqueueRequestsFromMapFunc(r.clusterNameToConfigs(func(o client.Object) string { return o.GetName() })),
-			builder.WithPredicates(predicates.ResourceHasFilterLabel(scheme, log, r.WatchFilterValue))).
+			builder.WithPredicates(filter)).
 		Watches(&hivev1.ClusterDeployment{}, handler.EnqueueRequestsFromMapFunc(r.clusterNameToConfigs(func(o client.Object) string { return o.GetName() }))).
 		Watches(&hiveextv1beta1.AgentClusterInstall{}, handler.EnqueueRequestsFromMapFunc(r.clusterNameToConfigs(func(o client.Object) string {
 			return o.(*hiveextv1beta1.AgentClusterInstall).Spec.ClusterDeploymentRef.Name
