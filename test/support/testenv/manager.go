@@ -25,6 +25,7 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
@@ -137,15 +138,12 @@ func waitForWebhookServer(mgr ctrl.Manager, timeout time.Duration) error {
 	if err != nil {
 		return err
 	}
-	deadline := time.Now().Add(timeout)
-	for {
-		err := started(req)
-		if err == nil {
-			return nil
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("webhook server not started after %s: %w", timeout, err)
-		}
-		time.Sleep(100 * time.Millisecond)
+	var lastErr error
+	if err := wait.PollUntilContextTimeout(context.Background(), 100*time.Millisecond, timeout, true, func(context.Context) (bool, error) {
+		lastErr = started(req)
+		return lastErr == nil, nil
+	}); err != nil {
+		return fmt.Errorf("webhook server not started after %s: %w", timeout, lastErr)
 	}
+	return nil
 }
