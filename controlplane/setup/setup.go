@@ -29,14 +29,23 @@ import (
 	crcontroller "sigs.k8s.io/controller-runtime/pkg/controller"
 
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/controlplane/internal/controllers"
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/controlplane/internal/etcd"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/controlplane/internal/release"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/controlplane/internal/webhooks"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/manager"
 )
 
-// Options are the control-plane provider's own flags, beside the shared manager.Options. It has
-// none yet; the type keeps the Setup signature the same for every provider.
-type Options struct{}
+// EtcdConnector opens a client to the etcd member of one control-plane node of a workload
+// cluster (see etcd.Connector). Production uses a port-forward through the workload cluster's
+// API server; the lab passes its own.
+type EtcdConnector = etcd.Connector
+
+// Options are the control-plane provider's own settings, beside the shared manager.Options.
+type Options struct {
+	// EtcdConnector reaches the workload clusters' etcd members (default: a port-forward through
+	// the workload cluster's API server, etcd.PortForwarder). Not a flag: the lab sets it.
+	EtcdConnector EtcdConnector
+}
 
 // AddFlags adds the provider's own flags to fs.
 func (o *Options) AddFlags(_ *pflag.FlagSet) {}
@@ -44,7 +53,7 @@ func (o *Options) AddFlags(_ *pflag.FlagSet) {}
 // Setup registers the OpenshiftAssistedControlPlane controller, the ClusterCache it reaches
 // workload clusters through and, unless opts.WebhookPort is 0, the OpenshiftAssistedControlPlane
 // validating webhook, with mgr.
-func Setup(ctx context.Context, mgr ctrl.Manager, opts *manager.Options, _ Options) error {
+func Setup(ctx context.Context, mgr ctrl.Manager, opts *manager.Options, o Options) error {
 	concurrency := max(opts.Concurrency, 1)
 	cc, err := opts.SetupClusterCache(ctx, mgr, "capoa-controlplane-manager")
 	if err != nil {
@@ -56,6 +65,7 @@ func Setup(ctx context.Context, mgr ctrl.Manager, opts *manager.Options, _ Optio
 		Recorder:         mgr.GetEventRecorder("openshiftassistedcontrolplane-controller"),
 		Release:          release.NewReader(remote.WithUserAgent("capoa-controlplane-manager")),
 		ClusterCache:     cc,
+		Etcd:             o.EtcdConnector,
 		WatchFilterValue: opts.WatchFilterValue,
 	}
 	if err := r.SetupWithManager(ctx, mgr, crcontroller.Options{MaxConcurrentReconciles: concurrency}); err != nil {

@@ -46,6 +46,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	controlplanev1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/controlplane/v1alpha3"
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/controlplane/internal/etcd"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/controlplane/internal/release"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/reconciler"
 )
@@ -67,6 +68,8 @@ type Reconciler struct {
 	Release   ReleaseReader
 	// ClusterCache reaches the workload clusters (Cluster API's ClusterCache).
 	ClusterCache clustercache.ClusterCache
+	// Etcd reaches the etcd members of the workload clusters.
+	Etcd etcd.Connector
 
 	// WatchFilterValue restricts reconciliation to objects with this cluster.x-k8s.io/watch-filter label.
 	WatchFilterValue string
