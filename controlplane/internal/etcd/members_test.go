@@ -1,0 +1,84 @@
+/*
+Copyright 2026 The cluster-api-provider-openshift-assisted Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package etcd
+
+import (
+	"strings"
+	"testing"
+)
+
+func healthy(name string) Member { return Member{ID: uint64(len(name)), Name: name, Healthy: true} }
+func dead(name string) Member    { return Member{Name: name, Problem: "no status: connection refused"} }
+func learner(name string) Member { return Member{Name: name, IsLearner: true, Healthy: true} }
+
+func TestCanRemove(t *testing.T) {
+	tests := []struct {
+		name    string
+		members []Member
+		alarms  []string
+		remove  string
+		// want is a substring of the refusal, "" when the removal is allowed.
+		want string
+	}{
+		{name: "3 healthy, remove one", members: []Member{healthy("a"), healthy("b"), healthy("c")}, remove: "a"},
+		{name: "5 healthy, remove one", members: []Member{healthy("a"), healthy("b"), healthy("c"), healthy("d"), healthy("e")}, remove: "e"},
+		{name: "dead member of 3 is removed (2 of 2 left)", members: []Member{healthy("a"), healthy("b"), dead("c")}, remove: "c"},
+		{name: "healthy member of 3 with one dead: 1 of 2 left", members: []Member{healthy("a"), healthy("b"), dead("c")}, remove: "a",
+			want: "would leave 1 healthy members of 2 (unhealthy: c), below quorum (2)"},
+		{name: "4 members with one dead, remove a healthy one: 2 of 3 left", members: []Member{healthy("a"), healthy("b"), healthy("c"), dead("d")}, remove: "a"},
+		{name: "5 members with two dead, remove a healthy one: 2 of 4 left", members: []Member{healthy("a"), healthy("b"), healthy("c"), dead("d"), dead("e")}, remove: "a",
+			want: "below quorum (3)"},
+		{name: "last member", members: []Member{healthy("a")}, remove: "a", want: "last member"},
+		{name: "a learner catching up blocks", members: []Member{healthy("a"), healthy("b"), healthy("c"), learner("d")}, remove: "a", want: "learner still catching up"},
+		{name: "the learner itself can go", members: []Member{healthy("a"), healthy("b"), healthy("c"), learner("d")}, remove: "d"},
+		{name: "alarm blocks", members: []Member{healthy("a"), healthy("b"), healthy("c")}, alarms: []string{"NOSPACE on member 1"}, remove: "a", want: "alarms raised"},
+		{name: "member already gone", members: []Member{healthy("a"), healthy("b")}, remove: "x"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			c := &Cluster{Members: tc.members, Alarms: tc.alarms}
+			got := c.CanRemove(tc.remove)
+			if tc.want == "" && got != "" || tc.want != "" && !strings.Contains(got, tc.want) {
+				t.Errorf("CanRemove(%s) = %q, want %q", tc.remove, got, tc.want)
+			}
+		})
+	}
+}
+
+func TestProblem(t *testing.T) {
+	tests := []struct {
+		name    string
+		members []Member
+		alarms  []string
+		want    string
+	}{
+		{name: "healthy", members: []Member{healthy("a"), healthy("b"), healthy("c")}},
+		{name: "dead member", members: []Member{healthy("a"), healthy("b"), dead("c")}, want: "member c is unhealthy (no status: connection refused)"},
+		{name: "learner", members: []Member{healthy("a"), learner("b")}, want: "member b is a learner still catching up"},
+		{name: "not started", members: []Member{healthy("a"), {ID: 0xab, Problem: "added but not started"}}, want: "member ab (not started) is unhealthy (added but not started)"},
+		{name: "no members", want: "etcd reports no members"},
+		{name: "alarm", members: []Member{healthy("a")}, alarms: []string{"CORRUPT on member 1"}, want: "etcd has alarms raised (CORRUPT on member 1)"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			c := &Cluster{Members: tc.members, Alarms: tc.alarms}
+			if got := c.Problem(); got != tc.want {
+				t.Errorf("Problem() = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
