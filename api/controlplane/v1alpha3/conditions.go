@@ -35,6 +35,12 @@ const (
 	// ImageSetControlPlaneLabel records, on the cluster-scoped ClusterImageSet, the name of the
 	// control plane it belongs to.
 	ImageSetControlPlaneLabel = "controlplane.cluster.x-k8s.io/name"
+
+	// EtcdMemberHookAnnotation is the pre-terminate hook every control-plane Machine carries:
+	// Cluster API's Machine controller drains the node, then waits before it deletes the host
+	// until the control plane has moved etcd leadership away from the node's member and removed
+	// the member, as KubeadmControlPlane's kcp-cleanup hook does.
+	EtcdMemberHookAnnotation = clusterv1.PreTerminateDeleteHookAnnotationPrefix + "/openshift-assisted-etcd"
 )
 
 // Condition types of the OpenshiftAssistedControlPlane.
@@ -58,6 +64,9 @@ const (
 	DeletingCondition = clusterv1.DeletingCondition
 	// PausedCondition is true when the control plane or its Cluster is paused.
 	PausedCondition = clusterv1.PausedCondition
+	// EtcdClusterHealthyCondition is true when every etcd member of the installed cluster is a
+	// healthy voting member, as KubeadmControlPlane's condition of the same name.
+	EtcdClusterHealthyCondition = "EtcdClusterHealthy"
 )
 
 // Condition reasons of the OpenshiftAssistedControlPlane.
@@ -71,6 +80,10 @@ const (
 	ScalingUpReason                = "ScalingUp"
 	ScalingDownReason              = "ScalingDown"
 	ScaleDownBlockedReason         = "ScaleDownBlocked"
+	EtcdClusterHealthyReason       = "Healthy"
+	EtcdClusterUnhealthyReason     = "Unhealthy"
+	EtcdClusterHealthUnknownReason = "HealthUnknown"
+	EtcdClusterNotInstalledReason  = "NotInstalled"
 	NotScalingReason               = "NotScaling"
 	UpgradeRefusedReason           = "UpgradeRefused"
 	UpgradingReason                = "Upgrading"

@@ -148,6 +148,8 @@ type scope struct {
 	releaseErr      error
 	// scaleDownBlocked explains why a scale down waits.
 	scaleDownBlocked string
+	// etcd is what the reconcile observed of the workload cluster's etcd.
+	etcd etcdState
 	// upgrade is what the upgrade step observed.
 	upgrade upgradeState
 	// deleting is set while the control plane is being deleted.
@@ -221,6 +223,7 @@ var ownedConditions = []string{
 	controlplanev1.AvailableCondition, controlplanev1.KubeconfigAvailableCondition, controlplanev1.MachinesReadyCondition,
 	controlplanev1.ScalingUpCondition, controlplanev1.ScalingDownCondition, controlplanev1.UpgradingCondition,
 	controlplanev1.ReleaseImageResolvedCondition, controlplanev1.DeletingCondition, controlplanev1.PausedCondition,
+	controlplanev1.EtcdClusterHealthyCondition,
 }
 
 func (r *Reconciler) reconcileNormal(ctx context.Context, s *scope) (ctrl.Result, error) {
@@ -252,6 +255,10 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, s *scope) (ctrl.Result
 	res, err := r.reconcileMachines(ctx, s)
 	if err != nil {
 		return ctrl.Result{}, err
+	}
+	if etcdReachable(s) {
+		// Read once per reconcile (if the Machines step has not): the EtcdClusterHealthy condition.
+		_, _ = r.loadEtcd(ctx, s)
 	}
 	if s.kubeconfigWritten {
 		if err := r.reconcileUpgrade(ctx, s); err != nil {

@@ -50,6 +50,10 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, s *scope) (ctrl.Result
 	log := ctrl.LoggerFrom(ctx)
 	s.deleting = &deletionState{}
 	if len(s.machines) > 0 {
+		// The whole cluster goes: no etcd member is removed, the Machines must not wait for it.
+		if err := r.removeEtcdHooks(ctx, s); err != nil {
+			return ctrl.Result{}, err
+		}
 		for _, m := range s.machines {
 			if m.DeletionTimestamp.IsZero() {
 				if err := r.Client.Delete(ctx, m); err != nil && !apierrors.IsNotFound(err) {

@@ -21,11 +21,13 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/apiserver/pkg/storage/names"
 	"k8s.io/utils/ptr"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
@@ -41,8 +43,15 @@ import (
 )
 
 // reconcileMachines creates or removes one control-plane Machine at a time until there are as
-// many as spec.replicas.
+// many as spec.replicas. A Machine is removed only when etcd keeps quorum without its member,
+// and its member is removed before its host goes (see etcd.go).
 func (r *Reconciler) reconcileMachines(ctx context.Context, s *scope) (ctrl.Result, error) {
+	if err := r.reconcileEtcdHooks(ctx, s); err != nil {
+		return ctrl.Result{}, err
+	}
+	if err := r.reconcilePreTerminateHook(ctx, s); err != nil {
+		return ctrl.Result{}, err
+	}
 	for _, m := range s.machines {
 		if !m.DeletionTimestamp.IsZero() {
 			// One at a time: the next change waits until this Machine is gone.
@@ -62,15 +71,54 @@ func (r *Reconciler) reconcileMachines(ctx context.Context, s *scope) (ctrl.Resu
 			s.scaleDownBlocked = reason
 			return ctrl.Result{RequeueAfter: waitRequeue}, nil
 		}
+		why, err := r.etcdAllowsDeleting(ctx, s, m)
+		if err != nil {
+			return ctrl.Result{}, err
+		}
+		if why != "" {
+			if conditions.GetMessage(s.oacp, controlplanev1.ScalingDownCondition) != scaleDownBlockedMessage(s, why) {
+				r.Recorder.Eventf(s.oacp, m, corev1.EventTypeWarning, "ScaleDownBlocked", "DeleteMachine",
+					"Not deleting control-plane Machine %s yet: %s", m.Name, why)
+			}
+			s.scaleDownBlocked = why
+			return ctrl.Result{RequeueAfter: waitRequeue}, nil
+		}
 		ctrl.LoggerFrom(ctx).Info("Deleting control-plane Machine to scale down", "Machine", m.Name)
 		if err := r.Client.Delete(ctx, m); err != nil && !apierrors.IsNotFound(err) {
 			return ctrl.Result{}, fmt.Errorf("deleting Machine %s to scale down: %w", m.Name, err)
 		}
 		r.Recorder.Eventf(s.oacp, m, corev1.EventTypeNormal, "ScalingDown", "DeleteMachine",
 			"Deleted control-plane Machine %s (%d Machines, %d wanted)", m.Name, len(s.machines), want)
+		if err := r.waitForCache(ctx, m, func(err error, got *clusterv1.Machine) bool {
+			return apierrors.IsNotFound(err) || (err == nil && !got.DeletionTimestamp.IsZero())
+		}); err != nil {
+			return ctrl.Result{}, err
+		}
 		return ctrl.Result{RequeueAfter: waitRequeue}, nil
 	}
 	return ctrl.Result{}, nil
+}
+
+// cacheConfirmation bounds how long a reconcile waits for the cache to show its own change, as
+// Cluster API's MachineSet controller waits (stateConfirmationTimeout).
+const (
+	cacheConfirmationInterval = 100 * time.Millisecond
+	cacheConfirmationTimeout  = 10 * time.Second
+)
+
+// waitForCache waits until the cache shows m as seen says, so that the next reconcile cannot
+// count Machines from a stale cache and create (or delete) a second one: the pattern of Cluster
+// API's MachineSet controller (waitForMachinesCreation, waitForMachinesDeletion).
+func (r *Reconciler) waitForCache(ctx context.Context, m *clusterv1.Machine, seen func(error, *clusterv1.Machine) bool) error {
+	err := wait.PollUntilContextTimeout(ctx, cacheConfirmationInterval, cacheConfirmationTimeout, true, func(ctx context.Context) (bool, error) {
+		got := &clusterv1.Machine{}
+		err := r.Client.Get(ctx, client.ObjectKeyFromObject(m), got)
+		return seen(err, got), nil
+	})
+	if err != nil {
+		return fmt.Errorf("waiting for the cache to show the change of Machine %s: %w", m.Name, err)
+	}
+	return nil
 }
 
 // isHealthy tells whether a control-plane Machine counts towards quorum.
@@ -223,10 +271,14 @@ func (r *Reconciler) createMachine(ctx context.Context, s *scope) (reterr error)
 	}
 	created = append(created, config)
 
+	machineAnnotations := map[string]string{controlplanev1.EtcdMemberHookAnnotation: ""}
+	for k, v := range oacp.Spec.MachineTemplate.ObjectMeta.Annotations {
+		machineAnnotations[k] = v
+	}
 	machine := &clusterv1.Machine{
 		ObjectMeta: metav1.ObjectMeta{
 			Name: name, Namespace: oacp.Namespace, Labels: lbls,
-			Annotations: oacp.Spec.MachineTemplate.ObjectMeta.Annotations, OwnerReferences: []metav1.OwnerReference{*owner},
+			Annotations: machineAnnotations, OwnerReferences: []metav1.OwnerReference{*owner},
 		},
 		Spec: clusterv1.MachineSpec{
 			ClusterName: cluster.Name,
@@ -247,7 +299,7 @@ func (r *Reconciler) createMachine(ctx context.Context, s *scope) (reterr error)
 	ctrl.LoggerFrom(ctx).Info("Created control-plane Machine", "Machine", name, "failureDomain", machine.Spec.FailureDomain)
 	r.Recorder.Eventf(oacp, machine, corev1.EventTypeNormal, "ScalingUp", "CreateMachine", "Created control-plane Machine %s", name)
 	s.machines = append(s.machines, machine)
-	return nil
+	return r.waitForCache(ctx, machine, func(err error, _ *clusterv1.Machine) bool { return err == nil })
 }
 
 // reconcileTemplateOwner makes the Cluster an owner of the infrastructure machine template, as

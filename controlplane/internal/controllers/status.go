@@ -76,6 +76,7 @@ func (r *Reconciler) updateStatus(ctx context.Context, s *scope) {
 	setAvailableConditions(s)
 	setMachinesReadyCondition(s, total, notReady)
 	setScalingConditions(s, total)
+	setEtcdCondition(s)
 	setUpgradingCondition(s)
 	setReleaseCondition(s)
 }
@@ -183,8 +184,10 @@ func setScalingConditions(s *scope, total int32) {
 	switch {
 	case s.scaleDownBlocked != "":
 		conditions.Set(s.oacp, metav1.Condition{Type: controlplanev1.ScalingDownCondition, Status: metav1.ConditionTrue,
-			Reason:  controlplanev1.ScaleDownBlockedReason,
-			Message: fmt.Sprintf("Scaling down from %d to %d control-plane Machines is blocked: %s", total, want, s.scaleDownBlocked)})
+			Reason: controlplanev1.ScaleDownBlockedReason, Message: scaleDownBlockedMessage(s, s.scaleDownBlocked)})
+	case s.etcd.hookBlocked != "":
+		conditions.Set(s.oacp, metav1.Condition{Type: controlplanev1.ScalingDownCondition, Status: metav1.ConditionTrue,
+			Reason: controlplanev1.ScaleDownBlockedReason, Message: s.etcd.hookBlocked})
 	case total > want || deleting > 0:
 		conditions.Set(s.oacp, metav1.Condition{Type: controlplanev1.ScalingDownCondition, Status: metav1.ConditionTrue,
 			Reason:  controlplanev1.ScalingDownReason,
@@ -193,6 +196,40 @@ func setScalingConditions(s *scope, total int32) {
 		conditions.Set(s.oacp, metav1.Condition{Type: controlplanev1.ScalingDownCondition, Status: metav1.ConditionFalse,
 			Reason: controlplanev1.NotScalingReason})
 	}
+}
+
+// scaleDownBlockedMessage is the ScalingDown message of a scale down that waits because of why.
+func scaleDownBlockedMessage(s *scope, why string) string {
+	total := 0
+	for _, m := range s.machines {
+		if m.DeletionTimestamp.IsZero() {
+			total++
+		}
+	}
+	return fmt.Sprintf("Scaling down from %d to %d control-plane Machines is blocked: %s", total, replicas(s.oacp), why)
+}
+
+// setEtcdCondition reports the health of the installed cluster's etcd, as KubeadmControlPlane's
+// EtcdClusterHealthy condition does.
+func setEtcdCondition(s *scope) {
+	cond := metav1.Condition{Type: controlplanev1.EtcdClusterHealthyCondition}
+	switch {
+	case !s.etcd.loaded:
+		cond.Status, cond.Reason = metav1.ConditionUnknown, controlplanev1.EtcdClusterNotInstalledReason
+		cond.Message = "etcd is checked once the cluster is installed and its control-plane nodes have joined"
+		if c := conditions.Get(s.oacp, controlplanev1.EtcdClusterHealthyCondition); c != nil && s.kubeconfigWritten {
+			return // not read in this reconcile: keep the last observation
+		}
+	case s.etcd.err != nil:
+		cond.Status, cond.Reason = metav1.ConditionUnknown, controlplanev1.EtcdClusterHealthUnknownReason
+		cond.Message = fmt.Sprintf("Cannot read the etcd members (retrying): %v", s.etcd.err)
+	case s.etcd.cluster.Problem() != "":
+		cond.Status, cond.Reason = metav1.ConditionFalse, controlplanev1.EtcdClusterUnhealthyReason
+		cond.Message = fmt.Sprintf("%s; no control-plane Machine is removed until every member is healthy again", strings.ToUpper(s.etcd.cluster.Problem()[:1])+s.etcd.cluster.Problem()[1:])
+	default:
+		cond.Status, cond.Reason = metav1.ConditionTrue, controlplanev1.EtcdClusterHealthyReason
+	}
+	conditions.Set(s.oacp, cond)
 }
 
 func setUpgradingCondition(s *scope) {
