@@ -62,9 +62,14 @@ type OpenshiftAssistedControlPlaneSpec struct {
 	OpenshiftAssistedConfigSpec bootstrapv1.OpenshiftAssistedConfigSpec `json:"openshiftAssistedConfigSpec,omitempty,omitzero"`
 
 	// replicas is the number of control-plane nodes: 1 for single-node OpenShift, or 3, 4 or 5.
+	// A highly available control plane (3, 4 or 5) scales between 3, 4 and 5; it cannot become a
+	// single node, nor can single-node OpenShift grow to more control-plane nodes: OpenShift
+	// supports neither (create a new cluster instead). This holds for the scale subresource too.
 	// +optional
 	// +kubebuilder:default=1
 	// +kubebuilder:validation:XValidation:rule="self in [1, 3, 4, 5]",message="replicas must be 1 (single-node OpenShift), 3, 4 or 5: OpenShift supports no other number of control-plane nodes"
+	// +kubebuilder:validation:XValidation:rule="!(oldSelf == 1 && self > 1)",message="replicas cannot change from 1 to more: single-node OpenShift cannot be grown to a highly available control plane; create a new cluster with replicas 3 (add capacity to this one with workers instead)"
+	// +kubebuilder:validation:XValidation:rule="!(oldSelf > 1 && self == 1)",message="replicas cannot change from 3, 4 or 5 to 1: a highly available control plane cannot be reduced to a single node: etcd would lose quorum and OpenShift does not support the change; keep 3 to 5 replicas, or create a new single-node cluster"
 	Replicas *int32 `json:"replicas,omitempty"`
 
 	// distributionVersion is the OpenShift version of the cluster, for example 4.17.3 or 4.18.0-rc.2.
@@ -74,6 +79,15 @@ type OpenshiftAssistedControlPlaneSpec struct {
 	// +kubebuilder:validation:MaxLength=64
 	// +kubebuilder:validation:XValidation:rule="self.matches('^v?(0|[1-9][0-9]*)[.](0|[1-9][0-9]*)[.](0|[1-9][0-9]*)(-[0-9A-Za-z-]+([.][0-9A-Za-z-]+)*)?([+][0-9A-Za-z-]+([.][0-9A-Za-z-]+)*)?$')",message="distributionVersion must be an OpenShift version such as 4.17.3 or 4.18.0-rc.2 (major.minor.patch with an optional pre-release)"
 	DistributionVersion string `json:"distributionVersion"`
+
+	// rollout controls the replacement of control-plane Machines.
+	// +optional
+	Rollout OpenshiftAssistedControlPlaneRolloutSpec `json:"rollout,omitempty,omitzero"`
+
+	// remediation controls how unhealthy control-plane Machines, marked so by a
+	// MachineHealthCheck, are replaced.
+	// +optional
+	Remediation OpenshiftAssistedControlPlaneRemediationSpec `json:"remediation,omitempty,omitzero"`
 }
 
 // OpenshiftAssistedControlPlaneConfigSpec holds the settings of the OpenShift cluster.

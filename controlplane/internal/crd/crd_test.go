@@ -18,13 +18,16 @@ package crd_test
 
 import (
 	"context"
+	"fmt"
 	"os"
+	"strings"
 	"testing"
 
 	. "github.com/onsi/gomega"
 	hiveextv1beta1 "github.com/openshift/assisted-service/api/hiveextension/v1beta1"
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
@@ -211,4 +214,69 @@ func TestSchemaRejectsBadInput(t *testing.T) {
 	cp.Spec.DistributionVersion = "4.18.0-rc.2"
 	cp.Spec.Replicas = ptr.To[int32](5)
 	g.Expect(env.Client.Update(ctx, cp)).To(Succeed())
+}
+
+// TestReplicaTransitionsOpenShiftDoesNotSupport checks that the API server refuses, with a message
+// that says what to do instead, a single-node control plane grown to more nodes and a highly
+// available one reduced to a single node, through a spec update as through the scale subresource
+// (`kubectl scale`, which no validating webhook on the main resource sees); and still accepts
+// changes between 3, 4 and 5.
+func TestReplicaTransitionsOpenShiftDoesNotSupport(t *testing.T) {
+	ctx := context.Background()
+	ns, err := env.CreateNamespace(ctx, "replicas")
+	NewWithT(t).Expect(err).NotTo(HaveOccurred())
+
+	const (
+		grow   = "replicas cannot change from 1 to more: single-node OpenShift cannot be grown to a highly available control plane; create a new cluster with replicas 3"
+		shrink = "replicas cannot change from 3, 4 or 5 to 1: a highly available control plane cannot be reduced to a single node: etcd would lose quorum"
+	)
+	setReplicas := map[string]func(cp *controlplanev1.OpenshiftAssistedControlPlane, n int32) error{
+		"spec": func(cp *controlplanev1.OpenshiftAssistedControlPlane, n int32) error {
+			cp.Spec.Replicas = ptr.To(n)
+			return env.Client.Update(ctx, cp)
+		},
+		"scale subresource": func(cp *controlplanev1.OpenshiftAssistedControlPlane, n int32) error {
+			scale := &autoscalingv1.Scale{}
+			if err := env.Client.SubResource("scale").Get(ctx, cp, scale); err != nil {
+				return err
+			}
+			scale.Spec.Replicas = n
+			return env.Client.SubResource("scale").Update(ctx, cp, client.WithSubResourceBody(scale))
+		},
+	}
+	for _, tc := range []struct {
+		name     string
+		from, to int32
+		want     string // "" when accepted
+	}{
+		{"1 to 3", 1, 3, grow},
+		{"1 to 5", 1, 5, grow},
+		{"3 to 1", 3, 1, shrink},
+		{"5 to 1", 5, 1, shrink},
+		{"3 to 5", 3, 5, ""},
+		{"5 to 3", 5, 3, ""},
+		{"4 to 3", 4, 3, ""},
+		{"1 to 1", 1, 1, ""},
+	} {
+		for how, set := range setReplicas {
+			t.Run(tc.name+" through the "+how, func(t *testing.T) {
+				g := NewWithT(t)
+				cp := controlPlane(ns, fmt.Sprintf("r%d-%d-%s", tc.from, tc.to, strings.ReplaceAll(how, " ", "-")))
+				cp.Spec.Replicas = ptr.To(tc.from)
+				g.Expect(env.Client.Create(ctx, cp)).To(Succeed())
+				err := set(cp, tc.to)
+				got := &controlplanev1.OpenshiftAssistedControlPlane{}
+				g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(cp), got)).To(Succeed())
+				if tc.want == "" {
+					g.Expect(err).NotTo(HaveOccurred())
+					g.Expect(got.Spec.Replicas).To(HaveValue(Equal(tc.to)))
+					return
+				}
+				g.Expect(err).To(HaveOccurred())
+				g.Expect(apierrors.IsInvalid(err)).To(BeTrue(), "%v", err)
+				g.Expect(err.Error()).To(ContainSubstring(tc.want))
+				g.Expect(got.Spec.Replicas).To(HaveValue(Equal(tc.from)), "the refused change is not stored")
+			})
+		}
+	}
 }
