@@ -41,6 +41,14 @@ const (
 	// until the control plane has moved etcd leadership away from the node's member and removed
 	// the member, as KubeadmControlPlane's kcp-cleanup hook does.
 	EtcdMemberHookAnnotation = clusterv1.PreTerminateDeleteHookAnnotationPrefix + "/openshift-assisted-etcd"
+
+	// RemediationInProgressAnnotation, on the control plane, records the remediation under way
+	// (JSON: machine, timestamp, retryCount) until its replacement Machine is created; the same
+	// key as KubeadmControlPlane's.
+	RemediationInProgressAnnotation = "controlplane.cluster.x-k8s.io/remediation-in-progress"
+	// RemediationForAnnotation, on a Machine created to replace an unhealthy one, records that
+	// remediation (the same JSON), to count retries; the same key as KubeadmControlPlane's.
+	RemediationForAnnotation = "controlplane.cluster.x-k8s.io/remediation-for"
 )
 
 // Condition types of the OpenshiftAssistedControlPlane.
@@ -84,6 +92,13 @@ const (
 	EtcdClusterUnhealthyReason     = "Unhealthy"
 	EtcdClusterHealthUnknownReason = "HealthUnknown"
 	EtcdClusterNotInstalledReason  = "NotInstalled"
+	// Reasons of the OwnerRemediated condition of a control-plane Machine (as KCP's).
+	RemediationDeferredReason        = "RemediationDeferred"
+	MachineCannotBeRemediatedReason  = "CannotBeRemediated"
+	RemediationMachineDeletingReason = "MachineDeleting"
+	RemediationInternalErrorReason   = "RemediationInternalError"
+	// Reasons of the UpToDate condition of a control-plane Machine.
+	MachineTemplateChangedReason   = "TemplateChanged"
 	NotScalingReason               = "NotScaling"
 	UpgradeRefusedReason           = "UpgradeRefused"
 	UpgradingReason                = "Upgrading"
