@@ -49,20 +49,63 @@ func controlPlane(spec, running string) *controlplanev1.OpenshiftAssistedControl
 	cp := &controlplanev1.OpenshiftAssistedControlPlane{ObjectMeta: metav1.ObjectMeta{Name: "cp"}}
 	cp.Spec.DistributionVersion = spec
 	cp.Status.DistributionVersion = running
+	if running != "" {
+		cp.Status.Initialization.ControlPlaneInitialized = ptr.To(true)
+	}
 	return cp
 }
+
+// installingControlPlane is a control plane whose installation the controller reports in progress.
+func installingControlPlane(spec string) *controlplanev1.OpenshiftAssistedControlPlane {
+	cp := controlPlane(spec, "")
+	cp.Status.Conditions = []metav1.Condition{{Type: controlplanev1.AvailableCondition, Status: metav1.ConditionFalse,
+		Reason: controlplanev1.InstallingReason}}
+	return cp
+}
+
+// movedControlPlane is an installed control plane right after clusterctl move: no status yet.
+func movedControlPlane(spec string) *controlplanev1.OpenshiftAssistedControlPlane {
+	return controlPlane(spec, "")
+}
+
+// installedWithoutVersion is installed (kubeconfig written) but its ClusterVersion not read yet.
+func installedWithoutVersion(spec string) *controlplanev1.OpenshiftAssistedControlPlane {
+	cp := controlPlane(spec, "")
+	cp.Status.Initialization.ControlPlaneInitialized = ptr.To(true)
+	cp.Status.Conditions = []metav1.Condition{{Type: controlplanev1.AvailableCondition, Status: metav1.ConditionTrue,
+		Reason: controlplanev1.InstalledReason}}
+	return cp
+}
+
+const (
+	installingMessage = "spec.distributionVersion: Forbidden: changing distributionVersion from 4.17.3 to 4.18.0 is not allowed while the cluster is being installed: " +
+		"the installation goes on with OpenShift 4.17.3 whatever the spec says. Wait for the installation to complete " +
+		"(condition Available True and status.distributionVersion set), then change distributionVersion: the change will be carried out as an upgrade"
+	unknownMessage = "spec.distributionVersion: Forbidden: changing distributionVersion from 4.17.3 to 4.18.0 is not allowed while the OpenShift version the cluster runs is not known: " +
+		"status.distributionVersion is empty (it is read from the workload cluster's ClusterVersion once the cluster is installed and reachable, " +
+		"and is empty for a while after clusterctl move or before the controller first reconciled). Retry once status.distributionVersion is set"
+)
 
 func TestValidateUpdate(t *testing.T) {
 	for name, tc := range map[string]struct {
 		old     *controlplanev1.OpenshiftAssistedControlPlane
 		newVer  string
-		wantErr string
+		wantErr string // a substring of the error; "" when accepted
 	}{
-		"not installed: any version":  {old: controlPlane("4.17.3", ""), newVer: "4.16.0"},
-		"patch upgrade":               {old: controlPlane("4.17.3", "4.17.3"), newVer: "4.17.9"},
-		"minor upgrade":               {old: controlPlane("4.17.3", "4.17.3"), newVer: "4.18.0"},
-		"downgrade":                   {old: controlPlane("4.18.0", "4.18.0"), newVer: "4.17.3", wantErr: "downgrading OpenShift from 4.18.0 to 4.17.3 is not supported"},
+		"installing: a change is refused":            {old: installingControlPlane("4.17.3"), newVer: "4.18.0", wantErr: installingMessage},
+		"installing: a downgrade is refused":         {old: installingControlPlane("4.17.3"), newVer: "4.16.0", wantErr: "is not allowed while the cluster is being installed"},
+		"installing: other changes are accepted":     {old: installingControlPlane("4.17.3"), newVer: "4.17.3"},
+		"install failed: a change is refused":        {old: withAvailableReason(installingControlPlane("4.17.3"), controlplanev1.InstallFailedReason), newVer: "4.18.0", wantErr: installingMessage},
+		"after clusterctl move: a change is refused": {old: movedControlPlane("4.17.3"), newVer: "4.18.0", wantErr: unknownMessage},
+		"installed, version not read yet: refused":   {old: installedWithoutVersion("4.17.3"), newVer: "4.18.0", wantErr: unknownMessage},
+		"version not known: unchanged is accepted":   {old: movedControlPlane("4.17.3"), newVer: "4.17.3"},
+		"patch upgrade": {old: controlPlane("4.17.3", "4.17.3"), newVer: "4.17.9"},
+		"minor upgrade": {old: controlPlane("4.17.3", "4.17.3"), newVer: "4.18.0"},
+		"downgrade":     {old: controlPlane("4.18.0", "4.18.0"), newVer: "4.17.3", wantErr: "downgrading OpenShift from 4.18.0 to 4.17.3 is not supported"},
+		"downgrade below what runs during an upgrade": {old: controlPlane("4.18.0", "4.17.3"), newVer: "4.17.1",
+			wantErr: "downgrading OpenShift from 4.17.3 to 4.17.1 is not supported"},
 		"two minors":                  {old: controlPlane("4.17.3", "4.17.3"), newVer: "4.19.0", wantErr: "one minor version at a time"},
+		"two minors from what runs":   {old: controlPlane("4.18.0", "4.17.3"), newVer: "4.19.0", wantErr: "cannot upgrade OpenShift from 4.17.3 to 4.19.0"},
 		"back to the running version": {old: controlPlane("4.18.0", "4.17.3"), newVer: "4.17.3"},
 		"unchanged version":           {old: controlPlane("4.15.0", "4.17.3"), newVer: "4.15.0"},
 	} {
@@ -80,8 +123,14 @@ func TestValidateUpdate(t *testing.T) {
 	}
 }
 
+func withAvailableReason(cp *controlplanev1.OpenshiftAssistedControlPlane, reason string) *controlplanev1.OpenshiftAssistedControlPlane {
+	cp.Status.Conditions[0].Reason = reason
+	return cp
+}
+
 // TestWebhookRefusesDowngradeThroughTheAPIServer checks the webhook as installed from
-// config/webhook: the API server refuses a downgrade of an installed cluster.
+// config/webhook: the API server refuses a version change while the running version is not
+// known (status empty, then installing), and a downgrade of an installed cluster.
 func TestWebhookRefusesDowngradeThroughTheAPIServer(t *testing.T) {
 	g := NewWithT(t)
 	ctx := context.Background()
@@ -97,6 +146,23 @@ func TestWebhookRefusesDowngradeThroughTheAPIServer(t *testing.T) {
 		},
 	}
 	g.Expect(env.Client.Create(ctx, cp)).To(Succeed())
+
+	// While what runs is not known, no version change is let through.
+	cp.Spec.DistributionVersion = "4.18.3"
+	err = env.Client.Update(ctx, cp)
+	g.Expect(err).To(MatchError(ContainSubstring("Retry once status.distributionVersion is set")))
+	g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(cp), cp)).To(Succeed())
+	cp.Status.Conditions = []metav1.Condition{{Type: controlplanev1.AvailableCondition, Status: metav1.ConditionFalse,
+		Reason: controlplanev1.InstallingReason, LastTransitionTime: metav1.Now()}}
+	g.Expect(env.Client.Status().Update(ctx, cp)).To(Succeed())
+	cp.Spec.DistributionVersion = "4.18.3"
+	err = env.Client.Update(ctx, cp)
+	g.Expect(err).To(MatchError(ContainSubstring("not allowed while the cluster is being installed")))
+	g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(cp), cp)).To(Succeed())
+	g.Expect(cp.Spec.DistributionVersion).To(Equal("4.18.0"))
+
+	// Installed: the controller read the running version from the cluster.
+	cp.Status.Initialization.ControlPlaneInitialized = ptr.To(true)
 	cp.Status.DistributionVersion = "4.18.0"
 	g.Expect(env.Client.Status().Update(ctx, cp)).To(Succeed())
 
