@@ -1,0 +1,135 @@
+/*
+Copyright 2026 The cluster-api-provider-openshift-assisted Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package etcd
+
+import (
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// member is what the simulator knows of one control-plane node's etcd: its (stable) URLs, its
+// data dir on the node's disk and its process, if it runs. Guarded by Simulator.mu.
+type member struct {
+	name string
+	// systemUUID and nodeUID identify the host and the Node the member was last seen on.
+	systemUUID string
+	// clientURL and peerURL stay the same for the node name, as a node's IP does: a re-provisioned
+	// host gets the peer URL its old member still holds.
+	clientURL, peerURL string
+	dataDir            string
+	// hasData: the data dir holds the member's state (it has started once and was not wiped).
+	hasData bool
+	cmd     *exec.Cmd
+	// exited is closed when the process ends.
+	exited chan struct{}
+	// stoppedAt is when the process was stopped (power cut, wipe, failure) or exited: it is
+	// restarted from its data dir once the Node reports Ready again after that.
+	stoppedAt time.Time
+	// joinError is why the last attempt to add the member failed ("" when it did not).
+	joinError string
+}
+
+func (m *member) running() bool {
+	if m.cmd == nil {
+		return false
+	}
+	select {
+	case <-m.exited:
+		return false
+	default:
+		return true
+	}
+}
+
+// freeURL returns http://127.0.0.1:<a free port>.
+func freeURL() (string, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", fmt.Errorf("finding a free port: %w", err)
+	}
+	defer l.Close()
+	return "http://" + l.Addr().String(), nil
+}
+
+// start starts the member's etcd process. initialCluster and state are the --initial-cluster
+// and --initial-cluster-state flags (ignored by etcd when the data dir holds a member already).
+//
+// The lab listens on 127.0.0.1 over plain http; production listens on https://<nodeIP>:2379 and
+// https://<nodeIP>:2380 with the serving and peer certificates CEO issues (bindata/etcd/pod.gotpl.yaml).
+func (s *Simulator) start(m *member, initialCluster []string, state string) error {
+	if err := os.MkdirAll(filepath.Dir(m.dataDir), 0o700); err != nil {
+		return fmt.Errorf("creating the folder of %s: %w", m.dataDir, err)
+	}
+	logFile, err := os.OpenFile(m.dataDir+".log", os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
+	if err != nil {
+		return fmt.Errorf("opening the log of member %s: %w", m.name, err)
+	}
+	args := []string{
+		"--name=" + m.name,
+		"--data-dir=" + m.dataDir,
+		"--listen-client-urls=" + m.clientURL,
+		"--advertise-client-urls=" + m.clientURL,
+		"--listen-peer-urls=" + m.peerURL,
+		"--initial-advertise-peer-urls=" + m.peerURL,
+		"--initial-cluster=" + strings.Join(initialCluster, ","),
+		"--initial-cluster-state=" + state,
+		"--initial-cluster-token=lab-etcd",
+		// Short timings so that a lost leader is noticed in a test's time.
+		"--heartbeat-interval=50",
+		"--election-timeout=500",
+		"--unsafe-no-fsync",
+		"--log-level=warn",
+	}
+	cmd := exec.Command(s.binary, args...) //nolint:gosec // the etcd binary of the test assets
+	cmd.Stdout, cmd.Stderr = logFile, logFile
+	if err := cmd.Start(); err != nil {
+		_ = logFile.Close()
+		return fmt.Errorf("starting etcd for member %s: %w", m.name, err)
+	}
+	exited := make(chan struct{})
+	m.cmd, m.exited, m.hasData, m.stoppedAt = cmd, exited, true, time.Time{}
+	go func() {
+		_ = cmd.Wait()
+		_ = logFile.Close()
+		s.mu.Lock()
+		if m.cmd == cmd && m.stoppedAt.IsZero() {
+			m.stoppedAt = time.Now()
+		}
+		s.mu.Unlock()
+		close(exited)
+	}()
+	return nil
+}
+
+// kill kills the member's process, as a power cut does, and waits until it is gone. Called
+// with s.mu held; it releases it while waiting.
+func (s *Simulator) kill(m *member) {
+	if !m.running() {
+		return
+	}
+	m.stoppedAt = time.Now()
+	_ = m.cmd.Process.Kill()
+	exited := m.exited
+	s.mu.Unlock()
+	<-exited
+	s.mu.Lock()
+}

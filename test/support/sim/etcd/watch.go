@@ -1,0 +1,112 @@
+/*
+Copyright 2026 The cluster-api-provider-openshift-assisted Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package etcd
+
+import (
+	"context"
+	"sync"
+	"time"
+)
+
+// QuorumWatcher samples the members' health in the background (see Simulator.Watch).
+type QuorumWatcher struct {
+	cancel context.CancelFunc
+	done   chan struct{}
+
+	mu     sync.Mutex
+	report QuorumReport
+}
+
+// QuorumReport is what a QuorumWatcher observed.
+type QuorumReport struct {
+	// Samples is how many samples were taken (with at least one voting member known).
+	Samples int
+	// MinHealthy is the smallest number of healthy voting members seen, and VotingAtMin the
+	// number of voting members at that sample.
+	MinHealthy, VotingAtMin int
+	// Lost: some sample had fewer than voting/2+1 healthy voting members; FirstLoss is the
+	// time of the first such sample.
+	Lost      bool
+	FirstLoss time.Time
+}
+
+// Watch samples the members' health every interval until Stop and records the worst it sees.
+// A sample in which no member answers counts every member of the last known membership as
+// unhealthy.
+func (s *Simulator) Watch(interval time.Duration) *QuorumWatcher {
+	ctx, cancel := context.WithCancel(context.Background())
+	w := &QuorumWatcher{cancel: cancel, done: make(chan struct{}), report: QuorumReport{MinHealthy: -1}}
+	go func() {
+		defer close(w.done)
+		t := time.NewTicker(interval)
+		defer t.Stop()
+		for {
+			at := time.Now()
+			members, _, _ := s.sample(ctx)
+			if ctx.Err() != nil {
+				return
+			}
+			w.record(at, members)
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	return w
+}
+
+func (w *QuorumWatcher) record(at time.Time, members []Member) {
+	voting, healthy := 0, 0
+	for _, m := range members {
+		if m.IsLearner {
+			continue
+		}
+		voting++
+		if m.Healthy {
+			healthy++
+		}
+	}
+	if voting == 0 {
+		return
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	r := &w.report
+	r.Samples++
+	if r.MinHealthy < 0 || healthy < r.MinHealthy {
+		r.MinHealthy, r.VotingAtMin = healthy, voting
+	}
+	if healthy < voting/2+1 && !r.Lost {
+		r.Lost, r.FirstLoss = true, at
+	}
+}
+
+// Report returns what was observed so far (MinHealthy is -1 before the first sample).
+func (w *QuorumWatcher) Report() QuorumReport {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.report
+}
+
+// Stop stops sampling and returns the report.
+func (w *QuorumWatcher) Stop() QuorumReport {
+	w.cancel()
+	<-w.done
+	return w.Report()
+}
