@@ -86,6 +86,8 @@ type Simulator struct {
 	// last is the last membership read from etcd (for the quorum watcher when no member answers).
 	last    []Member
 	stopped bool
+	// namespaced: the namespace openshift-etcd exists.
+	namespaced bool
 }
 
 // Member is one member of the etcd cluster, as etcd reports it.
@@ -127,7 +129,11 @@ func (s *Simulator) SetupWithManager(mgr ctrl.Manager, opts controller.Options) 
 	if err != nil {
 		return fmt.Errorf("creating the etcd data folder: %w", err)
 	}
-	c, err := client.New(mgr.GetConfig(), client.Options{Scheme: mgr.GetScheme()})
+	// Its own client: the simulator syncs several times a second, too often for the manager's
+	// default client-side rate limit.
+	cfg := rest.CopyConfig(mgr.GetConfig())
+	cfg.QPS, cfg.Burst = 200, 400
+	c, err := client.New(cfg, client.Options{Scheme: mgr.GetScheme()})
 	if err != nil {
 		return fmt.Errorf("creating a workload client: %w", err)
 	}
@@ -483,8 +489,8 @@ func (s *Simulator) ensureMembers(ctx context.Context, nodes map[string]*corev1.
 			s.bootstrapped = true
 			continue
 		}
-		if added {
-			continue // one learner at a time, as ClusterMemberController.getEtcdPeerURLToAdd
+		if added || slices.ContainsFunc(sampled, func(x Member) bool { return x.IsLearner }) {
+			continue // one learner at a time (etcd refuses a second one: "too many learner members")
 		}
 		// ClusterMemberController.reconcileMembers (pkg/operator/clustermembercontroller/
 		// clustermembercontroller.go) adds nothing while a member is unhealthy (OCPBUGS-14296).

@@ -107,9 +107,9 @@ func (s *Simulator) report(ctx context.Context, nodes map[string]*corev1.Node, s
 	var errs []error
 	for _, name := range ours {
 		if nodes[name] == nil {
-			// The pod GC deletes the pods of a deleted Node; its member stays.
+			// The pod GC force-deletes the pods of a deleted Node; its member stays.
 			pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: Namespace, Name: PodPrefix + name}}
-			if err := s.client.Delete(ctx, pod); client.IgnoreNotFound(err) != nil {
+			if err := s.client.Delete(ctx, pod, client.GracePeriodSeconds(0)); client.IgnoreNotFound(err) != nil {
 				errs = append(errs, fmt.Errorf("deleting pod %s: %w", pod.Name, err))
 			}
 			continue
@@ -133,10 +133,19 @@ func (s *Simulator) report(ctx context.Context, nodes map[string]*corev1.Node, s
 }
 
 func (s *Simulator) ensureNamespace(ctx context.Context) error {
+	s.mu.Lock()
+	done := s.namespaced
+	s.mu.Unlock()
+	if done {
+		return nil
+	}
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: Namespace}}
 	if err := s.client.Create(ctx, ns); err != nil && !apierrors.IsAlreadyExists(err) {
 		return fmt.Errorf("creating namespace %s: %w", Namespace, err)
 	}
+	s.mu.Lock()
+	s.namespaced = true
+	s.mu.Unlock()
 	return nil
 }
 
