@@ -146,9 +146,14 @@ func VersionFromReleaseImage(image string) string {
 	return tag
 }
 
-// EnsureClusterVersion creates the cluster's ClusterVersion at release r, as installed (history
-// Completed), unless it exists with a history. The assisted-service simulator's
-// OnClusterInstalled calls it.
+// EnsureClusterVersion leaves the cluster's ClusterVersion as an installation completed at release r
+// leaves it: created if missing, and its history's first entry Completed at r. As the real
+// operator does (openshift/cluster-version-operator pkg/cvo/status.go, mergeOperatorHistory): the
+// installation starts the history with one Partial entry (the install payload, not verified), which
+// turns Completed in place, with a completion time, once the payload is applied; an existing
+// history that says more than that is left alone. The assisted-service simulator's
+// OnClusterInstalled calls it: assisted-service reports a cluster installed only once the
+// cluster-version operator reports it Available, so nobody outside sees the Partial entry in the lab.
 func EnsureClusterVersion(ctx context.Context, c client.Client, r configv1.Release) error {
 	cv := &configv1.ClusterVersion{ObjectMeta: metav1.ObjectMeta{Name: ClusterVersionName}}
 	err := c.Get(ctx, client.ObjectKeyFromObject(cv), cv)
@@ -160,22 +165,34 @@ func EnsureClusterVersion(ctx context.Context, c client.Client, r configv1.Relea
 		}
 	case err != nil:
 		return fmt.Errorf("reading the ClusterVersion: %w", err)
-	case len(cv.Status.History) > 0:
-		return nil
 	}
 	now := metav1.Now()
-	cv.Status = configv1.ClusterVersionStatus{
-		Desired:            r,
-		ObservedGeneration: cv.Generation,
-		VersionHash:        hash(r),
-		History: []configv1.UpdateHistory{{State: configv1.CompletedUpdate, StartedTime: now, CompletionTime: &now,
-			Version: r.Version, Image: r.Image, Verified: false}},
+	if h := cv.Status.History; len(h) > 1 || len(h) == 1 && (h[0].State != configv1.PartialUpdate || h[0].Image != r.Image) {
+		return nil
 	}
+	installing := StartInstall(cv, r, now)
+	installing.State = configv1.CompletedUpdate
+	installing.CompletionTime = &now
 	setConditions(cv, r, false, now)
 	if err := c.Status().Update(ctx, cv); err != nil {
 		return fmt.Errorf("writing the ClusterVersion's status: %w", err)
 	}
 	return nil
+}
+
+// StartInstall writes, in cv's status, what the cluster-version operator writes when an
+// installation at release r starts (unless its history already has it): the desired release and a
+// history of one Partial entry, not verified, Progressing True. It returns that history entry.
+func StartInstall(cv *configv1.ClusterVersion, r configv1.Release, now metav1.Time) *configv1.UpdateHistory {
+	if len(cv.Status.History) == 0 {
+		cv.Status.History = []configv1.UpdateHistory{{State: configv1.PartialUpdate, StartedTime: now,
+			Version: r.Version, Image: r.Image, Verified: false}}
+	}
+	cv.Status.Desired = r
+	cv.Status.ObservedGeneration = cv.Generation
+	cv.Status.VersionHash = hash(r)
+	setConditions(cv, r, true, now)
+	return &cv.Status.History[0]
 }
 
 func channel(version string) string {
@@ -209,7 +226,11 @@ func setConditions(cv *configv1.ClusterVersion, r configv1.Release, progressing 
 		cv.Status.Conditions = append(cv.Status.Conditions, configv1.ClusterOperatorStatusCondition{
 			Type: t, Status: s, Reason: reason, Message: msg, LastTransitionTime: now})
 	}
-	set(configv1.OperatorAvailable, configv1.ConditionTrue, "", "Done applying "+completedVersion(cv))
+	if v := completedVersion(cv); v != "" {
+		set(configv1.OperatorAvailable, configv1.ConditionTrue, "", "Done applying "+v)
+	} else {
+		set(configv1.OperatorAvailable, configv1.ConditionFalse, "", "") // still installing
+	}
 	set(Failing, configv1.ConditionFalse, "", "")
 	if progressing {
 		set(configv1.OperatorProgressing, configv1.ConditionTrue, "", "Working towards "+r.Version)
@@ -219,14 +240,15 @@ func setConditions(cv *configv1.ClusterVersion, r configv1.Release, progressing 
 	set(configv1.RetrievedUpdates, configv1.ConditionFalse, "NoChannel", "The update channel has not been configured.")
 }
 
-// completedVersion is the version of the newest Completed update.
+// completedVersion is the version of the newest Completed update; "" while the installation is
+// Partial.
 func completedVersion(cv *configv1.ClusterVersion) string {
 	for _, h := range cv.Status.History {
 		if h.State == configv1.CompletedUpdate {
 			return h.Version
 		}
 	}
-	return cv.Status.Desired.Version
+	return ""
 }
 
 // Reconciler simulates the cluster-version operator. Register it with a manager of the workload
@@ -282,6 +304,10 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		// A new update starts: the previous one, if still partial, is superseded.
 		cv.Status.Desired = target
 		cv.Status.VersionHash = hash(target)
+		if current != nil && current.CompletionTime == nil {
+			// As mergeOperatorHistory: a superseded update keeps its state and gets a completion time.
+			current.CompletionTime = &now
+		}
 		cv.Status.History = append([]configv1.UpdateHistory{{State: configv1.PartialUpdate, StartedTime: now,
 			Version: target.Version, Image: target.Image, Verified: false}}, cv.Status.History...)
 		r.timer.Forget(cv.UID)

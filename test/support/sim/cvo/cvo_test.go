@@ -17,9 +17,14 @@ limitations under the License.
 package cvo
 
 import (
+	"context"
 	"testing"
 
 	configv1 "github.com/openshift/api/config/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 )
 
 func TestRelease(t *testing.T) {
@@ -48,4 +53,81 @@ func TestChannel(t *testing.T) {
 			t.Errorf("channel(%q) = %q, want %q", in, got, want)
 		}
 	}
+}
+
+// TestInstallHistory checks the history the installation leaves, as the cluster-version operator
+// writes it: one Partial entry while installing, the same entry Completed once installed.
+func TestInstallHistory(t *testing.T) {
+	ctx := context.Background()
+	r := Release("4.17.3", "")
+	newClient := func(objs ...client.Object) client.Client {
+		s := runtime.NewScheme()
+		if err := configv1.Install(s); err != nil {
+			t.Fatal(err)
+		}
+		return fake.NewClientBuilder().WithScheme(s).WithObjects(objs...).WithStatusSubresource(&configv1.ClusterVersion{}).Build()
+	}
+	get := func(c client.Client) *configv1.ClusterVersion {
+		cv := &configv1.ClusterVersion{}
+		if err := c.Get(ctx, client.ObjectKey{Name: ClusterVersionName}, cv); err != nil {
+			t.Fatal(err)
+		}
+		return cv
+	}
+	condition := func(cv *configv1.ClusterVersion, ct configv1.ClusterStatusConditionType) configv1.ConditionStatus {
+		for _, c := range cv.Status.Conditions {
+			if c.Type == ct {
+				return c.Status
+			}
+		}
+		return ""
+	}
+
+	t.Run("installing, then installed", func(t *testing.T) {
+		cv := &configv1.ClusterVersion{ObjectMeta: metav1.ObjectMeta{Name: ClusterVersionName}}
+		c := newClient(cv)
+		cv = get(c)
+		StartInstall(cv, r, metav1.Now())
+		if err := c.Status().Update(ctx, cv); err != nil {
+			t.Fatal(err)
+		}
+		cv = get(c)
+		if h := cv.Status.History; len(h) != 1 || h[0].State != configv1.PartialUpdate || h[0].CompletionTime != nil || h[0].Verified {
+			t.Fatalf("installing: history = %+v, want one Partial entry", h)
+		}
+		if condition(cv, configv1.OperatorAvailable) != configv1.ConditionFalse || condition(cv, configv1.OperatorProgressing) != configv1.ConditionTrue {
+			t.Errorf("installing: conditions = %+v, want Available False, Progressing True", cv.Status.Conditions)
+		}
+		if err := EnsureClusterVersion(ctx, c, r); err != nil {
+			t.Fatal(err)
+		}
+		cv = get(c)
+		if h := cv.Status.History; len(h) != 1 || h[0].State != configv1.CompletedUpdate || h[0].CompletionTime == nil || h[0].Version != "4.17.3" {
+			t.Fatalf("installed: history = %+v, want the same entry Completed", h)
+		}
+		if condition(cv, configv1.OperatorAvailable) != configv1.ConditionTrue || condition(cv, configv1.OperatorProgressing) != configv1.ConditionFalse {
+			t.Errorf("installed: conditions = %+v, want Available True, Progressing False", cv.Status.Conditions)
+		}
+	})
+	t.Run("installed at once", func(t *testing.T) {
+		c := newClient()
+		if err := EnsureClusterVersion(ctx, c, r); err != nil {
+			t.Fatal(err)
+		}
+		if h := get(c).Status.History; len(h) != 1 || h[0].State != configv1.CompletedUpdate || h[0].Image != r.Image {
+			t.Fatalf("history = %+v, want one Completed entry", h)
+		}
+	})
+	t.Run("a longer history is left alone", func(t *testing.T) {
+		cv := &configv1.ClusterVersion{ObjectMeta: metav1.ObjectMeta{Name: ClusterVersionName}}
+		cv.Status.History = []configv1.UpdateHistory{{State: configv1.PartialUpdate, Version: "4.17.5", Image: Release("4.17.5", "").Image},
+			{State: configv1.CompletedUpdate, Version: "4.17.3", Image: r.Image}}
+		c := newClient(cv)
+		if err := EnsureClusterVersion(ctx, c, r); err != nil {
+			t.Fatal(err)
+		}
+		if h := get(c).Status.History; len(h) != 2 || h[0].State != configv1.PartialUpdate {
+			t.Fatalf("history = %+v, want it unchanged", h)
+		}
+	})
 }
