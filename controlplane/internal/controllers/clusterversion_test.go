@@ -18,14 +18,24 @@ package controllers_test
 
 import (
 	"context"
+	"testing"
+	"time"
 
 	. "github.com/onsi/gomega"
 	configv1 "github.com/openshift/api/config/v1"
+	hivev1 "github.com/openshift/hive/apis/hive/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/utils/ptr"
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+	"sigs.k8s.io/cluster-api/util/conditions"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	controlplanev1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/controlplane/v1alpha3"
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/controlplane/internal/controllers"
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/controlplane/internal/release"
 )
 
 // The workload cluster's ClusterVersion is handled as unstructured: the test scheme, like the
@@ -52,7 +62,9 @@ func history(versions ...string) []configv1.UpdateHistory {
 
 func ptrTime(t metav1.Time) *metav1.Time { return &t }
 
-// createClusterVersion creates the workload cluster's ClusterVersion, as the installer leaves it.
+// createClusterVersion creates the workload cluster's ClusterVersion, as the installer leaves it:
+// no desiredUpdate, the installed release Completed. The tests share one workload cluster: an
+// existing ClusterVersion is reset.
 func createClusterVersion(ctx context.Context, version string) error {
 	cv := &configv1.ClusterVersion{ObjectMeta: metav1.ObjectMeta{Name: "version"},
 		Spec: configv1.ClusterVersionSpec{ClusterID: "9b1e9e1c-0000-4000-8000-000000000001", Channel: "stable-4.18"}}
@@ -60,7 +72,17 @@ func createClusterVersion(ctx context.Context, version string) error {
 	if err != nil {
 		return err
 	}
-	if err := workload.Client.Create(ctx, u); err != nil && !apierrors.IsAlreadyExists(err) {
+	err = workload.Client.Create(ctx, u)
+	if apierrors.IsAlreadyExists(err) {
+		existing := &unstructured.Unstructured{}
+		existing.SetGroupVersionKind(configv1.GroupVersion.WithKind("ClusterVersion"))
+		if err := workload.Client.Get(ctx, client.ObjectKey{Name: "version"}, existing); err != nil {
+			return err
+		}
+		unstructured.RemoveNestedField(existing.Object, "spec", "desiredUpdate")
+		err = workload.Client.Update(ctx, existing)
+	}
+	if err != nil {
 		return err
 	}
 	return setClusterVersionStatus(ctx, version, history(version))
@@ -101,4 +123,74 @@ func getClusterVersion(ctx context.Context, g Gomega) *configv1.ClusterVersion {
 	cv := &configv1.ClusterVersion{}
 	g.Expect(runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, cv)).To(Succeed())
 	return cv
+}
+
+// TestVersionChangedDuringInstallIsCarriedOutAsAnUpgrade changes distributionVersion while the
+// cluster installs, as a user could with the webhook not deployed: the ClusterImageSet keeps the
+// release being installed, status.distributionVersion stays empty until the cluster's
+// ClusterVersion is read, then reports what runs (4.17.3), and the change is carried out as an
+// upgrade; a Partial update on top of the history does not change what status reports.
+func TestVersionChangedDuringInstallIsCarriedOutAsAnUpgrade(t *testing.T) {
+	g := NewWithT(t)
+	ctx := context.Background()
+	f := newFixture(ctx, t, fixtureOptions{replicas: 1})
+	t.Cleanup(func() {
+		// The tests share the workload cluster's ClusterVersion: leave it alone from now on.
+		cluster := &clusterv1.Cluster{}
+		if err := mgmt.Client.Get(ctx, client.ObjectKeyFromObject(f.cluster), cluster); err == nil {
+			cluster.Spec.Paused = ptr.To(true)
+			_ = mgmt.Client.Update(ctx, cluster)
+		}
+	})
+	installImage := release.Image(releaseRepo, "4.17.3", "x86_64")
+	imageSet := func(g Gomega) string {
+		cis := &hivev1.ClusterImageSet{}
+		g.Expect(mgmt.Client.Get(ctx, client.ObjectKey{Name: controllers.ImageSetName(f.oacp)}, cis)).To(Succeed())
+		return cis.Spec.ReleaseImage
+	}
+	g.Eventually(imageSet, timeout, interval).Should(Equal(installImage))
+
+	g.Eventually(func(g Gomega) {
+		o := f.getOACP(ctx, g)
+		o.Spec.DistributionVersion = "4.18.0"
+		g.Expect(mgmt.Client.Update(ctx, o)).To(Succeed())
+	}, timeout, interval).Should(Succeed())
+	g.Eventually(func(g Gomega) {
+		g.Expect(f.getOACP(ctx, g).Status.ObservedGeneration).To(Equal(f.getOACP(ctx, g).Generation))
+	}, timeout, interval).Should(Succeed())
+	g.Consistently(func(g Gomega) {
+		g.Expect(imageSet(g)).To(Equal(installImage), "the release being installed does not change")
+		o := f.getOACP(ctx, g)
+		g.Expect(o.Status.DistributionVersion).To(BeEmpty(), "nothing runs yet")
+		g.Expect(conditions.IsTrue(o, controlplanev1.UpgradingCondition)).To(BeFalse())
+	}, 2*time.Second, interval).Should(Succeed())
+
+	f.simulateInstall(ctx, t) // the ClusterVersion reports 4.17.3 installed
+	g.Eventually(func(g Gomega) {
+		cv := getClusterVersion(ctx, g)
+		g.Expect(cv.Spec.DesiredUpdate).NotTo(BeNil())
+		g.Expect(cv.Spec.DesiredUpdate.Version).To(Equal("4.18.0"))
+		o := f.getOACP(ctx, g)
+		g.Expect(o.Status.DistributionVersion).To(Equal("4.17.3"), "what runs, not what the spec asks")
+		g.Expect(o.Status.Version).To(Equal("v1.30.4"))
+		g.Expect(conditions.IsTrue(o, controlplanev1.UpgradingCondition)).To(BeTrue())
+		g.Expect(conditions.GetMessage(o, controlplanev1.UpgradingCondition)).To(ContainSubstring("from 4.17.3 to 4.18.0"))
+	}, timeout, interval).Should(Succeed())
+
+	g.Expect(completeUpdate(ctx, "4.18.0", "4.17.3")).To(Succeed())
+	g.Eventually(func(g Gomega) {
+		o := f.getOACP(ctx, g)
+		g.Expect(o.Status.DistributionVersion).To(Equal("4.18.0"))
+		g.Expect(o.Status.Version).To(Equal("v1.31.2"))
+		g.Expect(conditions.GetReason(o, controlplanev1.UpgradingCondition)).To(Equal(controlplanev1.NotUpgradingReason))
+		g.Expect(imageSet(g)).To(Equal(release.Image(releaseRepo, "4.18.0", "x86_64")), "once installed, the ClusterImageSet follows the spec")
+	}, timeout, interval).Should(Succeed())
+
+	// An update the cluster-version operator has not completed does not run yet.
+	partial := append([]configv1.UpdateHistory{{State: configv1.PartialUpdate, Version: "4.19.0", Image: "quay.io/ocp@sha256:4.19.0",
+		StartedTime: metav1.Now()}}, history("4.18.0", "4.17.3")...)
+	g.Expect(setClusterVersionStatus(ctx, "4.19.0", partial)).To(Succeed())
+	g.Consistently(func(g Gomega) {
+		g.Expect(f.getOACP(ctx, g).Status.DistributionVersion).To(Equal("4.18.0"))
+	}, 2*time.Second, interval).Should(Succeed())
 }

@@ -74,6 +74,12 @@ func (s *scope) installed() bool {
 	return isInstalled(s.aci) || cdInstalled(s.cd)
 }
 
+// knownInstalled tells, from the control plane alone, whether its cluster is installed: the
+// admin kubeconfig was written, or the version it runs was read from its ClusterVersion.
+func knownInstalled(oacp *controlplanev1.OpenshiftAssistedControlPlane) bool {
+	return ptr.Deref(oacp.Status.Initialization.ControlPlaneInitialized, false) || oacp.Status.DistributionVersion != ""
+}
+
 // cdInstalled tells whether Hive's ClusterDeployment records the cluster installed.
 func cdInstalled(cd *hivev1.ClusterDeployment) bool {
 	return cd != nil && cd.Spec.Installed
@@ -303,9 +309,15 @@ func copyWatchLabel(to map[string]string, oacp *controlplanev1.OpenshiftAssisted
 	}
 }
 
-// desiredClusterImageSet sets the ClusterImageSet of the control plane's version.
+// desiredClusterImageSet sets, on cis, every field the control plane decides. The release image is
+// the one of spec.distributionVersion, except for a ClusterImageSet that exists while the cluster is
+// not known to be installed: it keeps the release image it was created with, so that a version
+// changed during the installation (which the webhook refuses) never changes what is installed;
+// once installed, the change is carried out as an upgrade.
 func desiredClusterImageSet(cis *hivev1.ClusterImageSet, oacp *controlplanev1.OpenshiftAssistedControlPlane, cluster *clusterv1.Cluster) {
-	cis.Spec.ReleaseImage = releaseImage(oacp, oacp.Spec.DistributionVersion)
+	if cis.CreationTimestamp.IsZero() || cis.Spec.ReleaseImage == "" || knownInstalled(oacp) {
+		cis.Spec.ReleaseImage = releaseImage(oacp, oacp.Spec.DistributionVersion)
+	}
 	if cis.Labels == nil {
 		cis.Labels = map[string]string{}
 	}

@@ -227,6 +227,8 @@ func (f *fixture) simulateInstall(ctx context.Context, t *testing.T) {
 		}
 		g.Expect(mgmt.Client.Update(ctx, aci)).To(Succeed())
 	}, timeout, interval).Should(Succeed())
+	// The installation leaves the workload cluster's ClusterVersion at the installed release.
+	g.Expect(createClusterVersion(ctx, f.oacp.Spec.DistributionVersion)).To(Succeed())
 	g.Eventually(func(g Gomega) {
 		g.Expect(mgmt.Client.Get(ctx, client.ObjectKeyFromObject(aci), aci)).To(Succeed())
 		aci.Status.DebugInfo.State = "installed"

@@ -76,15 +76,89 @@ func desiredUpdate(version, digestImage string) (*configv1.Update, error) {
 	return &configv1.Update{Version: v.String(), Image: digestImage}, nil
 }
 
-// reconcileUpgrade moves an installed cluster to spec.distributionVersion through its
-// ClusterVersion, and reports the progress.
+// runningVersion is the version a ClusterVersion's history says the cluster runs: the newest
+// entry (the history is newest first) whose state is Completed. During an upgrade that is the
+// version upgraded from; while the first installation is still Partial there is none ("").
+func runningVersion(history []configv1.UpdateHistory) string {
+	for _, h := range history {
+		if h.State == configv1.CompletedUpdate {
+			return h.Version
+		}
+	}
+	return ""
+}
+
+// workloadClusterVersion is the workload cluster's ClusterVersion, typed and as read (to patch it),
+// and the client it was read with.
+type workloadClusterVersion struct {
+	cv     *configv1.ClusterVersion
+	raw    *unstructured.Unstructured
+	client client.Client
+}
+
+// readClusterVersion reads the workload cluster's ClusterVersion, and watches it so that its
+// changes reconcile the control plane. When it cannot be read yet it returns nil and why.
+func (r *Reconciler) readClusterVersion(ctx context.Context, s *scope) (*workloadClusterVersion, string, error) {
+	const notConnected = "waiting for a connection to the workload cluster"
+	c, err := r.ClusterCache.GetClient(ctx, client.ObjectKeyFromObject(s.cluster))
+	if err != nil {
+		ctrl.LoggerFrom(ctx).Info("Cannot reach the workload cluster yet", "error", err.Error())
+		return nil, notConnected, nil
+	}
+	// Follow the ClusterVersion's changes rather than polling it.
+	if err := r.ClusterCache.Watch(ctx, client.ObjectKeyFromObject(s.cluster), clustercache.NewWatcher(clustercache.WatcherOptions{
+		Name:    "openshiftassistedcontrolplane-watchClusterVersion",
+		Watcher: r.controller,
+		Kind:    newClusterVersion(),
+		EventHandler: handler.EnqueueRequestsFromMapFunc(func(context.Context, client.Object) []reconcile.Request {
+			return []reconcile.Request{{NamespacedName: client.ObjectKeyFromObject(s.oacp)}}
+		}),
+	})); err != nil {
+		if errors.Is(err, clustercache.ErrClusterNotConnected) {
+			return nil, notConnected, nil
+		}
+		return nil, "", fmt.Errorf("watching the workload cluster's ClusterVersion: %w", err)
+	}
+	u := newClusterVersion()
+	if err := c.Get(ctx, client.ObjectKey{Name: clusterVersionName}, u); err != nil {
+		if apierrors.IsNotFound(err) {
+			return nil, "the workload cluster has no ClusterVersion yet", nil
+		}
+		return nil, "", fmt.Errorf("getting the workload cluster's ClusterVersion: %w", err)
+	}
+	cv := &configv1.ClusterVersion{}
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, cv); err != nil {
+		return nil, "", fmt.Errorf("reading the workload cluster's ClusterVersion: %w", err)
+	}
+	return &workloadClusterVersion{cv: cv, raw: u, client: c}, "", nil
+}
+
+// reconcileUpgrade reads the version the installed cluster runs from its ClusterVersion into
+// status.distributionVersion (the only place it comes from: never from spec), then moves the
+// cluster to spec.distributionVersion through the ClusterVersion, and reports the progress.
 func (r *Reconciler) reconcileUpgrade(ctx context.Context, s *scope) error {
 	oacp := s.oacp
-	if oacp.Status.DistributionVersion == "" {
-		// The cluster was just installed with the version of its ClusterImageSet.
-		oacp.Status.DistributionVersion = oacp.Spec.DistributionVersion
+	w, waiting, err := r.readClusterVersion(ctx, s)
+	if err != nil {
+		return err
+	}
+	if w != nil {
+		if running := runningVersion(w.cv.Status.History); running != "" {
+			previous := oacp.Status.DistributionVersion
+			oacp.Status.DistributionVersion = running
+			if previous != "" && previous != running {
+				r.Recorder.Eventf(oacp, nil, corev1.EventTypeNormal, "Upgraded", "Upgrade", "The cluster runs OpenShift %s (was %s)", running, previous)
+			}
+		} else {
+			waiting = "the workload cluster's ClusterVersion reports no completed installation yet"
+		}
 	}
 	current, target := oacp.Status.DistributionVersion, oacp.Spec.DistributionVersion
+	if current == "" {
+		// What runs is not known (yet): nothing is asked of the cluster until it is.
+		ctrl.LoggerFrom(ctx).V(1).Info("The running OpenShift version is not known yet", "reason", waiting)
+		return nil
+	}
 	if current == target {
 		return nil
 	}
@@ -96,47 +170,11 @@ func (r *Reconciler) reconcileUpgrade(ctx context.Context, s *scope) error {
 		return nil
 	}
 	s.upgrade = upgradeState{inProgress: true, from: current, to: target}
-
-	c, err := r.ClusterCache.GetClient(ctx, client.ObjectKeyFromObject(s.cluster))
-	if err != nil {
-		s.upgrade.progress = "waiting for a connection to the workload cluster"
-		ctrl.LoggerFrom(ctx).Info("Cannot reach the workload cluster yet", "error", err.Error())
+	if w == nil {
+		s.upgrade.progress = waiting
 		return nil
 	}
-	// Follow the ClusterVersion's changes rather than polling it.
-	if err := r.ClusterCache.Watch(ctx, client.ObjectKeyFromObject(s.cluster), clustercache.NewWatcher(clustercache.WatcherOptions{
-		Name:    "openshiftassistedcontrolplane-watchClusterVersion",
-		Watcher: r.controller,
-		Kind:    newClusterVersion(),
-		EventHandler: handler.EnqueueRequestsFromMapFunc(func(context.Context, client.Object) []reconcile.Request {
-			return []reconcile.Request{{NamespacedName: client.ObjectKeyFromObject(oacp)}}
-		}),
-	})); err != nil {
-		if errors.Is(err, clustercache.ErrClusterNotConnected) {
-			s.upgrade.progress = "waiting for a connection to the workload cluster"
-			return nil
-		}
-		return fmt.Errorf("watching the workload cluster's ClusterVersion: %w", err)
-	}
-	u := newClusterVersion()
-	if err := c.Get(ctx, client.ObjectKey{Name: clusterVersionName}, u); err != nil {
-		if apierrors.IsNotFound(err) {
-			s.upgrade.progress = "the workload cluster has no ClusterVersion yet"
-			return nil
-		}
-		return fmt.Errorf("getting the workload cluster's ClusterVersion: %w", err)
-	}
-	cv := &configv1.ClusterVersion{}
-	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, cv); err != nil {
-		return fmt.Errorf("reading the workload cluster's ClusterVersion: %w", err)
-	}
-
-	if len(cv.Status.History) > 0 && cv.Status.History[0].Version == target && cv.Status.History[0].State == configv1.CompletedUpdate {
-		oacp.Status.DistributionVersion = target
-		s.upgrade = upgradeState{}
-		r.Recorder.Eventf(oacp, nil, corev1.EventTypeNormal, "Upgraded", "Upgrade", "The cluster runs OpenShift %s (was %s)", target, current)
-		return nil
-	}
+	cv := w.cv
 
 	want, err := desiredUpdate(target, s.specRelease.DigestImage)
 	if err != nil {
@@ -144,6 +182,7 @@ func (r *Reconciler) reconcileUpgrade(ctx context.Context, s *scope) error {
 		return nil //nolint:nilerr // not ready to upgrade yet: reported in the Upgrading condition, retried with the release
 	}
 	if cv.Spec.DesiredUpdate == nil || cv.Spec.DesiredUpdate.Version != want.Version || cv.Spec.DesiredUpdate.Image != want.Image {
+		u := w.raw
 		before := u.DeepCopy()
 		if err := unstructured.SetNestedField(u.Object, map[string]any{"version": want.Version}, "spec", "desiredUpdate"); err != nil {
 			return fmt.Errorf("setting desiredUpdate: %w", err)
@@ -151,7 +190,7 @@ func (r *Reconciler) reconcileUpgrade(ctx context.Context, s *scope) error {
 		if want.Image != "" {
 			_ = unstructured.SetNestedField(u.Object, want.Image, "spec", "desiredUpdate", "image")
 		}
-		if err := c.Patch(ctx, u, client.MergeFrom(before)); err != nil {
+		if err := w.client.Patch(ctx, u, client.MergeFrom(before)); err != nil {
 			return fmt.Errorf("setting the workload cluster's ClusterVersion desiredUpdate: %w", err)
 		}
 		ctrl.LoggerFrom(ctx).Info("Requested an OpenShift upgrade", "from", current, "to", target)

@@ -1,0 +1,110 @@
+/*
+Copyright 2026 The cluster-api-provider-openshift-assisted Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package controllers
+
+import (
+	"testing"
+
+	configv1 "github.com/openshift/api/config/v1"
+	hivev1 "github.com/openshift/hive/apis/hive/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+
+	controlplanev1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/controlplane/v1alpha3"
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/controlplane/internal/release"
+)
+
+func entry(version string, state configv1.UpdateState) configv1.UpdateHistory {
+	return configv1.UpdateHistory{Version: version, State: state}
+}
+
+// TestRunningVersion reads which version runs from ClusterVersion histories (newest first) as the
+// cluster-version operator writes them.
+func TestRunningVersion(t *testing.T) {
+	const partial, completed = configv1.PartialUpdate, configv1.CompletedUpdate
+	for _, tc := range []struct {
+		name    string
+		history []configv1.UpdateHistory
+		want    string
+	}{
+		{"no history", nil, ""},
+		{"first installation in progress", []configv1.UpdateHistory{entry("4.17.3", partial)}, ""},
+		{"installed", []configv1.UpdateHistory{entry("4.17.3", completed)}, "4.17.3"},
+		{"upgrade in progress", []configv1.UpdateHistory{entry("4.18.0", partial), entry("4.17.3", completed)}, "4.17.3"},
+		{"upgraded", []configv1.UpdateHistory{entry("4.18.0", completed), entry("4.17.3", completed)}, "4.18.0"},
+		{"an upgrade superseded another before it completed", []configv1.UpdateHistory{
+			entry("4.18.1", partial), entry("4.18.0", partial), entry("4.17.3", completed)}, "4.17.3"},
+		{"an upgrade after a superseded one", []configv1.UpdateHistory{
+			entry("4.18.1", completed), entry("4.18.0", partial), entry("4.17.3", completed)}, "4.18.1"},
+		{"installation never completed, then an upgrade", []configv1.UpdateHistory{
+			entry("4.17.5", partial), entry("4.17.3", partial)}, ""},
+		{"state not written yet", []configv1.UpdateHistory{entry("4.18.0", ""), entry("4.17.3", completed)}, "4.17.3"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := runningVersion(tc.history); got != tc.want {
+				t.Errorf("runningVersion() = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestDesiredClusterImageSet checks that the ClusterImageSet of a cluster being installed keeps
+// the release it was created with, and follows the spec once the cluster is installed.
+func TestDesiredClusterImageSet(t *testing.T) {
+	const repo = "registry.lab:5000/ocp"
+	image := func(v string) string { return release.Image(repo, v, "") }
+	cluster := &clusterv1.Cluster{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "c1"}}
+	cp := func(spec, running string, initialized bool) *controlplanev1.OpenshiftAssistedControlPlane {
+		oacp := &controlplanev1.OpenshiftAssistedControlPlane{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "c1",
+			Annotations: map[string]string{controlplanev1.ReleaseImageRepositoryAnnotation: repo}}}
+		oacp.Spec.DistributionVersion = spec
+		oacp.Status.DistributionVersion = running
+		if initialized {
+			oacp.Status.Initialization.ControlPlaneInitialized = ptr.To(true)
+		}
+		return oacp
+	}
+	existing := func(v string) *hivev1.ClusterImageSet {
+		cis := &hivev1.ClusterImageSet{ObjectMeta: metav1.ObjectMeta{Name: "c1", CreationTimestamp: metav1.Now()}}
+		cis.Spec.ReleaseImage = image(v)
+		return cis
+	}
+	for _, tc := range []struct {
+		name string
+		cis  *hivev1.ClusterImageSet
+		oacp *controlplanev1.OpenshiftAssistedControlPlane
+		want string
+	}{
+		{"new", &hivev1.ClusterImageSet{}, cp("4.17.3", "", false), image("4.17.3")},
+		{"installing, spec unchanged", existing("4.17.3"), cp("4.17.3", "", false), image("4.17.3")},
+		{"installing, spec changed", existing("4.17.3"), cp("4.18.0", "", false), image("4.17.3")},
+		{"installed, version not read yet", existing("4.17.3"), cp("4.18.0", "", true), image("4.18.0")},
+		{"installed, upgrading", existing("4.17.3"), cp("4.18.0", "4.17.3", true), image("4.18.0")},
+		{"after clusterctl move, version read", existing("4.17.3"), cp("4.18.0", "4.17.3", false), image("4.18.0")},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			desiredClusterImageSet(tc.cis, tc.oacp, cluster)
+			if tc.cis.Spec.ReleaseImage != tc.want {
+				t.Errorf("release image = %q, want %q", tc.cis.Spec.ReleaseImage, tc.want)
+			}
+			if tc.cis.Labels[controlplanev1.ImageSetControlPlaneLabel] != "c1" {
+				t.Errorf("labels = %v", tc.cis.Labels)
+			}
+		})
+	}
+}
