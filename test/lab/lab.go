@@ -52,6 +52,7 @@ import (
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/support/sim/assisted"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/support/sim/baremetal"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/support/sim/cvo"
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/support/sim/etcd"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/support/sim/inventory"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/support/sim/release"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/support/testenv"
@@ -85,6 +86,8 @@ type Lab struct {
 	Assisted *assisted.Simulator
 	// Releases serves the OpenShift release images the control planes read.
 	Releases *release.Registry
+	// Etcd runs the workload cluster's etcd members (see etcd.go): membership, health, quorum.
+	Etcd *etcd.Simulator
 
 	opts Options
 	// mgmts are the management clusters started, the current one (Mgmt) last: Move adds one.
@@ -123,11 +126,11 @@ type provider struct {
 	webhookDir string
 }
 
-func providers() []provider {
+func providers(etcdConnector controlplanesetup.EtcdConnector) []provider {
 	return []provider{
 		{name: "infrastructure", setup: manager.SetupWith(infrasetup.Setup, infrasetup.Options{}), webhookDir: "infrastructure/config/webhook"},
 		{name: "bootstrap", setup: manager.SetupWith(bootstrapsetup.Setup, bootstrapsetup.Options{}), webhookDir: "bootstrap/config/webhook"},
-		{name: "controlplane", setup: manager.SetupWith(controlplanesetup.Setup, controlplanesetup.Options{}), webhookDir: "controlplane/config/webhook"},
+		{name: "controlplane", setup: manager.SetupWith(controlplanesetup.Setup, controlplanesetup.Options{EtcdConnector: etcdConnector}), webhookDir: "controlplane/config/webhook"},
 	}
 }
 
@@ -173,6 +176,9 @@ func Start(ctx context.Context, o Options) (*Lab, error) {
 	}
 	if err := cvoSim.SetupWithManager(workloadMgr, controller.Options{MaxConcurrentReconciles: o.Concurrency}); err != nil {
 		return nil, fmt.Errorf("setting up the cluster-version operator simulator: %w", err)
+	}
+	if err := l.setupEtcd(ctx, workloadMgr); err != nil {
+		return nil, err
 	}
 	l.run("workload", func() error { return workloadMgr.Start(ctx) })
 
@@ -229,7 +235,7 @@ func (l *Lab) startManagement(ctx context.Context) (*management, error) {
 			return cvo.EnsureClusterVersion(ctx, c.Workload, cvo.Release("", c.ReleaseImage))
 		},
 	}
-	bmh := &baremetal.Reconciler{Inventory: l.Inventory, Hosts: m.assisted}
+	bmh := &baremetal.Reconciler{Inventory: l.Inventory, Hosts: l.hostEvents(m.assisted)}
 	if l.opts.Speed == Realistic {
 		m.assisted.Durations = assisted.RealisticDurations()
 		bmh.Durations = baremetal.RealisticDurations()
@@ -240,7 +246,7 @@ func (l *Lab) startManagement(ctx context.Context) (*management, error) {
 	if err := bmh.SetupWithManager(core, copts); err != nil {
 		return nil, fmt.Errorf("setting up the bare-metal simulator: %w", err)
 	}
-	m.selfBoot = &selfBooter{Hosts: m.assisted}
+	m.selfBoot = &selfBooter{Hosts: l.hostEvents(m.assisted)}
 	if err := m.selfBoot.setupWithManager(core, copts); err != nil {
 		return nil, fmt.Errorf("setting up the self-booted hosts: %w", err)
 	}
@@ -250,7 +256,7 @@ func (l *Lab) startManagement(ctx context.Context) (*management, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, p := range providers() {
+	for _, p := range providers(l.Etcd) {
 		if err := l.startProvider(ctx, m, root, scheme, p); err != nil {
 			return nil, err
 		}
@@ -335,6 +341,7 @@ func (l *Lab) Stop() error {
 		}
 		envs = append(envs, m.env)
 	}
+	errs = append(errs, l.stopEtcd())
 	l.Releases.Close()
 	for _, e := range envs {
 		if e == nil {

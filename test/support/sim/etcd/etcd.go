@@ -24,7 +24,7 @@ limitations under the License.
 //
 // Host events (PoweredOff, Deprovisioned) kill a member's process, and wipe its data dir; the
 // member restarts from its data dir once its Node is Ready again. Health is what etcd answers,
-// sampled; it is reported as OpenShift reports it: a Pod openshift-etcd/etcd-<node> per member
+// sampled from etcd itself (never a flag of the simulator); it is reported as OpenShift reports it: a Pod openshift-etcd/etcd-<node> per member
 // and the ClusterOperator "etcd" (InstallCRD installs its CRD, OpenShift's own).
 package etcd
 
@@ -96,9 +96,9 @@ type Member struct {
 	Name string
 	ID   uint64
 	// PeerURL and ClientURL are the member's first URLs.
-	PeerURL, ClientURL string
+	PeerURL, ClientURL  string
 	IsLearner, IsLeader bool
-	// Healthy: the member answered its health check (etcd's /health) in time.
+	// Healthy: the member served its health check (a read, see checkHealth) in time.
 	Healthy bool
 }
 

@@ -102,7 +102,9 @@ func (e *etcdLab) addNode(t *testing.T, name string) {
 	if err := workload.Client.Create(ctx, node); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = client.IgnoreNotFound(workload.Client.Delete(context.Background(), &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name}})) })
+	t.Cleanup(func() {
+		_ = client.IgnoreNotFound(workload.Client.Delete(context.Background(), &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name}}))
+	})
 	setReady(t, name)
 }
 
@@ -185,7 +187,7 @@ func (e *etcdLab) threeMembers(t *testing.T, prefix string) []string {
 	return names
 }
 
-func clusterOperatorCondition(t ...configv1.ClusterStatusConditionType) (map[configv1.ClusterStatusConditionType]configv1.ClusterOperatorStatusCondition, error) {
+func clusterOperatorCondition() (map[configv1.ClusterStatusConditionType]configv1.ClusterOperatorStatusCondition, error) {
 	co := &configv1.ClusterOperator{}
 	if err := workload.Client.Get(ctx, client.ObjectKey{Name: etcd.ClusterOperatorName}, co); err != nil {
 		return nil, err
