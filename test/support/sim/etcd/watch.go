@@ -38,8 +38,8 @@ type QuorumReport struct {
 	// MinHealthy is the smallest number of healthy voting members seen, and VotingAtMin the
 	// number of voting members at that sample.
 	MinHealthy, VotingAtMin int
-	// Lost: some sample had fewer than voting/2+1 healthy voting members; FirstLoss is the
-	// time of the first such sample.
+	// Lost: some sample had fewer than voting/2+1 healthy voting members; FirstLoss is when
+	// the first such sample completed.
 	Lost      bool
 	FirstLoss time.Time
 }
@@ -55,12 +55,12 @@ func (s *Simulator) Watch(interval time.Duration) *QuorumWatcher {
 		t := time.NewTicker(interval)
 		defer t.Stop()
 		for {
-			at := time.Now()
 			members, _, _ := s.sample(ctx)
 			if ctx.Err() != nil {
 				return
 			}
-			w.record(at, members)
+			// A sample's time is when its health checks completed.
+			w.record(time.Now(), members)
 			select {
 			case <-ctx.Done():
 				return
