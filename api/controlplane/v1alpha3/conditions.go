@@ -75,6 +75,9 @@ const (
 	// EtcdClusterHealthyCondition is true when every etcd member of the installed cluster is a
 	// healthy voting member, as KubeadmControlPlane's condition of the same name.
 	EtcdClusterHealthyCondition = "EtcdClusterHealthy"
+	// RollingOutCondition is true while control-plane Machines that no longer match the spec
+	// are being replaced, as KubeadmControlPlane's condition of the same name.
+	RollingOutCondition = clusterv1.RollingOutCondition
 )
 
 // Condition reasons of the OpenshiftAssistedControlPlane.
@@ -97,8 +100,10 @@ const (
 	MachineCannotBeRemediatedReason  = "CannotBeRemediated"
 	RemediationMachineDeletingReason = "MachineDeleting"
 	RemediationInternalErrorReason   = "RemediationInternalError"
-	// Reasons of the UpToDate condition of a control-plane Machine.
-	MachineTemplateChangedReason   = "TemplateChanged"
+	// Reasons of the RollingOut condition.
+	RollingOutReason               = clusterv1.RollingOutReason
+	NotRollingOutReason            = clusterv1.NotRollingOutReason
+	RolloutBlockedReason           = "RolloutBlocked"
 	NotScalingReason               = "NotScaling"
 	UpgradeRefusedReason           = "UpgradeRefused"
 	UpgradingReason                = "Upgrading"

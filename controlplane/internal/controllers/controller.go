@@ -31,6 +31,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/klog/v2"
+	"k8s.io/utils/clock"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	"sigs.k8s.io/cluster-api/controllers/clustercache"
 	"sigs.k8s.io/cluster-api/util"
@@ -70,6 +71,8 @@ type Reconciler struct {
 	ClusterCache clustercache.ClusterCache
 	// Etcd reaches the etcd members of the workload clusters.
 	Etcd etcd.Connector
+	// Clock tells the time (default: the real clock).
+	Clock clock.PassiveClock
 
 	// WatchFilterValue restricts reconciliation to objects with this cluster.x-k8s.io/watch-filter label.
 	WatchFilterValue string
@@ -122,6 +125,14 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, opt
 	return nil
 }
 
+// now is the reconciler's time.
+func (r *Reconciler) now() time.Time {
+	if r.Clock == nil {
+		return time.Now()
+	}
+	return r.Clock.Now()
+}
+
 // clusterToControlPlane maps a Cluster to its control plane, when it is an OpenshiftAssistedControlPlane.
 func (r *Reconciler) clusterToControlPlane(_ context.Context, o client.Object) []reconcile.Request {
 	c, ok := o.(*clusterv1.Cluster)
@@ -150,6 +161,10 @@ type scope struct {
 	scaleDownBlocked string
 	// etcd is what the reconcile observed of the workload cluster's etcd.
 	etcd etcdState
+	// outdated are the Machines that no longer match the spec (by name), and why.
+	outdated map[string]string
+	// rolloutBlocked explains why outdated Machines are not replaced now.
+	rolloutBlocked string
 	// upgrade is what the upgrade step observed.
 	upgrade upgradeState
 	// deleting is set while the control plane is being deleted.
@@ -223,7 +238,7 @@ var ownedConditions = []string{
 	controlplanev1.AvailableCondition, controlplanev1.KubeconfigAvailableCondition, controlplanev1.MachinesReadyCondition,
 	controlplanev1.ScalingUpCondition, controlplanev1.ScalingDownCondition, controlplanev1.UpgradingCondition,
 	controlplanev1.ReleaseImageResolvedCondition, controlplanev1.DeletingCondition, controlplanev1.PausedCondition,
-	controlplanev1.EtcdClusterHealthyCondition,
+	controlplanev1.EtcdClusterHealthyCondition, controlplanev1.RollingOutCondition,
 }
 
 func (r *Reconciler) reconcileNormal(ctx context.Context, s *scope) (ctrl.Result, error) {

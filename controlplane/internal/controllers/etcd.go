@@ -258,6 +258,9 @@ func (r *Reconciler) etcdAllowsDeleting(ctx context.Context, s *scope, m *cluste
 			return fmt.Sprintf("etcd must be healthy before the member of Machine %s is removed: %s", m.Name, p), nil
 		}
 	}
+	if why := machinesWithoutMember(ec, s.machines, m); why != "" {
+		return why, nil
+	}
 	if why := ec.CanRemove(node); why != "" {
 		return why, nil
 	}
@@ -270,4 +273,39 @@ func (r *Reconciler) etcdAllowsDeleting(ctx context.Context, s *scope, m *cluste
 		return "", fmt.Errorf("before deleting Machine %s: %w", m.Name, err)
 	}
 	return "", nil
+}
+
+// machinesWithoutMember returns "" when every control-plane Machine with a node (but except and
+// those being deleted) has a healthy voting etcd member, or which one has not: a new node's
+// member is added by cluster-etcd-operator some time after the node joins, and a member is
+// removed only once the new one votes.
+func machinesWithoutMember(ec *etcd.Cluster, machines []*clusterv1.Machine, except *clusterv1.Machine) string {
+	for _, o := range machines {
+		node := nodeName(o)
+		if o == except || node == "" || !o.DeletionTimestamp.IsZero() {
+			continue
+		}
+		switch member := ec.Member(node); {
+		case member == nil:
+			return fmt.Sprintf("the etcd member of Machine %s (node %s) has not joined yet", o.Name, node)
+		case member.IsLearner:
+			return fmt.Sprintf("the etcd member of Machine %s (node %s) is a learner still catching up", o.Name, node)
+		case !member.Healthy:
+			return fmt.Sprintf("the etcd member of Machine %s (node %s) is unhealthy (%s)", o.Name, node, member.Problem)
+		}
+	}
+	return ""
+}
+
+// etcdAllowsJoining returns "" when a new control-plane Machine may join now (a rollout adds
+// one before it removes one): etcd is healthy and every Machine's member votes. Otherwise why not.
+func (r *Reconciler) etcdAllowsJoining(ctx context.Context, s *scope) string {
+	ec, err := r.loadEtcd(ctx, s)
+	if err != nil {
+		return fmt.Sprintf("cannot check etcd before adding a Machine: %v", err)
+	}
+	if p := ec.Problem(); p != "" {
+		return "etcd must be healthy before a Machine is replaced: " + p
+	}
+	return machinesWithoutMember(ec, s.machines, nil)
 }

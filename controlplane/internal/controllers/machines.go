@@ -52,6 +52,9 @@ func (r *Reconciler) reconcileMachines(ctx context.Context, s *scope) (ctrl.Resu
 	if err := r.reconcilePreTerminateHook(ctx, s); err != nil {
 		return ctrl.Result{}, err
 	}
+	if err := r.reconcileOutdated(ctx, s); err != nil {
+		return ctrl.Result{}, err
+	}
 	for _, m := range s.machines {
 		if !m.DeletionTimestamp.IsZero() {
 			// One at a time: the next change waits until this Machine is gone.
@@ -66,14 +69,20 @@ func (r *Reconciler) reconcileMachines(ctx context.Context, s *scope) (ctrl.Resu
 		}
 		return ctrl.Result{}, nil
 	case len(s.machines) > want:
-		m, reason := selectMachineForScaleDown(s.machines, s.installed())
+		m, reason := selectMachineForScaleDown(s.machines, s.outdated, s.installed())
 		if m == nil {
 			s.scaleDownBlocked = reason
 			return ctrl.Result{RequeueAfter: waitRequeue}, nil
 		}
-		why, err := r.etcdAllowsDeleting(ctx, s, m)
-		if err != nil {
-			return ctrl.Result{}, err
+		why := ""
+		if s.installed() {
+			why = othersReady(s.machines, m)
+		}
+		if why == "" {
+			var err error
+			if why, err = r.etcdAllowsDeleting(ctx, s, m); err != nil {
+				return ctrl.Result{}, err
+			}
 		}
 		if why != "" {
 			if conditions.GetMessage(s.oacp, controlplanev1.ScalingDownCondition) != scaleDownBlockedMessage(s, why) {
@@ -95,8 +104,39 @@ func (r *Reconciler) reconcileMachines(ctx context.Context, s *scope) (ctrl.Resu
 			return ctrl.Result{}, err
 		}
 		return ctrl.Result{RequeueAfter: waitRequeue}, nil
+	case len(s.outdated) > 0:
+		// Roll out: a new Machine first (its etcd member joins), then the scale down above
+		// removes an outdated one, as KCP rolls out with maxSurge 1.
+		why := rolloutBlocked(s)
+		if why == "" && etcdReachable(s) {
+			why = r.etcdAllowsJoining(ctx, s)
+		}
+		if why != "" {
+			s.rolloutBlocked = why
+			return ctrl.Result{RequeueAfter: waitRequeue}, nil
+		}
+		for name, why := range s.outdated {
+			r.Recorder.Eventf(s.oacp, nil, corev1.EventTypeNormal, "RollingOut", "CreateMachine",
+				"Replacing control-plane Machine %s: %s", name, why)
+			break
+		}
+		if err := r.createMachine(ctx, s); err != nil {
+			return ctrl.Result{}, err
+		}
+		return ctrl.Result{}, nil
 	}
 	return ctrl.Result{}, nil
+}
+
+// othersReady returns "" when every control-plane Machine but m (and those being deleted) is
+// ready, or which one is not: KCP's preflight check before it removes a Machine.
+func othersReady(machines []*clusterv1.Machine, m *clusterv1.Machine) string {
+	for _, o := range machines {
+		if o != m && o.DeletionTimestamp.IsZero() && !isHealthy(o) {
+			return fmt.Sprintf("Machine %s is not ready yet; a control-plane Machine is removed only while all the others are ready", o.Name)
+		}
+	}
+	return ""
 }
 
 // cacheConfirmation bounds how long a reconcile waits for the cache to show its own change, as
@@ -131,7 +171,7 @@ func isHealthy(m *clusterv1.Machine) bool {
 // oldest in the most crowded failure domain. Once the cluster is installed, a healthy Machine is
 // removed only if the healthy Machines left keep etcd's quorum of the smaller membership, so the
 // last healthy member is never removed.
-func selectMachineForScaleDown(machines []*clusterv1.Machine, installed bool) (*clusterv1.Machine, string) {
+func selectMachineForScaleDown(machines []*clusterv1.Machine, outdated map[string]string, installed bool) (*clusterv1.Machine, string) {
 	if len(machines) == 0 {
 		return nil, "no Machine to remove"
 	}
@@ -151,6 +191,11 @@ func selectMachineForScaleDown(machines []*clusterv1.Machine, installed bool) (*
 	candidates := slices.DeleteFunc(slices.Clone(machines), func(m *clusterv1.Machine) bool { return !m.DeletionTimestamp.IsZero() })
 	if len(candidates) == 0 {
 		return nil, "every Machine is already being deleted"
+	}
+	// While a rollout is under way only outdated Machines go, as KCP's scale down picks them
+	// first: the new Machine that surged in must stay.
+	if old := slices.DeleteFunc(slices.Clone(candidates), func(m *clusterv1.Machine) bool { _, ok := outdated[m.Name]; return !ok }); len(old) > 0 {
+		candidates = old
 	}
 	// machines are oldest first; a stable sort keeps that order within a rank.
 	slices.SortStableFunc(candidates, func(a, b *clusterv1.Machine) int {
@@ -261,10 +306,7 @@ func (r *Reconciler) createMachine(ctx context.Context, s *scope) (reterr error)
 			Name: name, Namespace: oacp.Namespace, Labels: lbls,
 			Annotations: oacp.Spec.MachineTemplate.ObjectMeta.Annotations, OwnerReferences: []metav1.OwnerReference{*owner},
 		},
-		Spec: *oacp.Spec.OpenshiftAssistedConfigSpec.DeepCopy(),
-	}
-	if config.Spec.PullSecretRef == nil {
-		config.Spec.PullSecretRef = oacp.Spec.Config.PullSecretRef.DeepCopy()
+		Spec: *desiredConfigSpec(oacp),
 	}
 	if err := r.Client.Create(ctx, config); err != nil {
 		return fmt.Errorf("creating the OpenshiftAssistedConfig of Machine %s: %w", name, err)
@@ -346,7 +388,8 @@ func objectReference(u *unstructured.Unstructured) *corev1.ObjectReference {
 
 // reconcileMachinesUpToDate sets the UpToDate condition of the control-plane Machines, as the
 // owner of Machines does in Cluster API v1beta2. OpenShift updates its nodes in place: a Machine
-// is up to date when the cluster runs spec.distributionVersion (or is being installed with it).
+// is up to date when the cluster runs spec.distributionVersion (or is being installed with it)
+// and the Machine still matches the spec (see rollout.go).
 func (r *Reconciler) reconcileMachinesUpToDate(ctx context.Context, s *scope) error {
 	running, want := s.oacp.Status.DistributionVersion, s.oacp.Spec.DistributionVersion
 	cond := metav1.Condition{Type: clusterv1.MachineUpToDateCondition, Status: metav1.ConditionTrue, Reason: clusterv1.MachineUpToDateReason}
@@ -362,6 +405,11 @@ func (r *Reconciler) reconcileMachinesUpToDate(ctx context.Context, s *scope) er
 	for _, m := range s.machines {
 		if !m.DeletionTimestamp.IsZero() {
 			continue
+		}
+		cond := cond
+		if why, ok := s.outdated[m.Name]; ok {
+			cond = metav1.Condition{Type: clusterv1.MachineUpToDateCondition, Status: metav1.ConditionFalse, Reason: clusterv1.MachineNotUpToDateReason,
+				Message: fmt.Sprintf("* The Machine is replaced because %s", why)}
 		}
 		if c := conditions.Get(m, clusterv1.MachineUpToDateCondition); c != nil && c.Status == cond.Status && c.Reason == cond.Reason && c.Message == cond.Message {
 			continue

@@ -96,7 +96,7 @@ func TestSelectMachineForScaleDown(t *testing.T) {
 		},
 	} {
 		t.Run(name, func(t *testing.T) {
-			got, why := selectMachineForScaleDown(tc.machines, tc.installed)
+			got, why := selectMachineForScaleDown(tc.machines, nil, tc.installed)
 			if tc.wantWhy != "" {
 				if got != nil || !strings.Contains(why, tc.wantWhy) {
 					t.Fatalf("got %v %q, want nil and a reason containing %q", got, why, tc.wantWhy)

@@ -19,6 +19,8 @@ package controllers
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	hivev1 "github.com/openshift/hive/apis/hive/v1"
@@ -77,6 +79,7 @@ func (r *Reconciler) updateStatus(ctx context.Context, s *scope) {
 	setMachinesReadyCondition(s, total, notReady)
 	setScalingConditions(s, total)
 	setEtcdCondition(s)
+	setRollingOutCondition(s)
 	setUpgradingCondition(s)
 	setReleaseCondition(s)
 }
@@ -230,6 +233,27 @@ func setEtcdCondition(s *scope) {
 		cond.Status, cond.Reason = metav1.ConditionTrue, controlplanev1.EtcdClusterHealthyReason
 	}
 	conditions.Set(s.oacp, cond)
+}
+
+// setRollingOutCondition reports the replacement of the Machines that no longer match the spec.
+func setRollingOutCondition(s *scope) {
+	if s.outdated == nil {
+		return // the reconcile stopped before looking
+	}
+	names := slices.Sorted(maps.Keys(s.outdated))
+	switch {
+	case len(names) == 0:
+		conditions.Set(s.oacp, metav1.Condition{Type: controlplanev1.RollingOutCondition, Status: metav1.ConditionFalse,
+			Reason: controlplanev1.NotRollingOutReason})
+	case s.rolloutBlocked != "":
+		conditions.Set(s.oacp, metav1.Condition{Type: controlplanev1.RollingOutCondition, Status: metav1.ConditionTrue,
+			Reason:  controlplanev1.RolloutBlockedReason,
+			Message: fmt.Sprintf("Replacing %d control-plane Machines (%s) is blocked: %s", len(names), strings.Join(names, ", "), s.rolloutBlocked)})
+	default:
+		conditions.Set(s.oacp, metav1.Condition{Type: controlplanev1.RollingOutCondition, Status: metav1.ConditionTrue,
+			Reason:  controlplanev1.RollingOutReason,
+			Message: fmt.Sprintf("Replacing %d control-plane Machines one at a time, a new one first: %s", len(names), strings.Join(names, ", "))})
+	}
 }
 
 func setUpgradingCondition(s *scope) {
