@@ -18,6 +18,7 @@ package etcd
 
 import (
 	"context"
+	"crypto/sha256"
 	_ "embed" // the CRD
 	"errors"
 	"fmt"
@@ -34,6 +35,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/rest"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 )
@@ -159,7 +161,17 @@ func (s *Simulator) ensurePod(ctx context.Context, node string, running, healthy
 	err := s.client.Get(ctx, client.ObjectKeyFromObject(pod), pod)
 	if apierrors.IsNotFound(err) {
 		pod.Labels = map[string]string{"app": "etcd", "etcd": "true", "k8s-app": "etcd", "revision": "1"}
-		pod.Annotations = map[string]string{"kubectl.kubernetes.io/default-container": "etcd"}
+		// A static pod's mirror pod, as the kubelet creates it (pkg/kubelet/pod/mirror_client.go):
+		// the config.mirror annotation and the Node as controller owner. Drain (kubectl's and
+		// Cluster API's) skips mirror pods; any other pod would be evicted and, with no kubelet
+		// here to finish the deletion, block the drain.
+		hash := fmt.Sprintf("%x", sha256.Sum256([]byte(node)))[:32]
+		pod.Annotations = map[string]string{"kubectl.kubernetes.io/default-container": "etcd",
+			corev1.MirrorPodAnnotationKey: hash, "kubernetes.io/config.hash": hash, "kubernetes.io/config.source": "file"}
+		n := &corev1.Node{}
+		if err := s.client.Get(ctx, client.ObjectKey{Name: node}, n); err == nil {
+			pod.OwnerReferences = []metav1.OwnerReference{{APIVersion: "v1", Kind: "Node", Name: n.Name, UID: n.UID, Controller: ptr.To(true)}}
+		}
 		pod.Spec = corev1.PodSpec{NodeName: node, HostNetwork: true, PriorityClassName: "system-node-critical",
 			Tolerations: []corev1.Toleration{{Operator: corev1.TolerationOpExists}}}
 		for _, c := range containers {
