@@ -55,6 +55,9 @@ func (r *Reconciler) reconcileMachines(ctx context.Context, s *scope) (ctrl.Resu
 	if err := r.reconcileOutdated(ctx, s); err != nil {
 		return ctrl.Result{}, err
 	}
+	if remediated, err := r.reconcileRemediation(ctx, s); err != nil || remediated {
+		return ctrl.Result{RequeueAfter: waitRequeue}, err
+	}
 	for _, m := range s.machines {
 		if !m.DeletionTimestamp.IsZero() {
 			// One at a time: the next change waits until this Machine is gone.
@@ -317,6 +320,10 @@ func (r *Reconciler) createMachine(ctx context.Context, s *scope) (reterr error)
 	for k, v := range oacp.Spec.MachineTemplate.ObjectMeta.Annotations {
 		machineAnnotations[k] = v
 	}
+	if v, ok := oacp.Annotations[controlplanev1.RemediationInProgressAnnotation]; ok {
+		// The replacement of a remediated Machine: it carries the remediation, to count retries.
+		machineAnnotations[controlplanev1.RemediationForAnnotation] = v
+	}
 	machine := &clusterv1.Machine{
 		ObjectMeta: metav1.ObjectMeta{
 			Name: name, Namespace: oacp.Namespace, Labels: lbls,
@@ -341,6 +348,7 @@ func (r *Reconciler) createMachine(ctx context.Context, s *scope) (reterr error)
 	ctrl.LoggerFrom(ctx).Info("Created control-plane Machine", "Machine", name, "failureDomain", machine.Spec.FailureDomain)
 	r.Recorder.Eventf(oacp, machine, corev1.EventTypeNormal, "ScalingUp", "CreateMachine", "Created control-plane Machine %s", name)
 	s.machines = append(s.machines, machine)
+	delete(oacp.Annotations, controlplanev1.RemediationInProgressAnnotation)
 	return r.waitForCache(ctx, machine, func(err error, _ *clusterv1.Machine) bool { return err == nil })
 }
 
