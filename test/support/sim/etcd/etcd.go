@@ -45,6 +45,7 @@ import (
 	"go.uber.org/zap"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/selection"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -386,7 +387,12 @@ func checkHealth(ctx context.Context, m Member) (healthy, isLeader bool) {
 // controlPlaneNodes lists the control-plane Nodes the simulator serves.
 func (s *Simulator) controlPlaneNodes(ctx context.Context) (map[string]*corev1.Node, error) {
 	list := &corev1.NodeList{}
-	if err := s.client.List(ctx, list, client.HasLabels{MasterLabel}, client.MatchingLabelsSelector{Selector: s.Selector}); err != nil {
+	// One selector: HasLabels and MatchingLabelsSelector each replace the list's label selector.
+	master, err := labels.NewRequirement(MasterLabel, selection.Exists, nil)
+	if err != nil {
+		return nil, fmt.Errorf("selecting control-plane Nodes: %w", err)
+	}
+	if err := s.client.List(ctx, list, client.MatchingLabelsSelector{Selector: s.Selector.DeepCopySelector().Add(*master)}); err != nil {
 		return nil, fmt.Errorf("listing the control-plane Nodes: %w", err)
 	}
 	nodes := map[string]*corev1.Node{}

@@ -214,7 +214,19 @@ func podReady(name string) (bool, *corev1.Pod, error) {
 
 func TestEtcdThreeControlPlaneNodesMakeThreeVotingMembers(t *testing.T) {
 	e := startEtcdSim(t)
+	// A worker Node of the same cluster: it never gets a member.
+	worker := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "three-worker", Labels: map[string]string{
+		etcdTestLabel: e.label, "node-role.kubernetes.io/worker": "",
+	}}}
+	if err := workload.Client.Create(ctx, worker); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = client.IgnoreNotFound(workload.Client.Delete(context.Background(), worker)) })
+	setReady(t, worker.Name)
 	names := e.threeMembers(t, "three")
+	if ms, err := e.sim.Members(ctx); err != nil || len(ms) != 3 {
+		t.Fatalf("members %s (%v), want only the three control-plane Nodes'", describe(ms), err)
+	}
 
 	for _, n := range names {
 		eventually(t, "pod of "+n+" Ready", func() (bool, string) {
