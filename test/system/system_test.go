@@ -215,7 +215,17 @@ var _ = Describe("A cluster of 3 control-plane nodes and 2 workers", Ordered, fu
 		}, timeout, interval).Should(Succeed())
 	})
 
-	It("scales the control plane from 3 to 5 as day-2 hosts, on hosts the workers freed, and back to 3", func() {
+	It("scales the control plane from 3 to 5 as day-2 hosts, on hosts the workers freed, and back to 3, never losing etcd quorum", func() {
+		start := time.Now()
+		expectEtcdMembersMatchMachines(l, ns, controlPlanes)
+		watcher := l.Etcd.Watch(200 * time.Millisecond)
+		defer func() {
+			report := watcher.Stop()
+			GinkgoWriter.Printf("etcd during 3->5->3 (%s): %d samples, at least %d healthy of %d voting members, quorum lost: %v\n",
+				time.Since(start).Round(time.Second), report.Samples, report.MinHealthy, report.VotingAtMin, report.Lost)
+			AddReportEntry("etcd 3->5->3", report)
+			Expect(report.Lost).To(BeFalse(), "etcd lost quorum at %s", report.FirstLoss)
+		}()
 		scaleControlPlane(l, ns, name, 5)
 		expectAvailable(l, ns, name, 5, 6)
 		Eventually(func(g Gomega) {
@@ -234,6 +244,8 @@ var _ = Describe("A cluster of 3 control-plane nodes and 2 workers", Ordered, fu
 		}
 		Expect(masters).To(Equal(2), "the two new control-plane hosts install as day-2 masters")
 
+		expectEtcdMembersMatchMachines(l, ns, controlPlanes)
+
 		scaleControlPlane(l, ns, name, 3)
 		Eventually(func(g Gomega) {
 			g.Expect(machines(g, l, ns, controlPlanes)).To(HaveLen(3))
@@ -241,6 +253,17 @@ var _ = Describe("A cluster of 3 control-plane nodes and 2 workers", Ordered, fu
 			g.Expect(cp.Status.Replicas).To(HaveValue(BeEquivalentTo(3)))
 			g.Expect(conditionTrue(cp.Status.Conditions, "Available")).To(BeTrue())
 		}, timeout, interval).Should(Succeed())
+		expectEtcdMembersMatchMachines(l, ns, controlPlanes)
+	})
+
+	It("refuses to scale the control plane from 3 to 1, which would lose etcd quorum", func() {
+		cp := &controlplanev1.OpenshiftAssistedControlPlane{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}
+		scale := &autoscalingv1.Scale{Spec: autoscalingv1.ScaleSpec{Replicas: 1}}
+		err := l.Mgmt.Client.SubResource("scale").Update(ctx, cp, client.WithSubResourceBody(scale))
+		Expect(err).To(HaveOccurred())
+		Expect(err.Error()).To(ContainSubstring("a highly available control plane cannot be reduced to a single node"))
+		Expect(machines(Default, l, ns, controlPlanes)).To(HaveLen(3))
+		expectEtcdMembersMatchMachines(l, ns, controlPlanes)
 	})
 
 	It("upgrades the distribution version through the workload cluster's ClusterVersion", func() {
@@ -302,6 +325,30 @@ func deleteClusterAndExpectNothingLeft(l *lab.Lab, ns, name string) {
 					"Secret %s left behind: its owner %s %s still exists", s.Name, ref.Kind, ref.Name)
 			}
 		}
+	}, timeout, interval).Should(Succeed())
+}
+
+// expectEtcdMembersMatchMachines waits until the workload cluster's etcd members are exactly the
+// nodes of the control-plane Machines, every one a healthy voting member.
+func expectEtcdMembersMatchMachines(l *lab.Lab, ns string, controlPlanes client.MatchingLabels) {
+	GinkgoHelper()
+	Eventually(func(g Gomega) {
+		list := &clusterv1.MachineList{}
+		g.Expect(l.Mgmt.Client.List(ctx, list, client.InNamespace(ns), controlPlanes)).To(Succeed())
+		var nodes []string
+		for _, m := range list.Items {
+			g.Expect(m.Status.NodeRef.IsDefined()).To(BeTrue(), "Machine %s has no node yet", m.Name)
+			nodes = append(nodes, m.Status.NodeRef.Name)
+		}
+		members, err := l.Etcd.Members(ctx)
+		g.Expect(err).NotTo(HaveOccurred())
+		var names []string
+		for _, m := range members {
+			g.Expect(m.IsLearner).To(BeFalse(), "member %s is a learner", m.Name)
+			g.Expect(m.Healthy).To(BeTrue(), "member %s is unhealthy (process running: %v; members %+v)", m.Name, l.Etcd.Running(m.Name), members)
+			names = append(names, m.Name)
+		}
+		g.Expect(names).To(ConsistOf(nodes))
 	}, timeout, interval).Should(Succeed())
 }
 

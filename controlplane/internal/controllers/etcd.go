@@ -309,3 +309,65 @@ func (r *Reconciler) etcdAllowsJoining(ctx context.Context, s *scope) string {
 	}
 	return machinesWithoutMember(ec, s.machines, nil)
 }
+
+// reconcileStrayMembers removes the unhealthy etcd members that no control-plane Machine's node
+// carries, as KCP's reconcileEtcdMembers does: between the removal of a Machine's member and the
+// deletion of its Node, cluster-etcd-operator may add the member back (it adds one for every
+// control-plane Node that has none), and the host's wipe then leaves a dead voting member that
+// costs the cluster its fault tolerance. Only while no Machine is being created or deleted, only
+// unhealthy members (a healthy one may be a node this control plane does not manage), and only
+// when the others keep quorum.
+func (r *Reconciler) reconcileStrayMembers(ctx context.Context, s *scope) error {
+	if !etcdReachable(s) {
+		return nil
+	}
+	nodes := map[string]bool{}
+	for _, m := range s.machines {
+		if !m.DeletionTimestamp.IsZero() || nodeName(m) == "" {
+			return nil
+		}
+		nodes[nodeName(m)] = true
+	}
+	ec, err := r.loadEtcd(ctx, s)
+	if err != nil {
+		return nil //nolint:nilerr // reported by the EtcdClusterHealthy condition; retried
+	}
+	if machinesWithoutMember(ec, s.machines, nil) == "" {
+		// Every Machine's node has its voting member: a learner that never started belongs to
+		// no node of this control plane (cluster-etcd-operator added it for a node on its way
+		// out). Removing a learner never touches quorum.
+		for _, member := range ec.Members {
+			if member.Name != "" || !member.IsLearner {
+				continue
+			}
+			w, err := r.workloadEtcd(ctx, s)
+			if err != nil {
+				return err
+			}
+			if err := w.RemoveMemberByID(ctx, ec, member.ID); err != nil {
+				return fmt.Errorf("removing the etcd learner %x, which never started: %w", member.ID, err)
+			}
+			r.Recorder.Eventf(s.oacp, nil, corev1.EventTypeNormal, "RemovedEtcdMember", "RemoveEtcdMember",
+				"Removed the etcd learner %x: it never started and every control-plane Machine's node has its member", member.ID)
+			s.etcd = etcdState{}
+			return nil
+		}
+	}
+	for _, member := range ec.Members {
+		if member.Name == "" || nodes[member.Name] || member.Healthy || ec.CanRemove(member.Name) != "" {
+			continue
+		}
+		w, err := r.workloadEtcd(ctx, s)
+		if err != nil {
+			return err
+		}
+		if err := w.RemoveMember(ctx, ec, member.Name); err != nil {
+			return fmt.Errorf("removing etcd member %s, which no control-plane Machine has: %w", member.Name, err)
+		}
+		r.Recorder.Eventf(s.oacp, nil, corev1.EventTypeNormal, "RemovedEtcdMember", "RemoveEtcdMember",
+			"Removed the unhealthy etcd member %s: no control-plane Machine has its node", member.Name)
+		s.etcd = etcdState{} // read again
+		return nil
+	}
+	return nil
+}

@@ -55,6 +55,9 @@ func (r *Reconciler) reconcileMachines(ctx context.Context, s *scope) (ctrl.Resu
 	if err := r.reconcileOutdated(ctx, s); err != nil {
 		return ctrl.Result{}, err
 	}
+	if err := r.reconcileStrayMembers(ctx, s); err != nil {
+		return ctrl.Result{}, err
+	}
 	if remediated, err := r.reconcileRemediation(ctx, s); err != nil || remediated {
 		return ctrl.Result{RequeueAfter: waitRequeue}, err
 	}

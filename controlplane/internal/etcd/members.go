@@ -289,9 +289,25 @@ func (w *Workload) RemoveMember(ctx context.Context, c *Cluster, name string) er
 	if m == nil {
 		return nil
 	}
+	return w.RemoveMemberByID(ctx, c, m.ID)
+}
+
+// RemoveMemberByID removes the member id (for a member added but never started, which has no
+// name yet), as RemoveMember does.
+func (w *Workload) RemoveMemberByID(ctx context.Context, c *Cluster, id uint64) error {
+	var m *Member
+	for i := range c.Members {
+		if c.Members[i].ID == id {
+			m = &c.Members[i]
+		}
+	}
+	if m == nil {
+		return nil
+	}
+	name := displayName(*m)
 	var others []string
-	for _, o := range c.voting(name) {
-		if o.Healthy {
+	for _, o := range c.Members {
+		if o.ID != id && !o.IsLearner && o.Healthy {
 			others = append(others, o.Name)
 		}
 	}
@@ -305,16 +321,16 @@ func (w *Workload) RemoveMember(ctx context.Context, c *Cluster, name string) er
 		if err != nil {
 			return fmt.Errorf("listing the etcd members: %w", err)
 		}
-		if !slices.ContainsFunc(list.Members, func(x *etcdserverpb.Member) bool { return x.ID == m.ID }) {
+		if !slices.ContainsFunc(list.Members, func(x *etcdserverpb.Member) bool { return x.ID == id }) {
 			return nil
 		}
 		if len(list.Members) == 1 {
 			return fmt.Errorf("refusing to remove etcd member %s: it is the last member", name)
 		}
-		if _, err := cli.MemberRemove(callCtx, m.ID); err != nil {
-			return fmt.Errorf("removing etcd member %s (%x): %w", name, m.ID, err)
+		if _, err := cli.MemberRemove(callCtx, id); err != nil {
+			return fmt.Errorf("removing etcd member %s (%x): %w", name, id, err)
 		}
-		ctrl.LoggerFrom(ctx).Info("Removed etcd member", "member", name, "id", fmt.Sprintf("%x", m.ID))
+		ctrl.LoggerFrom(ctx).Info("Removed etcd member", "member", name, "id", fmt.Sprintf("%x", id))
 		return nil
 	})
 }

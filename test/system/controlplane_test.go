@@ -1,0 +1,207 @@
+/*
+Copyright 2026 The cluster-api-provider-openshift-assisted Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package system
+
+import (
+	"sync"
+	"time"
+
+	bmov1alpha1 "github.com/metal3-io/baremetal-operator/apis/metal3.io/v1alpha1"
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/utils/ptr"
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+	"sigs.k8s.io/cluster-api/util/conditions"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/lab"
+)
+
+// watchQuorum samples the lab's etcd until the spec ends, prints what it saw and fails the spec
+// if quorum was ever lost.
+func watchQuorum(l *lab.Lab, what string) {
+	start := time.Now()
+	w := l.Etcd.Watch(200 * time.Millisecond)
+	DeferCleanup(func() {
+		r := w.Stop()
+		GinkgoWriter.Printf("etcd during %q (%s): %d samples, at least %d healthy of %d voting members, quorum lost: %v\n",
+			what, time.Since(start).Round(time.Second), r.Samples, r.MinHealthy, r.VotingAtMin, r.Lost)
+		AddReportEntry("etcd: "+what, r)
+		Expect(r.Lost).To(BeFalse(), "etcd lost quorum at %s", r.FirstLoss)
+	})
+}
+
+// maxMachinesWatcher records the largest number of control-plane Machines seen, and the names
+// seen being deleted at once, until stopped.
+type maxMachinesWatcher struct {
+	mu                sync.Mutex
+	maxMachines       int
+	maxDeletingAtOnce int
+	stop              chan struct{}
+	done              chan struct{}
+}
+
+func watchMachines(l *lab.Lab, ns string, selector client.MatchingLabels) *maxMachinesWatcher {
+	w := &maxMachinesWatcher{stop: make(chan struct{}), done: make(chan struct{})}
+	go func() {
+		defer close(w.done)
+		t := time.NewTicker(100 * time.Millisecond)
+		defer t.Stop()
+		for {
+			list := &clusterv1.MachineList{}
+			if err := l.Mgmt.Client.List(ctx, list, client.InNamespace(ns), selector); err == nil {
+				deleting := 0
+				for _, m := range list.Items {
+					if !m.DeletionTimestamp.IsZero() {
+						deleting++
+					}
+				}
+				w.mu.Lock()
+				w.maxMachines = max(w.maxMachines, len(list.Items))
+				w.maxDeletingAtOnce = max(w.maxDeletingAtOnce, deleting)
+				w.mu.Unlock()
+			}
+			select {
+			case <-w.stop:
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	return w
+}
+
+func (w *maxMachinesWatcher) Stop() (maxMachines, maxDeleting int) {
+	close(w.stop)
+	<-w.done
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.maxMachines, w.maxDeletingAtOnce
+}
+
+var _ = Describe("A control plane of 3 that never loses etcd", Ordered, func() {
+	var (
+		l  *lab.Lab
+		ns string
+	)
+	const name = "etcd"
+	controlPlanes := client.MatchingLabels{clusterv1.MachineControlPlaneLabel: ""}
+
+	BeforeAll(func() {
+		// 3 control-plane nodes and one spare host for the rollout's surge and the remediation.
+		l, ns = startLabWithHosts("etcd", "cp", 4)
+		Expect(l.CreateCluster(ctx, lab.ClusterOptions{Namespace: ns, Name: name, ControlPlanes: 3, Workers: 0, Version: "4.17.3"})).To(Succeed())
+		expectAvailable(l, ns, name, 3, 3)
+		expectEtcdMembersMatchMachines(l, ns, controlPlanes)
+	})
+	BeforeEach(func() { reportOnFailure(l, ns) })
+
+	It("rolls out a new infrastructure template one Machine at a time, a new member joining before an old one leaves", func() {
+		start := time.Now()
+		watchQuorum(l, "rollout of 3")
+		before := sets.New[string]()
+		for _, m := range machines(Default, l, ns, controlPlanes) {
+			before.Insert(m.Name)
+		}
+		// A new template, as a user makes one to change the hosts' image or data.
+		tmpl := &unstructured.Unstructured{}
+		tmpl.SetAPIVersion("infrastructure.cluster.x-k8s.io/v1beta2")
+		tmpl.SetKind("Metal3MachineTemplate")
+		Expect(l.Mgmt.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: name + "-control-plane"}, tmpl)).To(Succeed())
+		next := &unstructured.Unstructured{Object: map[string]any{"apiVersion": tmpl.GetAPIVersion(), "kind": tmpl.GetKind(), "spec": tmpl.Object["spec"]}}
+		next.SetNamespace(ns)
+		next.SetName(name + "-control-plane-v2")
+		Expect(l.Mgmt.Client.Create(ctx, next)).To(Succeed())
+
+		w := watchMachines(l, ns, controlPlanes)
+		cp := controlPlane(l, ns, name)(Default)
+		patched := cp.DeepCopy()
+		patched.Spec.MachineTemplate.InfrastructureRef.Name = next.GetName()
+		Expect(l.Mgmt.Client.Patch(ctx, patched, client.MergeFrom(cp))).To(Succeed())
+
+		Eventually(func(g Gomega) {
+			ms := machines(g, l, ns, controlPlanes)
+			g.Expect(ms).To(HaveLen(3))
+			for _, m := range ms {
+				g.Expect(before.Has(m.Name)).To(BeFalse(), "Machine %s is not replaced yet", m.Name)
+				g.Expect(m.Status.Phase).To(Equal(string(clusterv1.MachinePhaseRunning)))
+				g.Expect(conditions.IsTrue(&m, clusterv1.MachineUpToDateCondition)).To(BeTrue(), "Machine %s is not up to date", m.Name)
+			}
+			cp := controlPlane(l, ns, name)(g)
+			g.Expect(conditionTrue(cp.Status.Conditions, "Available")).To(BeTrue())
+			g.Expect(cp.Status.UpToDateReplicas).To(HaveValue(BeEquivalentTo(3)))
+		}, 2*timeout, interval).Should(Succeed())
+		maxMachines, maxDeleting := w.Stop()
+		expectEtcdMembersMatchMachines(l, ns, controlPlanes)
+		GinkgoWriter.Printf("rollout of 3 control-plane Machines: %s, at most %d Machines and %d being deleted at once\n",
+			time.Since(start).Round(time.Second), maxMachines, maxDeleting)
+		Expect(maxMachines).To(Equal(4), "a surge of one: never more than 4 Machines")
+		Expect(maxDeleting).To(Equal(1), "one Machine deleted at a time")
+	})
+
+	It("remediates a control-plane host that dies: its dead member is removed and a new one joins", func() {
+		start := time.Now()
+		watchQuorum(l, "remediation of a dead host")
+		mhc := &clusterv1.MachineHealthCheck{
+			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name + "-control-plane"},
+			Spec: clusterv1.MachineHealthCheckSpec{
+				ClusterName: name,
+				Selector:    metav1.LabelSelector{MatchLabels: controlPlanes},
+				Checks: clusterv1.MachineHealthCheckChecks{UnhealthyNodeConditions: []clusterv1.UnhealthyNodeCondition{
+					{Type: "Ready", Status: "Unknown", TimeoutSeconds: ptr.To[int32](5)},
+					{Type: "Ready", Status: "False", TimeoutSeconds: ptr.To[int32](5)},
+				}},
+			},
+		}
+		Expect(l.Mgmt.Client.Create(ctx, mhc)).To(Succeed())
+		ms := machines(Default, l, ns, controlPlanes)
+		Expect(ms).To(HaveLen(3))
+		victim := ms[0]
+		// The host under the Machine: the BareMetalHost its Metal3Machine consumes.
+		hosts := &bmov1alpha1.BareMetalHostList{}
+		Expect(l.Mgmt.Client.List(ctx, hosts, client.InNamespace(ns))).To(Succeed())
+		hostName := ""
+		for _, h := range hosts.Items {
+			if h.Spec.ConsumerRef != nil && h.Spec.ConsumerRef.Name == victim.Spec.InfrastructureRef.Name {
+				hostName = h.Name
+			}
+		}
+		Expect(hostName).NotTo(BeEmpty(), "no BareMetalHost consumed by Machine %s", victim.Name)
+		Expect(l.FailHost(ctx, hostName)).To(Succeed())
+
+		Eventually(func(g Gomega) {
+			ms := machines(g, l, ns, controlPlanes)
+			g.Expect(ms).To(HaveLen(3))
+			for _, m := range ms {
+				g.Expect(m.Name).NotTo(Equal(victim.Name), "the dead Machine is not replaced yet")
+				g.Expect(m.Status.Phase).To(Equal(string(clusterv1.MachinePhaseRunning)))
+			}
+		}, 2*timeout, interval).Should(Succeed())
+		expectEtcdMembersMatchMachines(l, ns, controlPlanes)
+		members, err := l.Etcd.Members(ctx)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(members).NotTo(ContainElement(HaveField("Name", victim.Status.NodeRef.Name)), "the dead member is removed")
+		GinkgoWriter.Printf("remediation of a dead control-plane host: %s\n", time.Since(start).Round(time.Second))
+	})
+
+	It("leaves nothing behind when the Cluster is deleted", func() {
+		deleteClusterAndExpectNothingLeft(l, ns, name)
+	})
+})
