@@ -186,6 +186,7 @@ func (s *Simulator) PoweredOff(ctx context.Context, h *inventory.Host) error {
 	for _, m := range s.membersOf(h) {
 		ctrl.LoggerFrom(ctx).Info("Host powered off: its etcd member stops", "member", m.name, "host", h.Name)
 		s.kill(m)
+		m.downAt = time.Now()
 	}
 	return nil
 }
@@ -198,6 +199,7 @@ func (s *Simulator) Deprovisioned(ctx context.Context, h *inventory.Host) error 
 	for _, m := range s.membersOf(h) {
 		ctrl.LoggerFrom(ctx).Info("Host wiped: its etcd member stops and loses its data", "member", m.name, "host", h.Name)
 		s.kill(m)
+		m.downAt = time.Now()
 		if err := s.wipe(m); err != nil {
 			return err
 		}
@@ -221,6 +223,7 @@ func (s *Simulator) KillHost(h *inventory.Host) {
 	defer s.mu.Unlock()
 	for _, m := range s.membersOf(h) {
 		s.kill(m)
+		m.downAt = time.Now()
 	}
 }
 
@@ -464,6 +467,11 @@ func (s *Simulator) ensureMembers(ctx context.Context, nodes map[string]*corev1.
 		m.systemUUID = node.Status.NodeInfo.SystemUUID
 		ready, since := readySince(node)
 		if m.running() || !ready {
+			continue
+		}
+		if !m.downAt.IsZero() && since.Before(m.downAt.Truncate(time.Second)) {
+			// Its host is off or wiped: no kubelet runs the static pod there until it posts
+			// again (heartbeats are stored to the second).
 			continue
 		}
 		inList := slices.IndexFunc(sampled, func(x Member) bool { return x.Name == name || x.PeerURL == m.peerURL }) >= 0

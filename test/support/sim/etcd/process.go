@@ -44,6 +44,9 @@ type member struct {
 	// stoppedAt is when the process was stopped (power cut, wipe, failure) or exited: it is
 	// restarted from its data dir once the Node reports Ready again after that.
 	stoppedAt time.Time
+	// downAt is when its host lost power or was wiped: nothing runs there until the Node's
+	// kubelet posts again after that.
+	downAt time.Time
 	// joinError is why the last attempt to add the member failed ("" when it did not).
 	joinError string
 }
