@@ -67,7 +67,7 @@ func (l *Lab) hostEvents(assisted inventory.HostEvents) inventory.HostEvents {
 type hostEventsFanOut []inventory.HostEvents
 
 func (f hostEventsFanOut) Booted(ctx context.Context, b inventory.Boot) error {
-	var errs []error
+	errs := make([]error, 0, len(f))
 	for _, e := range f {
 		errs = append(errs, e.Booted(ctx, b))
 	}
@@ -75,7 +75,7 @@ func (f hostEventsFanOut) Booted(ctx context.Context, b inventory.Boot) error {
 }
 
 func (f hostEventsFanOut) PoweredOff(ctx context.Context, h *inventory.Host) error {
-	var errs []error
+	errs := make([]error, 0, len(f))
 	for _, e := range f {
 		errs = append(errs, e.PoweredOff(ctx, h))
 	}
@@ -83,7 +83,7 @@ func (f hostEventsFanOut) PoweredOff(ctx context.Context, h *inventory.Host) err
 }
 
 func (f hostEventsFanOut) Deprovisioned(ctx context.Context, h *inventory.Host) error {
-	var errs []error
+	errs := make([]error, 0, len(f))
 	for _, e := range f {
 		errs = append(errs, e.Deprovisioned(ctx, h))
 	}

@@ -76,6 +76,6 @@ func TestFailHostKillsItsMemberAndMarksItsNodeUnreachable(t *testing.T) {
 
 	stopped = true
 	g.Expect(l.Stop()).To(Succeed())
-	out, err := exec.Command("pgrep", "-f", dir).Output()
+	out, err := exec.CommandContext(ctx, "pgrep", "-f", dir).Output()
 	g.Expect(err).To(HaveOccurred(), "etcd processes left after Stop: %s", out)
 }

@@ -42,11 +42,11 @@ const (
 	// the member, as KubeadmControlPlane's kcp-cleanup hook does.
 	EtcdMemberHookAnnotation = clusterv1.PreTerminateDeleteHookAnnotationPrefix + "/openshift-assisted-etcd"
 
-	// RemediationInProgressAnnotation, on the control plane, records the remediation under way
+	// RemediationInProgressAnnotation is the annotation that, on the control plane, records the remediation under way
 	// (JSON: machine, timestamp, retryCount) until its replacement Machine is created; the same
 	// key as KubeadmControlPlane's.
 	RemediationInProgressAnnotation = "controlplane.cluster.x-k8s.io/remediation-in-progress"
-	// RemediationForAnnotation, on a Machine created to replace an unhealthy one, records that
+	// RemediationForAnnotation is the annotation that, on a Machine created to replace an unhealthy one, records that
 	// remediation (the same JSON), to count retries; the same key as KubeadmControlPlane's.
 	RemediationForAnnotation = "controlplane.cluster.x-k8s.io/remediation-for"
 )

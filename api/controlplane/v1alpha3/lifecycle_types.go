@@ -48,8 +48,9 @@ type OpenshiftAssistedControlPlaneRemediationSpec struct {
 	// +kubebuilder:validation:Minimum=0
 	RetryPeriodSeconds *int32 `json:"retryPeriodSeconds,omitempty"`
 
-	// minHealthyPeriodSeconds: a replacement that fails longer than this after the remediation
-	// that created it is a new problem, not a retry (the retry count starts again). Default 3600.
+	// minHealthyPeriodSeconds is how long after the remediation that created it a replacement
+	// that fails counts as a retry; later it is a new problem and the retry count starts again.
+	// Default 3600.
 	// +optional
 	// +kubebuilder:validation:Minimum=0
 	MinHealthyPeriodSeconds *int32 `json:"minHealthyPeriodSeconds,omitempty"`

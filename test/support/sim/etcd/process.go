@@ -17,6 +17,7 @@ limitations under the License.
 package etcd
 
 import (
+	"context"
 	"fmt"
 	"net"
 	"os"
@@ -65,7 +66,7 @@ func (m *member) running() bool {
 
 // freeURL returns http://127.0.0.1:<a free port>.
 func freeURL() (string, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	l, err := (&net.ListenConfig{}).Listen(context.Background(), "tcp", "127.0.0.1:0")
 	if err != nil {
 		return "", fmt.Errorf("finding a free port: %w", err)
 	}
@@ -102,7 +103,8 @@ func (s *Simulator) start(m *member, initialCluster []string, state string) erro
 		"--unsafe-no-fsync",
 		"--log-level=warn",
 	}
-	cmd := exec.Command(s.binary, args...) //nolint:gosec // the etcd binary of the test assets
+	// Not tied to a context: the simulator kills it itself (power cuts, wipes, Stop).
+	cmd := exec.CommandContext(context.Background(), s.binary, args...) //nolint:gosec // the etcd binary of the test assets
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	if err := cmd.Start(); err != nil {
 		_ = logFile.Close()

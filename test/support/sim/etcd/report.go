@@ -375,7 +375,7 @@ func union(conds []operatorCondition, suffix string, bad bool) (configv1.Conditi
 // ensureClusterOperator creates or updates the ClusterOperator etcd.
 func (s *Simulator) ensureClusterOperator(ctx context.Context, ms []Member, listed bool, joinErrs map[string]string) error {
 	conds := operatorConditions(ms, listed, joinErrs)
-	want := []configv1.ClusterOperatorStatusCondition{}
+	want := make([]configv1.ClusterOperatorStatusCondition, 0, 4)
 	for _, t := range []struct {
 		typ    configv1.ClusterStatusConditionType
 		suffix string

@@ -81,7 +81,7 @@ func startEtcdSim(t *testing.T) *etcdLab {
 		if err := sim.Stop(); err != nil {
 			t.Errorf("stopping the etcd simulator: %v", err)
 		}
-		if out, err := exec.Command("pgrep", "-f", dir).Output(); err == nil {
+		if out, err := exec.CommandContext(context.Background(), "pgrep", "-f", dir).Output(); err == nil {
 			t.Errorf("etcd processes left running after Stop: %s", out)
 		}
 	})
@@ -154,12 +154,10 @@ func describe(ms []etcd.Member) string {
 }
 
 // waitVoting waits until the members are exactly names, all voting and healthy, one leader.
-func (e *etcdLab) waitVoting(t *testing.T, names ...string) []etcd.Member {
+func (e *etcdLab) waitVoting(t *testing.T, names ...string) {
 	t.Helper()
-	var ms []etcd.Member
 	eventually(t, "members "+strings.Join(names, ","), func() (bool, string) {
-		var err error
-		ms, err = e.sim.Members(ctx)
+		ms, err := e.sim.Members(ctx)
 		if err != nil || len(ms) != len(names) {
 			return false, fmt.Sprintf("%s %v", describe(ms), err)
 		}
@@ -174,7 +172,6 @@ func (e *etcdLab) waitVoting(t *testing.T, names ...string) []etcd.Member {
 		}
 		return leaders == 1, describe(ms)
 	})
-	return ms
 }
 
 func (e *etcdLab) threeMembers(t *testing.T, prefix string) []string {
