@@ -59,6 +59,9 @@ func Setup(ctx context.Context, mgr ctrl.Manager, opts *manager.Options, o Optio
 	if err != nil {
 		return err
 	}
+	if o.EtcdConnector == nil {
+		o.EtcdConnector = etcd.NewPortForwarder()
+	}
 	r := &controllers.Reconciler{
 		Client:           mgr.GetClient(),
 		APIReader:        mgr.GetAPIReader(),
