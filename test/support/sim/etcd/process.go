@@ -104,7 +104,7 @@ func (s *Simulator) start(m *member, initialCluster []string, state string) erro
 		"--log-level=warn",
 	}
 	// Not tied to a context: the simulator kills it itself (power cuts, wipes, Stop).
-	cmd := exec.CommandContext(context.Background(), s.binary, args...) //nolint:gosec // the etcd binary of the test assets
+	cmd := exec.CommandContext(context.Background(), s.binary, args...)
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	if err := cmd.Start(); err != nil {
 		_ = logFile.Close()
