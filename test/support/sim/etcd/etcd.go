@@ -486,7 +486,10 @@ func (s *Simulator) ensureMembers(ctx context.Context, nodes map[string]*corev1.
 		}
 		if m.hasData {
 			// The static pod restarts with the data it has, once the kubelet runs again.
-			if since.After(m.stoppedAt) {
+			// Heartbeats are stored to the second: one in the second the process stopped counts
+			// as after it (as for downAt above); otherwise a kubelet that posts again within
+			// that second would never restart it.
+			if !since.Before(m.stoppedAt.Truncate(time.Second)) {
 				log.Info("Restarting an etcd member from its data dir", "member", name)
 				if err := s.start(m, []string{name + "=" + m.peerURL}, "existing"); err != nil {
 					log.Error(err, "Restarting an etcd member")
