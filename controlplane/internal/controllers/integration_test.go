@@ -406,3 +406,20 @@ func TestUnreachableReleaseImageDoesNotBlockTheInstall(t *testing.T) {
 	}, timeout, interval).Should(Succeed())
 	f.aci(ctx, g)
 }
+
+// TestEmptyKubeconfigSecretCreatedAheadIsAdoptedAndFilled: a <cluster>-kubeconfig Secret without
+// data that exists before the install (a user or a tool created it) neither panics the reconcile
+// nor stays empty.
+func TestEmptyKubeconfigSecretCreatedAheadIsAdoptedAndFilled(t *testing.T) {
+	g := NewWithT(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	f := newFixture(ctx, t, fixtureOptions{replicas: 1})
+	empty := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: f.ns, Name: f.cluster.Name + "-kubeconfig",
+		Labels: map[string]string{clusterv1.ClusterNameLabel: f.cluster.Name}}, Type: clusterv1.ClusterSecretType}
+	g.Expect(mgmt.Client.Create(ctx, empty)).To(Succeed())
+
+	f.simulateInstall(ctx, t)
+	f.simulateMachinesReady(ctx)
+	expectInstalled(ctx, t, f, 1)
+}

@@ -29,6 +29,7 @@ import (
 	"sigs.k8s.io/cluster-api/util/secret"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	controlplanev1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/controlplane/v1alpha3"
 )
@@ -69,9 +70,24 @@ func (r *Reconciler) reconcileKubeconfig(ctx context.Context, s *scope) error {
 			"The cluster is installed; wrote Secret %s", secret.Name(s.cluster.Name, secret.Kubeconfig))
 	case err != nil:
 		return fmt.Errorf("getting the kubeconfig Secret: %w", err)
-	case !bytes.Equal(existing.Data[secret.KubeconfigDataName], data):
+	default:
+		if owner := metav1.GetControllerOf(existing); owner != nil && owner.UID != s.oacp.UID {
+			return fmt.Errorf("the kubeconfig Secret %s is controlled by %s %s, not by this control plane: delete it, and it is written again",
+				existing.Name, owner.Kind, owner.Name)
+		}
+		if metav1.IsControlledBy(existing, s.oacp) && bytes.Equal(existing.Data[secret.KubeconfigDataName], data) {
+			break
+		}
+		// A Secret someone created ahead of the install (possibly empty) is adopted and filled.
+		before := existing.DeepCopy()
+		if existing.Data == nil {
+			existing.Data = map[string][]byte{}
+		}
 		existing.Data[secret.KubeconfigDataName] = data
-		if err := r.Client.Update(ctx, existing); err != nil {
+		if err := controllerutil.SetControllerReference(s.oacp, existing, r.Client.Scheme()); err != nil {
+			return fmt.Errorf("adopting the kubeconfig Secret: %w", err)
+		}
+		if err := r.Client.Patch(ctx, existing, client.MergeFrom(before)); err != nil {
 			return fmt.Errorf("updating the kubeconfig Secret: %w", err)
 		}
 	}
