@@ -173,8 +173,10 @@ func (r *AgentMachineReconciler) claim(ctx context.Context, s *machineScope) (*a
 	return nil, ctrl.Result{RequeueAfter: claimRetryDelay}, nil
 }
 
-// claimAgent claims and binds one Agent in a single update. The update carries the
+// claimAgent claims and binds one Agent in a single patch. The patch carries the
 // resourceVersion the Agent was read with, so that of two concurrent claims only one succeeds.
+// It is a merge patch of the fields a claim owns, never a full update: the hub's Agent CRD is
+// newer than our Go types, and an update would erase the spec fields they lack.
 func (r *AgentMachineReconciler) claimAgent(ctx context.Context, am *infrav1.AgentMachine, cached *aiv1beta1.Agent,
 	cd *aiv1beta1.ClusterReference, tokenRef *aiv1beta1.IgnitionEndpointTokenReference, headers map[string]string) (*aiv1beta1.Agent, error) {
 	agent := cached.DeepCopy()
@@ -199,10 +201,17 @@ func (r *AgentMachineReconciler) claimAgent(ctx context.Context, am *infrav1.Age
 	agent.Spec.ClusterDeploymentName = cd
 	agent.Spec.IgnitionEndpointTokenReference = tokenRef
 	agent.Spec.IgnitionEndpointHTTPHeaders = headers
-	if err := r.Client.Update(ctx, agent); err != nil {
+	if err := r.Client.Patch(ctx, agent, lockedPatch(cached)); err != nil {
 		return nil, err
 	}
 	return agent, nil
+}
+
+// lockedPatch is a JSON merge patch from before that fails with a conflict when the object
+// changed since it was read (the patch carries its resourceVersion). Agents are always written
+// with it: only the fields we change are sent, so the fields of a newer CRD survive.
+func lockedPatch(before client.Object) client.Patch {
+	return client.MergeFromWithOptions(before, client.MergeFromWithOptimisticLock{})
 }
 
 // previousSpec are the Agent fields a claim changes, restored on release.

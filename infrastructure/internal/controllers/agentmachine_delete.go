@@ -88,7 +88,12 @@ func (r *AgentMachineReconciler) release(ctx context.Context, am *infrav1.AgentM
 		setReserved(am, metav1.ConditionFalse, infrav1.NoAgentReason, "No Agent is claimed")
 		return ctrl.Result{}, true, nil
 	}
+	before := agent
 	agent = agent.DeepCopy()
+	if agent.Annotations == nil {
+		// Someone stripped them: the claim label alone still names us.
+		agent.Annotations = map[string]string{}
+	}
 	var previous previousSpec
 	if raw := agent.Annotations[infrav1.PreviousSpecAnnotation]; raw != "" {
 		if err := json.Unmarshal([]byte(raw), &previous); err != nil {
@@ -102,7 +107,7 @@ func (r *AgentMachineReconciler) release(ctx context.Context, am *infrav1.AgentM
 		agent.Spec.IgnitionEndpointTokenReference = previous.IgnitionEndpointTokenReference
 		agent.Spec.IgnitionEndpointHTTPHeaders = previous.IgnitionEndpointHTTPHeaders
 		agent.Annotations[infrav1.UnbindRequestedAnnotation] = time.Now().UTC().Format(time.RFC3339)
-		if err := r.Client.Update(ctx, agent); err != nil {
+		if err := r.Client.Patch(ctx, agent, lockedPatch(before)); err != nil {
 			return ctrl.Result{}, false, fmt.Errorf("unbinding Agent %s/%s: %w", agent.Namespace, agent.Name, err)
 		}
 		log.Info("Unbinding Agent", "Agent", klog.KObj(agent))
@@ -123,7 +128,7 @@ func (r *AgentMachineReconciler) release(ctx context.Context, am *infrav1.AgentM
 	delete(agent.Annotations, infrav1.ClaimOwnerAnnotation)
 	delete(agent.Annotations, infrav1.PreviousSpecAnnotation)
 	delete(agent.Annotations, infrav1.UnbindRequestedAnnotation)
-	if err := r.Client.Update(ctx, agent); err != nil {
+	if err := r.Client.Patch(ctx, agent, lockedPatch(before)); err != nil {
 		if apierrors.IsNotFound(err) {
 			return ctrl.Result{}, true, nil
 		}

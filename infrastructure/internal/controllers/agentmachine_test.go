@@ -26,6 +26,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	"sigs.k8s.io/cluster-api/util/conditions"
@@ -505,4 +506,32 @@ func TestWatchFilter(t *testing.T) {
 	}, timeout, interval).Should(Succeed())
 	g.Expect(getAM(g, ctx, f.ns, "unlabelled").Finalizers).To(BeEmpty())
 	g.Expect(claimedAgents(g, ctx, f.ns)).To(HaveLen(1))
+}
+
+// TestClaimedAgentWithoutAnnotations: a claimed Agent whose annotations someone removed (the
+// claim label alone names the AgentMachine) is unbound and released on deletion, no panic.
+func TestClaimedAgentWithoutAnnotations(t *testing.T) {
+	g := NewWithT(t)
+	ctx := context.Background()
+	f := claimedOne(t, g, ctx, "noannotations")
+	key := client.ObjectKey{Namespace: f.ns, Name: agentName(1)}
+	a := &aiv1beta1.Agent{}
+	g.Expect(env.Client.Get(ctx, key, a)).To(Succeed())
+	g.Expect(env.Client.Patch(ctx, a, client.RawPatch(types.JSONPatchType, []byte(`[{"op":"remove","path":"/metadata/annotations"}]`)))).To(Succeed())
+
+	g.Expect(env.Client.Delete(ctx, &clusterv1.Machine{ObjectMeta: metav1.ObjectMeta{Namespace: f.ns, Name: "m1"}})).To(Succeed())
+	g.Eventually(func(g Gomega) {
+		a := &aiv1beta1.Agent{}
+		g.Expect(env.Client.Get(ctx, key, a)).To(Succeed())
+		g.Expect(a.Annotations).To(HaveKey(infrav1.UnbindRequestedAnnotation))
+		g.Expect(a.Spec.ClusterDeploymentName).To(BeNil())
+	}, timeout, interval).Should(Succeed())
+	setAgentCondition(t, ctx, key, aiv1beta1.BoundCondition, corev1.ConditionFalse, aiv1beta1.UnboundReason)
+	g.Eventually(func(g Gomega) {
+		err := env.Client.Get(ctx, client.ObjectKey{Namespace: f.ns, Name: "m1"}, &infrav1.AgentMachine{})
+		g.Expect(apierrors.IsNotFound(err)).To(BeTrue())
+		a := &aiv1beta1.Agent{}
+		g.Expect(env.Client.Get(ctx, key, a)).To(Succeed())
+		g.Expect(a.Labels).NotTo(HaveKey(infrav1.AgentClaimedByLabel))
+	}, timeout, interval).Should(Succeed())
 }
