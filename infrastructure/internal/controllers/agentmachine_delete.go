@@ -53,18 +53,34 @@ func (r *AgentMachineReconciler) reconcileMachineDeleting(ctx context.Context, s
 	if err != nil || !done {
 		return res, err
 	}
+	return ctrl.Result{}, r.removePreTerminateHook(ctx, machine)
+}
+
+// removePreTerminateHook removes our pre-terminate hook from the Machine, if it carries it.
+func (r *AgentMachineReconciler) removePreTerminateHook(ctx context.Context, machine *clusterv1.Machine) error {
+	if machine == nil {
+		return nil
+	}
+	if _, ok := machine.Annotations[infrav1.PreTerminateHookAnnotation]; !ok {
+		return nil
+	}
 	before := machine.DeepCopy()
 	delete(machine.Annotations, infrav1.PreTerminateHookAnnotation)
-	if err := r.Client.Patch(ctx, machine, client.MergeFrom(before)); err != nil {
-		return ctrl.Result{}, fmt.Errorf("removing the pre-terminate hook from Machine %s: %w", machine.Name, err)
+	if err := r.Client.Patch(ctx, machine, client.MergeFrom(before)); err != nil && !apierrors.IsNotFound(err) {
+		return fmt.Errorf("removing the pre-terminate hook from Machine %s: %w", machine.Name, err)
 	}
-	return ctrl.Result{}, nil
+	return nil
 }
 
 func (r *AgentMachineReconciler) reconcileDelete(ctx context.Context, s *machineScope) (ctrl.Result, error) {
 	res, done, err := r.release(ctx, s.agentMachine)
 	if err != nil || !done {
 		return res, err
+	}
+	// The AgentMachine goes first (deleted on its own, or with its namespace): nothing would
+	// remove the hook from its Machine afterwards, and the Machine's deletion would wait forever.
+	if err := r.removePreTerminateHook(ctx, s.machine); err != nil {
+		return ctrl.Result{}, err
 	}
 	controllerutil.RemoveFinalizer(s.agentMachine, infrav1.AgentMachineFinalizer)
 	return ctrl.Result{}, nil

@@ -535,3 +535,33 @@ func TestClaimedAgentWithoutAnnotations(t *testing.T) {
 		g.Expect(a.Labels).NotTo(HaveKey(infrav1.AgentClaimedByLabel))
 	}, timeout, interval).Should(Succeed())
 }
+
+// TestAgentMachineDeletedBeforeItsMachine: an AgentMachine deleted on its own releases its
+// Agent and removes its hook from the Machine, whose deletion then finishes (it waited on the
+// pre-terminate hook forever).
+func TestAgentMachineDeletedBeforeItsMachine(t *testing.T) {
+	g := NewWithT(t)
+	ctx := context.Background()
+	f := claimedOne(t, g, ctx, "amfirst")
+	key := client.ObjectKey{Namespace: f.ns, Name: agentName(1)}
+	g.Expect(env.Client.Delete(ctx, &infrav1.AgentMachine{ObjectMeta: metav1.ObjectMeta{Namespace: f.ns, Name: "m1"}})).To(Succeed())
+	g.Eventually(func(g Gomega) {
+		a := &aiv1beta1.Agent{}
+		g.Expect(env.Client.Get(ctx, key, a)).To(Succeed())
+		g.Expect(a.Annotations).To(HaveKey(infrav1.UnbindRequestedAnnotation))
+	}, timeout, interval).Should(Succeed())
+	setAgentCondition(t, ctx, key, aiv1beta1.BoundCondition, corev1.ConditionFalse, aiv1beta1.UnboundReason)
+	g.Eventually(func(g Gomega) {
+		err := env.Client.Get(ctx, client.ObjectKey{Namespace: f.ns, Name: "m1"}, &infrav1.AgentMachine{})
+		g.Expect(apierrors.IsNotFound(err)).To(BeTrue())
+		m := &clusterv1.Machine{}
+		g.Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: f.ns, Name: "m1"}, m)).To(Succeed())
+		g.Expect(m.Annotations).NotTo(HaveKey(infrav1.PreTerminateHookAnnotation))
+	}, timeout, interval).Should(Succeed())
+
+	g.Expect(env.Client.Delete(ctx, &clusterv1.Machine{ObjectMeta: metav1.ObjectMeta{Namespace: f.ns, Name: "m1"}})).To(Succeed())
+	g.Eventually(func(g Gomega) {
+		err := env.Client.Get(ctx, client.ObjectKey{Namespace: f.ns, Name: "m1"}, &clusterv1.Machine{})
+		g.Expect(apierrors.IsNotFound(err)).To(BeTrue(), "the Machine is not gone")
+	}, timeout, interval).Should(Succeed())
+}
