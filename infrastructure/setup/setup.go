@@ -38,6 +38,11 @@ type Options struct {
 	// AgentNamespace, when set, is the only namespace Agents are read from and claimed in; it may
 	// differ from --namespace (namespace-scoped mode with the Agents elsewhere).
 	AgentNamespace string
+	// AllowCrossNamespaceReferences lets an AgentCluster name a ClusterDeployment, or the CA
+	// Secret of its ignition endpoint, in a namespace other than its own. Off by default: a
+	// tenant who may create AgentClusters in one namespace could otherwise bind hosts to
+	// another namespace's cluster, or make assisted-service read another namespace's Secret.
+	AllowCrossNamespaceReferences bool
 	// ClusterCache, when set, is the Cluster API ClusterCache to reach workload clusters through
 	// (for example one shared with Cluster API's controllers in the same manager); otherwise
 	// Setup creates one.
@@ -48,6 +53,9 @@ type Options struct {
 func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.AgentNamespace, "agent-namespace", "",
 		"Namespace to read and claim Agents in. Defaults to the namespace the manager watches (--namespace), or all namespaces.")
+	fs.BoolVar(&o.AllowCrossNamespaceReferences, "allow-cross-namespace-references", false,
+		"Let an AgentCluster reference a ClusterDeployment (spec.clusterDeploymentRef.namespace) or an ignition CA Secret "+
+			"(spec.ignitionEndpoint.caCertificateReference.namespace) in another namespace. Off: such AgentClusters are refused with a condition.")
 }
 
 // Setup registers the infrastructure provider's controllers with the manager.
@@ -78,23 +86,25 @@ func Setup(ctx context.Context, mgr ctrl.Manager, opts *manager.Options, o Optio
 		}
 	}
 	am := &infracontroller.AgentMachineReconciler{
-		Client:           mgr.GetClient(),
-		APIReader:        mgr.GetAPIReader(),
-		AgentReader:      agentCache,
-		AgentNamespace:   o.AgentNamespace,
-		ClusterCache:     cc,
-		WatchFilterValue: opts.WatchFilterValue,
-		Recorder:         mgr.GetEventRecorder("agentmachine-controller"),
+		Client:                        mgr.GetClient(),
+		APIReader:                     mgr.GetAPIReader(),
+		AgentReader:                   agentCache,
+		AgentNamespace:                o.AgentNamespace,
+		AllowCrossNamespaceReferences: o.AllowCrossNamespaceReferences,
+		ClusterCache:                  cc,
+		WatchFilterValue:              opts.WatchFilterValue,
+		Recorder:                      mgr.GetEventRecorder("agentmachine-controller"),
 	}
 	if err := am.SetupWithManager(ctx, mgr, agentCache, ctrlOptions(concurrency)); err != nil {
 		return err
 	}
 	ac := &infracontroller.AgentClusterReconciler{
-		Client:           mgr.GetClient(),
-		AgentReader:      agentCache,
-		AgentNamespace:   o.AgentNamespace,
-		WatchFilterValue: opts.WatchFilterValue,
-		Recorder:         mgr.GetEventRecorder("agentcluster-controller"),
+		Client:                        mgr.GetClient(),
+		AgentReader:                   agentCache,
+		AgentNamespace:                o.AgentNamespace,
+		AllowCrossNamespaceReferences: o.AllowCrossNamespaceReferences,
+		WatchFilterValue:              opts.WatchFilterValue,
+		Recorder:                      mgr.GetEventRecorder("agentcluster-controller"),
 	}
 	if err := ac.SetupWithManager(ctx, mgr, ctrlOptions(concurrency)); err != nil {
 		return err

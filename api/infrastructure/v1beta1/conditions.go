@@ -69,6 +69,10 @@ const (
 	ClusterDeploymentReadyReason                  = "ClusterDeploymentReady"
 	WaitingForControlPlaneEndpointReason          = "WaitingForControlPlaneEndpoint"
 	DeletingClusterDeploymentReason               = "DeletingClusterDeployment"
+	// CrossNamespaceReferenceRefusedReason: clusterDeploymentRef or the ignition endpoint's
+	// caCertificateReference names another namespace, and the manager does not allow it
+	// (--allow-cross-namespace-references); also a reason of AgentReserved.
+	CrossNamespaceReferenceRefusedReason = "CrossNamespaceReferenceRefused"
 )
 
 // Condition types of an AgentMachine.

@@ -77,9 +77,30 @@ type AgentClusterReconciler struct {
 	// failure-domain labels make the failure domains the AgentCluster offers.
 	AgentReader client.Reader
 	// AgentNamespace, when set, is the only namespace Agents are taken from.
-	AgentNamespace   string
-	WatchFilterValue string
-	Recorder         events.EventRecorder
+	AgentNamespace string
+	// AllowCrossNamespaceReferences: see setup.Options.
+	AllowCrossNamespaceReferences bool
+	WatchFilterValue              string
+	Recorder                      events.EventRecorder
+}
+
+// crossNamespaceRefusal returns why the AgentCluster's references are refused ("" when they are
+// not): a ClusterDeployment or an ignition CA Secret outside its namespace, unless allowed.
+func crossNamespaceRefusal(ac *infrav1.AgentCluster, allowed bool) string {
+	if allowed {
+		return ""
+	}
+	const how = "so that an AgentCluster cannot bind hosts to, or read Secrets of, another namespace's cluster. " +
+		"Create the AgentCluster in that namespace, or run the infrastructure manager with --allow-cross-namespace-references"
+	if ref := ac.Spec.ClusterDeploymentRef; ref != nil && ref.Namespace != "" && ref.Namespace != ac.Namespace {
+		return fmt.Sprintf("spec.clusterDeploymentRef names ClusterDeployment %s/%s, outside the AgentCluster's namespace %s: refused, %s",
+			ref.Namespace, ref.Name, ac.Namespace, how)
+	}
+	if ie := ac.Spec.IgnitionEndpoint; ie != nil && ie.CaCertificateReference != nil && ie.CaCertificateReference.Namespace != ac.Namespace {
+		return fmt.Sprintf("spec.ignitionEndpoint.caCertificateReference names Secret %s/%s, outside the AgentCluster's namespace %s: refused, %s",
+			ie.CaCertificateReference.Namespace, ie.CaCertificateReference.Name, ac.Namespace, how)
+	}
+	return ""
 }
 
 // +kubebuilder:rbac:groups=capi-provider.agent-install.openshift.io,resources=agentclusters,verbs=get;list;watch;update;patch
@@ -163,6 +184,14 @@ func (r *AgentClusterReconciler) reconcileNormal(ctx context.Context, ac *infrav
 			}
 			ac.Spec.ClusterDeploymentRef = &infrav1.ClusterDeploymentReference{Namespace: ac.Namespace, Name: ac.Name}
 		}
+	}
+	if why := crossNamespaceRefusal(ac, r.AllowCrossNamespaceReferences); why != "" {
+		if c := conditions.Get(ac, infrav1.ClusterDeploymentReadyCondition); c == nil || c.Message != why {
+			r.Recorder.Eventf(ac, nil, corev1.EventTypeWarning, infrav1.CrossNamespaceReferenceRefusedReason, "Provision", why)
+		}
+		setCDCondition(ac, metav1.ConditionFalse, infrav1.CrossNamespaceReferenceRefusedReason, why)
+		ac.Status.ClusterDeploymentRef = infrav1.ClusterDeploymentReference{}
+		return ctrl.Result{}, nil
 	}
 	ref := *ac.Spec.ClusterDeploymentRef
 	if ref.Namespace == "" {

@@ -95,9 +95,13 @@ func (r *AgentMachineReconciler) claim(ctx context.Context, s *machineScope) (*a
 			fmt.Sprintf("Waiting for the bootstrap provider to set the data Secret of Machine %s", machine.Name))
 		return nil, ctrl.Result{}, nil
 	}
-	cd, err := r.clusterDeployment(ctx, cluster)
+	cd, refused, err := r.clusterDeployment(ctx, cluster)
 	if err != nil {
 		return nil, ctrl.Result{}, err
+	}
+	if refused != "" {
+		setReserved(am, metav1.ConditionFalse, infrav1.CrossNamespaceReferenceRefusedReason, "The Cluster's AgentCluster is refused: "+refused)
+		return nil, ctrl.Result{}, nil
 	}
 	if cd == nil {
 		setReserved(am, metav1.ConditionFalse, infrav1.WaitingForClusterDeploymentReason,
@@ -265,31 +269,43 @@ func (r *AgentMachineReconciler) ensureTokenSecret(ctx context.Context, am *infr
 }
 
 // clusterDeployment returns the ClusterDeployment the cluster's Agents bind to, as the Cluster's
-// AgentCluster records it, or nil while it does not.
-func (r *AgentMachineReconciler) clusterDeployment(ctx context.Context, cluster *clusterv1.Cluster) (*aiv1beta1.ClusterReference, error) {
+// AgentCluster records it, or nil while it does not; or why the AgentCluster's references are
+// refused (see crossNamespaceRefusal).
+func (r *AgentMachineReconciler) clusterDeployment(ctx context.Context, cluster *clusterv1.Cluster) (*aiv1beta1.ClusterReference, string, error) {
+	cd, ac, err := r.agentClusterDeployment(ctx, cluster)
+	if err != nil || ac == nil {
+		return cd, "", err
+	}
+	if why := crossNamespaceRefusal(ac, r.AllowCrossNamespaceReferences); why != "" {
+		return nil, why, nil
+	}
+	return cd, "", nil
+}
+
+func (r *AgentMachineReconciler) agentClusterDeployment(ctx context.Context, cluster *clusterv1.Cluster) (*aiv1beta1.ClusterReference, *infrav1.AgentCluster, error) {
 	ref := cluster.Spec.InfrastructureRef
 	if ref.Kind != "AgentCluster" || ref.APIGroup != infrav1.GroupVersion.Group {
-		return nil, fmt.Errorf("cluster %s has infrastructure %s %s, not an AgentCluster", cluster.Name, ref.Kind, ref.Name)
+		return nil, nil, fmt.Errorf("cluster %s has infrastructure %s %s, not an AgentCluster", cluster.Name, ref.Kind, ref.Name)
 	}
 	ac := &infrav1.AgentCluster{}
 	if err := r.Client.Get(ctx, client.ObjectKey{Namespace: cluster.Namespace, Name: ref.Name}, ac); err != nil {
 		if apierrors.IsNotFound(err) {
-			return nil, nil
+			return nil, nil, nil
 		}
-		return nil, fmt.Errorf("getting AgentCluster %s: %w", ref.Name, err)
+		return nil, nil, fmt.Errorf("getting AgentCluster %s: %w", ref.Name, err)
 	}
 	cd := ac.Spec.ClusterDeploymentRef
 	if cd == nil || cd.Name == "" {
 		cd = &ac.Status.ClusterDeploymentRef
 	}
 	if cd.Name == "" {
-		return nil, nil
+		return nil, ac, nil
 	}
 	ns := cd.Namespace
 	if ns == "" {
 		ns = ac.Namespace
 	}
-	return &aiv1beta1.ClusterReference{Namespace: ns, Name: cd.Name}, nil
+	return &aiv1beta1.ClusterReference{Namespace: ns, Name: cd.Name}, ac, nil
 }
 
 func newAgentRequest(am *infrav1.AgentMachine, machine *clusterv1.Machine, cd *aiv1beta1.ClusterReference) (agentRequest, error) {

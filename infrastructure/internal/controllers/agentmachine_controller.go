@@ -66,6 +66,8 @@ type AgentMachineReconciler struct {
 	AgentReader client.Reader
 	// AgentNamespace, when set, is the only namespace Agents are taken from.
 	AgentNamespace string
+	// AllowCrossNamespaceReferences: see setup.Options.
+	AllowCrossNamespaceReferences bool
 	// ClusterCache reaches workload clusters: the addresses of a host whose Agent is gone are
 	// its Node's. Optional.
 	ClusterCache clustercache.ClusterCache

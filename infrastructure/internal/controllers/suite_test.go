@@ -151,6 +151,12 @@ type fixture struct {
 
 func newFixture(tb testing.TB, ctx context.Context, prefix string, labels map[string]string) fixture {
 	tb.Helper()
+	return newFixtureWith(tb, ctx, prefix, labels, nil)
+}
+
+// newFixtureWith is newFixture with a change to the AgentCluster before it is created.
+func newFixtureWith(tb testing.TB, ctx context.Context, prefix string, labels map[string]string, mutate func(*infrav1.AgentCluster)) fixture {
+	tb.Helper()
 	g := NewWithT(tb)
 	ns, err := env.CreateNamespace(ctx, prefix)
 	g.Expect(err).NotTo(HaveOccurred())
@@ -161,6 +167,9 @@ func newFixture(tb testing.TB, ctx context.Context, prefix string, labels map[st
 			ControlPlaneEndpoint: clusterv1.APIEndpoint{Host: "api.c1.example.com", Port: 6443},
 			ClusterDeploymentRef: &infrav1.ClusterDeploymentReference{Name: f.cd},
 		},
+	}
+	if mutate != nil {
+		mutate(ac)
 	}
 	g.Expect(env.Client.Create(ctx, clusterDeployment(ns, f.cd, "c1"))).To(Succeed())
 	g.Expect(env.Client.Create(ctx, ac)).To(Succeed())
