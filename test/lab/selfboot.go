@@ -20,9 +20,11 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
+	aiv1beta1 "github.com/openshift/assisted-service/api/v1beta1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/cluster-api/util"
@@ -132,7 +134,7 @@ func (b *selfBooter) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	a, ok := b.assigned[req.NamespacedName]
 	b.mu.Unlock()
 	if ok && a.isoURL == config.Status.ISODownloadURL {
-		return ctrl.Result{}, nil
+		return b.approve(ctx, config, a.host)
 	}
 	host := b.take(req.NamespacedName)
 	if host == nil {
@@ -147,6 +149,34 @@ func (b *selfBooter) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	b.assigned[req.NamespacedName] = assignment{host: host, isoURL: config.Status.ISODownloadURL}
 	b.mu.Unlock()
 	log.Info("Booted a host from the Machine's discovery ISO", "host", host.Name, "machine", machine.Name)
+	return b.approve(ctx, config, host)
+}
+
+// approve plays the person who booted host checking that the Agent registered through the
+// config's InfraEnv is that host, and approving it: without a BareMetalHost the bootstrap
+// provider approves no Agent on its own. assisted-service names the Agent after the host's
+// system UUID. It looks again until the Agent registered.
+func (b *selfBooter) approve(ctx context.Context, config *bootstrapv1.OpenshiftAssistedConfig, host *inventory.Host) (ctrl.Result, error) {
+	agent := &aiv1beta1.Agent{}
+	err := b.Get(ctx, client.ObjectKey{Namespace: config.Namespace, Name: strings.ToLower(host.SystemUUID)}, agent)
+	if apierrors.IsNotFound(err) {
+		return ctrl.Result{RequeueAfter: time.Second}, nil
+	}
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	if config.Status.InfraEnvRef != nil && agent.Labels[aiv1beta1.InfraEnvNameLabel] != config.Status.InfraEnvRef.Name {
+		return ctrl.Result{RequeueAfter: time.Second}, nil // still the Agent of its last boot
+	}
+	if agent.Spec.Approved {
+		return ctrl.Result{}, nil
+	}
+	before := agent.DeepCopy()
+	agent.Spec.Approved = true
+	if err := b.Patch(ctx, agent, client.MergeFrom(before)); err != nil {
+		return ctrl.Result{}, fmt.Errorf("approving Agent %s of host %s: %w", agent.Name, host.Name, err)
+	}
+	ctrl.LoggerFrom(ctx).Info("Approved the Agent of a self-booted host", "host", host.Name, "agent", agent.Name)
 	return ctrl.Result{}, nil
 }
 

@@ -356,8 +356,8 @@ func TestISOReachesMetal3MachineBeforeProvisioning(t *testing.T) {
 
 // TestUnknownAgentLeftUnapproved checks that Agents that match no Machine are never approved:
 // with Metal3, a host that booted the config's ISO but is not the Machine's BareMetalHost (other
-// boot MAC); without Metal3, two hosts that booted the same config's ISO (which one is the
-// Machine's cannot be told), with a condition saying so.
+// boot MAC); without Metal3, hosts that booted the config's ISO until a person approves the one
+// they booted (which one is the Machine's cannot be told otherwise), with a condition saying so.
 func TestUnknownAgentLeftUnapproved(t *testing.T) {
 	ctx := context.Background()
 	l := newLab(t, models.ClusterStatusInsufficient)
@@ -390,22 +390,33 @@ func TestUnknownAgentLeftUnapproved(t *testing.T) {
 		g.Expect(simulator.register(ctx, ie, "booted-1", "52:54:00:00:03:01")).To(Succeed())
 		g.Expect(simulator.register(ctx, ie, "booted-2", "52:54:00:00:03:02")).To(Succeed())
 		h := l.newHost(t, "worker-a", hostOptions{})
+		// Without a BareMetalHost nothing tells the Machine's host: the person who booted it
+		// approves its Agent.
 		g.Eventually(func(g Gomega) {
 			c := condition(g, h.config, bootstrapv1.AgentRegisteredCondition)
-			g.Expect(c.Reason).To(Equal(bootstrapv1.AmbiguousAgentsReason))
-			g.Expect(c.Message).To(ContainSubstring("2 Agents"))
+			g.Expect(c.Reason).To(Equal(bootstrapv1.WaitingForApprovalReason))
+			g.Expect(c.Message).To(ContainSubstring("Agent booted-1 (host 525400000301, MAC 52:54:00:00:03:01"))
+			g.Expect(c.Message).To(ContainSubstring("Agent booted-2 (host 525400000302, MAC 52:54:00:00:03:02"))
+			g.Expect(c.Message).To(ContainSubstring("approve its Agent"))
 		}, timeout).Should(Succeed())
 		for _, name := range []string{"booted-1", "booted-2"} {
 			a := get(g, &aiv1beta1.Agent{ObjectMeta: metav1.ObjectMeta{Namespace: l.ns, Name: name}})
 			g.Expect(a.Spec.Approved).To(BeFalse())
+			g.Expect(a.Labels).NotTo(HaveKey(bootstrapv1.AgentConfigLabel))
 		}
-		// Once the extra host's Agent is deleted, the remaining one is the Machine's.
-		g.Expect(env.Client.Delete(ctx, &aiv1beta1.Agent{ObjectMeta: metav1.ObjectMeta{Namespace: l.ns, Name: "booted-2"}})).To(Succeed())
+		// The person approves the host they booted: the config takes it and configures it.
+		a := get(g, &aiv1beta1.Agent{ObjectMeta: metav1.ObjectMeta{Namespace: l.ns, Name: "booted-1"}})
+		before := a.DeepCopy()
+		a.Spec.Approved = true
+		g.Expect(env.Client.Patch(ctx, a, client.MergeFrom(before))).To(Succeed())
 		g.Eventually(func(g Gomega) {
 			a := get(g, &aiv1beta1.Agent{ObjectMeta: metav1.ObjectMeta{Namespace: l.ns, Name: "booted-1"}})
-			g.Expect(a.Spec.Approved).To(BeTrue())
 			g.Expect(a.Spec.Role).To(Equal(models.HostRoleWorker))
+			g.Expect(a.Labels).To(HaveKeyWithValue(bootstrapv1.AgentConfigLabel, h.config.Name))
 		}, timeout).Should(Succeed())
+		other := get(g, &aiv1beta1.Agent{ObjectMeta: metav1.ObjectMeta{Namespace: l.ns, Name: "booted-2"}})
+		g.Expect(other.Spec.Approved).To(BeFalse())
+		g.Expect(other.Labels).NotTo(HaveKey(bootstrapv1.AgentConfigLabel))
 	})
 }
 

@@ -20,6 +20,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 
 	bmov1alpha1 "github.com/metal3-io/baremetal-operator/apis/metal3.io/v1alpha1"
 	capm3v1beta2 "github.com/metal3-io/cluster-api-provider-metal3/api/v1beta2"
@@ -398,6 +400,9 @@ func (r *Reconciler) reconcileAgent(ctx context.Context, s *scope) (bool, error)
 		return false, err
 	}
 	if agent == nil {
+		if prev := conditions.Get(c, bootstrapv1.AgentRegisteredCondition); reason == bootstrapv1.WaitingForApprovalReason && (prev == nil || prev.Message != msg) {
+			r.Recorder.Eventf(c, nil, corev1.EventTypeNormal, "AgentAwaitsApproval", "FindAgent", msg)
+		}
 		setWaitingAfter(c, bootstrapv1.DataSecretAvailableCondition, reason, msg)
 		return false, nil
 	}
@@ -454,6 +459,19 @@ func (r *Reconciler) findAgent(ctx context.Context, s *scope) (*aiv1beta1.Agent,
 			return a, "", "", nil // recognized earlier
 		}
 	}
+	if s.bareMetalHost == nil && len(candidates) > 0 {
+		// Without a BareMetalHost nothing identifies the Machine's host: whoever has the ISO URL
+		// can register a host through it, and the first one to do so would be approved with the
+		// Machine's role. The person who booted the host identifies it by approving its Agent.
+		approved := slices.DeleteFunc(slices.Clone(candidates), func(a *aiv1beta1.Agent) bool { return !a.Spec.Approved })
+		if len(approved) == 0 {
+			return nil, bootstrapv1.WaitingForApprovalReason, fmt.Sprintf(
+				"%s registered through InfraEnv %s; without a BareMetalHost nothing proves which host is this Machine's: check the host you booted and approve its Agent "+
+					"(kubectl -n %s patch agent <name> --type merge -p '{\"spec\":{\"approved\":true}}'), this config then configures it as %s",
+				describeAgents(candidates), s.infraEnv.Name, s.infraEnv.Namespace, role(s.machine)), nil
+		}
+		candidates = approved
+	}
 	switch {
 	case len(candidates) == 1:
 		return candidates[0], "", "", nil
@@ -469,6 +487,25 @@ func (r *Reconciler) findAgent(ctx context.Context, s *scope) (*aiv1beta1.Agent,
 		return nil, bootstrapv1.WaitingForAgentReason, fmt.Sprintf(
 			"Waiting for the Machine's host to boot the discovery ISO of InfraEnv %s and register", s.infraEnv.Name), nil
 	}
+}
+
+// describeAgents names Agents with what identifies their hosts (hostname, MAC addresses, serial
+// number), at most three.
+func describeAgents(agents []*aiv1beta1.Agent) string {
+	parts := make([]string, 0, min(len(agents), 3))
+	for i, a := range agents {
+		if i == 3 {
+			parts = append(parts, fmt.Sprintf("and %d more", len(agents)-3))
+			break
+		}
+		macs := make([]string, 0, len(a.Status.Inventory.Interfaces))
+		for _, nic := range a.Status.Inventory.Interfaces {
+			macs = append(macs, nic.MacAddress)
+		}
+		parts = append(parts, fmt.Sprintf("Agent %s (host %s, MAC %s, serial %s)", a.Name, a.Status.Inventory.Hostname,
+			strings.Join(macs, " "), a.Status.Inventory.SystemVendor.SerialNumber))
+	}
+	return strings.Join(parts, ", ")
 }
 
 // reconcileDelete releases the config's Agent and deletes its InfraEnv, then removes the
