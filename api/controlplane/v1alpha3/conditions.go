@@ -82,9 +82,12 @@ const (
 
 // Condition reasons of the OpenshiftAssistedControlPlane.
 const (
-	WaitingForClusterReason        = "WaitingForCluster"
-	InstallingReason               = "Installing"
-	InstallFailedReason            = "InstallFailed"
+	WaitingForClusterReason = "WaitingForCluster"
+	InstallingReason        = "Installing"
+	InstallFailedReason     = "InstallFailed"
+	// InstallSpecRejectedReason: assisted-service cannot apply the AgentClusterInstall's spec
+	// (its SpecSynced condition is False with InputError or BackendError); the message is its.
+	InstallSpecRejectedReason      = "InstallSpecRejected"
 	InstalledReason                = "Installed"
 	KubeconfigNotAvailableReason   = "KubeconfigNotAvailable"
 	KubeconfigAvailableReason      = "KubeconfigAvailable"

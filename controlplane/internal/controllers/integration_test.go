@@ -423,3 +423,39 @@ func TestEmptyKubeconfigSecretCreatedAheadIsAdoptedAndFilled(t *testing.T) {
 	f.simulateMachinesReady(ctx)
 	expectInstalled(ctx, t, f, 1)
 }
+
+// TestInstallSpecRejectedIsShown: when assisted-service cannot apply the AgentClusterInstall's
+// spec (SpecSynced False, InputError), the control plane says so in Available, with its
+// message, and raises a Warning event; it does not claim to be installing.
+func TestInstallSpecRejectedIsShown(t *testing.T) {
+	g := NewWithT(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	f := newFixture(ctx, t, fixtureOptions{replicas: 1})
+	aci := f.aci(ctx, g)
+	const why = "The Spec could not be synced due to an input error: Cluster network CIDR prefix 14 does not contain enough addresses for 1 hosts each one with 23 prefix"
+	g.Eventually(func(g Gomega) {
+		g.Expect(mgmt.Client.Get(ctx, client.ObjectKeyFromObject(aci), aci)).To(Succeed())
+		aci.Status.Conditions = []hivev1.ClusterInstallCondition{{
+			Type: hiveextv1beta1.ClusterSpecSyncedCondition, Status: corev1.ConditionFalse, Reason: hiveextv1beta1.ClusterInputErrorReason,
+			Message: why, LastTransitionTime: metav1.Now(), LastProbeTime: metav1.Now(),
+		}}
+		g.Expect(mgmt.Client.Status().Update(ctx, aci)).To(Succeed())
+	}, timeout, interval).Should(Succeed())
+	g.Eventually(func(g Gomega) {
+		c := conditions.Get(f.getOACP(ctx, g), controlplanev1.AvailableCondition)
+		g.Expect(c).NotTo(BeNil())
+		g.Expect(c.Reason).To(Equal(controlplanev1.InstallSpecRejectedReason))
+		g.Expect(c.Message).To(ContainSubstring("SpecSynced InputError): " + why))
+		g.Expect(c.Message).To(ContainSubstring("correct them"))
+		events := &eventsv1.EventList{}
+		g.Expect(mgmt.Client.List(ctx, events, client.InNamespace(f.ns))).To(Succeed())
+		var warned bool
+		seen := []string{}
+		for _, e := range events.Items {
+			seen = append(seen, e.Regarding.Kind+"/"+e.Regarding.Name+" "+e.Type+" "+e.Reason)
+			warned = warned || (e.Regarding.Name == f.oacp.Name && e.Type == corev1.EventTypeWarning && e.Reason == controlplanev1.InstallSpecRejectedReason)
+		}
+		g.Expect(warned).To(BeTrue(), "a Warning event on the control plane; events: %v", seen)
+	}, timeout, interval).Should(Succeed())
+}

@@ -23,7 +23,9 @@ import (
 	"slices"
 	"strings"
 
+	hiveextv1beta1 "github.com/openshift/assisted-service/api/hiveextension/v1beta1"
 	hivev1 "github.com/openshift/hive/apis/hive/v1"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/utils/ptr"
@@ -75,7 +77,14 @@ func (r *Reconciler) updateStatus(ctx context.Context, s *scope) {
 	if s.deleting != nil {
 		return
 	}
+	var before metav1.Condition // a copy: conditions.Set changes the condition in place
+	if c := conditions.Get(oacp, controlplanev1.AvailableCondition); c != nil {
+		before = *c
+	}
 	setAvailableConditions(s)
+	if after := conditions.Get(oacp, controlplanev1.AvailableCondition); after.Reason == controlplanev1.InstallSpecRejectedReason && before.Message != after.Message {
+		r.Recorder.Eventf(oacp, s.aci, corev1.EventTypeWarning, controlplanev1.InstallSpecRejectedReason, "Install", after.Message)
+	}
 	setMachinesReadyCondition(s, total, notReady)
 	setScalingConditions(s, total)
 	setEtcdCondition(s)
@@ -134,6 +143,12 @@ func setAvailableConditions(s *scope) {
 		conditions.Set(oacp, metav1.Condition{Type: controlplanev1.AvailableCondition, Status: metav1.ConditionFalse,
 			Reason:  controlplanev1.KubeconfigNotAvailableReason,
 			Message: "assisted-service reports the cluster installed; waiting for the admin kubeconfig Secret named in the AgentClusterInstall's spec.clusterMetadata"})
+	case specNotSynced(s) != nil:
+		c := specNotSynced(s)
+		conditions.Set(oacp, metav1.Condition{Type: controlplanev1.AvailableCondition, Status: metav1.ConditionFalse,
+			Reason: controlplanev1.InstallSpecRejectedReason,
+			Message: fmt.Sprintf("assisted-service cannot apply AgentClusterInstall %s (SpecSynced %s): %s. The AgentClusterInstall is written from spec.config and the Cluster's networks: correct them",
+				s.aci.Name, c.Reason, c.Message)})
 	case failedMessage(s) != "":
 		conditions.Set(oacp, metav1.Condition{Type: controlplanev1.AvailableCondition, Status: metav1.ConditionFalse,
 			Reason: controlplanev1.InstallFailedReason, Message: "The installation failed: " + failedMessage(s) + "; " + installProgress(s)})
@@ -143,6 +158,18 @@ func setAvailableConditions(s *scope) {
 	}
 	conditions.Set(oacp, metav1.Condition{Type: controlplanev1.KubeconfigAvailableCondition, Status: metav1.ConditionFalse,
 		Reason: controlplanev1.KubeconfigNotAvailableReason, Message: "The kubeconfig Secret is written once assisted-service reports the cluster installed"})
+}
+
+// specNotSynced returns the AgentClusterInstall's SpecSynced condition when assisted-service
+// reports that it cannot apply the spec (InputError: the spec is invalid; BackendError: its
+// backend failed), nil otherwise.
+func specNotSynced(s *scope) *hivev1.ClusterInstallCondition {
+	for i, c := range s.aci.Status.Conditions {
+		if c.Type == hiveextv1beta1.ClusterSpecSyncedCondition && c.Status == corev1.ConditionFalse {
+			return &s.aci.Status.Conditions[i]
+		}
+	}
+	return nil
 }
 
 func failedMessage(s *scope) string {
