@@ -33,16 +33,17 @@ import (
 // version is set at build time (make build-<provider> VERSION=...).
 var version = "dev"
 
-// The manager itself: leader election, events, and authenticated metrics.
-// +kubebuilder:rbac:groups=coordination.k8s.io,resources=leases,verbs=get;list;watch;create;update;patch;delete
-// +kubebuilder:rbac:groups="",resources=events,verbs=create;patch
+// The manager itself: the events its controllers record (events.k8s.io, in the namespaces of the
+// objects they are about) and authenticated metrics (TokenReviews and SubjectAccessReviews).
+// Leader election, its Lease and the core/v1 Events client-go records about it, is granted in the
+// manager's own namespace only, by config/rbac/leader_election_role.yaml.
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 // +kubebuilder:rbac:groups=authentication.k8s.io,resources=tokenreviews,verbs=create
 // +kubebuilder:rbac:groups=authorization.k8s.io,resources=subjectaccessreviews,verbs=create
 
 func main() {
 	manager.InitLogs()
-	opts := manager.NewOptions("capoa-bootstrap-leader-election")
+	opts := manager.NewOptions(setup.LeaderElectionID)
 	opts.AddFlags(pflag.CommandLine)
 	var providerOpts setup.Options
 	providerOpts.AddFlags(pflag.CommandLine)

@@ -32,6 +32,10 @@ import (
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/manager"
 )
 
+// LeaderElectionID names the manager's leader election Lease (in its own namespace). The
+// leader-election Role of config/rbac grants get and update on this name only: keep them equal.
+const LeaderElectionID = "capoa-bootstrap-leader-election"
+
 // Options are the bootstrap provider's own flags, beside the shared manager.Options. It has none
 // yet; the type keeps the Setup signature the same for every provider.
 type Options struct{}

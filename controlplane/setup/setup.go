@@ -40,6 +40,10 @@ import (
 // API server; the lab passes its own.
 type EtcdConnector = etcd.Connector
 
+// LeaderElectionID names the manager's leader election Lease (in its own namespace). The
+// leader-election Role of config/rbac grants get and update on this name only: keep them equal.
+const LeaderElectionID = "capoa-controlplane-leader-election"
+
 // Options are the control-plane provider's own settings, beside the shared manager.Options.
 type Options struct {
 	// EtcdConnector reaches the workload clusters' etcd members (default: a port-forward through

@@ -33,6 +33,10 @@ import (
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/manager"
 )
 
+// LeaderElectionID names the manager's leader election Lease (in its own namespace). The
+// leader-election Role of config/rbac grants get and update on this name only: keep them equal.
+const LeaderElectionID = "capi-provider-agent-leader-election"
+
 // Options are the settings of this provider beyond the shared manager options.
 type Options struct {
 	// AgentNamespace, when set, is the only namespace Agents are read from and claimed in; it may

@@ -84,18 +84,31 @@ type Reconciler struct {
 	controller controller.Controller
 }
 
-// +kubebuilder:rbac:groups=controlplane.cluster.x-k8s.io,resources=openshiftassistedcontrolplanes,verbs=get;list;watch;update;patch
-// +kubebuilder:rbac:groups=controlplane.cluster.x-k8s.io,resources=openshiftassistedcontrolplanes/status;openshiftassistedcontrolplanes/finalizers,verbs=get;update;patch
-// +kubebuilder:rbac:groups=cluster.x-k8s.io,resources=clusters;clusters/status,verbs=get;list;watch
+// RBAC: only the verbs the code uses (docs/architecture_design.md, "Privileges"). Objects are
+// written with patches (the patch helper, CreateOrPatch, merge patches), never a full update;
+// get/list/watch are the cache's informers. Status is patched; finalizers/update lets the
+// controller set blockOwnerDeletion owner references to the control plane (on its Machines,
+// configs, infrastructure clones, ClusterDeployment, AgentClusterInstall and kubeconfig Secret).
+// Infrastructure machines and templates are read as unstructured objects, which the client does
+// not cache: get, list (leftovers), create (clones), patch (template owner) and delete, no watch.
+// customresourcedefinitions: Cluster API's contract lookup reads the CRDs' metadata (cached).
+// Secrets are not cached (pkg/manager), so no list or watch: get reads the admin kubeconfig
+// assisted-service wrote and, through the ClusterCache, the <cluster>-kubeconfig; create, patch
+// (adoption of an empty one) and delete are on that <cluster>-kubeconfig Secret only, which lives
+// in the Cluster's namespace, any namespace: hence a ClusterRole.
+// +kubebuilder:rbac:groups=controlplane.cluster.x-k8s.io,resources=openshiftassistedcontrolplanes,verbs=get;list;watch;patch
+// +kubebuilder:rbac:groups=controlplane.cluster.x-k8s.io,resources=openshiftassistedcontrolplanes/status,verbs=patch
+// +kubebuilder:rbac:groups=controlplane.cluster.x-k8s.io,resources=openshiftassistedcontrolplanes/finalizers,verbs=update
+// +kubebuilder:rbac:groups=cluster.x-k8s.io,resources=clusters,verbs=get;list;watch
 // +kubebuilder:rbac:groups=cluster.x-k8s.io,resources=machinedeployments,verbs=get;list;watch
-// +kubebuilder:rbac:groups=cluster.x-k8s.io,resources=machines,verbs=get;list;watch;create;update;patch;delete
-// +kubebuilder:rbac:groups=cluster.x-k8s.io,resources=machines/status,verbs=get;update;patch
-// +kubebuilder:rbac:groups=bootstrap.cluster.x-k8s.io,resources=openshiftassistedconfigs,verbs=get;list;watch;create;update;patch;delete
-// +kubebuilder:rbac:groups=infrastructure.cluster.x-k8s.io,resources=*,verbs=get;list;watch;create;update;patch;delete
-// +kubebuilder:rbac:groups=capi-provider.agent-install.openshift.io,resources=agentmachinetemplates;agentmachines,verbs=get;list;watch;create;update;patch;delete
-// +kubebuilder:rbac:groups=extensions.hive.openshift.io,resources=agentclusterinstalls,verbs=get;list;watch;create;update;patch;delete
-// +kubebuilder:rbac:groups=hive.openshift.io,resources=clusterdeployments;clusterimagesets,verbs=get;list;watch;create;update;patch;delete
-// +kubebuilder:rbac:groups="",resources=secrets,verbs=get;list;watch;create;update;patch;delete
+// +kubebuilder:rbac:groups=cluster.x-k8s.io,resources=machines,verbs=get;list;watch;create;patch;delete
+// +kubebuilder:rbac:groups=cluster.x-k8s.io,resources=machines/status,verbs=patch
+// +kubebuilder:rbac:groups=bootstrap.cluster.x-k8s.io,resources=openshiftassistedconfigs,verbs=get;list;watch;create;delete
+// +kubebuilder:rbac:groups=infrastructure.cluster.x-k8s.io,resources=*,verbs=get;list;create;patch;delete
+// +kubebuilder:rbac:groups=capi-provider.agent-install.openshift.io,resources=agentmachinetemplates;agentmachines,verbs=get;list;create;patch;delete
+// +kubebuilder:rbac:groups=extensions.hive.openshift.io,resources=agentclusterinstalls,verbs=get;list;watch;create;patch;delete
+// +kubebuilder:rbac:groups=hive.openshift.io,resources=clusterdeployments;clusterimagesets,verbs=get;list;watch;create;patch;delete
+// +kubebuilder:rbac:groups="",resources=secrets,verbs=get;create;patch;delete
 // +kubebuilder:rbac:groups=apiextensions.k8s.io,resources=customresourcedefinitions,verbs=get;list;watch
 
 // SetupWithManager registers the controller with mgr.

@@ -103,10 +103,13 @@ func crossNamespaceRefusal(ac *infrav1.AgentCluster, allowed bool) string {
 	return ""
 }
 
-// +kubebuilder:rbac:groups=capi-provider.agent-install.openshift.io,resources=agentclusters,verbs=get;list;watch;update;patch
-// +kubebuilder:rbac:groups=capi-provider.agent-install.openshift.io,resources=agentclusters/status;agentclusters/finalizers,verbs=get;update;patch
+// RBAC: as the AgentMachine controller's (patches, status patches, finalizers/update for the
+// owner references of the ClusterDeployment and AgentClusterInstall it creates).
+// +kubebuilder:rbac:groups=capi-provider.agent-install.openshift.io,resources=agentclusters,verbs=get;list;watch;patch
+// +kubebuilder:rbac:groups=capi-provider.agent-install.openshift.io,resources=agentclusters/status,verbs=patch
+// +kubebuilder:rbac:groups=capi-provider.agent-install.openshift.io,resources=agentclusters/finalizers,verbs=update
 // +kubebuilder:rbac:groups=hive.openshift.io,resources=clusterdeployments,verbs=get;list;watch;create;delete
-// +kubebuilder:rbac:groups=extensions.hive.openshift.io,resources=agentclusterinstalls,verbs=get;list;watch;create;update;patch;delete
+// +kubebuilder:rbac:groups=extensions.hive.openshift.io,resources=agentclusterinstalls,verbs=get;list;watch;create;patch;delete
 
 // Reconcile records the ClusterDeployment of an AgentCluster and reports it provisioned.
 func (r *AgentClusterReconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Result, rerr error) {

@@ -91,13 +91,21 @@ type machineScope struct {
 	cluster      *clusterv1.Cluster
 }
 
-// +kubebuilder:rbac:groups=capi-provider.agent-install.openshift.io,resources=agentmachines,verbs=get;list;watch;update;patch
-// +kubebuilder:rbac:groups=capi-provider.agent-install.openshift.io,resources=agentmachines/status;agentmachines/finalizers,verbs=get;update;patch
+// RBAC: only the verbs the code uses (docs/architecture_design.md, "Privileges"). Objects are
+// written with patches (the patch helper, merge patches), never a full update; get/list/watch
+// are the cache's informers. Status is patched; finalizers/update lets the controller set
+// blockOwnerDeletion owner references to an AgentMachine (the OwnerReferencesPermissionEnforcement
+// admission plugin asks for it). Secrets are not cached (pkg/manager): get reads the bootstrap
+// data Secret and, through the ClusterCache, the workload kubeconfig; create and update write the
+// ignition token Secret the AgentMachine owns (garbage-collected with it, never deleted here).
+// +kubebuilder:rbac:groups=capi-provider.agent-install.openshift.io,resources=agentmachines,verbs=get;list;watch;patch
+// +kubebuilder:rbac:groups=capi-provider.agent-install.openshift.io,resources=agentmachines/status,verbs=patch
+// +kubebuilder:rbac:groups=capi-provider.agent-install.openshift.io,resources=agentmachines/finalizers,verbs=update
 // +kubebuilder:rbac:groups=capi-provider.agent-install.openshift.io,resources=agentclusters,verbs=get;list;watch
-// +kubebuilder:rbac:groups=agent-install.openshift.io,resources=agents,verbs=get;list;watch;update;patch
+// +kubebuilder:rbac:groups=agent-install.openshift.io,resources=agents,verbs=get;list;watch;patch
 // +kubebuilder:rbac:groups=cluster.x-k8s.io,resources=clusters,verbs=get;list;watch
-// +kubebuilder:rbac:groups=cluster.x-k8s.io,resources=machines,verbs=get;list;watch;update;patch
-// +kubebuilder:rbac:groups="",resources=secrets,verbs=get;create;update;patch
+// +kubebuilder:rbac:groups=cluster.x-k8s.io,resources=machines,verbs=get;list;watch;patch
+// +kubebuilder:rbac:groups="",resources=secrets,verbs=get;create;update
 
 // Reconcile claims, binds and reflects the Agent of an AgentMachine, or releases it on deletion.
 func (r *AgentMachineReconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Result, rerr error) {
