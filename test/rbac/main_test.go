@@ -18,7 +18,8 @@ limitations under the License.
 // provider's config/default is built with the project's kustomize (what a release ships), its
 // ServiceAccount, ClusterRoles, Roles and bindings are applied to a real API server, and
 // SubjectAccessReviews (what `kubectl auth can-i --as` asks) check, row by row, what each manager
-// may and may not do (rbac_test.go).
+// may and may not do (rbac_test.go); each manager's NetworkPolicy is checked against the ports
+// its Deployment serves (networkpolicy_test.go).
 package rbac_test
 
 import (
