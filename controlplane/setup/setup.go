@@ -22,12 +22,14 @@ package setup
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/google/go-containerregistry/pkg/v1/remote"
 	"github.com/spf13/pflag"
 	ctrl "sigs.k8s.io/controller-runtime"
 	crcontroller "sigs.k8s.io/controller-runtime/pkg/controller"
 
+	controlplanev1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/controlplane/v1alpha3"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/controlplane/internal/controllers"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/controlplane/internal/etcd"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/controlplane/internal/release"
@@ -49,10 +51,21 @@ type Options struct {
 	// EtcdConnector reaches the workload clusters' etcd members (default: a port-forward through
 	// the workload cluster's API server, etcd.PortForwarder). Not a flag: the lab sets it.
 	EtcdConnector EtcdConnector
+	// AllowedReleaseRegistries are the registries (host or host:port) the manager may read
+	// release images from (--allowed-release-registries). The release-image-repository annotation
+	// of a control plane names the repository, so whoever may annotate a control plane could
+	// otherwise make the manager connect to any host. Empty: quay.io (release.DefaultRegistry),
+	// where OpenShift's releases are; "*" allows any registry.
+	AllowedReleaseRegistries []string
 }
 
 // AddFlags adds the provider's own flags to fs.
-func (o *Options) AddFlags(_ *pflag.FlagSet) {}
+func (o *Options) AddFlags(fs *pflag.FlagSet) {
+	fs.StringSliceVar(&o.AllowedReleaseRegistries, strings.TrimPrefix(release.AllowedRegistriesFlag, "--"), nil,
+		"Registries (host or host:port, comma-separated) the manager may read OpenShift release images from, "+
+			"for the "+controlplanev1.ReleaseImageRepositoryAnnotation+" annotation of a mirror. "+
+			"Default: "+release.DefaultRegistry+" only. \"*\" allows any registry (any host a user who can annotate a control plane names).")
+}
 
 // Setup registers the OpenshiftAssistedControlPlane controller, the ClusterCache it reaches
 // workload clusters through and, unless opts.WebhookPort is 0, the OpenshiftAssistedControlPlane
@@ -70,7 +83,7 @@ func Setup(ctx context.Context, mgr ctrl.Manager, opts *manager.Options, o Optio
 		Client:           mgr.GetClient(),
 		APIReader:        mgr.GetAPIReader(),
 		Recorder:         mgr.GetEventRecorder("openshiftassistedcontrolplane-controller"),
-		Release:          release.NewReader(remote.WithUserAgent("capoa-controlplane-manager")),
+		Release:          releaseReader(o.AllowedReleaseRegistries),
 		ClusterCache:     cc,
 		Etcd:             o.EtcdConnector,
 		WatchFilterValue: opts.WatchFilterValue,
@@ -84,4 +97,11 @@ func Setup(ctx context.Context, mgr ctrl.Manager, opts *manager.Options, o Optio
 		}
 	}
 	return nil
+}
+
+// releaseReader is the manager's release image reader, limited to the allowed registries.
+func releaseReader(allowed []string) *release.Reader {
+	r := release.NewReader(remote.WithUserAgent("capoa-controlplane-manager"))
+	r.AllowedRegistries = allowed
+	return r
 }

@@ -126,11 +126,14 @@ type provider struct {
 	webhookDir string
 }
 
-func providers(etcdConnector controlplanesetup.EtcdConnector) []provider {
+func providers(etcdConnector controlplanesetup.EtcdConnector, releaseRegistry string) []provider {
+	// The control plane reads release images from the lab's registry only, as a production manager
+	// run with --allowed-release-registries=<mirror>.
+	cp := controlplanesetup.Options{EtcdConnector: etcdConnector, AllowedReleaseRegistries: []string{releaseRegistry}}
 	return []provider{
 		{name: "infrastructure", setup: manager.SetupWith(infrasetup.Setup, infrasetup.Options{}), webhookDir: "infrastructure/config/webhook"},
 		{name: "bootstrap", setup: manager.SetupWith(bootstrapsetup.Setup, bootstrapsetup.Options{}), webhookDir: "bootstrap/config/webhook"},
-		{name: "controlplane", setup: manager.SetupWith(controlplanesetup.Setup, controlplanesetup.Options{EtcdConnector: etcdConnector}), webhookDir: "controlplane/config/webhook"},
+		{name: "controlplane", setup: manager.SetupWith(controlplanesetup.Setup, cp), webhookDir: "controlplane/config/webhook"},
 	}
 }
 
@@ -256,7 +259,7 @@ func (l *Lab) startManagement(ctx context.Context) (*management, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, p := range providers(l.Etcd) {
+	for _, p := range providers(l.Etcd, l.Releases.Host) {
 		if err := l.startProvider(ctx, m, root, scheme, p); err != nil {
 			return nil, err
 		}

@@ -119,3 +119,8 @@ const (
 	MachinesNotReadyReason         = "NotReady"
 	NoMachinesReason               = "NoMachines"
 )
+
+// ReleaseImageRegistryNotAllowedReason is the reason of a False ReleaseImageResolved condition when
+// the release image's registry is not one the control-plane manager may contact (its
+// --allowed-release-registries flag): the image is not read.
+const ReleaseImageRegistryNotAllowedReason = "RegistryNotAllowed"

@@ -260,7 +260,7 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, s *scope) (ctrl.Result
 	s.specRelease, s.releaseErr = r.Release.Read(ctx, releaseImage(s.oacp, s.oacp.Spec.DistributionVersion))
 	s.specKubeVersion = s.specRelease.KubernetesVersion
 	if s.releaseErr != nil {
-		ctrl.LoggerFrom(ctx).Info("Cannot resolve the release image yet", "error", s.releaseErr.Error())
+		ctrl.LoggerFrom(ctx).Info("Cannot resolve the release image yet", "error", release.LogMessage(s.releaseErr))
 	}
 
 	if err := r.reconcileClusterImageSet(ctx, s); err != nil {

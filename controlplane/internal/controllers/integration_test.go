@@ -391,17 +391,44 @@ func TestDeleteAfterTheClusterIsGone(t *testing.T) {
 	g.Expect(apierrors.IsNotFound(mgmt.Client.Get(ctx, client.ObjectKey{Name: controllers.ImageSetName(f.oacp)}, &hivev1.ClusterImageSet{}))).To(BeTrue())
 }
 
+// unreachableRegistry is an allowed registry (see main_test.go) that does not answer.
+const unreachableRegistry = "127.0.0.1:1"
+
 // TestUnreachableReleaseImageDoesNotBlockTheInstall points the release image at a registry that
-// does not answer: the control plane says so in a condition and still installs.
+// does not answer: the control plane says so in a condition, in its own words, and still installs.
 func TestUnreachableReleaseImageDoesNotBlockTheInstall(t *testing.T) {
 	g := NewWithT(t)
 	ctx := context.Background()
-	f := newFixture(ctx, t, fixtureOptions{replicas: 1, releaseRepository: "127.0.0.1:1/ocp-release"})
+	f := newFixture(ctx, t, fixtureOptions{replicas: 1, releaseRepository: unreachableRegistry + "/ocp-release"})
 	g.Eventually(func(g Gomega) {
 		c := conditions.Get(f.getOACP(ctx, g), controlplanev1.ReleaseImageResolvedCondition)
 		g.Expect(c).NotTo(BeNil())
 		g.Expect(c.Status).To(Equal(metav1.ConditionFalse))
+		g.Expect(c.Reason).To(Equal(controlplanev1.ReleaseImageNotResolvedReason))
 		g.Expect(c.Message).To(ContainSubstring("Cannot read the Kubernetes version of release image 127.0.0.1:1/ocp-release:4.17.3-x86_64"))
+		g.Expect(c.Message).To(ContainSubstring("the registry cannot be reached (connection refused)"))
+		g.Expect(c.Message).NotTo(ContainSubstring("dial tcp"), "the condition quotes the network error")
+		g.Expect(f.machines(ctx, g)).To(HaveLen(1))
+	}, timeout, interval).Should(Succeed())
+	f.aci(ctx, g)
+}
+
+// TestReleaseImageOnARegistryNotAllowedIsNotRead: the release-image-repository annotation names a
+// registry that is not in the manager's --allowed-release-registries. The manager does not
+// contact it (the host does not even resolve), says which host and which flag in the condition,
+// and the install goes on as with an unreachable registry.
+func TestReleaseImageOnARegistryNotAllowedIsNotRead(t *testing.T) {
+	g := NewWithT(t)
+	ctx := context.Background()
+	f := newFixture(ctx, t, fixtureOptions{replicas: 1, releaseRepository: "mirror.example.invalid:5000/ocp-release"})
+	g.Eventually(func(g Gomega) {
+		c := conditions.Get(f.getOACP(ctx, g), controlplanev1.ReleaseImageResolvedCondition)
+		g.Expect(c).NotTo(BeNil())
+		g.Expect(c.Status).To(Equal(metav1.ConditionFalse))
+		g.Expect(c.Reason).To(Equal(controlplanev1.ReleaseImageRegistryNotAllowedReason))
+		g.Expect(c.Message).To(ContainSubstring("Release image mirror.example.invalid:5000/ocp-release:4.17.3-x86_64"))
+		g.Expect(c.Message).To(ContainSubstring("registry mirror.example.invalid:5000 is not allowed"))
+		g.Expect(c.Message).To(ContainSubstring("--allowed-release-registries"))
 		g.Expect(f.machines(ctx, g)).To(HaveLen(1))
 	}, timeout, interval).Should(Succeed())
 	f.aci(ctx, g)

@@ -117,7 +117,7 @@ func run(m *testing.M) int {
 		return 1
 	}
 	// The same entry point as main.go and the lab.
-	if err := setup.Setup(ctx, mgr, opts, setup.Options{}); err != nil {
+	if err := setup.Setup(ctx, mgr, opts, setup.Options{AllowedReleaseRegistries: []string{reg.Host, unreachableRegistry}}); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}

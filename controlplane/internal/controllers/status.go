@@ -18,6 +18,7 @@ package controllers
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -34,6 +35,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	controlplanev1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/controlplane/v1alpha3"
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/controlplane/internal/release"
 )
 
 // updateStatus computes the control plane's status from what the reconcile observed.
@@ -69,7 +71,7 @@ func (r *Reconciler) updateStatus(ctx context.Context, s *scope) {
 		} else if info, err := r.Release.Read(ctx, releaseImage(oacp, st.DistributionVersion)); err == nil {
 			st.Version = info.KubernetesVersion
 		} else {
-			ctrl.LoggerFrom(ctx).Info("Cannot resolve the running release image", "error", err.Error())
+			ctrl.LoggerFrom(ctx).Info("Cannot resolve the running release image", "error", release.LogMessage(err))
 		}
 	}
 
@@ -313,11 +315,21 @@ func setReleaseCondition(s *scope) {
 		return // the reconcile stopped before reading the release image
 	}
 	image := releaseImage(s.oacp, s.oacp.Spec.DistributionVersion)
-	if s.releaseErr != nil {
+	// The messages never quote a registry's answer (release.Summary): the condition is read by
+	// whoever may read the control plane; the manager's log has the full error.
+	var notAllowed *release.RegistryNotAllowedError
+	switch {
+	case errors.As(s.releaseErr, &notAllowed):
+		conditions.Set(s.oacp, metav1.Condition{Type: controlplanev1.ReleaseImageResolvedCondition, Status: metav1.ConditionFalse,
+			Reason: controlplanev1.ReleaseImageRegistryNotAllowedReason,
+			Message: fmt.Sprintf("Release image %s (repository from the %s annotation, or the default) is not read: %s",
+				image, controlplanev1.ReleaseImageRepositoryAnnotation, release.Summary(s.releaseErr))})
+		return
+	case s.releaseErr != nil:
 		conditions.Set(s.oacp, metav1.Condition{Type: controlplanev1.ReleaseImageResolvedCondition, Status: metav1.ConditionFalse,
 			Reason: controlplanev1.ReleaseImageNotResolvedReason,
-			Message: fmt.Sprintf("Cannot read the Kubernetes version of release image %s (retrying; set the %s annotation for a mirror): %v",
-				image, controlplanev1.ReleaseImageRepositoryAnnotation, s.releaseErr)})
+			Message: fmt.Sprintf("Cannot read the Kubernetes version of release image %s (retrying; set the %s annotation for a mirror): %s",
+				image, controlplanev1.ReleaseImageRepositoryAnnotation, release.Summary(s.releaseErr))})
 		return
 	}
 	conditions.Set(s.oacp, metav1.Condition{Type: controlplanev1.ReleaseImageResolvedCondition, Status: metav1.ConditionTrue,

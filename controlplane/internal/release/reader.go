@@ -88,6 +88,10 @@ type Reader struct {
 	Options []remote.Option
 	// NameOptions are used to parse image references (for example name.Insecure).
 	NameOptions []name.Option
+	// AllowedRegistries are the registries (host or host:port, as image references spell them)
+	// the Reader may contact; a read from any other is refused before anything is sent
+	// (RegistryNotAllowedError). Empty: DefaultRegistry only. AnyRegistry allows every registry.
+	AllowedRegistries []string
 
 	mu       sync.Mutex
 	byDigest map[string]string
@@ -105,11 +109,16 @@ func NewReader(opts ...remote.Option) *Reader {
 	return &Reader{Options: opts}
 }
 
-// Read returns the digest and Kubernetes version of the release image ref.
+// Read returns the digest and Kubernetes version of the release image ref. A registry that is
+// not allowed is never contacted (RegistryNotAllowedError). Summary describes an error of Read
+// without quoting the registry.
 func (r *Reader) Read(ctx context.Context, ref string) (Info, error) {
 	parsed, err := name.ParseReference(ref, r.NameOptions...)
 	if err != nil {
-		return Info{}, fmt.Errorf("parsing release image %q: %w", ref, err)
+		return Info{}, &stageError{stage: fmt.Sprintf("parsing release image %q", ref), err: err}
+	}
+	if err := r.checkRegistry(parsed.Context().RegistryStr()); err != nil {
+		return Info{}, err
 	}
 	opts := append([]remote.Option{remote.WithContext(ctx)}, r.Options...)
 
@@ -125,15 +134,15 @@ func (r *Reader) Read(ctx context.Context, ref string) (Info, error) {
 	}
 	img, err := remote.Image(pinned, opts...)
 	if err != nil {
-		return Info{}, fmt.Errorf("reading release image %s: %w", pinned, err)
+		return Info{}, &stageError{stage: "reading release image " + pinned.String(), err: err}
 	}
 	data, err := findFile(img, ImageReferencesPath)
 	if err != nil {
-		return Info{}, fmt.Errorf("reading %s from release image %s: %w", ImageReferencesPath, pinned, err)
+		return Info{}, &stageError{stage: fmt.Sprintf("reading %s from release image %s", ImageReferencesPath, pinned), err: err}
 	}
 	v, err := KubernetesVersionFromImageReferences(data)
 	if err != nil {
-		return Info{}, fmt.Errorf("release image %s: %w", pinned, err)
+		return Info{}, &stageError{stage: "release image " + pinned.String(), err: err}
 	}
 	r.mu.Lock()
 	if r.byDigest == nil {
@@ -174,7 +183,7 @@ func (r *Reader) digest(ref name.Reference, opts []remote.Option) (string, error
 	}
 	desc, err := remote.Head(ref, opts...)
 	if err != nil {
-		return "", fmt.Errorf("resolving release image %s: %w", key, err)
+		return "", &stageError{stage: "resolving release image " + key, err: err}
 	}
 	r.mu.Lock()
 	if r.byTag == nil {
@@ -202,7 +211,7 @@ func findFile(img v1.Image, p string) ([]byte, error) {
 			return data, nil
 		}
 	}
-	return nil, errors.New("file not found in any layer")
+	return nil, errNoImageReferences
 }
 
 func fileInLayer(layer v1.Layer, want string) ([]byte, bool, error) {
@@ -239,7 +248,7 @@ func fileInLayer(layer v1.Layer, want string) ([]byte, bool, error) {
 func KubernetesVersionFromImageReferences(data []byte) (string, error) {
 	is := &imagev1.ImageStream{}
 	if err := json.Unmarshal(data, is); err != nil {
-		return "", fmt.Errorf("parsing %s: %w", ImageReferencesPath, err)
+		return "", fmt.Errorf("parsing %s: %w: %w", ImageReferencesPath, errNotImageStream, err)
 	}
 	for _, want := range kubernetesTags {
 		for _, tag := range is.Spec.Tags {
@@ -254,6 +263,6 @@ func KubernetesVersionFromImageReferences(data []byte) (string, error) {
 			}
 		}
 	}
-	return "", fmt.Errorf("no %q annotation naming kubernetes on the tags %v of %s",
-		BuildVersionsAnnotation, kubernetesTags, ImageReferencesPath)
+	return "", fmt.Errorf("%w: no %q annotation naming kubernetes on the tags %v of %s",
+		errNoKubernetesVersion, BuildVersionsAnnotation, kubernetesTags, ImageReferencesPath)
 }

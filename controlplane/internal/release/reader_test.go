@@ -25,6 +25,13 @@ import (
 	simrelease "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/support/sim/release"
 )
 
+// allowing returns a Reader that may contact the registries hosts.
+func allowing(hosts ...string) *release.Reader {
+	r := release.NewReader()
+	r.AllowedRegistries = hosts
+	return r
+}
+
 func startRegistry(t *testing.T) *simrelease.Registry {
 	t.Helper()
 	reg := simrelease.StartRegistry()
@@ -51,7 +58,7 @@ func TestReaderReadsKubernetesVersionFromRegistry(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	r := release.NewReader()
+	r := allowing(reg.Host)
 	info, err := r.Read(context.Background(), ref)
 	if err != nil {
 		t.Fatal(err)
@@ -109,7 +116,7 @@ func TestReaderErrors(t *testing.T) {
 		"invalid reference":     {ref: "Not A Reference", wantErr: "parsing release image"},
 	} {
 		t.Run(name, func(t *testing.T) {
-			_, err := release.NewReader().Read(context.Background(), tc.ref)
+			_, err := allowing(reg.Host).Read(context.Background(), tc.ref)
 			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
 				t.Fatalf("Read(%s) error = %v, want one containing %q", tc.ref, err, tc.wantErr)
 			}
@@ -141,13 +148,13 @@ func BenchmarkReaderRead(b *testing.B) {
 	}
 	b.Run("cold", func(b *testing.B) {
 		for b.Loop() {
-			if _, err := release.NewReader().Read(context.Background(), ref); err != nil {
+			if _, err := allowing(reg.Host).Read(context.Background(), ref); err != nil {
 				b.Fatal(err)
 			}
 		}
 	})
 	b.Run("cached", func(b *testing.B) {
-		r := release.NewReader()
+		r := allowing(reg.Host)
 		for b.Loop() {
 			if _, err := r.Read(context.Background(), ref); err != nil {
 				b.Fatal(err)
