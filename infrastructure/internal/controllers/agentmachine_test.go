@@ -136,6 +136,9 @@ func TestClaimAndInstall(t *testing.T) {
 		am := getAM(g, ctx, f.ns, "m1")
 		g.Expect(am.Status.Initialization.Provisioned).To(Equal(ptr.To(true)))
 		g.Expect(conditions.IsTrue(am, clusterv1.ReadyCondition)).To(BeTrue())
+		// Healthy: Ready in a word, nothing that would flow into the Machine's conditions.
+		g.Expect(conditions.Get(am, clusterv1.ReadyCondition).Reason).To(Equal(clusterv1.ReadyReason))
+		g.Expect(conditions.Get(am, clusterv1.ReadyCondition).Message).To(BeEmpty())
 		m := &clusterv1.Machine{}
 		g.Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: f.ns, Name: "m1"}, m)).To(Succeed())
 		g.Expect(m.Status.Initialization.InfrastructureProvisioned).To(Equal(ptr.To(true)))
@@ -335,6 +338,10 @@ func claimedOne(t *testing.T, g Gomega, ctx context.Context, name string) fixtur
 	g.Eventually(func(g Gomega) {
 		g.Expect(getAM(g, ctx, f.ns, "m1").Spec.ProviderID).To(Equal("agent://" + agentName(1)))
 	}, timeout, interval).Should(Succeed())
+	// Play assisted-service binding the claimed Agent to its ClusterDeployment: an Agent still
+	// reported unbound would be released the moment its unbind is requested, and a test could
+	// never see the unbind wait.
+	setAgentCondition(t, ctx, client.ObjectKey{Namespace: f.ns, Name: agentName(1)}, aiv1beta1.BoundCondition, corev1.ConditionTrue, aiv1beta1.BoundReason)
 	return f
 }
 
