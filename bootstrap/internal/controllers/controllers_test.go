@@ -279,6 +279,10 @@ func TestMachineToInstallingAgent(t *testing.T) {
 				g.Expect(condition(g, tc.h.config, ct).Status).To(Equal(metav1.ConditionTrue), ct)
 			}
 			g.Expect(condition(g, tc.h.config, bootstrapv1.InstalledCondition).Status).To(Equal(metav1.ConditionFalse))
+			// Healthy: Ready in a word, nothing that would flow into the Machine's conditions.
+			ready := condition(g, tc.h.config, bootstrapv1.ReadyCondition)
+			g.Expect(ready.Reason).To(Equal(bootstrapv1.ReadyReason))
+			g.Expect(ready.Message).To(BeEmpty())
 
 			// One InfraEnv, owned by the config, bound to the ClusterDeployment.
 			cfg := get(g, tc.h.config)

@@ -28,6 +28,7 @@ import (
 	"sigs.k8s.io/cluster-api/util/conditions"
 
 	bootstrapv1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/bootstrap/v1alpha2"
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/reconciler"
 )
 
 // stepConditions are the conditions of the steps a host goes through, in order.
@@ -139,7 +140,7 @@ func infraEnvImageCondition(ie *aiv1beta1.InfraEnv) string {
 // setSummary sets Ready: the config is ready when its InfraEnv serves the ISO, its bootstrap
 // data exists and its Agent is approved. Installing and Installed only report progress.
 func setSummary(c *bootstrapv1.OpenshiftAssistedConfig) {
-	_ = conditions.SetSummaryCondition(c, c, bootstrapv1.ReadyCondition,
+	_ = reconciler.SetReadySummary(c, bootstrapv1.ReadyCondition, bootstrapv1.ReadyReason,
 		conditions.ForConditionTypes{
 			bootstrapv1.InfraEnvReadyCondition,
 			bootstrapv1.DataSecretAvailableCondition,

@@ -36,6 +36,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	infrav1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/infrastructure/v1beta1"
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/reconciler"
 )
 
 // ownedConditions are the conditions this controller writes, for the patch helper.
@@ -106,7 +107,7 @@ func clearAgentConditions(am *infrav1.AgentMachine, message string) {
 
 // setReady summarizes the conditions that matter for the Machine into Ready.
 func setReady(am *infrav1.AgentMachine) error {
-	return conditions.SetSummaryCondition(am, am, clusterv1.ReadyCondition,
+	return reconciler.SetReadySummary(am, clusterv1.ReadyCondition, clusterv1.ReadyReason,
 		conditions.ForConditionTypes{infrav1.AgentReservedCondition, infrav1.AgentConnectedCondition, infrav1.InstalledCondition})
 }
 

@@ -1,0 +1,37 @@
+/*
+Copyright 2026 The cluster-api-provider-openshift-assisted Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package reconciler
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/cluster-api/util/conditions"
+)
+
+// SetReadySummary sets obj's readyType condition to the summary of its other conditions (Cluster
+// API's SetSummaryCondition). When that summary is True it is written as True with readyReason
+// and no message: a healthy object says so in a word, as KubeadmConfig and Metal3Cluster do, and
+// the informational messages of its conditions do not flow into its Machine's conditions (the
+// summary's default reason, InfoReported, carried all of them).
+func SetReadySummary(obj conditions.Setter, readyType, readyReason string, opts ...conditions.SummaryOption) error {
+	if err := conditions.SetSummaryCondition(obj, obj, readyType, opts...); err != nil {
+		return err
+	}
+	if c := conditions.Get(obj, readyType); c != nil && c.Status == metav1.ConditionTrue {
+		conditions.Set(obj, metav1.Condition{Type: readyType, Status: metav1.ConditionTrue, Reason: readyReason, ObservedGeneration: c.ObservedGeneration})
+	}
+	return nil
+}
