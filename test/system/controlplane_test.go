@@ -17,6 +17,7 @@ limitations under the License.
 package system
 
 import (
+	"slices"
 	"sync"
 	"time"
 
@@ -31,6 +32,7 @@ import (
 	"sigs.k8s.io/cluster-api/util/conditions"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	controlplanev1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/controlplane/v1alpha3"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/lab"
 )
 
@@ -48,52 +50,100 @@ func watchQuorum(l *lab.Lab, what string) {
 	})
 }
 
-// maxMachinesWatcher records the largest number of control-plane Machines seen, and the names
-// seen being deleted at once, until stopped.
-type maxMachinesWatcher struct {
-	mu                sync.Mutex
-	maxMachines       int
-	maxDeletingAtOnce int
-	stop              chan struct{}
-	done              chan struct{}
-}
-
-func watchMachines(l *lab.Lab, ns string, selector client.MatchingLabels) *maxMachinesWatcher {
-	w := &maxMachinesWatcher{stop: make(chan struct{}), done: make(chan struct{})}
+// sampleMachines lists the Machines that match selector every 100ms and hands each list to fn,
+// until the returned stop is called (it returns once sampling has ended).
+func sampleMachines(l *lab.Lab, ns string, selector client.MatchingLabels, fn func([]clusterv1.Machine)) (stop func()) {
+	stopCh, done := make(chan struct{}), make(chan struct{})
 	go func() {
-		defer close(w.done)
+		defer close(done)
 		t := time.NewTicker(100 * time.Millisecond)
 		defer t.Stop()
 		for {
 			list := &clusterv1.MachineList{}
 			if err := l.Mgmt.Client.List(ctx, list, client.InNamespace(ns), selector); err == nil {
-				deleting := 0
-				for _, m := range list.Items {
-					if !m.DeletionTimestamp.IsZero() {
-						deleting++
-					}
-				}
-				w.mu.Lock()
-				w.maxMachines = max(w.maxMachines, len(list.Items))
-				w.maxDeletingAtOnce = max(w.maxDeletingAtOnce, deleting)
-				w.mu.Unlock()
+				fn(list.Items)
 			}
 			select {
-			case <-w.stop:
+			case <-stopCh:
 				return
 			case <-t.C:
 			}
 		}
 	}()
+	return func() {
+		close(stopCh)
+		<-done
+	}
+}
+
+// maxMachinesWatcher records the largest number of control-plane Machines seen, and of those
+// seen being deleted at once, until stopped.
+type maxMachinesWatcher struct {
+	mu                sync.Mutex
+	maxMachines       int
+	maxDeletingAtOnce int
+	stop              func()
+}
+
+func watchMachines(l *lab.Lab, ns string, selector client.MatchingLabels) *maxMachinesWatcher {
+	w := &maxMachinesWatcher{}
+	w.stop = sampleMachines(l, ns, selector, func(ms []clusterv1.Machine) {
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		w.maxMachines = max(w.maxMachines, len(ms))
+		w.maxDeletingAtOnce = max(w.maxDeletingAtOnce, deleting(ms))
+	})
 	return w
 }
 
 func (w *maxMachinesWatcher) Stop() (maxMachines, maxDeleting int) {
-	close(w.stop)
-	<-w.done
+	w.stop()
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return w.maxMachines, w.maxDeletingAtOnce
+}
+
+func deleting(ms []clusterv1.Machine) int {
+	n := 0
+	for _, m := range ms {
+		if !m.DeletionTimestamp.IsZero() {
+			n++
+		}
+	}
+	return n
+}
+
+// createControlPlaneHealthCheck creates a MachineHealthCheck of the cluster's control-plane
+// Machines that finds a Node unhealthy 5 seconds after it stops being Ready.
+func createControlPlaneHealthCheck(l *lab.Lab, ns, cluster string) {
+	GinkgoHelper()
+	mhc := &clusterv1.MachineHealthCheck{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: cluster + "-control-plane"},
+		Spec: clusterv1.MachineHealthCheckSpec{
+			ClusterName: cluster,
+			Selector:    metav1.LabelSelector{MatchLabels: map[string]string{clusterv1.MachineControlPlaneLabel: ""}},
+			Checks: clusterv1.MachineHealthCheckChecks{UnhealthyNodeConditions: []clusterv1.UnhealthyNodeCondition{
+				{Type: "Ready", Status: "Unknown", TimeoutSeconds: ptr.To[int32](5)},
+				{Type: "Ready", Status: "False", TimeoutSeconds: ptr.To[int32](5)},
+			}},
+		},
+	}
+	Expect(l.Mgmt.Client.Create(ctx, mhc)).To(Succeed())
+}
+
+// failMachineHost kills the host under a Machine: the BareMetalHost its Metal3Machine consumes.
+func failMachineHost(l *lab.Lab, ns string, m clusterv1.Machine) {
+	GinkgoHelper()
+	hosts := &bmov1alpha1.BareMetalHostList{}
+	Expect(l.Mgmt.Client.List(ctx, hosts, client.InNamespace(ns))).To(Succeed())
+	hostName := ""
+	for _, h := range hosts.Items {
+		if h.Spec.ConsumerRef != nil && h.Spec.ConsumerRef.Name == m.Spec.InfrastructureRef.Name {
+			hostName = h.Name
+		}
+	}
+	Expect(hostName).NotTo(BeEmpty(), "no BareMetalHost consumed by Machine %s", m.Name)
+	Expect(l.FailHost(ctx, hostName)).To(Succeed())
 }
 
 var _ = Describe("A control plane of 3 that never loses etcd", Ordered, func() {
@@ -159,32 +209,11 @@ var _ = Describe("A control plane of 3 that never loses etcd", Ordered, func() {
 	It("remediates a control-plane host that dies: its dead member is removed and a new one joins", func() {
 		start := time.Now()
 		watchQuorum(l, "remediation of a dead host")
-		mhc := &clusterv1.MachineHealthCheck{
-			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name + "-control-plane"},
-			Spec: clusterv1.MachineHealthCheckSpec{
-				ClusterName: name,
-				Selector:    metav1.LabelSelector{MatchLabels: controlPlanes},
-				Checks: clusterv1.MachineHealthCheckChecks{UnhealthyNodeConditions: []clusterv1.UnhealthyNodeCondition{
-					{Type: "Ready", Status: "Unknown", TimeoutSeconds: ptr.To[int32](5)},
-					{Type: "Ready", Status: "False", TimeoutSeconds: ptr.To[int32](5)},
-				}},
-			},
-		}
-		Expect(l.Mgmt.Client.Create(ctx, mhc)).To(Succeed())
+		createControlPlaneHealthCheck(l, ns, name)
 		ms := machines(Default, l, ns, controlPlanes)
 		Expect(ms).To(HaveLen(3))
 		victim := ms[0]
-		// The host under the Machine: the BareMetalHost its Metal3Machine consumes.
-		hosts := &bmov1alpha1.BareMetalHostList{}
-		Expect(l.Mgmt.Client.List(ctx, hosts, client.InNamespace(ns))).To(Succeed())
-		hostName := ""
-		for _, h := range hosts.Items {
-			if h.Spec.ConsumerRef != nil && h.Spec.ConsumerRef.Name == victim.Spec.InfrastructureRef.Name {
-				hostName = h.Name
-			}
-		}
-		Expect(hostName).NotTo(BeEmpty(), "no BareMetalHost consumed by Machine %s", victim.Name)
-		Expect(l.FailHost(ctx, hostName)).To(Succeed())
+		failMachineHost(l, ns, victim)
 
 		Eventually(func(g Gomega) {
 			ms := machines(g, l, ns, controlPlanes)
@@ -199,6 +228,96 @@ var _ = Describe("A control plane of 3 that never loses etcd", Ordered, func() {
 		Expect(err).NotTo(HaveOccurred())
 		Expect(members).NotTo(ContainElement(HaveField("Name", victim.Status.NodeRef.Name)), "the dead member is removed")
 		GinkgoWriter.Printf("remediation of a dead control-plane host: %s\n", time.Since(start).Round(time.Second))
+	})
+
+	It("leaves nothing behind when the Cluster is deleted", func() {
+		deleteClusterAndExpectNothingLeft(l, ns, name)
+	})
+})
+
+var _ = Describe("A control plane of 5 that loses two hosts at once", Ordered, func() {
+	var (
+		l  *lab.Lab
+		ns string
+	)
+	const name = "etcd5"
+	controlPlanes := client.MatchingLabels{clusterv1.MachineControlPlaneLabel: ""}
+
+	BeforeAll(func() {
+		// 5 control-plane nodes and a spare host for each replacement.
+		l, ns = startLabWithHosts("etcd5", "cp", 7)
+		Expect(l.CreateCluster(ctx, lab.ClusterOptions{Namespace: ns, Name: name, ControlPlanes: 5, Workers: 0, Version: "4.17.3"})).To(Succeed())
+		expectAvailable(l, ns, name, 5, 5)
+		expectEtcdMembersMatchMachines(l, ns, controlPlanes)
+	})
+	BeforeEach(func() { reportOnFailure(l, ns) })
+
+	It("remediates two hosts that die together one at a time, the second once the first one's replacement is provisioned, keeping quorum", func() {
+		start := time.Now()
+		watchQuorum(l, "two dead hosts of 5")
+		createControlPlaneHealthCheck(l, ns, name)
+		ms := machines(Default, l, ns, controlPlanes)
+		Expect(ms).To(HaveLen(5))
+		dead := sets.New(ms[0].Name, ms[1].Name)
+
+		// What the dead Machines go through: the reasons of their OwnerRemediated conditions,
+		// the order in which their deletions are first seen, and which other Machines had no
+		// Node at that moment.
+		var (
+			mu                sync.Mutex
+			reasons           = map[string]sets.Set[string]{ms[0].Name: sets.New[string](), ms[1].Name: sets.New[string]()}
+			deletedOrder      []string
+			withoutNode       = map[string][]string{}
+			maxDeletingAtOnce int
+		)
+		stop := sampleMachines(l, ns, controlPlanes, func(ms []clusterv1.Machine) {
+			mu.Lock()
+			defer mu.Unlock()
+			maxDeletingAtOnce = max(maxDeletingAtOnce, deleting(ms))
+			for _, m := range ms {
+				if !dead.Has(m.Name) {
+					continue
+				}
+				if c := conditions.Get(&m, clusterv1.MachineOwnerRemediatedCondition); c != nil {
+					reasons[m.Name].Insert(c.Reason)
+				}
+				if m.DeletionTimestamp.IsZero() || slices.Contains(deletedOrder, m.Name) {
+					continue
+				}
+				deletedOrder = append(deletedOrder, m.Name)
+				for _, o := range ms {
+					if o.Name != m.Name && o.DeletionTimestamp.IsZero() && !o.Status.NodeRef.IsDefined() {
+						withoutNode[m.Name] = append(withoutNode[m.Name], o.Name)
+					}
+				}
+			}
+		})
+		failMachineHost(l, ns, ms[0])
+		failMachineHost(l, ns, ms[1])
+
+		Eventually(func(g Gomega) {
+			ms := machines(g, l, ns, controlPlanes)
+			g.Expect(ms).To(HaveLen(5))
+			for _, m := range ms {
+				g.Expect(dead.Has(m.Name)).To(BeFalse(), "the dead Machines are not replaced yet")
+				g.Expect(m.Status.Phase).To(Equal(string(clusterv1.MachinePhaseRunning)))
+			}
+		}, 3*timeout, interval).Should(Succeed())
+		stop()
+		expectEtcdMembersMatchMachines(l, ns, controlPlanes)
+		members, err := l.Etcd.Members(ctx)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(members).NotTo(ContainElement(HaveField("Name", BeElementOf(ms[0].Status.NodeRef.Name, ms[1].Status.NodeRef.Name))), "the dead members are removed")
+
+		mu.Lock()
+		defer mu.Unlock()
+		Expect(deletedOrder).To(HaveLen(2))
+		first, second := deletedOrder[0], deletedOrder[1]
+		GinkgoWriter.Printf("two dead control-plane hosts of 5 replaced: %s; OwnerRemediated reasons seen: %s %v, then %s %v; at most %d Machines deleting at once\n",
+			time.Since(start).Round(time.Second), first, sets.List(reasons[first]), second, sets.List(reasons[second]), maxDeletingAtOnce)
+		Expect(reasons[second].Has(controlplanev1.RemediationDeferredReason)).To(BeTrue(), "the second remediation never said it waits")
+		Expect(withoutNode[second]).To(BeEmpty(), "the second Machine was deleted while a replacement had no Node")
+		Expect(maxDeletingAtOnce).To(Equal(1), "one Machine deleted at a time")
 	})
 
 	It("leaves nothing behind when the Cluster is deleted", func() {
