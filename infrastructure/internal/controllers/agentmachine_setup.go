@@ -27,6 +27,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/util/workqueue"
+	"k8s.io/klog/v2"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	"sigs.k8s.io/cluster-api/util"
 	"sigs.k8s.io/cluster-api/util/predicates"
@@ -118,11 +119,12 @@ func (r *AgentMachineReconciler) agentEventHandler() handler.TypedEventHandler[*
 			add(q, r.agentToAgentMachines(ctx, e.Object))
 		},
 		UpdateFunc: func(ctx context.Context, e event.TypedUpdateEvent[*aiv1beta1.Agent], q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
-			if owner := claimOwner(e.ObjectOld); owner != nil && (claimOwner(e.ObjectNew) == nil || *claimOwner(e.ObjectNew) != *owner) {
-				q.Add(*owner)
+			oldOwner, newOwner := r.claimOwner(ctx, e.ObjectOld), r.claimOwner(ctx, e.ObjectNew)
+			if oldOwner != nil && (newOwner == nil || *newOwner != *oldOwner) {
+				q.Add(*oldOwner)
 			}
-			if claimOwner(e.ObjectNew) != nil {
-				add(q, r.agentToAgentMachines(ctx, e.ObjectNew))
+			if newOwner != nil {
+				q.Add(*newOwner)
 				return
 			}
 			newlyUsable := agentUsable(e.ObjectNew) == "" &&
@@ -132,8 +134,8 @@ func (r *AgentMachineReconciler) agentEventHandler() handler.TypedEventHandler[*
 				add(q, r.agentToAgentMachines(ctx, e.ObjectNew))
 			}
 		},
-		DeleteFunc: func(_ context.Context, e event.TypedDeleteEvent[*aiv1beta1.Agent], q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
-			if owner := claimOwner(e.Object); owner != nil {
+		DeleteFunc: func(ctx context.Context, e event.TypedDeleteEvent[*aiv1beta1.Agent], q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+			if owner := r.claimOwner(ctx, e.Object); owner != nil {
 				q.Add(*owner)
 			}
 		},
@@ -143,17 +145,32 @@ func (r *AgentMachineReconciler) agentEventHandler() handler.TypedEventHandler[*
 	}
 }
 
-func claimOwner(agent *aiv1beta1.Agent) *reconcile.Request {
+// claimOwner names the AgentMachine that claimed the Agent: its claim-owner annotation, or, when
+// someone removed the annotations, the AgentMachine whose UID the claim label holds (which would
+// otherwise never hear of the Agent again: not of its unbind, not of its deletion).
+func (r *AgentMachineReconciler) claimOwner(ctx context.Context, agent *aiv1beta1.Agent) *reconcile.Request {
 	if ns, name, ok := strings.Cut(agent.Annotations[infrav1.ClaimOwnerAnnotation], "/"); ok {
 		return &reconcile.Request{NamespacedName: client.ObjectKey{Namespace: ns, Name: name}}
 	}
-	return nil
+	uid := agent.Labels[infrav1.AgentClaimedByLabel]
+	if uid == "" {
+		return nil
+	}
+	list := &infrav1.AgentMachineList{}
+	if err := r.Client.List(ctx, list, client.MatchingFields{agentMachineUIDIndex: uid}, client.UnsafeDisableDeepCopy); err != nil {
+		ctrl.LoggerFrom(ctx).Error(err, "Listing the AgentMachine that claimed an Agent", "Agent", klog.KObj(agent))
+		return nil
+	}
+	if len(list.Items) == 0 {
+		return nil
+	}
+	return &reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&list.Items[0])}
 }
 
 // agentToAgentMachines wakes the AgentMachine that claimed the Agent; an Agent that is free wakes
 // only the waiting AgentMachines whose agentLabelSelector matches it.
 func (r *AgentMachineReconciler) agentToAgentMachines(ctx context.Context, agent *aiv1beta1.Agent) []reconcile.Request {
-	if owner := claimOwner(agent); owner != nil {
+	if owner := r.claimOwner(ctx, agent); owner != nil {
 		return []reconcile.Request{*owner}
 	}
 	if agentUsable(agent) != "" {

@@ -36,6 +36,8 @@ const (
 	anyFailureDomain = "*"
 	// waitingIndex indexes the AgentMachines that wait for an Agent.
 	waitingIndex = "agentMachine.waitingForAgent"
+	// agentMachineUIDIndex indexes AgentMachines by UID (the value of an Agent's claim label).
+	agentMachineUIDIndex = "agentMachine.uid"
 )
 
 func indexAgentClaim(o client.Object) []string {
@@ -80,6 +82,11 @@ func setupIndexes(ctx context.Context, agentIndexer, machineIndexer client.Field
 	}
 	if err := machineIndexer.IndexField(ctx, &infrav1.AgentMachine{}, waitingIndex, indexWaiting); err != nil {
 		return fmt.Errorf("indexing waiting AgentMachines: %w", err)
+	}
+	if err := machineIndexer.IndexField(ctx, &infrav1.AgentMachine{}, agentMachineUIDIndex, func(o client.Object) []string {
+		return []string{string(o.GetUID())}
+	}); err != nil {
+		return fmt.Errorf("indexing AgentMachines by UID: %w", err)
 	}
 	return nil
 }
