@@ -23,9 +23,11 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/google/go-containerregistry/pkg/v1/remote"
 	"github.com/spf13/pflag"
+	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	crcontroller "sigs.k8s.io/controller-runtime/pkg/controller"
 
@@ -34,6 +36,7 @@ import (
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/controlplane/internal/etcd"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/controlplane/internal/release"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/controlplane/internal/webhooks"
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/foreign"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/manager"
 )
 
@@ -57,6 +60,11 @@ type Options struct {
 	// otherwise make the manager connect to any host. Empty: quay.io (release.DefaultRegistry),
 	// where OpenShift's releases are; "*" allows any registry.
 	AllowedReleaseRegistries []string
+	// ForeignFinalizerTimeout: how long a deletion waits for Hive or assisted-service to act on
+	// the ClusterDeployment or AgentClusterInstall it deleted before removing their finalizers
+	// (--foreign-finalizer-timeout; see package foreign). nil: foreign.DefaultTimeout; 0: wait
+	// as long as they need.
+	ForeignFinalizerTimeout *time.Duration
 }
 
 // AddFlags adds the provider's own flags to fs.
@@ -65,6 +73,8 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 		"Registries (host or host:port, comma-separated) the manager may read OpenShift release images from, "+
 			"for the "+controlplanev1.ReleaseImageRepositoryAnnotation+" annotation of a mirror. "+
 			"Default: "+release.DefaultRegistry+" only. \"*\" allows any registry (any host a user who can annotate a control plane names).")
+	o.ForeignFinalizerTimeout = new(time.Duration)
+	fs.DurationVar(o.ForeignFinalizerTimeout, foreign.TimeoutFlag, foreign.DefaultTimeout, foreign.TimeoutFlagUsage)
 }
 
 // Setup registers the OpenshiftAssistedControlPlane controller, the ClusterCache it reaches
@@ -87,6 +97,7 @@ func Setup(ctx context.Context, mgr ctrl.Manager, opts *manager.Options, o Optio
 		ClusterCache:     cc,
 		Etcd:             o.EtcdConnector,
 		WatchFilterValue: opts.WatchFilterValue,
+		Foreign:          foreign.Policy{Reader: mgr.GetAPIReader(), Timeout: ptr.Deref(o.ForeignFinalizerTimeout, foreign.DefaultTimeout)},
 	}
 	if err := r.SetupWithManager(ctx, mgr, crcontroller.Options{MaxConcurrentReconciles: concurrency}); err != nil {
 		return err

@@ -22,14 +22,17 @@ package setup
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/spf13/pflag"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/cluster-api/controllers/clustercache"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 
 	infracontroller "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/infrastructure/internal/controllers"
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/foreign"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/manager"
 )
 
@@ -51,6 +54,11 @@ type Options struct {
 	// (for example one shared with Cluster API's controllers in the same manager); otherwise
 	// Setup creates one.
 	ClusterCache clustercache.ClusterCache
+	// ForeignFinalizerTimeout: how long an AgentCluster's deletion waits for Hive or
+	// assisted-service to act on the ClusterDeployment or AgentClusterInstall it deleted before
+	// removing their finalizers (--foreign-finalizer-timeout; see package foreign). nil:
+	// foreign.DefaultTimeout; 0: wait as long as they need.
+	ForeignFinalizerTimeout *time.Duration
 }
 
 // AddFlags registers the provider's own flags on fs.
@@ -60,6 +68,8 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.BoolVar(&o.AllowCrossNamespaceReferences, "allow-cross-namespace-references", false,
 		"Let an AgentCluster reference a ClusterDeployment (spec.clusterDeploymentRef.namespace) or an ignition CA Secret "+
 			"(spec.ignitionEndpoint.caCertificateReference.namespace) in another namespace. Off: such AgentClusters are refused with a condition.")
+	o.ForeignFinalizerTimeout = new(time.Duration)
+	fs.DurationVar(o.ForeignFinalizerTimeout, foreign.TimeoutFlag, foreign.DefaultTimeout, foreign.TimeoutFlagUsage)
 }
 
 // Setup registers the infrastructure provider's controllers with the manager.
@@ -109,6 +119,7 @@ func Setup(ctx context.Context, mgr ctrl.Manager, opts *manager.Options, o Optio
 		AllowCrossNamespaceReferences: o.AllowCrossNamespaceReferences,
 		WatchFilterValue:              opts.WatchFilterValue,
 		Recorder:                      mgr.GetEventRecorder("agentcluster-controller"),
+		Foreign:                       foreign.Policy{Reader: mgr.GetAPIReader(), Timeout: ptr.Deref(o.ForeignFinalizerTimeout, foreign.DefaultTimeout)},
 	}
 	if err := ac.SetupWithManager(ctx, mgr, ctrlOptions(concurrency)); err != nil {
 		return err

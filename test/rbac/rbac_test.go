@@ -146,10 +146,11 @@ var infrastructureRows = []row{
 	cannot(patchOnly, "update", capi, "machines", tenant),
 	cannot("Machines are Cluster API's", "create,delete", capi, "machines", tenant),
 	can(cached+" (Watches)", "get,list,watch", hive, "clusterdeployments", all),
-	can("an AgentCluster of a non-OpenshiftAssisted control plane creates and deletes its ClusterDeployment", "create,delete", hive, "clusterdeployments", tenant),
-	cannot("a ClusterDeployment is never changed after its creation", "patch,update", hive, "clusterdeployments", tenant),
+	can("an AgentCluster of a non-OpenshiftAssisted control plane creates and deletes its ClusterDeployment, "+
+		"and removes Hive's finalizers when Hive is shown to be gone (package foreign)", "create,patch,delete", hive, "clusterdeployments", tenant),
+	cannot(patchOnly, "update", hive, "clusterdeployments", tenant),
 	can(cached, "get,list,watch", hiveExt, "agentclusterinstalls", all),
-	can("creates, patches (ignition endpoint) and deletes the AgentClusterInstall it owns", "create,patch,delete", hiveExt, "agentclusterinstalls", tenant),
+	can("creates, patches (ignition endpoint; finalizers of a stuck one) and deletes the AgentClusterInstall it owns", "create,patch,delete", hiveExt, "agentclusterinstalls", tenant),
 	cannot(patchOnly, "update", hiveExt, "agentclusterinstalls", tenant),
 	can("bootstrap data Secret of a Machine, workload kubeconfig (ClusterCache), the ignition token Secret", "get", core, "secrets", tenant),
 	can("writes the ignition token Secret its AgentMachine owns", "create,update", core, "secrets", tenant),
@@ -157,6 +158,9 @@ var infrastructureRows = []row{
 	cannot(noSecrets, "list,watch", core, "secrets", tenant),
 	cannot("the ignition token Secret is garbage-collected with its AgentMachine; no Secret is ever deleted or patched", "delete,patch", core, "secrets", tenant),
 	cannot("the bootstrap provider's own objects", "get,list,watch", infraGrp, "metal3machines", all),
+	can("a deletion reads whether the CRD of a ClusterDeployment or AgentClusterInstall it waits for is uninstalled (uncached)",
+		"get", "apiextensions.k8s.io", "customresourcedefinitions", all),
+	cannot("reads one CRD at a time, never caches them", "list,watch,create,patch,update,delete", "apiextensions.k8s.io", "customresourcedefinitions", all),
 }
 
 var bootstrapRows = []row{

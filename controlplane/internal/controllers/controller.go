@@ -49,6 +49,7 @@ import (
 	controlplanev1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/controlplane/v1alpha3"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/controlplane/internal/etcd"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/controlplane/internal/release"
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/foreign"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/reconciler"
 )
 
@@ -76,10 +77,11 @@ type Reconciler struct {
 
 	// WatchFilterValue restricts reconciliation to objects with this cluster.x-k8s.io/watch-filter label.
 	WatchFilterValue string
-	// ForceCleanupAfter is how long the deletion waits for assisted-service and Hive to release
-	// the AgentClusterInstall and ClusterDeployment before removing their finalizers itself, so
-	// that deleting never blocks forever when those services are gone. Default 5 minutes.
-	ForceCleanupAfter time.Duration
+	// Foreign decides how long a deletion waits for Hive and assisted-service to release the
+	// ClusterDeployment and AgentClusterInstall, and when their finalizers are removed because
+	// those services are shown to be gone (their CRDs uninstalled, or no activity for its
+	// Timeout), so that deleting never blocks forever and never orphans their records while they run.
+	Foreign foreign.Policy
 
 	controller controller.Controller
 }
@@ -113,9 +115,6 @@ type Reconciler struct {
 
 // SetupWithManager registers the controller with mgr.
 func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, options controller.Options) error {
-	if r.ForceCleanupAfter == 0 {
-		r.ForceCleanupAfter = 5 * time.Minute
-	}
 	log := ctrl.LoggerFrom(ctx)
 	c, err := ctrl.NewControllerManagedBy(mgr).
 		For(&controlplanev1.OpenshiftAssistedControlPlane{},

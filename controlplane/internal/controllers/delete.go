@@ -19,12 +19,14 @@ package controllers
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	hiveextv1beta1 "github.com/openshift/assisted-service/api/hiveextension/v1beta1"
 	hivev1 "github.com/openshift/hive/apis/hive/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/cluster-api/util/secret"
@@ -34,6 +36,7 @@ import (
 
 	bootstrapv1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/bootstrap/v1alpha2"
 	controlplanev1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/controlplane/v1alpha3"
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/foreign"
 )
 
 // deletionState is what the deletion waits for, for the Deleting condition.
@@ -69,18 +72,25 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, s *scope) (ctrl.Result
 	s.deleting.reason = controlplanev1.DeletingInstallResourcesReason
 	key := controlplanev1.ClusterDeploymentKey(s.cluster)
 	var waiting []string
-	for _, obj := range []client.Object{&hivev1.ClusterDeployment{}, &hiveextv1beta1.AgentClusterInstall{}} {
-		gone, err := r.deleteOwned(ctx, s, obj, key)
+	requeue := 5 * time.Second
+	for _, o := range []struct {
+		obj     client.Object
+		service string
+	}{{&hivev1.ClusterDeployment{}, "Hive"}, {&hiveextv1beta1.AgentClusterInstall{}, "assisted-service"}} {
+		gone, wait, err := r.deleteOwned(ctx, s, o.obj, key, o.service)
 		if err != nil {
 			return ctrl.Result{}, err
 		}
 		if !gone {
-			waiting = append(waiting, fmt.Sprintf("%T %s", obj, key.Name))
+			waiting = append(waiting, wait.Message)
+			if wait.RequeueAfter > 0 {
+				requeue = min(requeue, wait.RequeueAfter)
+			}
 		}
 	}
 	if len(waiting) > 0 {
-		s.deleting.message = fmt.Sprintf("Waiting for Hive and assisted-service to release %v (finalizers are removed after %s)", waiting, r.ForceCleanupAfter)
-		return ctrl.Result{RequeueAfter: 5 * time.Second}, nil
+		s.deleting.message = strings.Join(waiting, "; ")
+		return ctrl.Result{RequeueAfter: requeue}, nil
 	}
 
 	cis := &hivev1.ClusterImageSet{ObjectMeta: metav1.ObjectMeta{Name: ImageSetName(s.oacp)}}
@@ -101,37 +111,39 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, s *scope) (ctrl.Result
 }
 
 // deleteOwned deletes obj (named key) when this control plane owns it, and tells whether it is
-// gone. Objects stuck in deletion longer than ForceCleanupAfter (their controller is gone) lose
-// their finalizers.
-func (r *Reconciler) deleteOwned(ctx context.Context, s *scope, obj client.Object, key client.ObjectKey) (bool, error) {
+// gone and, when not, what its deletion waits for. The finalizers service (Hive,
+// assisted-service) keeps on it are removed only when that service is shown to be gone
+// (foreign.Policy), with a Warning event.
+func (r *Reconciler) deleteOwned(ctx context.Context, s *scope, obj client.Object, key client.ObjectKey, service string) (bool, foreign.Verdict, error) {
+	kind := fmt.Sprintf("%T", obj)
 	if err := r.Client.Get(ctx, key, obj); err != nil {
-		if apierrors.IsNotFound(err) {
-			return true, nil
+		if apierrors.IsNotFound(err) || meta.IsNoMatchError(err) {
+			return true, foreign.Verdict{}, nil
 		}
-		return false, fmt.Errorf("getting %T %s: %w", obj, key.Name, err)
+		return false, foreign.Verdict{}, fmt.Errorf("getting %s %s: %w", kind, key.Name, err)
 	}
 	if !metav1.IsControlledBy(obj, s.oacp) {
-		return true, nil
+		return true, foreign.Verdict{}, nil
 	}
 	if obj.GetDeletionTimestamp().IsZero() {
 		if err := r.Client.Delete(ctx, obj); err != nil && !apierrors.IsNotFound(err) {
-			return false, fmt.Errorf("deleting %T %s: %w", obj, key.Name, err)
+			return false, foreign.Verdict{}, fmt.Errorf("deleting %s %s: %w", kind, key.Name, err)
 		}
-		return false, nil
+		return false, foreign.Verdict{Message: fmt.Sprintf("Waiting for %s to delete %s", service, key.Name)}, nil
 	}
-	if len(obj.GetFinalizers()) > 0 && time.Since(obj.GetDeletionTimestamp().Time) > r.ForceCleanupAfter {
-		ctrl.LoggerFrom(ctx).Info("Removing finalizers of an object whose controller did not release it",
-			"kind", fmt.Sprintf("%T", obj), "name", key.Name, "finalizers", obj.GetFinalizers())
-		r.Recorder.Eventf(s.oacp, obj, corev1.EventTypeWarning, "ForcedCleanup", "Delete",
-			"%T %s was not released within %s (is assisted-service or Hive running?): removed its finalizers %v",
-			obj, key.Name, r.ForceCleanupAfter, obj.GetFinalizers())
-		before := obj.DeepCopyObject().(client.Object)
-		obj.SetFinalizers(nil)
-		if err := r.Client.Patch(ctx, obj, client.MergeFrom(before)); err != nil && !apierrors.IsNotFound(err) {
-			return false, fmt.Errorf("removing the finalizers of %T %s: %w", obj, key.Name, err)
-		}
+	if len(obj.GetFinalizers()) == 0 {
+		return false, foreign.Verdict{Message: fmt.Sprintf("Waiting for %s to be deleted", key.Name)}, nil
 	}
-	return false, nil
+	v, err := r.Foreign.Wait(ctx, r.Client, obj, service)
+	if err != nil {
+		return false, v, err
+	}
+	if v.Removed {
+		ctrl.LoggerFrom(ctx).Info("Removed the finalizers of an object whose controller is gone",
+			"kind", kind, "name", key.Name, "finalizers", v.Finalizers, "reason", v.Reason)
+		r.Recorder.Eventf(s.oacp, obj, corev1.EventTypeWarning, "ForeignFinalizersRemoved", "Delete", "%s", v.Message)
+	}
+	return false, v, nil
 }
 
 func (r *Reconciler) deleteIfOwned(ctx context.Context, s *scope, obj client.Object) error {

@@ -18,15 +18,18 @@ package controllers
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
 	hiveextv1beta1 "github.com/openshift/assisted-service/api/hiveextension/v1beta1"
 	hivev1 "github.com/openshift/hive/apis/hive/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/tools/events"
+	clocktesting "k8s.io/utils/clock/testing"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -34,48 +37,71 @@ import (
 
 	bootstrapv1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/bootstrap/v1alpha2"
 	controlplanev1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/controlplane/v1alpha3"
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/foreign"
 	capoascheme "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/scheme"
 )
 
 // TestDeleteOwnedForcesCleanupWhenTheOwnerControllerIsGone checks that deletion never blocks
-// forever: an AgentClusterInstall whose finalizer nobody removes (assisted-service is gone) loses
-// it after ForceCleanupAfter, and not before.
+// forever and never orphans assisted-service's records while it runs: an AgentClusterInstall
+// whose finalizer nobody removes loses it when no controller acted on it for the timeout, or
+// when its CRD is being uninstalled, and not before; the control plane gets a Warning event.
 func TestDeleteOwnedForcesCleanupWhenTheOwnerControllerIsGone(t *testing.T) {
 	s, err := capoascheme.New(controlplanev1.AddToScheme)
 	if err != nil {
 		t.Fatal(err)
 	}
+	const crdName = "agentclusterinstalls.extensions.hive.openshift.io"
+	now := time.Now().Truncate(time.Second)
 	for name, tc := range map[string]struct {
-		deletedAgo    time.Duration
-		wantGone      bool
-		wantFinalizer bool
+		deletedAgo  time.Duration
+		crdDeleting bool
+		wantGone    bool
+		wantMessage string
 	}{
-		"recently deleted: wait for assisted-service": {deletedAgo: time.Second, wantFinalizer: true},
-		"stuck in deletion: finalizer removed":        {deletedAgo: 10 * time.Minute, wantGone: true},
+		"recently deleted: wait for assisted-service": {deletedAgo: time.Second,
+			wantMessage: "Waiting for assisted-service to remove the finalizers agentclusterinstall.agent-install.openshift.io/ai-deprovision " +
+				"of AgentClusterInstall ns/c1 (last acted on 1s ago); they are removed after 5m0s without activity"},
+		"stuck in deletion: finalizer removed":                                       {deletedAgo: 10 * time.Minute, wantGone: true},
+		"assisted-service uninstalled (its CRD is being deleted): finalizer removed": {deletedAgo: time.Second, crdDeleting: true, wantGone: true},
 	} {
 		t.Run(name, func(t *testing.T) {
 			oacp := testOACP(1)
 			oacp.UID = "oacp-uid"
 			aci := &hiveextv1beta1.AgentClusterInstall{ObjectMeta: metav1.ObjectMeta{
 				Namespace: "ns", Name: "c1", Finalizers: []string{"agentclusterinstall.agent-install.openshift.io/ai-deprovision"},
-				DeletionTimestamp: &metav1.Time{Time: time.Now().Add(-tc.deletedAgo)},
+				DeletionTimestamp: &metav1.Time{Time: now.Add(-tc.deletedAgo)},
 				OwnerReferences:   []metav1.OwnerReference{*metav1.NewControllerRef(oacp, controlplanev1.GroupVersion.WithKind("OpenshiftAssistedControlPlane"))},
 			}}
-			c := fake.NewClientBuilder().WithScheme(s).WithObjects(aci).Build()
-			r := &Reconciler{Client: c, APIReader: c, Recorder: events.NewFakeRecorder(10), ForceCleanupAfter: 5 * time.Minute}
+			crd := &apiextensionsv1.CustomResourceDefinition{ObjectMeta: metav1.ObjectMeta{Name: crdName}}
+			if tc.crdDeleting {
+				crd.Finalizers = []string{apiextensionsv1.CustomResourceCleanupFinalizer}
+				crd.DeletionTimestamp = &metav1.Time{Time: now}
+			}
+			c := fake.NewClientBuilder().WithScheme(s).WithObjects(aci, crd).Build()
+			recorder := events.NewFakeRecorder(10)
+			r := &Reconciler{Client: c, APIReader: c, Recorder: recorder,
+				Foreign: foreign.Policy{Timeout: 5 * time.Minute, Clock: clocktesting.NewFakePassiveClock(now)}}
 			sc := &scope{oacp: oacp}
-			gone, err := r.deleteOwned(context.Background(), sc, &hiveextv1beta1.AgentClusterInstall{}, client.ObjectKeyFromObject(aci))
+			gone, wait, err := r.deleteOwned(context.Background(), sc, &hiveextv1beta1.AgentClusterInstall{}, client.ObjectKeyFromObject(aci), "assisted-service")
 			if err != nil {
 				t.Fatal(err)
 			}
 			if gone {
 				t.Error("deleteOwned reported the object gone while it still existed")
 			}
+			if !tc.wantGone && wait.Message != tc.wantMessage {
+				t.Errorf("message %q, want %q", wait.Message, tc.wantMessage)
+			}
 			err = c.Get(context.Background(), client.ObjectKeyFromObject(aci), &hiveextv1beta1.AgentClusterInstall{})
 			if got := apierrors.IsNotFound(err); got != tc.wantGone {
 				t.Errorf("object gone = %v (err %v), want %v", got, err, tc.wantGone)
 			}
-			gone, err = r.deleteOwned(context.Background(), sc, &hiveextv1beta1.AgentClusterInstall{}, client.ObjectKeyFromObject(aci))
+			if tc.wantGone {
+				if ev := <-recorder.Events; !strings.HasPrefix(ev, "Warning ForeignFinalizersRemoved") {
+					t.Errorf("event %q, want a ForeignFinalizersRemoved warning", ev)
+				}
+			}
+			gone, _, err = r.deleteOwned(context.Background(), sc, &hiveextv1beta1.AgentClusterInstall{}, client.ObjectKeyFromObject(aci), "assisted-service")
 			if err != nil || gone != tc.wantGone {
 				t.Errorf("second call: gone %v err %v, want gone %v", gone, err, tc.wantGone)
 			}
@@ -92,8 +118,8 @@ func TestDeleteOwnedLeavesOthersObjectsAlone(t *testing.T) {
 	}
 	cd := &hivev1.ClusterDeployment{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "c1"}}
 	c := fake.NewClientBuilder().WithScheme(s).WithObjects(cd).Build()
-	r := &Reconciler{Client: c, APIReader: c, Recorder: events.NewFakeRecorder(10), ForceCleanupAfter: time.Minute}
-	gone, err := r.deleteOwned(context.Background(), &scope{oacp: testOACP(1)}, &hivev1.ClusterDeployment{}, client.ObjectKeyFromObject(cd))
+	r := &Reconciler{Client: c, APIReader: c, Recorder: events.NewFakeRecorder(10), Foreign: foreign.Policy{Timeout: time.Minute}}
+	gone, _, err := r.deleteOwned(context.Background(), &scope{oacp: testOACP(1)}, &hivev1.ClusterDeployment{}, client.ObjectKeyFromObject(cd), "Hive")
 	if err != nil || !gone {
 		t.Fatalf("gone %v err %v: an object owned by someone else counts as not ours", gone, err)
 	}
@@ -121,7 +147,7 @@ func TestDeletedForMoveIsLeftAlone(t *testing.T) {
 	aci := &hiveextv1beta1.AgentClusterInstall{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "c1", OwnerReferences: owner}}
 	c := fake.NewClientBuilder().WithScheme(s).WithObjects(oacp, cd, aci).
 		WithStatusSubresource(&controlplanev1.OpenshiftAssistedControlPlane{}).Build()
-	r := &Reconciler{Client: c, APIReader: c, Recorder: events.NewFakeRecorder(10), ForceCleanupAfter: 5 * time.Minute}
+	r := &Reconciler{Client: c, APIReader: c, Recorder: events.NewFakeRecorder(10), Foreign: foreign.Policy{Timeout: 5 * time.Minute}}
 	// The first reconcile of an object with a Cluster only records its Paused condition.
 	for range 3 {
 		if _, err := r.Reconcile(context.Background(), ctrl.Request{NamespacedName: client.ObjectKeyFromObject(oacp)}); err != nil {

@@ -24,6 +24,7 @@ import (
 	"net"
 	"slices"
 	"strings"
+	"time"
 
 	hiveextv1beta1 "github.com/openshift/assisted-service/api/hiveextension/v1beta1"
 	aiv1beta1 "github.com/openshift/assisted-service/api/v1beta1"
@@ -31,6 +32,7 @@ import (
 	hiveagent "github.com/openshift/hive/apis/hive/v1/agent"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	kerrors "k8s.io/apimachinery/pkg/util/errors"
 	"k8s.io/client-go/tools/events"
@@ -53,6 +55,7 @@ import (
 
 	controlplanev1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/controlplane/v1alpha3"
 	infrav1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/infrastructure/v1beta1"
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/foreign"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/reconciler"
 )
 
@@ -82,6 +85,9 @@ type AgentClusterReconciler struct {
 	AllowCrossNamespaceReferences bool
 	WatchFilterValue              string
 	Recorder                      events.EventRecorder
+	// Foreign decides how long a deletion waits for Hive and assisted-service to release the
+	// ClusterDeployment and AgentClusterInstall the AgentCluster created (see package foreign).
+	Foreign foreign.Policy
 }
 
 // crossNamespaceRefusal returns why the AgentCluster's references are refused ("" when they are
@@ -108,8 +114,11 @@ func crossNamespaceRefusal(ac *infrav1.AgentCluster, allowed bool) string {
 // +kubebuilder:rbac:groups=capi-provider.agent-install.openshift.io,resources=agentclusters,verbs=get;list;watch;patch
 // +kubebuilder:rbac:groups=capi-provider.agent-install.openshift.io,resources=agentclusters/status,verbs=patch
 // +kubebuilder:rbac:groups=capi-provider.agent-install.openshift.io,resources=agentclusters/finalizers,verbs=update
-// +kubebuilder:rbac:groups=hive.openshift.io,resources=clusterdeployments,verbs=get;list;watch;create;delete
+// +kubebuilder:rbac:groups=hive.openshift.io,resources=clusterdeployments,verbs=get;list;watch;create;patch;delete
 // +kubebuilder:rbac:groups=extensions.hive.openshift.io,resources=agentclusterinstalls,verbs=get;list;watch;create;patch;delete
+// customresourcedefinitions get: a deletion reads whether the CRD of a ClusterDeployment or
+// AgentClusterInstall it waits for is being uninstalled (metadata only, uncached).
+// +kubebuilder:rbac:groups=apiextensions.k8s.io,resources=customresourcedefinitions,verbs=get
 
 // Reconcile records the ClusterDeployment of an AgentCluster and reports it provisioned.
 func (r *AgentClusterReconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Result, rerr error) {
@@ -377,38 +386,69 @@ func baseDomain(clusterName, host string) string {
 
 // reconcileDelete deletes the ClusterDeployment and AgentClusterInstall this AgentCluster created
 // and waits until they are gone, so that none is orphaned; one it did not create is left alone.
+// The wait is bounded: the finalizers Hive and assisted-service keep on them are removed when
+// those services are shown to be gone (foreign.Policy), with a Warning event, and the condition
+// says what the deletion waits for meanwhile.
 func (r *AgentClusterReconciler) reconcileDelete(ctx context.Context, ac *infrav1.AgentCluster) (ctrl.Result, error) {
 	var waiting []string
-	for _, obj := range []client.Object{&hivev1.ClusterDeployment{}, &hiveextv1beta1.AgentClusterInstall{}} {
+	var requeue time.Duration
+	for _, o := range []struct {
+		obj           client.Object
+		kind, service string
+	}{
+		{&hivev1.ClusterDeployment{}, "ClusterDeployment", "Hive"},
+		{&hiveextv1beta1.AgentClusterInstall{}, agentClusterInstallKind, "assisted-service"},
+	} {
+		obj := o.obj
 		err := r.Client.Get(ctx, client.ObjectKey{Namespace: ac.Namespace, Name: ac.Name}, obj)
-		if apierrors.IsNotFound(err) {
+		if apierrors.IsNotFound(err) || meta.IsNoMatchError(err) {
 			continue
 		}
 		if err != nil {
-			return ctrl.Result{}, fmt.Errorf("getting %T %s: %w", obj, ac.Name, err)
+			return ctrl.Result{}, fmt.Errorf("getting %s %s: %w", o.kind, ac.Name, err)
 		}
 		if !metav1.IsControlledBy(obj, ac) {
 			continue
 		}
-		waiting = append(waiting, fmt.Sprintf("%T", obj))
 		if obj.GetDeletionTimestamp().IsZero() {
 			if err := r.Client.Delete(ctx, obj); err != nil && !apierrors.IsNotFound(err) {
-				return ctrl.Result{}, fmt.Errorf("deleting %T %s: %w", obj, ac.Name, err)
+				return ctrl.Result{}, fmt.Errorf("deleting %s %s: %w", o.kind, ac.Name, err)
 			}
+			waiting = append(waiting, fmt.Sprintf("Waiting for %s %s to be deleted", o.kind, ac.Name))
+			continue
+		}
+		if len(obj.GetFinalizers()) == 0 {
+			waiting = append(waiting, fmt.Sprintf("Waiting for %s %s to be deleted", o.kind, ac.Name))
+			continue
+		}
+		v, err := r.Foreign.Wait(ctx, r.Client, obj, o.service)
+		if err != nil {
+			return ctrl.Result{}, err
+		}
+		if v.Removed {
+			ctrl.LoggerFrom(ctx).Info("Removed the finalizers of an object whose controller is gone",
+				"kind", o.kind, "name", ac.Name, "finalizers", v.Finalizers, "reason", v.Reason)
+			r.Recorder.Eventf(ac, obj, corev1.EventTypeWarning, "ForeignFinalizersRemoved", "Delete", "%s", v.Message)
+			// The object goes now; its deletion event brings the AgentCluster back.
+			waiting = append(waiting, fmt.Sprintf("Waiting for %s %s to be deleted", o.kind, ac.Name))
+			continue
+		}
+		waiting = append(waiting, v.Message)
+		if v.RequeueAfter > 0 && (requeue == 0 || v.RequeueAfter < requeue) {
+			requeue = v.RequeueAfter
 		}
 	}
 	if len(waiting) > 0 {
-		setCDCondition(ac, metav1.ConditionFalse, infrav1.DeletingClusterDeploymentReason,
-			"Waiting for "+strings.Join(waiting, " and ")+" "+ac.Name+" to be deleted")
-		return ctrl.Result{}, nil
+		setCDCondition(ac, metav1.ConditionFalse, infrav1.DeletingClusterDeploymentReason, strings.Join(waiting, "; "))
+		return ctrl.Result{RequeueAfter: requeue}, nil
 	}
 	controllerutil.RemoveFinalizer(ac, infrav1.AgentClusterFinalizer)
 	return ctrl.Result{}, nil
 }
 
 // SetupWithManager registers the AgentCluster controller. It watches what it waits for: the
-// Cluster (owner, pause, control plane) and ClusterDeployments (created by the control plane, or
-// deleted).
+// Cluster (owner, pause, control plane), ClusterDeployments (created by the control plane, or
+// deleted) and the AgentClusterInstalls it created (deleted).
 func (r *AgentClusterReconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, options controller.Options) error {
 	if r.Client == nil || r.Recorder == nil {
 		return errors.New("AgentClusterReconciler needs Client and Recorder")
@@ -428,6 +468,7 @@ func (r *AgentClusterReconciler) SetupWithManager(ctx context.Context, mgr ctrl.
 				infrav1.GroupVersion.WithKind("AgentCluster"), mgr.GetClient(), &infrav1.AgentCluster{})),
 			builder.WithPredicates(filter)).
 		Watches(&hivev1.ClusterDeployment{}, handler.EnqueueRequestsFromMapFunc(r.clusterDeploymentToAgentClusters)).
+		Owns(&hiveextv1beta1.AgentClusterInstall{}).
 		Complete(r)
 	if err != nil {
 		return fmt.Errorf("setting up the AgentCluster controller: %w", err)

@@ -457,8 +457,9 @@ func TestPause(t *testing.T) {
 
 	// The paused annotation on the AgentMachine pauses it too.
 	am := getAM(g, ctx, f.ns, "m1")
+	base := am.DeepCopy()
 	am.Annotations = map[string]string{clusterv1.PausedAnnotation: ""}
-	g.Expect(env.Client.Update(ctx, am)).To(Succeed())
+	g.Expect(env.Client.Patch(ctx, am, client.MergeFrom(base))).To(Succeed())
 	g.Eventually(func(g Gomega) {
 		g.Expect(conditions.IsTrue(getAM(g, ctx, f.ns, "m1"), clusterv1.PausedCondition)).To(BeTrue())
 	}, timeout, interval).Should(Succeed())
