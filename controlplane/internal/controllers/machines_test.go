@@ -19,17 +19,23 @@ package controllers
 import (
 	"context"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	capm3v1beta2 "github.com/metal3-io/cluster-api-provider-metal3/api/v1beta2"
 	hiveextv1beta1 "github.com/openshift/assisted-service/api/hiveextension/v1beta1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/utils/ptr"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
+	bootstrapv1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/bootstrap/v1alpha2"
 	controlplanev1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/controlplane/v1alpha3"
 	capoascheme "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/scheme"
 )
@@ -194,5 +200,86 @@ func TestScaleDownRemovesOneMachineAtATime(t *testing.T) {
 		if got := deleting(); len(got) != 1 || got[0] != "m1" {
 			t.Fatalf("pass %d: Machines being deleted = %v, want only the oldest, m1", pass, got)
 		}
+	}
+}
+
+// TestScaleUpWaitsForTheCacheToShowItsMachine: a reconcile that runs before the cache shows the
+// Machine the previous one created would count one Machine short and create another. Here the
+// cache hides each new Machine from Get and List for its first reads; two scale-up passes from 0
+// to 1 must create exactly one Machine, because the first does not return before the cache
+// shows it (Cluster API's MachineSet pattern).
+func TestScaleUpWaitsForTheCacheToShowItsMachine(t *testing.T) {
+	s, err := capoascheme.New(controlplanev1.AddToScheme, bootstrapv1.AddToScheme)
+	if err != nil {
+		t.Fatal(err)
+	}
+	oacp := testOACP(1)
+	oacp.UID = "oacp-uid"
+	oacp.Spec.MachineTemplate.InfrastructureRef = clusterv1.ContractVersionedObjectReference{
+		APIGroup: capm3v1beta2.GroupVersion.Group, Kind: "Metal3MachineTemplate", Name: "cp"}
+	tmpl := &capm3v1beta2.Metal3MachineTemplate{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "cp"}}
+	// Cluster API reads the contract version of a referenced kind from its CRD's labels.
+	crd := func(plural string) *apiextensionsv1.CustomResourceDefinition {
+		return &apiextensionsv1.CustomResourceDefinition{ObjectMeta: metav1.ObjectMeta{
+			Name:   plural + "." + capm3v1beta2.GroupVersion.Group,
+			Labels: map[string]string{"cluster.x-k8s.io/v1beta2": capm3v1beta2.GroupVersion.Version},
+		}}
+	}
+	const lag = 3 // reads of a new Machine that miss it
+	hidden := map[string]int{}
+	var mu sync.Mutex
+	c := fake.NewClientBuilder().WithScheme(s).WithObjects(tmpl, crd("metal3machinetemplates"), crd("metal3machines")).WithInterceptorFuncs(interceptor.Funcs{
+		Create: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.CreateOption) error {
+			if _, ok := obj.(*clusterv1.Machine); ok {
+				mu.Lock()
+				hidden[obj.GetName()] = lag
+				mu.Unlock()
+			}
+			return c.Create(ctx, obj, opts...)
+		},
+		Get: func(ctx context.Context, c client.WithWatch, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
+			if _, ok := obj.(*clusterv1.Machine); ok {
+				mu.Lock()
+				defer mu.Unlock()
+				if hidden[key.Name] > 0 {
+					hidden[key.Name]--
+					return apierrors.NewNotFound(clusterv1.GroupVersion.WithResource("machines").GroupResource(), key.Name)
+				}
+			}
+			return c.Get(ctx, key, obj, opts...)
+		},
+	}).Build()
+	listShown := func() []*clusterv1.Machine {
+		list := &clusterv1.MachineList{}
+		if err := c.List(context.Background(), list); err != nil {
+			t.Fatal(err)
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		var out []*clusterv1.Machine
+		for i := range list.Items {
+			if hidden[list.Items[i].Name] == 0 {
+				out = append(out, &list.Items[i])
+			}
+		}
+		return out
+	}
+	r := &Reconciler{Client: c, APIReader: c, Recorder: events.NewFakeRecorder(10)}
+	for pass := range 2 {
+		sc := &scope{oacp: oacp, cluster: testCluster(nil, nil), machines: listShown()}
+		if _, err := r.reconcileMachines(context.Background(), sc); err != nil {
+			t.Fatalf("pass %d: %v", pass, err)
+		}
+	}
+	list := &clusterv1.MachineList{}
+	if err := c.List(context.Background(), list); err != nil {
+		t.Fatal(err)
+	}
+	if len(list.Items) != 1 {
+		var names []string
+		for _, m := range list.Items {
+			names = append(names, m.Name)
+		}
+		t.Errorf("Machines %v: want exactly one (a reconcile counted from a stale cache)", names)
 	}
 }
