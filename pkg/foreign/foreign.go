@@ -63,9 +63,9 @@ const TimeoutFlagUsage = "How long a deletion waits for Hive or assisted-service
 type Reason string
 
 const (
-	// CRDGone: the object's CustomResourceDefinition is absent or being deleted.
+	// CRDGone means the object's CustomResourceDefinition is absent or being deleted.
 	CRDGone Reason = "CRDGone"
-	// NoControllerActivity: no controller wrote the object for the timeout.
+	// NoControllerActivity means no controller wrote the object for the timeout.
 	NoControllerActivity Reason = "NoControllerActivity"
 )
 
