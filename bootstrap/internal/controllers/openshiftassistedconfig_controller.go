@@ -175,6 +175,8 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 	}
 	deleting := !config.DeletionTimestamp.IsZero()
 	defer func() {
+		// A reconcile error reaches the config (Warning event; a Problem's condition), not only the log.
+		reconciler.ReportError(config, r.Recorder, reterr)
 		if !deleting {
 			setSummary(config)
 			if reterr == nil {

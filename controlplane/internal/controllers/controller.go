@@ -226,6 +226,8 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 	s := &scope{oacp: oacp, cluster: cluster}
 	defer func() {
 		r.updateStatus(ctx, s)
+		// A reconcile error reaches the control plane (condition, Warning event), not only the log.
+		reconciler.ReportError(oacp, r.Recorder, reterr)
 		if reterr == nil {
 			oacp.Status.ObservedGeneration = oacp.Generation
 		}

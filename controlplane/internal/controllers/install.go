@@ -38,6 +38,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	controlplanev1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/controlplane/v1alpha3"
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/reconciler"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/controlplane/internal/release"
 )
 
@@ -243,11 +244,13 @@ func desiredAgentClusterInstall(aci *hiveextv1beta1.AgentClusterInstall, oacp *c
 	cluster *clusterv1.Cluster, workers int) error {
 	net, err := networking(oacp, cluster)
 	if err != nil {
-		return err
+		return reconciler.NewProblem(controlplanev1.AvailableCondition, controlplanev1.InvalidSpecReason,
+			fmt.Errorf("%w; correct the Cluster's spec.clusterNetwork", err))
 	}
 	overrides, err := installConfigOverrides(oacp)
 	if err != nil {
-		return err
+		return reconciler.NewProblem(controlplanev1.AvailableCondition, controlplanev1.InvalidSpecReason,
+			fmt.Errorf("%w; correct or remove the annotation", err))
 	}
 	cfg := oacp.Spec.Config
 	platform := platformType(oacp)
@@ -342,7 +345,8 @@ func (r *Reconciler) reconcileClusterDeployment(ctx context.Context, s *scope) e
 	cd := &hivev1.ClusterDeployment{ObjectMeta: metav1.ObjectMeta{Namespace: key.Namespace, Name: key.Name}}
 	if _, err := controllerutil.CreateOrPatch(ctx, r.Client, cd, func() error {
 		if !cd.CreationTimestamp.IsZero() && !metav1.IsControlledBy(cd, s.oacp) {
-			return fmt.Errorf("ClusterDeployment %s exists and is not owned by this control plane", cd.Name)
+			return reconciler.NewProblem(controlplanev1.AvailableCondition, controlplanev1.NotOwnedReason,
+				fmt.Errorf("ClusterDeployment %s exists and is not owned by this control plane: it is not taken over; delete it, or name the Cluster otherwise", cd.Name))
 		}
 		desiredClusterDeployment(cd, s.oacp, s.cluster)
 		return controllerutil.SetControllerReference(s.oacp, cd, r.Client.Scheme())
@@ -363,7 +367,8 @@ func (r *Reconciler) reconcileAgentClusterInstall(ctx context.Context, s *scope)
 	case err != nil:
 		return fmt.Errorf("getting AgentClusterInstall %s: %w", key.Name, err)
 	case !metav1.IsControlledBy(aci, s.oacp):
-		return fmt.Errorf("AgentClusterInstall %s exists and is not owned by this control plane", key.Name)
+		return reconciler.NewProblem(controlplanev1.AvailableCondition, controlplanev1.NotOwnedReason,
+			fmt.Errorf("AgentClusterInstall %s exists and is not owned by this control plane: it is not taken over; delete it, or name the Cluster otherwise", key.Name))
 	case installStarted(aci) || cdInstalled(s.cd):
 		// Once assisted-service installs, the install-time settings are fixed.
 		s.aci = aci

@@ -36,6 +36,7 @@ import (
 
 	bootstrapv1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/bootstrap/v1alpha2"
 	controlplanev1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/controlplane/v1alpha3"
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/reconciler"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/controlplane/internal/controllers"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/controlplane/internal/release"
 )
@@ -485,4 +486,62 @@ func TestInstallSpecRejectedIsShown(t *testing.T) {
 		}
 		g.Expect(warned).To(BeTrue(), "a Warning event on the control plane; events: %v", seen)
 	}, timeout, interval).Should(Succeed())
+}
+
+// TestSpecErrorsAreShown: a reconcile error the user has to fix reaches the control plane, not
+// only the manager's log: a pod network too small for the nodes, and an AgentClusterInstall of the
+// Cluster's name that belongs to someone else, each set Available False with a reason and a
+// message that says what to fix, and raise a Warning event.
+func TestSpecErrorsAreShown(t *testing.T) {
+	for name, tc := range map[string]struct {
+		o           fixtureOptions
+		before      func(ctx context.Context, g Gomega, ns string)
+		wantReason  string
+		wantMessage string
+	}{
+		"pod network too small": {
+			o:          fixtureOptions{replicas: 1, pods: []string{"10.128.0.0/26"}, services: []string{"172.30.0.0/16"}},
+			wantReason: controlplanev1.InvalidSpecReason,
+			wantMessage: "Creating or updating AgentClusterInstall c1: cluster network 10.128.0.0/26 is too small: it must be a /25 or larger; " +
+				"correct the Cluster's spec.clusterNetwork",
+		},
+		"an AgentClusterInstall of that name belongs to someone else": {
+			o: fixtureOptions{replicas: 1},
+			before: func(ctx context.Context, g Gomega, ns string) {
+				g.Expect(mgmt.Client.Create(ctx, &hiveextv1beta1.AgentClusterInstall{
+					ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "c1"},
+					Spec:       hiveextv1beta1.AgentClusterInstallSpec{ClusterDeploymentRef: corev1.LocalObjectReference{Name: "c1"}},
+				})).To(Succeed())
+			},
+			wantReason:  controlplanev1.NotOwnedReason,
+			wantMessage: "AgentClusterInstall c1 exists and is not owned by this control plane: it is not taken over; delete it, or name the Cluster otherwise",
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			g := NewWithT(t)
+			ctx := context.Background()
+			ns, err := mgmt.CreateNamespace(ctx, "cperr")
+			g.Expect(err).NotTo(HaveOccurred())
+			if tc.before != nil {
+				tc.before(ctx, g, ns)
+			}
+			tc.o.namespace = ns
+			f := newFixture(ctx, t, tc.o)
+			g.Eventually(func(g Gomega) {
+				c := conditions.Get(f.getOACP(ctx, g), controlplanev1.AvailableCondition)
+				g.Expect(c).NotTo(BeNil())
+				g.Expect(c.Reason).To(Equal(tc.wantReason))
+				g.Expect(c.Message).To(Equal(tc.wantMessage))
+				events := &eventsv1.EventList{}
+				g.Expect(mgmt.Client.List(ctx, events, client.InNamespace(f.ns))).To(Succeed())
+				var notes []string
+				for _, e := range events.Items {
+					if e.Regarding.Name == f.oacp.Name && e.Type == corev1.EventTypeWarning && e.Reason == reconciler.ReconcileErrorEvent {
+						notes = append(notes, e.Note)
+					}
+				}
+				g.Expect(notes).To(ContainElement(tc.wantMessage))
+			}, timeout, interval).Should(Succeed())
+		})
+	}
 }

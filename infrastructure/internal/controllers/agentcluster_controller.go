@@ -149,7 +149,9 @@ func (r *AgentClusterReconciler) Reconcile(ctx context.Context, req ctrl.Request
 		return ctrl.Result{}, fmt.Errorf("creating patch helper: %w", err)
 	}
 	defer func() {
-		if err := conditions.SetSummaryCondition(ac, ac, clusterv1.ReadyCondition,
+		// A reconcile error reaches the AgentCluster (Warning event; a Problem's condition), not only the log.
+		reconciler.ReportError(ac, r.Recorder, rerr)
+		if err := reconciler.SetReadySummary(ac, clusterv1.ReadyCondition, clusterv1.ReadyReason,
 			conditions.ForConditionTypes{infrav1.ClusterDeploymentReadyCondition}); err != nil {
 			rerr = kerrors.NewAggregate([]error{rerr, err})
 		}

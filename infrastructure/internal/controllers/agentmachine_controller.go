@@ -149,6 +149,8 @@ func (r *AgentMachineReconciler) Reconcile(ctx context.Context, req ctrl.Request
 	}
 	s := &machineScope{agentMachine: am, machine: machine, cluster: cluster}
 	defer func() {
+		// A reconcile error reaches the AgentMachine (Warning event; a Problem's condition), not only the log.
+		reconciler.ReportError(am, r.Recorder, rerr)
 		if err := setReady(am); err != nil {
 			rerr = kerrors.NewAggregate([]error{rerr, err})
 		}
