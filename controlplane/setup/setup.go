@@ -97,7 +97,8 @@ func Setup(ctx context.Context, mgr ctrl.Manager, opts *manager.Options, o Optio
 		ClusterCache:     cc,
 		Etcd:             o.EtcdConnector,
 		WatchFilterValue: opts.WatchFilterValue,
-		Foreign:          foreign.Policy{Reader: mgr.GetAPIReader(), Timeout: ptr.Deref(o.ForeignFinalizerTimeout, foreign.DefaultTimeout)},
+		// CRDs are read from the cache: the metadata informer Cluster API's contract lookup uses.
+		Foreign: foreign.Policy{Reader: mgr.GetClient(), Timeout: ptr.Deref(o.ForeignFinalizerTimeout, foreign.DefaultTimeout)},
 	}
 	if err := r.SetupWithManager(ctx, mgr, crcontroller.Options{MaxConcurrentReconciles: concurrency}); err != nil {
 		return err
