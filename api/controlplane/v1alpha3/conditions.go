@@ -87,13 +87,13 @@ const (
 	InstallFailedReason     = "InstallFailed"
 	// InstallSpecRejectedReason: assisted-service cannot apply the AgentClusterInstall's spec
 	// (its SpecSynced condition is False with InputError or BackendError); the message is its.
-	InstallSpecRejectedReason      = "InstallSpecRejected"
+	InstallSpecRejectedReason = "InstallSpecRejected"
 	// InvalidSpecReason: the AgentClusterInstall cannot be written from the spec, the Cluster's
 	// networks or the install-config override annotation; the message says which and what to fix.
 	InvalidSpecReason = "InvalidSpec"
 	// NotOwnedReason: a ClusterDeployment or AgentClusterInstall of the Cluster's name exists and
 	// belongs to someone else; the control plane does not take it over.
-	NotOwnedReason = "NotOwned"
+	NotOwnedReason                 = "NotOwned"
 	InstalledReason                = "Installed"
 	KubeconfigNotAvailableReason   = "KubeconfigNotAvailable"
 	KubeconfigAvailableReason      = "KubeconfigAvailable"
