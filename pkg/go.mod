@@ -9,6 +9,9 @@ replace (
 	github.com/openshift/assisted-service/models => github.com/openshift/assisted-service/models v0.0.0-20240529165317-6b26a25e2ae7
 )
 
+// pkg/validation checks the specs of the api module's types.
+replace github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api => ../api
+
 require (
 	github.com/metal3-io/baremetal-operator/apis v0.13.2 // pinned: v0.13: the BMO release CAPM3 v1.13 uses
 	github.com/metal3-io/cluster-api-provider-metal3/api v1.13.2 // pinned: v1.13: the CAPM3 release for Cluster API v1.13
@@ -32,6 +35,11 @@ require (
 	github.com/openshift/assisted-service/models v0.0.0 // indirect; pinned: version set by the replace above
 	github.com/openshift/custom-resource-status v1.1.2 // indirect; pinned: the version assisted-service/api uses for its conditions
 	k8s.io/utils v0.0.0-20260210185600-b8788abfbbc2
+)
+
+require (
+	github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api v0.0.0
+	golang.org/x/crypto v0.55.0
 )
 
 require (
@@ -92,7 +100,6 @@ require (
 	github.com/spf13/cobra v1.10.2 // indirect
 	github.com/stoewer/go-strcase v1.3.0 // indirect
 	github.com/thoas/go-funk v0.9.2 // indirect
-	github.com/tidwall/pretty v1.2.1 // indirect
 	github.com/x448/float16 v0.8.4 // indirect
 	go.mongodb.org/mongo-driver v1.10.0 // indirect
 	go.opentelemetry.io/auto/sdk v1.2.1 // indirect

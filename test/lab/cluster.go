@@ -35,6 +35,7 @@ import (
 
 	controlplanev1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/controlplane/v1alpha3"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/support/testenv"
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/support/validationtest"
 )
 
 // Infrastructure is what a cluster's hosts are.
@@ -105,7 +106,7 @@ func (o ClusterOptions) variables() map[string]string {
 		"API_VIP":                     apiVIP,
 		"INGRESS_VIP":                 ingressVIP,
 		"PULL_SECRET_NAME":            o.Name + "-pull-secret",
-		"SSH_AUTHORIZED_KEY":          "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOpenShiftLabKey lab@example.com",
+		"SSH_AUTHORIZED_KEY":          validationtest.SSHKey,
 	}
 }
 

@@ -31,6 +31,11 @@ const (
 	IgnitionOverrideAnnotation = "openshiftassistedconfig.cluster.x-k8s.io/ignition-override"
 )
 
+// The rule on additionalNTPSources uses the CEL IP library (isIP), which the API server accepts in
+// new rules from Kubernetes 1.31 on (it came in 1.30). The formats CEL cannot parse (SSH keys,
+// PEM bundles, proxy URLs, label selectors, kubelet labels) are checked by the webhooks of the
+// bootstrap and control-plane providers (pkg/validation).
+
 // OpenshiftAssistedConfigSpec defines the desired state of OpenshiftAssistedConfig: the settings
 // of the InfraEnv (discovery image) the Machine's host boots, and of the host's registration.
 type OpenshiftAssistedConfigSpec struct {
@@ -48,6 +53,7 @@ type OpenshiftAssistedConfigSpec struct {
 	// +listType=atomic
 	// +kubebuilder:validation:MaxItems=32
 	// +kubebuilder:validation:items:MaxLength=255
+	// +kubebuilder:validation:items:XValidation:rule="isIP(self) || self.matches('^[A-Za-z0-9]([-A-Za-z0-9]*[A-Za-z0-9])?([.][A-Za-z0-9]([-A-Za-z0-9]*[A-Za-z0-9])?)*[.]?$')",messageExpression="'\"' + self + '\" is not an IP address or a host name: give each NTP source as an address (10.0.0.1, fd00::1) or a DNS name (ntp.example.com), one per item'"
 	AdditionalNTPSources []string `json:"additionalNTPSources,omitempty"`
 
 	// sshAuthorizedKey is an SSH public key added to the discovery image, for debugging a host.

@@ -48,6 +48,7 @@ type OpenshiftAssistedControlPlaneMachineTemplate struct {
 }
 
 // OpenshiftAssistedControlPlaneSpec defines the desired state of OpenshiftAssistedControlPlane.
+// +kubebuilder:validation:XValidation:rule="!has(self.openshiftAssistedConfigSpec) || !has(self.openshiftAssistedConfigSpec.nodeRegistration) || !has(self.openshiftAssistedConfigSpec.nodeRegistration.name) || size(self.openshiftAssistedConfigSpec.nodeRegistration.name) == 0 || (has(self.replicas) && self.replicas == 1)",fieldPath=".openshiftAssistedConfigSpec.nodeRegistration.name",message="nodeRegistration.name must not be set when replicas is more than 1: every control-plane host would be installed with that same hostname; leave it unset so that each host is named after its Machine"
 type OpenshiftAssistedControlPlaneSpec struct {
 	// config holds the settings of the OpenShift cluster (ClusterDeployment and AgentClusterInstall).
 	// +required
@@ -90,9 +91,15 @@ type OpenshiftAssistedControlPlaneSpec struct {
 	Remediation OpenshiftAssistedControlPlaneRemediationSpec `json:"remediation,omitempty,omitzero"`
 }
 
+// The rules on the VIPs (here and on the apiVIPs and ingressVIPs fields) use the CEL IP library
+// (isIP, ip), which the API server accepts in new rules from Kubernetes 1.31 on (it came in 1.30).
+// The VIPs' families and order are checked against the Cluster's networks by the controller (a
+// CRD rule cannot see the Cluster): condition Available False, reason InvalidSpec.
+
 // OpenshiftAssistedControlPlaneConfigSpec holds the settings of the OpenShift cluster.
 // +kubebuilder:validation:XValidation:rule="has(self.clusterName) == has(oldSelf.clusterName) && (!has(self.clusterName) || self.clusterName == oldSelf.clusterName)",message="clusterName is immutable"
 // +kubebuilder:validation:XValidation:rule="has(self.apiVIPs) == has(self.ingressVIPs) && (!has(self.apiVIPs) || size(self.apiVIPs) == size(self.ingressVIPs))",message="apiVIPs and ingressVIPs must be set together, with the same number of addresses"
+// +kubebuilder:validation:XValidation:rule="!has(self.apiVIPs) || !has(self.ingressVIPs) || size(self.apiVIPs) != size(self.ingressVIPs) || ((size(self.apiVIPs) < 1 || !isIP(self.apiVIPs[0]) || !isIP(self.ingressVIPs[0]) || ip(self.apiVIPs[0]).family() == ip(self.ingressVIPs[0]).family()) && (size(self.apiVIPs) < 2 || !isIP(self.apiVIPs[1]) || !isIP(self.ingressVIPs[1]) || ip(self.apiVIPs[1]).family() == ip(self.ingressVIPs[1]).family()))",fieldPath=".ingressVIPs",message="ingressVIPs must list the same IP families as apiVIPs, in the same order (an IPv4 ingress VIP where the API VIP is IPv4, an IPv6 one where it is IPv6)"
 type OpenshiftAssistedControlPlaneConfigSpec struct {
 	// apiVIPs are the virtual IPs of the cluster's API: one address, or two for dual stack (one
 	// per IP family, in the order of the cluster's networks). Unset for single-node OpenShift and
@@ -101,6 +108,8 @@ type OpenshiftAssistedControlPlaneConfigSpec struct {
 	// +listType=atomic
 	// +kubebuilder:validation:MaxItems=2
 	// +kubebuilder:validation:items:MaxLength=39
+	// +kubebuilder:validation:items:XValidation:rule="isIP(self)",messageExpression="'\"' + self + '\" is not an IP address: write an IPv4 address such as 192.168.111.5 or an IPv6 address such as fd2e:6f44:5dd8::5'"
+	// +kubebuilder:validation:XValidation:rule="size(self) < 2 || !isIP(self[0]) || !isIP(self[1]) || ip(self[0]).family() != ip(self[1]).family()",message="two apiVIPs must be one IPv4 and one IPv6 address (dual stack, in the order of the cluster's networks); for a single-stack cluster give one address"
 	APIVIPs []string `json:"apiVIPs,omitempty"`
 
 	// ingressVIPs are the virtual IPs of the cluster's ingress, like apiVIPs.
@@ -108,6 +117,8 @@ type OpenshiftAssistedControlPlaneConfigSpec struct {
 	// +listType=atomic
 	// +kubebuilder:validation:MaxItems=2
 	// +kubebuilder:validation:items:MaxLength=39
+	// +kubebuilder:validation:items:XValidation:rule="isIP(self)",messageExpression="'\"' + self + '\" is not an IP address: write an IPv4 address such as 192.168.111.4 or an IPv6 address such as fd2e:6f44:5dd8::4'"
+	// +kubebuilder:validation:XValidation:rule="size(self) < 2 || !isIP(self[0]) || !isIP(self[1]) || ip(self[0]).family() != ip(self[1]).family()",message="two ingressVIPs must be one IPv4 and one IPv6 address (dual stack, in the order of the cluster's networks); for a single-stack cluster give one address"
 	IngressVIPs []string `json:"ingressVIPs,omitempty"`
 
 	// manifestsConfigMapRefs are ConfigMaps of manifests added to, or replacing, those the

@@ -27,19 +27,28 @@ type ClusterDeploymentReference struct {
 	// +optional
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=253
+	// +kubebuilder:validation:XValidation:rule="self.matches('^[a-z0-9]([-a-z0-9]*[a-z0-9])?([.][a-z0-9]([-a-z0-9]*[a-z0-9])?)*$')",messageExpression="'\"' + self + '\" is not a valid object name: a ClusterDeployment name consists of lower case letters, digits, - and . and starts and ends with a letter or digit'"
 	Name string `json:"name,omitempty"`
 
 	// namespace of the ClusterDeployment. Defaults to the AgentCluster's namespace.
 	// +optional
 	// +kubebuilder:validation:MaxLength=63
+	// +kubebuilder:validation:XValidation:rule="self == '' || self.matches('^[a-z0-9]([-a-z0-9]*[a-z0-9])?$')",messageExpression="'\"' + self + '\" is not a valid namespace name: a namespace name consists of lower case letters, digits and - and starts and ends with a letter or digit'"
 	Namespace string `json:"namespace,omitempty"`
 }
 
+// The rule on url uses the CEL URL library (isURL, url), which every Kubernetes version with CRD
+// validation rules has. An IPv6 host without brackets is accepted as the controller brackets it
+// (and as Go's URL parser accepted it before Go 1.26, so that the rule does not depend on the
+// Go version the API server is built with).
+
 // IgnitionEndpoint is a custom ignition endpoint that hosts fetch their ignition from.
+// +kubebuilder:validation:XValidation:rule="!has(self.caCertificateReference) || (has(self.url) && size(self.url) > 0)",fieldPath=".caCertificateReference",message="caCertificateReference is set without url: the CA certificate is only used to contact the ignition endpoint's URL; set url, or remove ignitionEndpoint"
 type IgnitionEndpoint struct {
-	// url of the custom ignition endpoint. An IPv6 host must be written in brackets.
+	// url of the custom ignition endpoint, http or https. An IPv6 host is written in brackets.
 	// +optional
 	// +kubebuilder:validation:MaxLength=2048
+	// +kubebuilder:validation:XValidation:rule="self == '' || self.matches('^https?://[0-9A-Fa-f.]*:[0-9A-Fa-f.]*:[0-9A-Fa-f:.]*([/?#].*)?$') || (isURL(self) && url(self).getScheme() in ['http', 'https'] && url(self).getHostname() != '')",messageExpression="'\"' + self + '\" is not an http or https URL with a host: write the address the hosts fetch their ignition from, such as https://ignition.example.com/ignition'"
 	Url string `json:"url,omitempty"` //nolint:revive // field name kept for existing manifests.
 
 	// caCertificateReference is a reference to the Secret holding the CA certificate used
@@ -54,12 +63,14 @@ type CaCertificateReference struct {
 	// +required
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=63
+	// +kubebuilder:validation:XValidation:rule="self.matches('^[a-z0-9]([-a-z0-9]*[a-z0-9])?$')",messageExpression="'\"' + self + '\" is not a valid namespace name: a namespace name consists of lower case letters, digits and - and starts and ends with a letter or digit'"
 	Namespace string `json:"namespace"`
 
 	// name of the Secret holding the CA certificate.
 	// +required
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=253
+	// +kubebuilder:validation:XValidation:rule="self.matches('^[a-z0-9]([-a-z0-9]*[a-z0-9])?([.][a-z0-9]([-a-z0-9]*[a-z0-9])?)*$')",messageExpression="'\"' + self + '\" is not a valid Secret name: a Secret name consists of lower case letters, digits, - and . and starts and ends with a letter or digit'"
 	Name string `json:"name"`
 }
 

@@ -22,6 +22,7 @@ import (
 )
 
 // AgentClusterTemplateResource describes the data needed to create an AgentCluster from a template.
+// +kubebuilder:validation:XValidation:rule="!has(self.spec.clusterDeploymentRef)",fieldPath=".spec.clusterDeploymentRef",message="clusterDeploymentRef must not be set in a template: every AgentCluster created from it would bind its cluster's hosts to that same ClusterDeployment; leave it unset (the controller records the ClusterDeployment of each cluster)"
 type AgentClusterTemplateResource struct {
 	// metadata is the standard object's metadata, applied to the AgentCluster created from this template.
 	// +optional

@@ -38,12 +38,18 @@ type AgentReference struct {
 	Namespace string `json:"namespace,omitempty"`
 }
 
+// The rules on agentLabelSelector check its operators and values; the format of its label keys
+// and values, which no CEL rule can check within the cost budget on a third-party type without
+// size limits, is checked by the controller (condition AgentReserved False, NoSuitableAgents).
+
 // AgentMachineSpec defines the desired state of AgentMachine.
 // +kubebuilder:validation:XValidation:rule="!has(oldSelf.providerID) || size(oldSelf.providerID) == 0 || (has(self.providerID) && self.providerID == oldSelf.providerID)",message="providerID cannot be changed or removed once set"
 type AgentMachineSpec struct {
 	// agentLabelSelector selects the Agents this Machine may claim: only Agents whose labels
 	// match it are considered.
 	// +optional
+	// +kubebuilder:validation:XValidation:rule="!has(self.matchExpressions) || self.matchExpressions.all(e, e.operator in ['In', 'NotIn', 'Exists', 'DoesNotExist'])",message="matchExpressions: every operator must be In, NotIn, Exists or DoesNotExist"
+	// +kubebuilder:validation:XValidation:rule="!has(self.matchExpressions) || self.matchExpressions.all(e, (e.operator in ['In', 'NotIn']) == (has(e.values) && size(e.values) > 0))",message="matchExpressions: an In or NotIn expression needs values, and an Exists or DoesNotExist expression takes none"
 	AgentLabelSelector *metav1.LabelSelector `json:"agentLabelSelector,omitempty"`
 
 	// providerID is the identifier of the claimed host, formatted as agent://<agent id>.

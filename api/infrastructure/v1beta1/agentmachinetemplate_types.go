@@ -22,6 +22,7 @@ import (
 )
 
 // AgentMachineTemplateResource describes the data needed to create an AgentMachine from a template.
+// +kubebuilder:validation:XValidation:rule="!has(self.spec.providerID) || size(self.spec.providerID) == 0",fieldPath=".spec.providerID",messageExpression="'providerID \"' + self.spec.providerID + '\" must not be set in a template: it would be copied into every AgentMachine created from it, while each AgentMachine gets the providerID of the host it claims (agent://<Agent name>) from the controller; remove spec.template.spec.providerID'"
 type AgentMachineTemplateResource struct {
 	// metadata is the standard object's metadata, applied to AgentMachines created from this template.
 	// +optional

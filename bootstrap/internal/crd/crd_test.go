@@ -79,11 +79,25 @@ func TestEveryKindRoundTrips(t *testing.T) {
 	g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(config), gotConfig)).To(Succeed())
 	g.Expect(gotConfig.Spec).To(Equal(fullSpec()))
 
+	// A template names no host: every config made from it would install the same hostname.
+	named := &bootstrapv1.OpenshiftAssistedConfigTemplate{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "named"},
+		Spec: bootstrapv1.OpenshiftAssistedConfigTemplateSpec{Template: bootstrapv1.OpenshiftAssistedConfigTemplateResource{
+			Spec: fullSpec(),
+		}},
+	}
+	err = env.Client.Create(ctx, named)
+	g.Expect(err).To(HaveOccurred())
+	g.Expect(err.Error()).To(ContainSubstring("spec.template.spec.nodeRegistration.name: Invalid value: " +
+		"nodeRegistration.name must not be set in a template"))
+
+	templateSpec := fullSpec()
+	templateSpec.NodeRegistration.Name = ""
 	template := &bootstrapv1.OpenshiftAssistedConfigTemplate{
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "template"},
 		Spec: bootstrapv1.OpenshiftAssistedConfigTemplateSpec{Template: bootstrapv1.OpenshiftAssistedConfigTemplateResource{
 			ObjectMeta: clusterv1.ObjectMeta{Labels: map[string]string{"role": "worker"}},
-			Spec:       fullSpec(),
+			Spec:       templateSpec,
 		}},
 	}
 	g.Expect(env.Client.Create(ctx, template)).To(Succeed())
@@ -121,6 +135,9 @@ func TestSchemaDefaultsAndRejects(t *testing.T) {
 			`spec.cpuArchitecture: Unsupported value: "i386"`},
 		{"hostname that is not a DNS name", func(s *bootstrapv1.OpenshiftAssistedConfigSpec) { s.NodeRegistration.Name = "Worker_0" },
 			"spec.nodeRegistration.name in body should match"},
+		{"NTP source that is neither address nor name", func(s *bootstrapv1.OpenshiftAssistedConfigSpec) {
+			s.AdditionalNTPSources = []string{"10.0.0.1", "ntp server"}
+		}, `spec.additionalNTPSources[1]: Invalid value: "ntp server": "ntp server" is not an IP address or a host name`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -29,45 +29,71 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	bootstrapv1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/bootstrap/v1alpha2"
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/validation"
 )
 
-// +kubebuilder:webhook:verbs=update,path=/validate-bootstrap-cluster-x-k8s-io-v1alpha2-openshiftassistedconfig,mutating=false,failurePolicy=fail,matchPolicy=Equivalent,groups=bootstrap.cluster.x-k8s.io,resources=openshiftassistedconfigs,versions=v1alpha2,name=validation.openshiftassistedconfig.bootstrap.cluster.x-k8s.io,sideEffects=None,admissionReviewVersions=v1
+// +kubebuilder:webhook:verbs=create;update,path=/validate-bootstrap-cluster-x-k8s-io-v1alpha2-openshiftassistedconfig,mutating=false,failurePolicy=fail,matchPolicy=Equivalent,groups=bootstrap.cluster.x-k8s.io,resources=openshiftassistedconfigs,versions=v1alpha2,name=validation.openshiftassistedconfig.bootstrap.cluster.x-k8s.io,sideEffects=None,admissionReviewVersions=v1
+// +kubebuilder:webhook:verbs=create;update,path=/validate-bootstrap-cluster-x-k8s-io-v1alpha2-openshiftassistedconfigtemplate,mutating=false,failurePolicy=fail,matchPolicy=Equivalent,groups=bootstrap.cluster.x-k8s.io,resources=openshiftassistedconfigtemplates,versions=v1alpha2,name=validation.openshiftassistedconfigtemplate.bootstrap.cluster.x-k8s.io,sideEffects=None,admissionReviewVersions=v1
 
-// ConfigValidator refuses changes to an OpenshiftAssistedConfig's spec once its host started
-// installing: assisted-service took the settings when the host registered and would not apply
-// the change.
+// ConfigValidator checks the formats of an OpenshiftAssistedConfig's spec that the CRD schema
+// cannot (package validation; on update only the fields that changed), and refuses changes to its
+// spec once its host started installing: assisted-service took the settings when the host
+// registered and would not apply the change.
 type ConfigValidator struct{}
 
 var _ admission.Validator[*bootstrapv1.OpenshiftAssistedConfig] = &ConfigValidator{}
 
-// SetupWithManager registers the validating webhook with mgr's webhook server.
+// TemplateValidator checks the formats of an OpenshiftAssistedConfigTemplate's
+// spec.template.spec, as ConfigValidator those of a config.
+type TemplateValidator struct{}
+
+var _ admission.Validator[*bootstrapv1.OpenshiftAssistedConfigTemplate] = &TemplateValidator{}
+
+// SetupWithManager registers the validating webhooks with mgr's webhook server.
 func SetupWithManager(mgr ctrl.Manager) error {
-	return ctrl.NewWebhookManagedBy(mgr, &bootstrapv1.OpenshiftAssistedConfig{}).
+	if err := ctrl.NewWebhookManagedBy(mgr, &bootstrapv1.OpenshiftAssistedConfig{}).
 		WithValidator(&ConfigValidator{}).
-		Complete()
+		Complete(); err != nil {
+		return fmt.Errorf("registering the OpenshiftAssistedConfig webhook: %w", err)
+	}
+	if err := ctrl.NewWebhookManagedBy(mgr, &bootstrapv1.OpenshiftAssistedConfigTemplate{}).
+		WithValidator(&TemplateValidator{}).
+		Complete(); err != nil {
+		return fmt.Errorf("registering the OpenshiftAssistedConfigTemplate webhook: %w", err)
+	}
+	return nil
 }
 
-// ValidateCreate accepts every new config (the schema validates it).
-func (*ConfigValidator) ValidateCreate(context.Context, *bootstrapv1.OpenshiftAssistedConfig) (admission.Warnings, error) {
-	return nil, nil
+// invalid returns errs as the API's Invalid error for the object kind/name, nil when errs is empty.
+func invalid(kind, name string, errs field.ErrorList) error {
+	if len(errs) == 0 {
+		return nil
+	}
+	return apierrors.NewInvalid(bootstrapv1.GroupVersion.WithKind(kind).GroupKind(), name, errs)
 }
 
-// ValidateUpdate refuses a spec change when the old config reports its host installing or installed.
+// ValidateCreate checks the formats of a new config's spec.
+func (*ConfigValidator) ValidateCreate(_ context.Context, c *bootstrapv1.OpenshiftAssistedConfig) (admission.Warnings, error) {
+	return nil, invalid("OpenshiftAssistedConfig", c.Name, validation.ConfigSpec(field.NewPath("spec"), &c.Spec, nil))
+}
+
+// ValidateUpdate checks the formats of the spec fields that changed, and refuses a spec change
+// when the old config reports its host installing or installed.
 func (*ConfigValidator) ValidateUpdate(_ context.Context, oldConfig, newConfig *bootstrapv1.OpenshiftAssistedConfig) (admission.Warnings, error) {
 	if apiequality.Semantic.DeepEqual(oldConfig.Spec, newConfig.Spec) {
 		return nil, nil
 	}
-	if !HostStartedInstalling(oldConfig) {
-		return nil, nil
+	errs := validation.ConfigSpec(field.NewPath("spec"), &newConfig.Spec, &oldConfig.Spec)
+	if HostStartedInstalling(oldConfig) {
+		agent := "its Agent"
+		if oldConfig.Status.AgentRef != nil {
+			agent = "Agent " + oldConfig.Status.AgentRef.Name
+		}
+		msg := fmt.Sprintf("the host of this config started installing (%s): assisted-service already took its settings and would not apply a change; "+
+			"to change them, delete the Machine and let a new one be created with the new config", agent)
+		errs = append(field.ErrorList{field.Forbidden(field.NewPath("spec"), msg)}, errs...)
 	}
-	agent := "its Agent"
-	if oldConfig.Status.AgentRef != nil {
-		agent = "Agent " + oldConfig.Status.AgentRef.Name
-	}
-	msg := fmt.Sprintf("the host of this config started installing (%s): assisted-service already took its settings and would not apply a change; "+
-		"to change them, delete the Machine and let a new one be created with the new config", agent)
-	return nil, apierrors.NewInvalid(bootstrapv1.GroupVersion.WithKind("OpenshiftAssistedConfig").GroupKind(), newConfig.Name,
-		field.ErrorList{field.Forbidden(field.NewPath("spec"), msg)})
+	return nil, invalid("OpenshiftAssistedConfig", newConfig.Name, errs)
 }
 
 // HostStartedInstalling tells whether the config reports its host installing or installed.
@@ -77,5 +103,22 @@ func HostStartedInstalling(c *bootstrapv1.OpenshiftAssistedConfig) bool {
 
 // ValidateDelete accepts every deletion.
 func (*ConfigValidator) ValidateDelete(context.Context, *bootstrapv1.OpenshiftAssistedConfig) (admission.Warnings, error) {
+	return nil, nil
+}
+
+// ValidateCreate checks the formats of a new template's spec.template.spec.
+func (*TemplateValidator) ValidateCreate(_ context.Context, t *bootstrapv1.OpenshiftAssistedConfigTemplate) (admission.Warnings, error) {
+	return nil, invalid("OpenshiftAssistedConfigTemplate", t.Name,
+		validation.ConfigSpec(field.NewPath("spec", "template", "spec"), &t.Spec.Template.Spec, nil))
+}
+
+// ValidateUpdate checks the formats of the fields of spec.template.spec that changed.
+func (*TemplateValidator) ValidateUpdate(_ context.Context, oldT, newT *bootstrapv1.OpenshiftAssistedConfigTemplate) (admission.Warnings, error) {
+	return nil, invalid("OpenshiftAssistedConfigTemplate", newT.Name,
+		validation.ConfigSpec(field.NewPath("spec", "template", "spec"), &newT.Spec.Template.Spec, &oldT.Spec.Template.Spec))
+}
+
+// ValidateDelete accepts every deletion.
+func (*TemplateValidator) ValidateDelete(context.Context, *bootstrapv1.OpenshiftAssistedConfigTemplate) (admission.Warnings, error) {
 	return nil, nil
 }

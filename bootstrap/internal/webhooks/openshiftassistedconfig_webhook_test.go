@@ -19,6 +19,7 @@ package webhooks
 import (
 	"context"
 	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -30,6 +31,7 @@ import (
 	bootstrapv1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/bootstrap/v1alpha2"
 	capoascheme "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/scheme"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/support/testenv"
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/support/validationtest"
 )
 
 var env *testenv.Environment
@@ -64,7 +66,7 @@ func TestSpecChangeRefusedOnceInstalling(t *testing.T) {
 		if err := env.Client.Get(ctx, client.ObjectKeyFromObject(config), got); err != nil {
 			return err
 		}
-		got.Spec.SSHAuthorizedKey = "ssh-ed25519 before"
+		got.Spec.SSHAuthorizedKey = validationtest.SSHKey
 		return env.Client.Update(ctx, got)
 	}, 60*time.Second).Should(Succeed())
 
@@ -74,7 +76,7 @@ func TestSpecChangeRefusedOnceInstalling(t *testing.T) {
 	got.Status.AgentRef = nil
 	g.Expect(env.Client.Status().Update(ctx, got)).To(Succeed())
 
-	got.Spec.SSHAuthorizedKey = "ssh-ed25519 after"
+	got.Spec.SSHAuthorizedKey = validationtest.SSHECDSAKey
 	err = env.Client.Update(ctx, got)
 	g.Expect(err).To(HaveOccurred())
 	g.Expect(err.Error()).To(ContainSubstring("started installing"))
@@ -118,4 +120,62 @@ func TestValidateUpdate(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestFormatsChecked covers the format checks of both validators: on create every field, on
+// update only what changed, so that a config or template stored with a value a check now refuses
+// can still have its metadata and other fields written.
+func TestFormatsChecked(t *testing.T) {
+	const badKey = "spec: Invalid value: line 1 is not an SSH public key: the key data after ssh-ed25519 is not a valid ssh-ed25519 key; " +
+		"give one public key per line in the authorized_keys format (type, base64 key, optional comment), such as the content of ~/.ssh/id_ed25519.pub"
+	bad := bootstrapv1.OpenshiftAssistedConfigSpec{SSHAuthorizedKey: "ssh-ed25519 AAAA"}
+	good := bootstrapv1.OpenshiftAssistedConfigSpec{SSHAuthorizedKey: validationtest.SSHKey}
+	withArch := func(s bootstrapv1.OpenshiftAssistedConfigSpec) bootstrapv1.OpenshiftAssistedConfigSpec {
+		s.CpuArchitecture = "aarch64"
+		return s
+	}
+	for _, tc := range []struct {
+		name     string
+		old      *bootstrapv1.OpenshiftAssistedConfigSpec // nil: create
+		spec     bootstrapv1.OpenshiftAssistedConfigSpec
+		wantPath string // the field of the error; "" when accepted
+	}{
+		{name: "create, valid", spec: good},
+		{name: "create, invalid key", spec: bad, wantPath: "sshAuthorizedKey"},
+		{name: "update to an invalid key", old: &good, spec: bad, wantPath: "sshAuthorizedKey"},
+		{name: "update of another field, stored key invalid", old: &bad, spec: withArch(bad)},
+		{name: "metadata-only update, stored key invalid", old: &bad, spec: bad},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			for kind, prefix := range map[string]string{"OpenshiftAssistedConfig": "spec.", "OpenshiftAssistedConfigTemplate": "spec.template.spec."} {
+				var err error
+				switch {
+				case kind == "OpenshiftAssistedConfig" && tc.old == nil:
+					_, err = (&ConfigValidator{}).ValidateCreate(context.Background(), &bootstrapv1.OpenshiftAssistedConfig{Spec: tc.spec})
+				case kind == "OpenshiftAssistedConfig":
+					_, err = (&ConfigValidator{}).ValidateUpdate(context.Background(),
+						&bootstrapv1.OpenshiftAssistedConfig{Spec: *tc.old}, &bootstrapv1.OpenshiftAssistedConfig{Spec: tc.spec})
+				case tc.old == nil:
+					_, err = (&TemplateValidator{}).ValidateCreate(context.Background(), template(tc.spec))
+				default:
+					_, err = (&TemplateValidator{}).ValidateUpdate(context.Background(), template(*tc.old), template(tc.spec))
+				}
+				if tc.wantPath == "" {
+					if err != nil {
+						t.Errorf("%s: unexpected error: %v", kind, err)
+					}
+					continue
+				}
+				want := strings.Replace(badKey, "spec:", prefix+tc.wantPath+":", 1)
+				if err == nil || !strings.Contains(err.Error(), want) {
+					t.Errorf("%s: error = %v, want one containing %q", kind, err, want)
+				}
+			}
+		})
+	}
+}
+
+func template(spec bootstrapv1.OpenshiftAssistedConfigSpec) *bootstrapv1.OpenshiftAssistedConfigTemplate {
+	return &bootstrapv1.OpenshiftAssistedConfigTemplate{Spec: bootstrapv1.OpenshiftAssistedConfigTemplateSpec{
+		Template: bootstrapv1.OpenshiftAssistedConfigTemplateResource{Spec: spec}}}
 }

@@ -21,6 +21,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/netip"
 	"strings"
@@ -38,8 +39,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	controlplanev1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/controlplane/v1alpha3"
-	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/reconciler"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/controlplane/internal/release"
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/reconciler"
 )
 
 const (
@@ -194,6 +195,47 @@ func networking(oacp *controlplanev1.OpenshiftAssistedControlPlane, cluster *clu
 	return n, nil
 }
 
+// vipFamilyRefusal says why the VIPs of cfg do not fit the cluster networks of n ("" when they
+// do): OpenShift takes the i-th API and ingress VIP in the IP family of the i-th network (the
+// primary family first), so there are no more VIPs than networks and their families follow the
+// networks' order. The CRD schema checks the VIPs themselves; this needs the Cluster.
+func vipFamilyRefusal(cfg *controlplanev1.OpenshiftAssistedControlPlaneConfigSpec, n hiveextv1beta1.Networking) string {
+	families := make([]string, 0, len(n.ClusterNetwork))
+	for _, cn := range n.ClusterNetwork {
+		families = append(families, family(netip.MustParsePrefix(cn.CIDR).Addr()))
+	}
+	const how = "list the VIPs in the IP families and order of the Cluster's spec.clusterNetwork (pods and services), " +
+		"or change the Cluster's networks"
+	for _, list := range []struct {
+		name string
+		vips []string
+	}{{"apiVIPs", cfg.APIVIPs}, {"ingressVIPs", cfg.IngressVIPs}} {
+		name, vips := list.name, list.vips
+		if len(vips) > len(families) {
+			return fmt.Sprintf("spec.config.%s has %d addresses (dual stack) but the Cluster has only the %s network %s: give one VIP, "+
+				"or add a pod and a service network of the other IP family to the Cluster", name, len(vips), families[0], n.ClusterNetwork[0].CIDR)
+		}
+		for i, vip := range vips {
+			addr, err := netip.ParseAddr(vip)
+			if err != nil {
+				continue // the CRD schema refuses it
+			}
+			if f := family(addr); f != families[i] {
+				return fmt.Sprintf("spec.config.%s[%d] %s is an %s address but the Cluster's network %d (%s) is %s: %s",
+					name, i, vip, f, i+1, n.ClusterNetwork[i].CIDR, families[i], how)
+			}
+		}
+	}
+	return ""
+}
+
+func family(a netip.Addr) string {
+	if a.Is4() {
+		return "IPv4"
+	}
+	return "IPv6"
+}
+
 // replicas is the desired number of control-plane nodes.
 func replicas(oacp *controlplanev1.OpenshiftAssistedControlPlane) int32 {
 	return ptr.Deref(oacp.Spec.Replicas, 1)
@@ -254,6 +296,11 @@ func desiredAgentClusterInstall(aci *hiveextv1beta1.AgentClusterInstall, oacp *c
 	}
 	cfg := oacp.Spec.Config
 	platform := platformType(oacp)
+	if platform == hiveextv1beta1.BareMetalPlatformType {
+		if why := vipFamilyRefusal(&cfg, net); why != "" {
+			return reconciler.NewProblem(controlplanev1.AvailableCondition, controlplanev1.InvalidSpecReason, errors.New(why))
+		}
+	}
 	net.UserManagedNetworking = ptr.To(platform == hiveextv1beta1.NonePlatformType)
 	aci.Spec.ClusterDeploymentRef.Name = controlplanev1.ClusterDeploymentKey(cluster).Name
 	aci.Spec.ImageSetRef = &hivev1.ClusterImageSetReference{Name: ImageSetName(oacp)}

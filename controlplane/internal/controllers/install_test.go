@@ -250,3 +250,48 @@ func TestInstalled(t *testing.T) {
 		})
 	}
 }
+
+func TestVIPFamilyRefusal(t *testing.T) {
+	const how = "list the VIPs in the IP families and order of the Cluster's spec.clusterNetwork (pods and services), or change the Cluster's networks"
+	v4 := []string{"10.128.0.0/14"}
+	dual := []string{"10.128.0.0/14", "fd01::/48"}
+	dualV6First := []string{"fd01::/48", "10.128.0.0/14"}
+	for name, tc := range map[string]struct {
+		pods     []string
+		api, ing []string
+		want     string
+	}{
+		"IPv4":                            {pods: v4, api: []string{"192.168.111.5"}, ing: []string{"192.168.111.4"}},
+		"dual stack, one IPv4 VIP":        {pods: dual, api: []string{"192.168.111.5"}, ing: []string{"192.168.111.4"}},
+		"dual stack, two VIPs":            {pods: dual, api: []string{"192.168.111.5", "fd00::5"}, ing: []string{"192.168.111.4", "fd00::4"}},
+		"dual stack IPv6 first, two VIPs": {pods: dualV6First, api: []string{"fd00::5", "192.168.111.5"}, ing: []string{"fd00::4", "192.168.111.4"}},
+		"IPv6 VIP on an IPv4 cluster": {pods: v4, api: []string{"fd00::5"}, ing: []string{"fd00::4"},
+			want: "spec.config.apiVIPs[0] fd00::5 is an IPv6 address but the Cluster's network 1 (10.128.0.0/14) is IPv4: " + how},
+		"two VIPs on an IPv4 cluster": {pods: v4, api: []string{"192.168.111.5", "fd00::5"}, ing: []string{"192.168.111.4", "fd00::4"},
+			want: "spec.config.apiVIPs has 2 addresses (dual stack) but the Cluster has only the IPv4 network 10.128.0.0/14: give one VIP, " +
+				"or add a pod and a service network of the other IP family to the Cluster"},
+		"order differs from the networks'": {pods: dualV6First, api: []string{"fd00::5", "192.168.111.5"}, ing: []string{"192.168.111.4", "fd00::4"},
+			want: "spec.config.ingressVIPs[0] 192.168.111.4 is an IPv4 address but the Cluster's network 1 (fd01::/48) is IPv6: " + how},
+	} {
+		t.Run(name, func(t *testing.T) {
+			services := []string{"172.30.0.0/16", "fd02::/112"}[:len(tc.pods)]
+			if tc.pods[0] == "fd01::/48" {
+				services = []string{"fd02::/112", "172.30.0.0/16"}
+			}
+			n, err := networking(testOACP(3), testCluster(tc.pods, services))
+			if err != nil {
+				t.Fatal(err)
+			}
+			cfg := &controlplanev1.OpenshiftAssistedControlPlaneConfigSpec{APIVIPs: tc.api, IngressVIPs: tc.ing}
+			if got := vipFamilyRefusal(cfg, n); got != tc.want {
+				t.Errorf("got  %q\nwant %q", got, tc.want)
+			}
+		})
+	}
+	// desiredAgentClusterInstall reports it as the control plane's InvalidSpec problem.
+	oacp := testOACP(3, "fd00::5")
+	err := desiredAgentClusterInstall(&hiveextv1beta1.AgentClusterInstall{}, oacp, testCluster(nil, nil), 0)
+	if err == nil || !strings.Contains(err.Error(), "spec.config.apiVIPs[0] fd00::5 is an IPv6 address") {
+		t.Errorf("desiredAgentClusterInstall: error = %v, want the VIP family refusal", err)
+	}
+}

@@ -168,6 +168,26 @@ func TestSchemaRejectsBadInput(t *testing.T) {
 			"apiVIPs and ingressVIPs must be set together"},
 		{"unknown network type", func(cp *controlplanev1.OpenshiftAssistedControlPlane) { cp.Spec.Config.NetworkType = "Flannel" },
 			`spec.config.networkType: Unsupported value: "Flannel"`},
+		{"API VIP that is no address", func(cp *controlplanev1.OpenshiftAssistedControlPlane) {
+			cp.Spec.Config.APIVIPs = []string{"api.example.com"}
+		},
+			`spec.config.apiVIPs[0]: Invalid value: "api.example.com": "api.example.com" is not an IP address`},
+		{"ingress VIP that is no address", func(cp *controlplanev1.OpenshiftAssistedControlPlane) {
+			cp.Spec.Config.IngressVIPs = []string{"192.168.111.256"}
+		},
+			`"192.168.111.256" is not an IP address`},
+		{"two API VIPs of one family", func(cp *controlplanev1.OpenshiftAssistedControlPlane) {
+			cp.Spec.Config.APIVIPs = []string{"192.168.111.5", "192.168.111.6"}
+			cp.Spec.Config.IngressVIPs = []string{"192.168.111.4", "fd00::4"}
+		}, "two apiVIPs must be one IPv4 and one IPv6 address"},
+		{"ingress VIPs in the other order", func(cp *controlplanev1.OpenshiftAssistedControlPlane) {
+			cp.Spec.Config.APIVIPs = []string{"192.168.111.5", "fd00::5"}
+			cp.Spec.Config.IngressVIPs = []string{"fd00::4", "192.168.111.4"}
+		}, "spec.config.ingressVIPs: Invalid value: ingressVIPs must list the same IP families as apiVIPs, in the same order"},
+		{"a hostname for every host of three", func(cp *controlplanev1.OpenshiftAssistedControlPlane) {
+			cp.Spec.Replicas = ptr.To[int32](3)
+			cp.Spec.OpenshiftAssistedConfigSpec.NodeRegistration.Name = "master-0"
+		}, "spec.openshiftAssistedConfigSpec.nodeRegistration.name: Invalid value: nodeRegistration.name must not be set when replicas is more than 1"},
 	}
 	for _, tt := range creates {
 		t.Run("create "+tt.name, func(t *testing.T) {
@@ -214,6 +234,16 @@ func TestSchemaRejectsBadInput(t *testing.T) {
 	cp.Spec.DistributionVersion = "4.18.0-rc.2"
 	cp.Spec.Replicas = ptr.To[int32](5)
 	g.Expect(env.Client.Update(ctx, cp)).To(Succeed())
+
+	// Dual-stack VIPs in the same order of families, and a single node that names its host.
+	dual := controlPlane(ns, "dual-stack")
+	dual.Spec.Config.APIVIPs = []string{"192.168.111.5", "fd00::5"}
+	dual.Spec.Config.IngressVIPs = []string{"192.168.111.4", "fd00::4"}
+	g.Expect(env.Client.Create(ctx, dual)).To(Succeed())
+	sno := controlPlane(ns, "named-sno")
+	sno.Spec.Config.APIVIPs, sno.Spec.Config.IngressVIPs = nil, nil
+	sno.Spec.OpenshiftAssistedConfigSpec.NodeRegistration.Name = "sno-0"
+	g.Expect(env.Client.Create(ctx, sno)).To(Succeed())
 }
 
 // TestReplicaTransitionsOpenShiftDoesNotSupport checks that the API server refuses, with a message

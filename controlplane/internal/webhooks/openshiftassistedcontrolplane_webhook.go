@@ -20,7 +20,10 @@ package webhooks
 import (
 	"context"
 	"fmt"
+	"slices"
 
+	hiveextv1beta1 "github.com/openshift/assisted-service/api/hiveextension/v1beta1"
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -31,17 +34,23 @@ import (
 
 	controlplanev1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/controlplane/v1alpha3"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/controlplane/internal/upgradepath"
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/validation"
 )
 
-// +kubebuilder:webhook:verbs=update,path=/validate-controlplane-cluster-x-k8s-io-v1alpha3-openshiftassistedcontrolplane,mutating=false,failurePolicy=fail,matchPolicy=Equivalent,groups=controlplane.cluster.x-k8s.io,resources=openshiftassistedcontrolplanes,versions=v1alpha3,name=validation.openshiftassistedcontrolplane.controlplane.cluster.x-k8s.io,sideEffects=None,admissionReviewVersions=v1
+// +kubebuilder:webhook:verbs=create;update,path=/validate-controlplane-cluster-x-k8s-io-v1alpha3-openshiftassistedcontrolplane,mutating=false,failurePolicy=fail,matchPolicy=Equivalent,groups=controlplane.cluster.x-k8s.io,resources=openshiftassistedcontrolplanes,versions=v1alpha3,name=validation.openshiftassistedcontrolplane.controlplane.cluster.x-k8s.io,sideEffects=None,admissionReviewVersions=v1
 
-// ControlPlaneValidator refuses a distributionVersion the cluster cannot move to from the version
-// it runs (status.distributionVersion, read from the workload cluster's ClusterVersion): a
-// downgrade, a major version change, or a jump of more than one minor version; and any change of
+// ControlPlaneValidator checks the formats of the spec that the CRD schema cannot (SSH key, base
+// domain, proxy, object names, tang servers, and the bootstrap settings of
+// openshiftAssistedConfigSpec; package validation), on create every field and on update only the
+// fields that changed.
+//
+// It also refuses a distributionVersion the cluster cannot move to from the version it runs
+// (status.distributionVersion, read from the workload cluster's ClusterVersion): a downgrade, a
+// major version change, or a jump of more than one minor version; and any change of
 // distributionVersion while the version that runs is not known (during the installation, or right
 // after clusterctl move). The controller refuses the same (condition and event) when the webhook is
 // not deployed, and never changes the release image of a cluster being installed. Replica
-// transitions are checked by the CRD schema (a CEL transition rule), which also covers the scale
+// transitions and the VIPs are checked by the CRD schema (CEL rules), which also covers the scale
 // subresource.
 type ControlPlaneValidator struct{}
 
@@ -54,19 +63,86 @@ func SetupWithManager(mgr ctrl.Manager) error {
 		Complete()
 }
 
-// ValidateCreate accepts every new control plane: the schema validates what needs no cluster.
-func (*ControlPlaneValidator) ValidateCreate(context.Context, *controlplanev1.OpenshiftAssistedControlPlane) (admission.Warnings, error) {
-	return nil, nil
+// ValidateCreate checks the formats of a new control plane's spec.
+func (*ControlPlaneValidator) ValidateCreate(_ context.Context, cp *controlplanev1.OpenshiftAssistedControlPlane) (admission.Warnings, error) {
+	return ignoredVIPsWarning(cp, nil), invalid(cp.Name, specErrors(&cp.Spec, nil))
 }
 
-// ValidateUpdate refuses a change of distributionVersion the running cluster cannot take.
+// ValidateUpdate checks the formats of the spec fields that changed, and refuses a change of
+// distributionVersion the running cluster cannot take.
 func (*ControlPlaneValidator) ValidateUpdate(_ context.Context, oldCP, newCP *controlplanev1.OpenshiftAssistedControlPlane) (admission.Warnings, error) {
-	why := versionChangeRefusal(oldCP, newCP.Spec.DistributionVersion)
-	if why == "" {
-		return nil, nil
+	var errs field.ErrorList
+	if why := versionChangeRefusal(oldCP, newCP.Spec.DistributionVersion); why != "" {
+		errs = append(errs, field.Forbidden(field.NewPath("spec", "distributionVersion"), why))
 	}
-	return nil, apierrors.NewInvalid(controlplanev1.GroupVersion.WithKind("OpenshiftAssistedControlPlane").GroupKind(), newCP.Name,
-		field.ErrorList{field.Forbidden(field.NewPath("spec", "distributionVersion"), why)})
+	errs = append(errs, specErrors(&newCP.Spec, &oldCP.Spec)...)
+	return ignoredVIPsWarning(newCP, oldCP), invalid(newCP.Name, errs)
+}
+
+// invalid returns errs as the API's Invalid error for the control plane name, nil when errs is empty.
+func invalid(name string, errs field.ErrorList) error {
+	if len(errs) == 0 {
+		return nil
+	}
+	return apierrors.NewInvalid(controlplanev1.GroupVersion.WithKind(controlplanev1.ControlPlaneKind).GroupKind(), name, errs)
+}
+
+// specErrors checks the formats of spec (old: the stored spec on update, nil on create; only the
+// fields that changed from it are checked).
+func specErrors(spec, old *controlplanev1.OpenshiftAssistedControlPlaneSpec) field.ErrorList {
+	if old == nil {
+		old = &controlplanev1.OpenshiftAssistedControlPlaneSpec{}
+	}
+	path := field.NewPath("spec", "config")
+	cfg, oldCfg := &spec.Config, &old.Config
+	var errs field.ErrorList
+	add := func(err *field.Error) {
+		if err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if cfg.BaseDomain != oldCfg.BaseDomain {
+		add(validation.BaseDomain(path.Child("baseDomain"), cfg.BaseDomain))
+	}
+	if cfg.SSHAuthorizedKey != oldCfg.SSHAuthorizedKey {
+		add(validation.SSHAuthorizedKeys(path.Child("sshAuthorizedKey"), cfg.SSHAuthorizedKey))
+	}
+	if cfg.PullSecretRef != nil && (oldCfg.PullSecretRef == nil || cfg.PullSecretRef.Name != oldCfg.PullSecretRef.Name) {
+		add(validation.ObjectName(path.Child("pullSecretRef", "name"), cfg.PullSecretRef.Name))
+	}
+	for i, ref := range cfg.ManifestsConfigMapRefs {
+		if !slices.Contains(oldCfg.ManifestsConfigMapRefs, ref) {
+			add(validation.ObjectName(path.Child("manifestsConfigMapRefs").Index(i).Child("name"), ref.Name))
+		}
+	}
+	if cfg.Proxy != nil && !apiequality.Semantic.DeepEqual(cfg.Proxy, oldCfg.Proxy) {
+		errs = append(errs, validation.Proxy(path.Child("proxy"), proxySettings(cfg.Proxy), proxySettings(oldCfg.Proxy))...)
+	}
+	if d := cfg.DiskEncryption; d != nil && d.TangServers != "" && (oldCfg.DiskEncryption == nil || d.TangServers != oldCfg.DiskEncryption.TangServers) {
+		add(validation.TangServers(path.Child("diskEncryption", "tangServers"), d.TangServers))
+	}
+	return append(errs, validation.ConfigSpec(field.NewPath("spec", "openshiftAssistedConfigSpec"), &spec.OpenshiftAssistedConfigSpec, &old.OpenshiftAssistedConfigSpec)...)
+}
+
+func proxySettings(p *hiveextv1beta1.Proxy) *validation.ProxySettings {
+	if p == nil {
+		return nil
+	}
+	return &validation.ProxySettings{HTTPProxy: p.HTTPProxy, HTTPSProxy: p.HTTPSProxy, NoProxy: p.NoProxy}
+}
+
+// ignoredVIPsWarning warns, on create or when they change, that the VIPs of a single-node control
+// plane are not used (it is installed with platform None); nil otherwise. A warning, not a
+// refusal: the upstream provider accepts such a control plane.
+func ignoredVIPsWarning(cp, old *controlplanev1.OpenshiftAssistedControlPlane) admission.Warnings {
+	if ptr.Deref(cp.Spec.Replicas, 1) != 1 || len(cp.Spec.Config.APIVIPs)+len(cp.Spec.Config.IngressVIPs) == 0 {
+		return nil
+	}
+	if old != nil && slices.Equal(old.Spec.Config.APIVIPs, cp.Spec.Config.APIVIPs) && slices.Equal(old.Spec.Config.IngressVIPs, cp.Spec.Config.IngressVIPs) {
+		return nil
+	}
+	return admission.Warnings{"spec.config.apiVIPs and spec.config.ingressVIPs are not used with replicas 1: single-node OpenShift is installed " +
+		"with platform None and serves its API and ingress on the node's own address; remove them"}
 }
 
 // versionChangeRefusal says why the control plane cp (as stored) cannot have its

@@ -23,6 +23,8 @@ import (
 	"testing"
 
 	. "github.com/onsi/gomega"
+	hiveextv1beta1 "github.com/openshift/assisted-service/api/hiveextension/v1beta1"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
@@ -32,6 +34,7 @@ import (
 	controlplanev1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/controlplane/v1alpha3"
 	capoascheme "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/scheme"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/support/testenv"
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/support/validationtest"
 )
 
 var env *testenv.Environment
@@ -173,4 +176,96 @@ func TestWebhookRefusesDowngradeThroughTheAPIServer(t *testing.T) {
 	g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(cp), cp)).To(Succeed())
 	cp.Spec.DistributionVersion = "4.18.3"
 	g.Expect(env.Client.Update(ctx, cp)).To(Succeed())
+}
+
+// TestFormatsChecked covers the format checks of the spec: on create every field, on update only
+// the fields that changed (a control plane stored with a value a check now refuses can still have
+// its finalizers, labels and other fields written).
+func TestFormatsChecked(t *testing.T) {
+	valid := func() *controlplanev1.OpenshiftAssistedControlPlane {
+		cp := controlPlane("4.17.3", "")
+		cp.Spec.Config = controlplanev1.OpenshiftAssistedControlPlaneConfigSpec{
+			BaseDomain: "example.com", SSHAuthorizedKey: validationtest.SSHKey,
+			PullSecretRef:          &corev1.LocalObjectReference{Name: "pull-secret"},
+			ManifestsConfigMapRefs: []hiveextv1beta1.ManifestsConfigMapReference{{Name: "manifests"}},
+			Proxy:                  &hiveextv1beta1.Proxy{HTTPProxy: "http://proxy:3128", HTTPSProxy: "https://proxy:3129", NoProxy: ".cluster.local"},
+			DiskEncryption:         &hiveextv1beta1.DiskEncryption{TangServers: `[{"url":"http://tang:7500","thumbprint":"abc"}]`},
+		}
+		cp.Spec.OpenshiftAssistedConfigSpec.SSHAuthorizedKey = validationtest.SSHKey
+		return cp
+	}
+	for _, tc := range []struct {
+		name   string
+		change func(*controlplanev1.OpenshiftAssistedControlPlane)
+		want   string // the field of the error; "" when accepted
+	}{
+		{"valid", func(*controlplanev1.OpenshiftAssistedControlPlane) {}, ""},
+		{"base domain", func(cp *controlplanev1.OpenshiftAssistedControlPlane) { cp.Spec.Config.BaseDomain = "Example.com" }, "spec.config.baseDomain"},
+		{"ssh key", func(cp *controlplanev1.OpenshiftAssistedControlPlane) { cp.Spec.Config.SSHAuthorizedKey = "key" }, "spec.config.sshAuthorizedKey"},
+		{"pull secret", func(cp *controlplanev1.OpenshiftAssistedControlPlane) { cp.Spec.Config.PullSecretRef.Name = "Pull" }, "spec.config.pullSecretRef.name"},
+		{"manifests", func(cp *controlplanev1.OpenshiftAssistedControlPlane) {
+			cp.Spec.Config.ManifestsConfigMapRefs = append(cp.Spec.Config.ManifestsConfigMapRefs, hiveextv1beta1.ManifestsConfigMapReference{Name: "a_b"})
+		}, "spec.config.manifestsConfigMapRefs[1].name"},
+		{"http proxy", func(cp *controlplanev1.OpenshiftAssistedControlPlane) { cp.Spec.Config.Proxy.HTTPProxy = "proxy:3128" }, "spec.config.proxy.httpProxy"},
+		{"no proxy", func(cp *controlplanev1.OpenshiftAssistedControlPlane) { cp.Spec.Config.Proxy.NoProxy = "a b" }, "spec.config.proxy.noProxy"},
+		{"tang servers", func(cp *controlplanev1.OpenshiftAssistedControlPlane) {
+			cp.Spec.Config.DiskEncryption.TangServers = "tang"
+		}, "spec.config.diskEncryption.tangServers"},
+		{"bootstrap settings", func(cp *controlplanev1.OpenshiftAssistedControlPlane) {
+			cp.Spec.OpenshiftAssistedConfigSpec.AdditionalTrustBundle = "cert"
+		}, "spec.openshiftAssistedConfigSpec.additionalTrustBundle"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cp := valid()
+			tc.change(cp)
+			v := &ControlPlaneValidator{}
+			_, createErr := v.ValidateCreate(context.Background(), cp)
+			_, updateErr := v.ValidateUpdate(context.Background(), valid(), cp)
+			// Stored with the value: an update of something else is accepted.
+			withLabel := cp.DeepCopy()
+			withLabel.Labels = map[string]string{"a": "b"}
+			withLabel.Spec.Config.MastersSchedulable = true
+			_, ratchetErr := v.ValidateUpdate(context.Background(), cp, withLabel)
+			if ratchetErr != nil {
+				t.Errorf("update of other fields: unexpected error %v", ratchetErr)
+			}
+			for op, err := range map[string]error{"create": createErr, "update": updateErr} {
+				switch {
+				case tc.want == "" && err != nil:
+					t.Errorf("%s: unexpected error %v", op, err)
+				case tc.want != "" && (err == nil || !strings.Contains(err.Error(), "is invalid: "+tc.want+": Invalid value")):
+					t.Errorf("%s: error = %v, want one on %s", op, err, tc.want)
+				}
+			}
+		})
+	}
+}
+
+// TestIgnoredVIPsWarning checks the warning given for the VIPs of a single-node control plane.
+func TestIgnoredVIPsWarning(t *testing.T) {
+	sno := controlPlane("4.17.3", "")
+	sno.Spec.Replicas = ptr.To[int32](1)
+	sno.Spec.Config.APIVIPs, sno.Spec.Config.IngressVIPs = []string{"192.168.111.5"}, []string{"192.168.111.4"}
+	ha := sno.DeepCopy()
+	ha.Spec.Replicas = ptr.To[int32](3)
+	v := &ControlPlaneValidator{}
+	for name, tc := range map[string]struct {
+		old, cp *controlplanev1.OpenshiftAssistedControlPlane
+		warn    bool
+	}{
+		"create, single node with VIPs":       {cp: sno, warn: true},
+		"create, three nodes with VIPs":       {cp: ha},
+		"update, single node, VIPs unchanged": {old: sno, cp: sno},
+		"update, single node, VIPs added":     {old: controlPlane("4.17.3", ""), cp: sno, warn: true},
+	} {
+		var warnings []string
+		if tc.old == nil {
+			warnings, _ = v.ValidateCreate(context.Background(), tc.cp)
+		} else {
+			warnings, _ = v.ValidateUpdate(context.Background(), tc.old, tc.cp)
+		}
+		if got := len(warnings) > 0; got != tc.warn {
+			t.Errorf("%s: warnings %q, want a warning: %v", name, warnings, tc.warn)
+		}
+	}
 }

@@ -177,3 +177,83 @@ func TestSchemaRejectsChangesToImmutableFields(t *testing.T) {
 	m.Spec.ProviderID = "agent://first"
 	g.Expect(env.Client.Update(ctx, m)).To(Succeed())
 }
+
+// TestSchemaRejectsBadInput checks that the API server refuses each malformed object at create
+// with a message that names the field and says what to write, and accepts the valid forms beside
+// them.
+func TestSchemaRejectsBadInput(t *testing.T) {
+	ctx := context.Background()
+	ns, err := env.CreateNamespace(ctx, "badinput")
+	NewWithT(t).Expect(err).NotTo(HaveOccurred())
+
+	cluster := func(ie *infrav1.IgnitionEndpoint, cd *infrav1.ClusterDeploymentReference) *infrav1.AgentCluster {
+		return &infrav1.AgentCluster{ObjectMeta: metav1.ObjectMeta{Namespace: ns, GenerateName: "c-"}, Spec: infrav1.AgentClusterSpec{
+			IgnitionEndpoint: ie, ClusterDeploymentRef: cd}}
+	}
+	machine := func(e ...metav1.LabelSelectorRequirement) *infrav1.AgentMachine {
+		return &infrav1.AgentMachine{ObjectMeta: metav1.ObjectMeta{Namespace: ns, GenerateName: "m-"}, Spec: infrav1.AgentMachineSpec{
+			AgentLabelSelector: &metav1.LabelSelector{MatchExpressions: e}}}
+	}
+	ca := &infrav1.CaCertificateReference{Namespace: ns, Name: "ignition-ca"}
+	tests := []struct {
+		name    string
+		obj     client.Object
+		message string // "" when accepted
+	}{
+		{"machine template with a providerID",
+			&infrav1.AgentMachineTemplate{ObjectMeta: metav1.ObjectMeta{Namespace: ns, GenerateName: "mt-"}, Spec: infrav1.AgentMachineTemplateSpec{
+				Template: infrav1.AgentMachineTemplateResource{Spec: infrav1.AgentMachineSpec{ProviderID: "agent://x"}}}},
+			`spec.template.spec.providerID: Invalid value: providerID "agent://x" must not be set in a template`},
+		{"cluster template with a clusterDeploymentRef",
+			&infrav1.AgentClusterTemplate{ObjectMeta: metav1.ObjectMeta{Namespace: ns, GenerateName: "ct-"}, Spec: infrav1.AgentClusterTemplateSpec{
+				Template: infrav1.AgentClusterTemplateResource{Spec: infrav1.AgentClusterSpec{
+					ClusterDeploymentRef: &infrav1.ClusterDeploymentReference{Name: "cd"}}}}},
+			"spec.template.spec.clusterDeploymentRef: Invalid value: clusterDeploymentRef must not be set in a template"},
+		{"ignition URL of another scheme", cluster(&infrav1.IgnitionEndpoint{Url: "ftp://ignition.example.com/worker"}, nil),
+			`spec.ignitionEndpoint.url: Invalid value: "ftp://ignition.example.com/worker": "ftp://ignition.example.com/worker" is not an http or https URL with a host`},
+		{"ignition URL without host", cluster(&infrav1.IgnitionEndpoint{Url: "https:///config/worker"}, nil),
+			"is not an http or https URL with a host"},
+		{"ignition URL that is a path", cluster(&infrav1.IgnitionEndpoint{Url: "/config/worker"}, nil),
+			"is not an http or https URL with a host"},
+		{"ignition CA without URL", cluster(&infrav1.IgnitionEndpoint{CaCertificateReference: ca}, nil),
+			"spec.ignitionEndpoint.caCertificateReference: Invalid value: caCertificateReference is set without url"},
+		{"ignition CA in a namespace that cannot exist",
+			cluster(&infrav1.IgnitionEndpoint{Url: "https://ignition.example.com", CaCertificateReference: &infrav1.CaCertificateReference{Namespace: "Tenant_A", Name: "ca"}}, nil),
+			`"Tenant_A" is not a valid namespace name`},
+		{"ignition CA Secret name that cannot exist",
+			cluster(&infrav1.IgnitionEndpoint{Url: "https://ignition.example.com", CaCertificateReference: &infrav1.CaCertificateReference{Namespace: ns, Name: "CA cert"}}, nil),
+			`"CA cert" is not a valid Secret name`},
+		{"ClusterDeployment name that cannot exist", cluster(nil, &infrav1.ClusterDeploymentReference{Name: "My_Cluster"}),
+			`spec.clusterDeploymentRef.name: Invalid value: "My_Cluster": "My_Cluster" is not a valid object name`},
+		{"ClusterDeployment namespace that cannot exist", cluster(nil, &infrav1.ClusterDeploymentReference{Name: "cd", Namespace: "a.b"}),
+			`"a.b" is not a valid namespace name`},
+		{"selector operator that does not exist", machine(metav1.LabelSelectorRequirement{Key: "rack", Operator: "Equals", Values: []string{"r1"}}),
+			"spec.agentLabelSelector: Invalid value: matchExpressions: every operator must be In, NotIn, Exists or DoesNotExist"},
+		{"In without values", machine(metav1.LabelSelectorRequirement{Key: "rack", Operator: metav1.LabelSelectorOpIn}),
+			"an In or NotIn expression needs values"},
+		{"Exists with values", machine(metav1.LabelSelectorRequirement{Key: "rack", Operator: metav1.LabelSelectorOpExists, Values: []string{"r1"}}),
+			"an Exists or DoesNotExist expression takes none"},
+
+		{"ignition URL with an IPv4 host", cluster(&infrav1.IgnitionEndpoint{Url: "http://192.168.111.5:22623/config/worker", CaCertificateReference: ca}, nil), ""},
+		{"ignition URL with a bracketed IPv6 host", cluster(&infrav1.IgnitionEndpoint{Url: "https://[fd00::5]:22623/config/worker"}, nil), ""},
+		{"ignition URL with an IPv6 host without brackets (the controller brackets it)",
+			cluster(&infrav1.IgnitionEndpoint{Url: "https://fd00::5:22623/config/worker"}, nil), ""},
+		{"selector with every operator", machine(
+			metav1.LabelSelectorRequirement{Key: "rack", Operator: metav1.LabelSelectorOpIn, Values: []string{"r1"}},
+			metav1.LabelSelectorRequirement{Key: "zone", Operator: metav1.LabelSelectorOpNotIn, Values: []string{"z9"}},
+			metav1.LabelSelectorRequirement{Key: "gpu", Operator: metav1.LabelSelectorOpExists},
+			metav1.LabelSelectorRequirement{Key: "broken", Operator: metav1.LabelSelectorOpDoesNotExist}), ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			g := NewWithT(t)
+			err := env.Client.Create(ctx, tt.obj)
+			if tt.message == "" {
+				g.Expect(err).NotTo(HaveOccurred())
+				return
+			}
+			g.Expect(err).To(HaveOccurred())
+			g.Expect(err.Error()).To(ContainSubstring(tt.message))
+		})
+	}
+}
