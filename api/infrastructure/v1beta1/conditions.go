@@ -73,6 +73,10 @@ const (
 	// caCertificateReference names another namespace, and the manager does not allow it
 	// (--allow-cross-namespace-references); also a reason of AgentReserved.
 	CrossNamespaceReferenceRefusedReason = "CrossNamespaceReferenceRefused"
+	// IgnitionEndpointNotUsedReason: spec.ignitionEndpoint is set but the ClusterDeployment was not
+	// created by this AgentCluster (a control plane provider manages it and its
+	// AgentClusterInstall's ignition endpoint), so the field would do nothing; it is refused.
+	IgnitionEndpointNotUsedReason = "IgnitionEndpointNotUsed"
 )
 
 // Condition types of an AgentMachine.

@@ -220,6 +220,13 @@ func (r *AgentClusterReconciler) reconcileNormal(ctx context.Context, ac *infrav
 		}
 		return ctrl.Result{}, fmt.Errorf("getting ClusterDeployment %s/%s: %w", ref.Namespace, ref.Name, err)
 	}
+	if why := ignitionEndpointNotUsed(ac, cd); why != "" {
+		if c := conditions.Get(ac, infrav1.ClusterDeploymentReadyCondition); c == nil || c.Message != why {
+			r.Recorder.Eventf(ac, cd, corev1.EventTypeWarning, infrav1.IgnitionEndpointNotUsedReason, "Provision", why)
+		}
+		setCDCondition(ac, metav1.ConditionFalse, infrav1.IgnitionEndpointNotUsedReason, why)
+		return ctrl.Result{}, nil
+	}
 	ac.Status.ClusterDeploymentRef = ref
 	if err := r.syncIgnitionEndpoint(ctx, ac, cd); err != nil {
 		return ctrl.Result{}, err
@@ -309,6 +316,22 @@ func (r *AgentClusterReconciler) createClusterDeployment(ctx context.Context, ac
 	r.Recorder.Eventf(ac, cd, corev1.EventTypeNormal, "ClusterDeploymentCreated", "Create",
 		"Created ClusterDeployment and AgentClusterInstall %s", ac.Name)
 	return nil
+}
+
+// ignitionEndpointNotUsed says why spec.ignitionEndpoint would do nothing ("" when it is unset or
+// used): only the AgentClusterInstall of a ClusterDeployment this AgentCluster created gets it;
+// one that a control plane provider (or a user) created has its ignition endpoint set by them.
+func ignitionEndpointNotUsed(ac *infrav1.AgentCluster, cd *hivev1.ClusterDeployment) string {
+	if ac.Spec.IgnitionEndpoint == nil || metav1.IsControlledBy(cd, ac) {
+		return ""
+	}
+	by := "was not created by this AgentCluster"
+	if owner := metav1.GetControllerOf(cd); owner != nil {
+		by = fmt.Sprintf("is managed by %s %s", owner.Kind, owner.Name)
+	}
+	return fmt.Sprintf("spec.ignitionEndpoint is not used: ClusterDeployment %s/%s %s, which sets the ignition endpoint of its "+
+		"AgentClusterInstall; remove spec.ignitionEndpoint from the AgentCluster (and set the endpoint where the ClusterDeployment is managed)",
+		cd.Namespace, cd.Name, by)
 }
 
 // syncIgnitionEndpoint hands the ignition endpoint to the AgentClusterInstall of a
