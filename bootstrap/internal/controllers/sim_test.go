@@ -18,6 +18,7 @@ package controllers_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"sync"
@@ -30,11 +31,13 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	bootstrapv1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/bootstrap/v1alpha2"
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/support/testenv"
 )
 
 // sim is a small stand-in, for these tests only, for what surrounds the bootstrap provider:
@@ -57,16 +60,31 @@ type sim struct {
 	// provisionedWith records, per BareMetalHost (namespace/name), the Metal3Machine image URL
 	// and format at the moment CAPM3 associated the host.
 	provisionedWith map[string]capm3v1beta2.Image
+	// newerCRD are namespaces whose Agents register with the spec fields of a newer
+	// assisted-service (testenv.NewerAgentSpecFields), as a hub with a newer Agent CRD has them.
+	newerCRD map[string]bool
 }
 
 func newSim(c client.Client) *sim {
-	return &sim{c: c, gone: map[string]bool{}, provisionedWith: map[string]capm3v1beta2.Image{}}
+	return &sim{c: c, gone: map[string]bool{}, provisionedWith: map[string]capm3v1beta2.Image{}, newerCRD: map[string]bool{}}
 }
 
 func (s *sim) setGone(ns string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.gone[ns] = true
+}
+
+func (s *sim) setNewerCRD(ns string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.newerCRD[ns] = true
+}
+
+func (s *sim) isNewerCRD(ns string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.newerCRD[ns]
 }
 
 func (s *sim) isGone(ns string) bool {
@@ -266,6 +284,16 @@ func (s *sim) register(ctx context.Context, ie *aiv1beta1.InfraEnv, agentName, m
 	}
 	if err := s.c.Create(ctx, agent); err != nil {
 		return err
+	}
+	if s.isNewerCRD(ie.Namespace) {
+		// Set before the inventory is reported, so before the provider can match the Agent.
+		patch, err := json.Marshal(map[string]any{"spec": testenv.NewerAgentSpec(nil)})
+		if err != nil {
+			return err
+		}
+		if err := s.c.Patch(ctx, agent, client.RawPatch(types.MergePatchType, patch)); err != nil {
+			return err
+		}
 	}
 	agent.Status = aiv1beta1.AgentStatus{
 		Role: models.HostRoleAutoAssign,

@@ -1,0 +1,57 @@
+/*
+Copyright 2026 The cluster-api-provider-openshift-assisted Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package controllers_test
+
+import (
+	"context"
+	"testing"
+
+	. "github.com/onsi/gomega"
+	aiv1beta1 "github.com/openshift/assisted-service/api/v1beta1"
+	"github.com/openshift/assisted-service/models"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/support/testenv"
+)
+
+// TestNewerAgentCRDFieldsSurviveApproval: on a hub whose Agent CRD has spec fields the pinned Go
+// types lack (a newer assisted-service), approving and configuring the Agent of a Machine (role,
+// hostname, installation disk, labels) keeps them: the provider patches the fields it owns.
+func TestNewerAgentCRDFieldsSurviveApproval(t *testing.T) {
+	g := NewWithT(t)
+	ctx := context.Background()
+	l := newLab(t, models.ClusterStatusInsufficient)
+	g.Expect(testenv.AddNewerAgentSpecFields(ctx, env.Client, l.ns)).To(Succeed())
+	simulator.setNewerCRD(l.ns)
+	h := l.newHost(t, "cp-0", hostOptions{controlPlane: true, mac: "52:54:00:00:10:01"})
+
+	agent := agentOf(t, h)
+	key := client.ObjectKeyFromObject(agent)
+	g.Eventually(func(g Gomega) {
+		a := &aiv1beta1.Agent{}
+		g.Expect(env.Client.Get(ctx, key, a)).To(Succeed())
+		g.Expect(a.Spec.Approved).To(BeTrue())
+		g.Expect(a.Spec.Role).To(Equal(models.HostRoleMaster))
+		// The simulator starts installing an approved Agent: nothing is written to it after that.
+		g.Expect(a.Status.DebugInfo.State).To(Equal(models.HostStatusInstallingInProgress))
+	}, timeout).Should(Succeed())
+	u := &unstructured.Unstructured{}
+	u.SetGroupVersionKind(aiv1beta1.GroupVersion.WithKind("Agent"))
+	g.Expect(env.Client.Get(ctx, key, u)).To(Succeed())
+	g.Expect(testenv.MissingNewerAgentSpecFields(u)).To(BeEmpty(), "the newer fields after approval")
+}

@@ -1,0 +1,138 @@
+/*
+Copyright 2026 The cluster-api-provider-openshift-assisted Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package testenv
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+// NewerAgentSpecFields are spec fields of assisted-service's Agent that a hub runs and that the
+// Go types this project pins (github.com/openshift/assisted-service/api of 2024-05) lack, with a
+// value for each and its schema:
+//   - installation_disk_path: a string (openshift/assisted-service api/v1beta1/agent_types.go,
+//     AgentSpec.InstallationDiskPath, "the installation destination disk using either its by-id
+//     or by-path value", in the tree of commit 0ee7bc59ee2c);
+//   - fencingCredentialsSecretRef: a reference to the Secret of the host's BMC credentials for
+//     two-node OpenShift with fencing (assisted-service docs/enhancements, "TNF": "the Agent CRD
+//     has a FencingCredentialsSecretRef field referencing a Kubernetes Secret").
+//
+// A write of a whole Agent from the pinned types (an Update) erases them; a patch of the fields
+// the writer owns keeps them.
+var NewerAgentSpecFields = map[string]struct {
+	Schema map[string]any
+	Value  any
+}{
+	"installation_disk_path": {
+		Schema: map[string]any{"type": "string"},
+		Value:  "/dev/disk/by-path/pci-0000:00:1f.2-ata-1",
+	},
+	"fencingCredentialsSecretRef": {
+		Schema: map[string]any{"type": "object", "properties": map[string]any{"name": map[string]any{"type": "string"}}},
+		Value:  map[string]any{"name": "bmc-credentials"},
+	},
+}
+
+// AddNewerAgentSpecFields adds NewerAgentSpecFields to the spec schema of the Agent CRD that the
+// API server of c serves, as a newer assisted-service installs it, and waits until an Agent
+// written with them keeps them (the API server prunes unknown fields until then).
+func AddNewerAgentSpecFields(ctx context.Context, c client.Client, ns string) error {
+	crd := &unstructured.Unstructured{}
+	crd.SetAPIVersion("apiextensions.k8s.io/v1")
+	crd.SetKind("CustomResourceDefinition")
+	if err := c.Get(ctx, client.ObjectKey{Name: "agents.agent-install.openshift.io"}, crd); err != nil {
+		return fmt.Errorf("getting the Agent CRD: %w", err)
+	}
+	versions, _, err := unstructured.NestedSlice(crd.Object, "spec", "versions")
+	if err != nil {
+		return fmt.Errorf("reading the Agent CRD's versions: %w", err)
+	}
+	for i := range versions {
+		v, ok := versions[i].(map[string]any)
+		if !ok {
+			return fmt.Errorf("the Agent CRD's version %d is not an object", i)
+		}
+		props, _, err := unstructured.NestedMap(v, "schema", "openAPIV3Schema", "properties", "spec", "properties")
+		if err != nil || props == nil {
+			return fmt.Errorf("the Agent CRD's version %d has no spec properties: %v", i, err)
+		}
+		for name, f := range NewerAgentSpecFields {
+			props[name] = f.Schema
+		}
+		if err := unstructured.SetNestedMap(v, props, "schema", "openAPIV3Schema", "properties", "spec", "properties"); err != nil {
+			return err
+		}
+		versions[i] = v
+	}
+	if err := unstructured.SetNestedSlice(crd.Object, versions, "spec", "versions"); err != nil {
+		return err
+	}
+	if err := c.Update(ctx, crd); err != nil {
+		return fmt.Errorf("updating the Agent CRD: %w", err)
+	}
+
+	// A probe Agent shows when the new schema is served.
+	probe := &unstructured.Unstructured{}
+	probe.SetAPIVersion("agent-install.openshift.io/v1beta1")
+	probe.SetKind("Agent")
+	probe.SetNamespace(ns)
+	probe.SetName("newer-crd-probe")
+	return wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
+		_ = c.Delete(ctx, probe.DeepCopy())
+		p := probe.DeepCopy()
+		p.Object["spec"] = NewerAgentSpec(map[string]any{"role": "", "approved": false})
+		if err := c.Create(ctx, p); err != nil {
+			return false, nil //nolint:nilerr // retried until the probe is accepted
+		}
+		got := probe.DeepCopy()
+		if err := c.Get(ctx, client.ObjectKeyFromObject(p), got); err != nil {
+			return false, nil //nolint:nilerr // retried
+		}
+		defer func() { _ = c.Delete(ctx, got) }()
+		return MissingNewerAgentSpecFields(got) == nil, nil
+	})
+}
+
+// NewerAgentSpec returns spec with the values of NewerAgentSpecFields added.
+func NewerAgentSpec(spec map[string]any) map[string]any {
+	out := map[string]any{}
+	for k, v := range spec {
+		out[k] = v
+	}
+	for name, f := range NewerAgentSpecFields {
+		out[name] = f.Value
+	}
+	return out
+}
+
+// MissingNewerAgentSpecFields lists the fields of NewerAgentSpecFields that agent (read as
+// unstructured) lacks or holds with another value.
+func MissingNewerAgentSpecFields(agent *unstructured.Unstructured) []string {
+	spec, _, _ := unstructured.NestedMap(agent.Object, "spec")
+	var missing []string
+	for name, f := range NewerAgentSpecFields {
+		if fmt.Sprint(spec[name]) != fmt.Sprint(f.Value) {
+			missing = append(missing, name)
+		}
+	}
+	return missing
+}
