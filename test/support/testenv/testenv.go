@@ -25,6 +25,7 @@ package testenv
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"os"
 	"os/exec"
@@ -222,6 +223,11 @@ func Main(m *testing.M, scheme *runtime.Scheme, env **Environment) int {
 // mainWith starts an environment with o, stores it in *env, calls run (which runs the tests and
 // returns their exit code) and stops the environment.
 func mainWith(o Options, env **Environment, run func(*Environment) int) int {
+	if Fuzzing() {
+		// Fuzz targets use fake clients: no API server, which each fuzz worker process would
+		// otherwise start and, at the end of the fuzzing time, wait to stop.
+		return run(nil)
+	}
 	e, err := StartWithOptions(o)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -236,4 +242,14 @@ func mainWith(o Options, env **Environment, run func(*Environment) int) int {
 		}
 	}
 	return code
+}
+
+// Fuzzing tells whether the test binary runs a fuzz target (go test -fuzz, coordinator or
+// worker): run it with -run '^$' so that no test that needs the API server runs with it.
+func Fuzzing() bool {
+	if !flag.Parsed() {
+		flag.Parse()
+	}
+	f := flag.Lookup("test.fuzz")
+	return f != nil && f.Value.String() != ""
 }
