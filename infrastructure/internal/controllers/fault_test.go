@@ -1,0 +1,374 @@
+/*
+Copyright 2026 The cluster-api-provider-openshift-assisted Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package controllers_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand"
+	"net/http"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	. "github.com/onsi/gomega"
+	aiv1beta1 "github.com/openshift/assisted-service/api/v1beta1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
+
+	infrav1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/infrastructure/v1beta1"
+)
+
+// faults injects, into the requests of a manager's client, the failures a real API server and
+// network produce: 500 and 503 (an etcd leader change, an API server restarting), 429 (API
+// priority and fairness shedding load), 409 on writes (optimistic concurrency against another
+// writer), added latency, and a write whose response is lost after the API server applied it (a
+// connection reset), which the writer must survive by being idempotent. Watches are left alone
+// (a broken watch is re-listed by the informer, which the injected LIST failures exercise).
+type faults struct {
+	next http.RoundTripper
+
+	mu     sync.Mutex
+	rng    *rand.Rand
+	counts map[string]int
+}
+
+// faultKinds are the injected faults, each with its probability per request (writes) and for
+// reads (GET, LIST) a quarter of it, so that the caches still sync.
+var faultKinds = []struct {
+	name   string
+	rate   float64
+	writes bool // only on writes
+}{
+	{"latency", 0.15, false},
+	{"500", 0.04, false},
+	{"503", 0.04, false},
+	{"429", 0.04, false},
+	{"409", 0.06, true},
+	{"lost-response", 0.04, true},
+}
+
+func (f *faults) pick(write bool) string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	r := f.rng.Float64()
+	for _, k := range faultKinds {
+		if k.writes && !write {
+			continue
+		}
+		rate := k.rate
+		if !write && k.name != "latency" {
+			rate /= 4
+		}
+		if r < rate {
+			f.counts[k.name]++
+			return k.name
+		}
+		r -= rate
+	}
+	return ""
+}
+
+func (f *faults) RoundTrip(req *http.Request) (*http.Response, error) {
+	if req.URL.Query().Get("watch") == "true" {
+		return f.next.RoundTrip(req)
+	}
+	write := req.Method != http.MethodGet
+	switch kind := f.pick(write); kind {
+	case "latency":
+		time.Sleep(time.Duration(20+rand.Intn(180)) * time.Millisecond) //nolint:gosec // test latency
+	case "500", "503", "429", "409":
+		code, _ := strconv.Atoi(kind)
+		reason := map[int]metav1.StatusReason{500: metav1.StatusReasonInternalError, 503: metav1.StatusReasonServiceUnavailable,
+			429: metav1.StatusReasonTooManyRequests, 409: metav1.StatusReasonConflict}[code]
+		body := fmt.Sprintf(`{"kind":"Status","apiVersion":"v1","status":"Failure","message":"injected fault %s","reason":%q,"code":%d}`, kind, reason, code)
+		h := http.Header{"Content-Type": []string{"application/json"}}
+		if code == 429 {
+			h.Set("Retry-After", "1")
+		}
+		return &http.Response{StatusCode: code, Header: h, Body: io.NopCloser(bytes.NewBufferString(body)), Request: req}, nil
+	case "lost-response":
+		resp, err := f.next.RoundTrip(req)
+		if err == nil {
+			_ = resp.Body.Close()
+		}
+		return nil, errors.New("injected fault: connection reset by peer after the request was sent")
+	}
+	return f.next.RoundTrip(req)
+}
+
+func (f *faults) summary() map[string]int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	out := map[string]int{}
+	for k, v := range f.counts {
+		out[k] = v
+	}
+	return out
+}
+
+// faultyConfig is the environment's rest.Config with f in front of the API server.
+func faultyConfig(f *faults) *rest.Config {
+	cfg := rest.CopyConfig(env.Config)
+	cfg.QPS, cfg.Burst = 200, 300
+	cfg.WrapTransport = func(rt http.RoundTripper) http.RoundTripper {
+		f.next = rt
+		return f
+	}
+	return cfg
+}
+
+// reconcilePanics is controller-runtime's count of recovered reconcile panics, every controller.
+func reconcilePanics(t *testing.T) float64 {
+	t.Helper()
+	mfs, err := ctrlmetrics.Registry.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	total := 0.0
+	for _, mf := range mfs {
+		if mf.GetName() == "controller_runtime_reconcile_panics_total" {
+			for _, m := range mf.GetMetric() {
+				total += m.GetCounter().GetValue()
+			}
+		}
+	}
+	return total
+}
+
+// TestFaults runs the infrastructure provider through randomized, seeded runs with faults: the
+// manager runs behind a fault injector and is restarted mid-run; Machines, AgentMachines and the
+// Cluster are deleted in a random order. During each run no Agent may be held by two
+// AgentMachines nor an AgentMachine hold two Agents; after it, nothing is left claimed, no object
+// keeps a finalizer and no reconcile panicked. FAULT_RUNS=n runs n seeds (default 2);
+// FAULT_SEED=s starts at seed s. It prints what it injected.
+func TestFaults(t *testing.T) { faultRuns(t, false) }
+
+// TestFaultsTwoManagers is TestFaults with a second manager reconciling the same objects without
+// leader election. It fails today: both managers claim an Agent for the same AgentMachine (each
+// guards its claims in its own memory and cache; the Agent write is locked, the AgentMachine's
+// choice is not), so it runs only with FAULT_TWO_MANAGERS=1 until the claim records the chosen
+// Agent on the AgentMachine first, under an optimistic lock.
+func TestFaultsTwoManagers(t *testing.T) {
+	if os.Getenv("FAULT_TWO_MANAGERS") == "" {
+		t.Skip("two managers without leader election double-claim (see the comment); FAULT_TWO_MANAGERS=1 runs it")
+	}
+	faultRuns(t, true)
+}
+
+func faultRuns(t *testing.T, twoManagers bool) {
+	runs, seed := 2, time.Now().UnixNano()%1000
+	if v, err := strconv.Atoi(os.Getenv("FAULT_RUNS")); err == nil && v > 0 {
+		runs = v
+	}
+	if v, err := strconv.ParseInt(os.Getenv("FAULT_SEED"), 10, 64); err == nil {
+		seed = v
+	}
+	for i := range runs {
+		s := seed + int64(i)
+		t.Run(fmt.Sprintf("seed-%d", s), func(t *testing.T) { faultRun(t, s, twoManagers) })
+	}
+}
+
+func faultRun(t *testing.T, seed int64, twoManagers bool) {
+	g := NewWithT(t)
+	ctx := context.Background()
+	rng := rand.New(rand.NewSource(seed)) //nolint:gosec // a seeded run, reproducible
+	panicsBefore := reconcilePanics(t)
+	f := newFixture(t, ctx, fmt.Sprintf("fault-%d", seed), nil)
+
+	const agents, machines = 8, 6
+	for i := range agents {
+		createAgent(t, ctx, f.ns, agentName(100+i), nil, 8)
+	}
+	injectors := []*faults{
+		{rng: rand.New(rand.NewSource(seed*7 + 1)), counts: map[string]int{}}, //nolint:gosec // seeded
+		{rng: rand.New(rand.NewSource(seed*7 + 2)), counts: map[string]int{}}, //nolint:gosec // seeded
+	}
+	first := isolated(f, 4)
+	first.restConfig = faultyConfig(injectors[0])
+	stopFirst := startManager(t, first)
+	managers := 1
+	if twoManagers {
+		// Both providers race on every object; one set of Cluster API controllers.
+		second := isolated(f, 4)
+		second.restConfig = faultyConfig(injectors[1])
+		second.noCAPI = true
+		defer startManager(t, second)()
+		managers = 2
+	}
+
+	// Sample the invariant while the run goes on.
+	var violations []string
+	var vmu sync.Mutex
+	sampleCtx, stopSampling := context.WithCancel(ctx)
+	samples := 0
+	sampled := make(chan struct{})
+	go func() {
+		defer close(sampled)
+		for sampleCtx.Err() == nil {
+			if v := doubleClaims(ctx, f.ns); v != "" {
+				vmu.Lock()
+				violations = append(violations, v)
+				vmu.Unlock()
+			}
+			samples++
+			time.Sleep(150 * time.Millisecond)
+		}
+	}()
+
+	names := make([]string, machines)
+	for i := range machines {
+		names[i] = fmt.Sprintf("m%d", i)
+		f.machine(t, ctx, names[i], nil)
+	}
+	// Restart the first manager at a random point of the claims.
+	time.Sleep(time.Duration(rng.Intn(3000)) * time.Millisecond)
+	stopFirst()
+	restarted := startManager(t, first)
+	defer func() { restarted() }()
+
+	g.Eventually(func(g Gomega) {
+		for _, n := range names {
+			g.Expect(getAM(g, ctx, f.ns, n).Spec.ProviderID).NotTo(BeEmpty(), "AgentMachine %s has no Agent yet", n)
+		}
+		assertOneAgentPerMachine(g, ctx, f.ns, machines)
+	}, 3*timeout, interval).Should(Succeed())
+
+	// Delete in a random order: some AgentMachines before their Machines, the rest by their
+	// Machine, and for odd seeds the Cluster with whatever is left.
+	rng.Shuffle(len(names), func(i, j int) { names[i], names[j] = names[j], names[i] })
+	var order []string
+	for i, n := range names {
+		var obj client.Object = &clusterv1.Machine{ObjectMeta: metav1.ObjectMeta{Namespace: f.ns, Name: n}}
+		kind := "Machine"
+		if i%3 == 0 {
+			obj, kind = &infrav1.AgentMachine{ObjectMeta: metav1.ObjectMeta{Namespace: f.ns, Name: n}}, "AgentMachine"
+		}
+		g.Expect(client.IgnoreNotFound(env.Client.Delete(ctx, obj))).To(Succeed())
+		order = append(order, kind+"/"+n)
+		if i%3 == 0 {
+			g.Expect(client.IgnoreNotFound(env.Client.Delete(ctx, &clusterv1.Machine{ObjectMeta: metav1.ObjectMeta{Namespace: f.ns, Name: n}}))).To(Succeed())
+			order = append(order, "Machine/"+n)
+		}
+		time.Sleep(time.Duration(rng.Intn(300)) * time.Millisecond)
+	}
+	if seed%2 == 1 {
+		g.Expect(env.Client.Delete(ctx, &clusterv1.Cluster{ObjectMeta: metav1.ObjectMeta{Namespace: f.ns, Name: f.cluster}})).To(Succeed())
+		order = append(order, "Cluster/"+f.cluster)
+	}
+
+	g.Eventually(func(g Gomega) {
+		ams := &infrav1.AgentMachineList{}
+		g.Expect(env.Client.List(ctx, ams, client.InNamespace(f.ns))).To(Succeed())
+		left := []string{}
+		for _, am := range ams.Items {
+			left = append(left, fmt.Sprintf("%s (finalizers %v)", am.Name, am.Finalizers))
+		}
+		g.Expect(left).To(BeEmpty(), "AgentMachines left")
+		ms := &clusterv1.MachineList{}
+		g.Expect(env.Client.List(ctx, ms, client.InNamespace(f.ns))).To(Succeed())
+		g.Expect(ms.Items).To(BeEmpty(), "Machines left")
+		g.Expect(claimedAgents(g, ctx, f.ns)).To(BeEmpty(), "Agents left claimed")
+		list := &aiv1beta1.AgentList{}
+		g.Expect(env.Client.List(ctx, list, client.InNamespace(f.ns))).To(Succeed())
+		for _, a := range list.Items {
+			g.Expect(a.Annotations).NotTo(HaveKey(infrav1.ClaimOwnerAnnotation), "Agent %s", a.Name)
+			g.Expect(a.Spec.ClusterDeploymentName).To(BeNil(), "Agent %s still bound", a.Name)
+		}
+	}, 3*timeout, interval).Should(Succeed(), "deleted in the order %v", order)
+	stopSampling()
+	<-sampled
+
+	vmu.Lock()
+	defer vmu.Unlock()
+	g.Expect(violations).To(BeEmpty(), "double claims seen during the run")
+	panics := reconcilePanics(t) - panicsBefore
+	g.Expect(panics).To(BeZero(), "reconciles panicked")
+
+	counts := map[string]int{}
+	for _, in := range injectors {
+		for k, v := range in.summary() {
+			counts[k] += v
+		}
+	}
+	kinds := make([]string, 0, len(counts))
+	total := 0
+	for k, v := range counts {
+		kinds = append(kinds, fmt.Sprintf("%s=%d", k, v))
+		total += v
+	}
+	sort.Strings(kinds)
+	t.Logf("seed %d: %d Agents, %d Machines, %d manager(s) (no leader election), 1 restart; deleted %s; "+
+		"faults injected %d (%s); %d invariant samples, 0 double claims, 0 orphans, 0 finalizers left, 0 panics",
+		seed, agents, machines, managers, strings.Join(order, " "), total, strings.Join(kinds, " "), samples)
+}
+
+// doubleClaims says which AgentMachines hold an Agent that another one claims, two of them the
+// same Agent, or one of them two Agents ("" when none): an AgentMachine's providerID names its Agent for as long as it is not
+// deleted, and that Agent's claim label holds its UID (or no claim while it is being released).
+func doubleClaims(ctx context.Context, ns string) string {
+	ams := &infrav1.AgentMachineList{}
+	agents := &aiv1beta1.AgentList{}
+	if err := env.Client.List(ctx, ams, client.InNamespace(ns)); err != nil {
+		return ""
+	}
+	if err := env.Client.List(ctx, agents, client.InNamespace(ns)); err != nil {
+		return ""
+	}
+	claim := map[string]string{}
+	for _, a := range agents.Items {
+		claim[a.Name] = a.Labels[infrav1.AgentClaimedByLabel]
+	}
+	holder := map[string]string{}
+	var out []string
+	held := map[string][]string{}
+	for _, a := range agents.Items {
+		if c := claim[a.Name]; c != "" {
+			held[c] = append(held[c], a.Name)
+		}
+	}
+	for uid, names := range held {
+		if len(names) > 1 {
+			out = append(out, fmt.Sprintf("AgentMachine %s holds Agents %v", uid, names))
+		}
+	}
+	for _, am := range ams.Items {
+		name, ok := strings.CutPrefix(am.Spec.ProviderID, "agent://")
+		if !ok || name == "" {
+			continue
+		}
+		if other, dup := holder[name]; dup {
+			out = append(out, fmt.Sprintf("Agent %s is the providerID of AgentMachines %s and %s", name, other, am.Name))
+		}
+		holder[name] = am.Name
+		if c := claim[name]; c != "" && c != string(am.UID) && am.DeletionTimestamp.IsZero() {
+			out = append(out, fmt.Sprintf("AgentMachine %s holds Agent %s, which is claimed by %s", am.Name, name, c))
+		}
+	}
+	return strings.Join(out, "; ")
+}
