@@ -181,6 +181,7 @@ func TestFaultsTwoManagers(t *testing.T) {
 }
 
 func faultRuns(t *testing.T, twoManagers bool) {
+	t.Helper()
 	runs, seed := 2, time.Now().UnixNano()%1000
 	if v, err := strconv.Atoi(os.Getenv("FAULT_RUNS")); err == nil && v > 0 {
 		runs = v
@@ -195,6 +196,7 @@ func faultRuns(t *testing.T, twoManagers bool) {
 }
 
 func faultRun(t *testing.T, seed int64, twoManagers bool) {
+	t.Helper()
 	g := NewWithT(t)
 	ctx := context.Background()
 	rng := rand.New(rand.NewSource(seed)) //nolint:gosec // a seeded run, reproducible

@@ -55,9 +55,9 @@ func (p *Picker) Intn(n int) int {
 func (p *Picker) Pick(options ...string) string { return options[p.Intn(len(options))] }
 
 // String is a short string drawn from the input itself (any bytes, so not always valid UTF-8 or
-// a valid name), up to max bytes.
-func (p *Picker) String(max int) string {
-	n := p.Intn(max + 1)
+// a valid name), up to maxLen bytes.
+func (p *Picker) String(maxLen int) string {
+	n := p.Intn(maxLen + 1)
 	var b strings.Builder
 	for range n {
 		b.WriteByte(p.next())

@@ -101,11 +101,11 @@ func AddNewerAgentSpecFields(ctx context.Context, c client.Client, ns string) er
 		p := probe.DeepCopy()
 		p.Object["spec"] = NewerAgentSpec(map[string]any{"role": "", "approved": false})
 		if err := c.Create(ctx, p); err != nil {
-			return false, nil //nolint:nilerr // retried until the probe is accepted
+			return false, nil // retried until the probe is accepted
 		}
 		got := probe.DeepCopy()
 		if err := c.Get(ctx, client.ObjectKeyFromObject(p), got); err != nil {
-			return false, nil //nolint:nilerr // retried
+			return false, nil // retried
 		}
 		defer func() { _ = c.Delete(ctx, got) }()
 		return MissingNewerAgentSpecFields(got) == nil, nil
