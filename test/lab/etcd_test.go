@@ -50,7 +50,11 @@ func TestFailHostKillsItsMemberAndMarksItsNodeUnreachable(t *testing.T) {
 
 	h := inventory.Generate("etcd-fail", 1, inventory.GenerateOptions{FirstIP: 200})[0]
 	l.Inventory.Add(h)
-	now := metav1.Now()
+	// The kubelet posted its last status a moment before the host lost power. (Heartbeats are
+	// stored to the second, and the simulator counts one in the second of the power cut as
+	// posted after it, as a kubelet that starts again within that second would: a heartbeat
+	// of this very second would restart the member.)
+	now := metav1.NewTime(time.Now().Add(-2 * time.Second))
 	node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: h.Hostname, Labels: map[string]string{etcd.MasterLabel: "", etcd.ControlPlaneLabel: ""}}}
 	g.Expect(l.Workload.Client.Create(ctx, node)).To(Succeed())
 	node.Status = corev1.NodeStatus{NodeInfo: corev1.NodeSystemInfo{SystemUUID: strings.ToLower(h.SystemUUID)},
