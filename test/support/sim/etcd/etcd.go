@@ -489,9 +489,14 @@ func (s *Simulator) ensureMembers(ctx context.Context, nodes map[string]*corev1.
 			// Heartbeats are stored to the second: one in the second the process stopped counts
 			// as after it (as for downAt above); otherwise a kubelet that posts again within
 			// that second would never restart it.
-			if !since.Before(m.stoppedAt.Truncate(time.Second)) {
-				log.Info("Restarting an etcd member from its data dir", "member", name)
-				if err := s.start(m, []string{name + "=" + m.peerURL}, "existing"); err != nil {
+			restart := !since.Before(m.stoppedAt.Truncate(time.Second))
+			if m.crashed {
+				// It exited on its own while its kubelet runs: the kubelet restarts it.
+				restart = time.Since(m.stoppedAt) >= crashBackoff(m.crashes)
+			}
+			if restart {
+				log.Info("Restarting an etcd member from its data dir", "member", name, "crashes", m.crashes)
+				if err := s.start(m, initialCluster(m, sampled, listed), "existing"); err != nil {
 					log.Error(err, "Restarting an etcd member")
 				}
 			}
@@ -533,6 +538,30 @@ func (s *Simulator) ensureMembers(ctx context.Context, nodes map[string]*corev1.
 		}
 	}
 	return errs
+}
+
+// initialCluster is the --initial-cluster a restarted member gets. etcd reads it only when the
+// data dir holds no member yet (a learner that exited before it joined): as CEO's
+// discover-etcd-initial-cluster does in the pod, it is the current membership, the member
+// itself named; without one, the member alone.
+func initialCluster(m *member, sampled []Member, listed bool) []string {
+	own := []string{m.name + "=" + m.peerURL}
+	if !listed {
+		return own
+	}
+	var out []string
+	for _, x := range sampled {
+		switch {
+		case x.PeerURL == m.peerURL:
+			out = append(out, own[0])
+		case x.Name != "" && x.PeerURL != "":
+			out = append(out, x.Name+"="+x.PeerURL)
+		}
+	}
+	if !slices.Contains(out, own[0]) {
+		return own
+	}
+	return out
 }
 
 // memberFor returns the member of node, giving it URLs and a data dir the first time.

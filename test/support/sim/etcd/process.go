@@ -18,7 +18,9 @@ package etcd
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"math/rand/v2"
 	"net"
 	"os"
 	"os/exec"
@@ -42,14 +44,30 @@ type member struct {
 	cmd     *exec.Cmd
 	// exited is closed when the process ends.
 	exited chan struct{}
-	// stoppedAt is when the process was stopped (power cut, wipe, failure) or exited: it is
-	// restarted from its data dir once the Node reports Ready again after that.
+	// stoppedAt is when the process was stopped (power cut, wipe) or exited. A stopped one is
+	// restarted from its data dir once the Node reports Ready again after that; one that exited
+	// (crashed) after the kubelet's back-off.
 	stoppedAt time.Time
 	// downAt is when its host lost power or was wiped: nothing runs there until the Node's
 	// kubelet posts again after that.
 	downAt time.Time
 	// joinError is why the last attempt to add the member failed ("" when it did not).
 	joinError string
+	// crashed: the process exited on its own (not stopped by the simulator); the kubelet
+	// restarts it after crashBackoff(crashes), as long as its Node runs.
+	crashed bool
+	crashes int
+}
+
+// crashBackoff is the kubelet's CrashLoopBackOff before the n-th restart of a container that
+// exited: 10 s, doubled each time, at most 5 minutes (kubelet.go backOffPeriod and
+// MaxContainerBackOff in kubernetes/pkg/kubelet).
+func crashBackoff(n int) time.Duration {
+	d := 10 * time.Second
+	for i := 1; i < n && d < 5*time.Minute; i++ {
+		d *= 2
+	}
+	return min(d, 5*time.Minute)
 }
 
 func (m *member) running() bool {
@@ -64,14 +82,20 @@ func (m *member) running() bool {
 	}
 }
 
-// freeURL returns http://127.0.0.1:<a free port>.
+// freeURL returns http://127.0.0.1:<a free port>. The port is below Linux's ephemeral range
+// (32768-60999): a port the kernel hands out for ":0" may be given, before etcd binds it, to
+// the next outgoing connection of any process on the machine.
 func freeURL() (string, error) {
-	l, err := (&net.ListenConfig{}).Listen(context.Background(), "tcp", "127.0.0.1:0")
-	if err != nil {
-		return "", fmt.Errorf("finding a free port: %w", err)
+	for range 100 {
+		port := 20000 + rand.IntN(12000) //nolint:gosec // not a secret
+		l, err := (&net.ListenConfig{}).Listen(context.Background(), "tcp", fmt.Sprintf("127.0.0.1:%d", port))
+		if err != nil {
+			continue
+		}
+		_ = l.Close()
+		return fmt.Sprintf("http://127.0.0.1:%d", port), nil
 	}
-	defer l.Close()
-	return "http://" + l.Addr().String(), nil
+	return "", errors.New("finding a free port: 100 ports in use")
 }
 
 // start starts the member's etcd process. initialCluster and state are the --initial-cluster
@@ -111,13 +135,14 @@ func (s *Simulator) start(m *member, initialCluster []string, state string) erro
 		return fmt.Errorf("starting etcd for member %s: %w", m.name, err)
 	}
 	exited := make(chan struct{})
-	m.cmd, m.exited, m.hasData, m.stoppedAt = cmd, exited, true, time.Time{}
+	m.cmd, m.exited, m.hasData, m.stoppedAt, m.crashed = cmd, exited, true, time.Time{}, false
 	go func() {
 		_ = cmd.Wait()
 		_ = logFile.Close()
 		s.mu.Lock()
 		if m.cmd == cmd && m.stoppedAt.IsZero() {
-			m.stoppedAt = time.Now()
+			m.stoppedAt, m.crashed = time.Now(), true
+			m.crashes++
 		}
 		s.mu.Unlock()
 		close(exited)
@@ -131,7 +156,7 @@ func (s *Simulator) kill(m *member) {
 	if !m.running() {
 		return
 	}
-	m.stoppedAt = time.Now()
+	m.stoppedAt, m.crashes = time.Now(), 0
 	_ = m.cmd.Process.Kill()
 	exited := m.exited
 	s.mu.Unlock()

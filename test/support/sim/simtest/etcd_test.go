@@ -19,7 +19,9 @@ package simtest
 import (
 	"context"
 	"fmt"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -78,6 +80,9 @@ func startEtcdSim(t *testing.T) *etcdLab {
 		cancel()
 		<-done
 		dir := sim.Dir()
+		if t.Failed() {
+			logMemberLogs(t, dir)
+		}
 		if err := sim.Stop(); err != nil {
 			t.Errorf("stopping the etcd simulator: %v", err)
 		}
@@ -86,6 +91,20 @@ func startEtcdSim(t *testing.T) *etcdLab {
 		}
 	})
 	return &etcdLab{sim: sim, label: label}
+}
+
+// logMemberLogs logs the end of each member's etcd log (why a member did not start or join).
+func logMemberLogs(t *testing.T, dir string) {
+	t.Helper()
+	logs, _ := filepath.Glob(filepath.Join(dir, "*.log"))
+	for _, f := range logs {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+		t.Logf("%s (last lines):\n%s", filepath.Base(f), strings.Join(lines[max(0, len(lines)-15):], "\n"))
+	}
 }
 
 // host is the inventory host of a node of the test.
