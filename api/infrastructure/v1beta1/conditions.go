@@ -35,6 +35,12 @@ const (
 	// ClaimOwnerAnnotation names the claiming AgentMachine as <namespace>/<name>, for people and
 	// to map Agent events back to it.
 	ClaimOwnerAnnotation = "capi-provider.agent-install.openshift.io/agentmachine"
+	// ChosenAgentAnnotation on an AgentMachine names the Agent (<namespace>/<name>) it claims or
+	// is about to claim. It is written, under an optimistic lock of the AgentMachine, before the
+	// Agent is claimed, and changed only once that Agent can no longer be claimed by this
+	// AgentMachine: two controllers racing on one AgentMachine (a leader hand-over, a lost
+	// response) agree on one Agent and never claim a second.
+	ChosenAgentAnnotation = "capi-provider.agent-install.openshift.io/agent"
 	// PreviousSpecAnnotation holds the Agent fields the claim changed, as JSON, so that they can
 	// be restored on release.
 	PreviousSpecAnnotation = "capi-provider.agent-install.openshift.io/previous-spec"

@@ -21,13 +21,14 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	aiv1beta1 "github.com/openshift/assisted-service/api/v1beta1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/ptr"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
@@ -40,8 +41,9 @@ import (
 )
 
 // claimedAgent returns the Agent this AgentMachine holds, if any: from status.agentRef, else from
-// the claim index (which survives restarts and lost status updates), else from this process's
-// memory of a claim the cache does not show yet.
+// the claim index (which survives restarts and lost status updates), else the Agent the
+// AgentMachine chose, read from the API server (a claim the cache does not show yet, or whose
+// response was lost).
 func (r *AgentMachineReconciler) claimedAgent(ctx context.Context, am *infrav1.AgentMachine) (*aiv1beta1.Agent, error) {
 	uid := string(am.UID)
 	if ref := am.Status.AgentRef; ref != nil {
@@ -49,7 +51,7 @@ func (r *AgentMachineReconciler) claimedAgent(ctx context.Context, am *infrav1.A
 		err := r.AgentReader.Get(ctx, client.ObjectKey{Namespace: ref.Namespace, Name: ref.Name}, agent)
 		switch {
 		case apierrors.IsNotFound(err):
-			// fall through to the index and memory: the cache may lag behind a fresh claim.
+			// fall through to the index and the choice: the cache may lag behind a fresh claim.
 		case err != nil:
 			return nil, fmt.Errorf("getting Agent %s/%s: %w", ref.Namespace, ref.Name, err)
 		case agent.Labels[infrav1.AgentClaimedByLabel] == uid:
@@ -61,24 +63,32 @@ func (r *AgentMachineReconciler) claimedAgent(ctx context.Context, am *infrav1.A
 		return nil, fmt.Errorf("listing the Agents claimed by this AgentMachine: %w", err)
 	}
 	if len(list.Items) > 0 {
-		r.claims.Delete(uid)
 		return &list.Items[0], nil
 	}
-	if v, ok := r.claims.Load(uid); ok {
-		agent := &aiv1beta1.Agent{}
-		if err := r.APIReader.Get(ctx, v.(types.NamespacedName), agent); err != nil {
-			if apierrors.IsNotFound(err) {
-				r.claims.Delete(uid)
-				return nil, nil
-			}
-			return nil, fmt.Errorf("getting claimed Agent %s: %w", v, err)
+	key, ok := chosenAgent(am)
+	if !ok {
+		return nil, nil
+	}
+	agent := &aiv1beta1.Agent{}
+	if err := r.APIReader.Get(ctx, key, agent); err != nil {
+		if apierrors.IsNotFound(err) {
+			return nil, nil
 		}
-		if agent.Labels[infrav1.AgentClaimedByLabel] == uid {
-			return agent, nil
-		}
-		r.claims.Delete(uid)
+		return nil, fmt.Errorf("getting chosen Agent %s: %w", key, err)
+	}
+	if agent.Labels[infrav1.AgentClaimedByLabel] == uid {
+		return agent, nil
 	}
 	return nil, nil
+}
+
+// chosenAgent returns the Agent the AgentMachine's ChosenAgentAnnotation names.
+func chosenAgent(am *infrav1.AgentMachine) (client.ObjectKey, bool) {
+	ns, name, ok := strings.Cut(am.Annotations[infrav1.ChosenAgentAnnotation], "/")
+	if !ok || ns == "" || name == "" {
+		return client.ObjectKey{}, false
+	}
+	return client.ObjectKey{Namespace: ns, Name: name}, true
 }
 
 // claim waits for what the claim needs, then chooses and claims the best fit Agent.
@@ -139,42 +149,137 @@ func (r *AgentMachineReconciler) claim(ctx context.Context, s *machineScope) (*a
 		return nil, ctrl.Result{}, fmt.Errorf("listing free Agents: %w", err)
 	}
 	ranked, _ := rankAgents(request, pointers(free.Items))
-	if len(ranked) == 0 {
-		// Explain, counting every Agent this provider sees.
-		all := &aiv1beta1.AgentList{}
-		if err := r.AgentReader.List(ctx, all, r.agentListOptions()...); err != nil {
-			return nil, ctrl.Result{}, fmt.Errorf("listing Agents: %w", err)
+	chosen, hasChoice := chosenAgent(am)
+	if len(ranked) == 0 && !hasChoice {
+		return nil, ctrl.Result{}, r.explainNoAgent(ctx, am, request)
+	}
+	if hasChoice {
+		// Recorded by an earlier reconcile, maybe of another process: the cached AgentMachine must
+		// be the live one, or the choice may have changed since.
+		live := &infrav1.AgentMachine{}
+		if err := r.APIReader.Get(ctx, client.ObjectKeyFromObject(am), live); err != nil {
+			return nil, ctrl.Result{}, fmt.Errorf("getting AgentMachine %s: %w", am.Name, err)
 		}
-		_, summary := rankAgents(request, pointers(all.Items))
-		setReserved(am, metav1.ConditionFalse, infrav1.NoSuitableAgentsReason, summary)
-		return nil, ctrl.Result{}, nil
+		if live.ResourceVersion != am.ResourceVersion {
+			return nil, ctrl.Result{RequeueAfter: claimRetryDelay}, nil // the cache catches up first
+		}
 	}
 
 	tokenRef, err := r.ensureTokenSecret(ctx, am, source.Token)
 	if err != nil {
 		return nil, ctrl.Result{}, err
 	}
-	for i, candidate := range ranked {
-		if i == claimAttempts {
-			break
-		}
-		agent, err := r.claimAgent(ctx, am, candidate, cd, tokenRef, source.Headers)
-		if err != nil {
-			if apierrors.IsConflict(err) || apierrors.IsNotFound(err) {
-				log.V(4).Info("Lost the race for an Agent, trying the next", "Agent", klog.KObj(candidate))
-				continue
+	// rv is the AgentMachine's resourceVersion after this reconcile's last write of the choice;
+	// am keeps the one it was read with, for the patch helper.
+	rv := am.ResourceVersion
+	passed := map[client.ObjectKey]bool{}
+	for range claimAttempts {
+		if !hasChoice {
+			i := slices.IndexFunc(ranked, func(a *aiv1beta1.Agent) bool { return !passed[client.ObjectKeyFromObject(a)] })
+			if i < 0 {
+				// Every fit was claimed by others first: forget the choice, and explain.
+				if err := r.choose(ctx, am, &rv, nil); err != nil {
+					return nil, ctrl.Result{}, err
+				}
+				return nil, ctrl.Result{}, r.explainNoAgent(ctx, am, request)
 			}
-			return nil, ctrl.Result{}, fmt.Errorf("claiming Agent %s/%s: %w", candidate.Namespace, candidate.Name, err)
+			chosen = client.ObjectKeyFromObject(ranked[i])
+			if err := r.choose(ctx, am, &rv, &chosen); err != nil {
+				return nil, ctrl.Result{}, err // a conflict: another reconcile chose first
+			}
+			hasChoice = true
 		}
-		r.claims.Store(string(am.UID), client.ObjectKeyFromObject(agent))
-		log.Info("Claimed Agent", "Agent", klog.KObj(agent))
-		r.Recorder.Eventf(am, agent, corev1.EventTypeNormal, "AgentClaimed", "Claim",
-			"Claimed Agent %s/%s and bound it to ClusterDeployment %s/%s", agent.Namespace, agent.Name, cd.Namespace, cd.Name)
-		return agent, ctrl.Result{}, nil
+		agent, why, err := r.claimChosen(ctx, am, chosen, request, cd, tokenRef, source.Headers)
+		switch {
+		case err != nil && apierrors.IsConflict(err):
+			// The Agent changed since it was read (its status, another claim): read it again.
+			log.V(4).Info("The chosen Agent changed while claiming it; trying again", "Agent", chosen)
+			return nil, ctrl.Result{RequeueAfter: claimRetryDelay}, nil
+		case err != nil:
+			return nil, ctrl.Result{}, fmt.Errorf("claiming Agent %s: %w", chosen, err)
+		case agent != nil:
+			log.Info("Claimed Agent", "Agent", klog.KObj(agent))
+			r.Recorder.Eventf(am, agent, corev1.EventTypeNormal, "AgentClaimed", "Claim",
+				"Claimed Agent %s/%s and bound it to ClusterDeployment %s/%s", agent.Namespace, agent.Name, cd.Namespace, cd.Name)
+			return agent, ctrl.Result{}, nil
+		}
+		log.V(4).Info("The chosen Agent can no longer be claimed; choosing another", "Agent", chosen, "reason", why)
+		passed[chosen], hasChoice = true, false
 	}
 	setReserved(am, metav1.ConditionFalse, infrav1.NoSuitableAgentsReason,
 		"Other Machines claimed the best fit Agents first; trying again")
 	return nil, ctrl.Result{RequeueAfter: claimRetryDelay}, nil
+}
+
+// explainNoAgent says in the AgentReserved condition why no Agent fits, counting every Agent
+// this provider sees. The AgentMachine waits for an Agent to change.
+func (r *AgentMachineReconciler) explainNoAgent(ctx context.Context, am *infrav1.AgentMachine, request agentRequest) error {
+	all := &aiv1beta1.AgentList{}
+	if err := r.AgentReader.List(ctx, all, r.agentListOptions()...); err != nil {
+		return fmt.Errorf("listing Agents: %w", err)
+	}
+	_, summary := rankAgents(request, pointers(all.Items))
+	setReserved(am, metav1.ConditionFalse, infrav1.NoSuitableAgentsReason, summary)
+	return nil
+}
+
+// choose records the Agent this AgentMachine is about to claim (ChosenAgentAnnotation), or
+// forgets the choice (agent nil). The patch carries the AgentMachine's resourceVersion (*rv,
+// updated): of two reconciles that choose at once (two processes during a leader hand-over, or
+// one behind a stale cache), one fails with a conflict and reads the other's choice on its next
+// try. am gets the annotations, not the new resourceVersion: the patch helper's later patches
+// must not carry one.
+func (r *AgentMachineReconciler) choose(ctx context.Context, am *infrav1.AgentMachine, rv *string, agent *client.ObjectKey) error {
+	if _, ok := am.Annotations[infrav1.ChosenAgentAnnotation]; !ok && agent == nil {
+		return nil
+	}
+	base := am.DeepCopy()
+	base.ResourceVersion = *rv
+	changed := base.DeepCopy()
+	if changed.Annotations == nil {
+		changed.Annotations = map[string]string{}
+	}
+	what := "forgetting the chosen Agent"
+	if agent != nil {
+		changed.Annotations[infrav1.ChosenAgentAnnotation] = agent.String()
+		what = "recording the choice of Agent " + agent.String()
+	} else {
+		delete(changed.Annotations, infrav1.ChosenAgentAnnotation)
+	}
+	if err := r.Client.Patch(ctx, changed, lockedPatch(base)); err != nil {
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	am.Annotations, *rv = changed.Annotations, changed.ResourceVersion
+	return nil
+}
+
+// claimChosen claims the Agent the AgentMachine chose, read from the API server. It returns the
+// Agent when it is claimed (now or before, by a response that was lost), or why it can no longer
+// be (gone, claimed by another AgentMachine, no longer a fit): only then may another be chosen.
+// A conflict means it changed since it was read; it is tried again.
+func (r *AgentMachineReconciler) claimChosen(ctx context.Context, am *infrav1.AgentMachine, key client.ObjectKey, request agentRequest,
+	cd *aiv1beta1.ClusterReference, tokenRef *aiv1beta1.IgnitionEndpointTokenReference, headers map[string]string) (*aiv1beta1.Agent, string, error) {
+	agent := &aiv1beta1.Agent{}
+	if err := r.APIReader.Get(ctx, key, agent); err != nil {
+		if apierrors.IsNotFound(err) {
+			return nil, "deleted", nil
+		}
+		return nil, "", fmt.Errorf("getting Agent %s: %w", key, err)
+	}
+	if agent.Labels[infrav1.AgentClaimedByLabel] == string(am.UID) {
+		return agent, "", nil
+	}
+	if r.AgentNamespace != "" && agent.Namespace != r.AgentNamespace {
+		return nil, "outside --agent-namespace", nil
+	}
+	if why := request.mismatch(agent); why != "" {
+		return nil, why, nil
+	}
+	claimed, err := r.claimAgent(ctx, am, agent, cd, tokenRef, headers)
+	if apierrors.IsNotFound(err) {
+		return nil, "deleted", nil
+	}
+	return claimed, "", err
 }
 
 // claimAgent claims and binds one Agent in a single patch. The patch carries the

@@ -20,7 +20,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -51,7 +50,7 @@ const (
 	// workloadRetry spaces the tries to reach a workload cluster the ClusterCache has not
 	// connected to yet.
 	workloadRetry = 10 * time.Second
-	// claimAttempts is how many of the best-ranked Agents one reconcile tries to claim.
+	// claimAttempts is how many Agents one reconcile tries to claim.
 	claimAttempts = 3
 )
 
@@ -77,11 +76,6 @@ type AgentMachineReconciler struct {
 	Recorder events.EventRecorder
 	// UnbindTimeout bounds the wait for an unbind; DefaultUnbindTimeout when zero.
 	UnbindTimeout time.Duration
-
-	// claims remembers, per AgentMachine UID, the Agent this process claimed, until the cache
-	// shows it: a reconcile that follows the claim before the cache catches up must not claim a
-	// second Agent. After a restart the freshly synced cache (claim index) has every claim.
-	claims sync.Map
 }
 
 // machineScope is what one reconcile of an AgentMachine works with.

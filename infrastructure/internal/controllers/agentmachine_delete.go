@@ -99,7 +99,7 @@ func (r *AgentMachineReconciler) release(ctx context.Context, am *infrav1.AgentM
 		if am.Status.AgentRef != nil {
 			log.Info("The claimed Agent is gone: nothing to unbind", "Agent", am.Status.AgentRef.Name)
 		}
-		r.claims.Delete(string(am.UID))
+		delete(am.Annotations, infrav1.ChosenAgentAnnotation)
 		clearAgentConditions(am, "The Agent is released")
 		setReserved(am, metav1.ConditionFalse, infrav1.NoAgentReason, "No Agent is claimed")
 		return ctrl.Result{}, true, nil
@@ -150,7 +150,7 @@ func (r *AgentMachineReconciler) release(ctx context.Context, am *infrav1.AgentM
 		}
 		return ctrl.Result{}, false, fmt.Errorf("releasing Agent %s/%s: %w", agent.Namespace, agent.Name, err)
 	}
-	r.claims.Delete(string(am.UID))
+	delete(am.Annotations, infrav1.ChosenAgentAnnotation)
 	log.Info("Released Agent", "Agent", klog.KObj(agent))
 	r.Recorder.Eventf(am, agent, corev1.EventTypeNormal, "AgentReleased", "Release", "Released Agent %s/%s", agent.Namespace, agent.Name)
 	am.Status.AgentRef = nil

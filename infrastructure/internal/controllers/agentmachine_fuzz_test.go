@@ -19,10 +19,7 @@ package controllers
 import (
 	"context"
 	"fmt"
-	"runtime"
-	"runtime/debug"
 	"testing"
-	"time"
 
 	aiv1beta1 "github.com/openshift/assisted-service/api/v1beta1"
 	conditionsv1 "github.com/openshift/custom-resource-status/conditions/v1"
@@ -61,40 +58,15 @@ func FuzzAgentMachineReconcile(f *testing.F) {
 			WithIndex(&aiv1beta1.Agent{}, agentClaimIndex, indexAgentClaim).
 			WithIndex(&aiv1beta1.Agent{}, agentFreeIndex, indexFreeAgent).
 			WithIndex(&infrav1.AgentMachine{}, waitingIndex, indexWaiting).
-			WithIndex(&infrav1.AgentMachine{}, agentMachineUIDIndex, func(o client.Object) []string { return []string{string(o.GetUID())} }).
+			WithIndex(&infrav1.AgentMachine{}, agentMachineUIDIndex, indexAgentMachineUID).
 			Build()
 		r := &AgentMachineReconciler{Client: c, APIReader: c, AgentReader: c, Recorder: events.NewFakeRecorder(100)}
-		done := make(chan any, 1)
-		go func() {
-			defer func() {
-				if p := recover(); p != nil {
-					done <- fmt.Sprintf("%v\n%s", p, debug.Stack())
-				}
-			}()
+		fuzzpick.NoPanic(t, objs, func() {
 			for range 3 {
 				_, _ = r.Reconcile(context.Background(), ctrl.Request{NamespacedName: types.NamespacedName{Namespace: "ns", Name: "m1"}})
 			}
-			done <- nil
-		}()
-		select {
-		case p := <-done:
-			if p != nil {
-				t.Fatalf("reconcile panicked: %v\nobjects: %s", p, describe(objs))
-			}
-		case <-time.After(20 * time.Second):
-			buf := make([]byte, 1<<20)
-			t.Fatalf("reconcile did not return within 20s (a loop or a wait without bound)\n%s\nobjects: %s", buf[:runtime.Stack(buf, true)], describe(objs))
-		}
+		})
 	})
-}
-
-// describe prints objs for a failure message.
-func describe(objs []client.Object) string {
-	out := ""
-	for _, o := range objs {
-		out += fmt.Sprintf("\n%T %+v", o, o)
-	}
-	return out
 }
 
 // agentMachineFuzzObjects builds an AgentMachine m1 in namespace ns and what surrounds it from p.
@@ -228,5 +200,7 @@ func agentMachineFuzzObjects(p *fuzzpick.Picker) []client.Object {
 		a.Status.DebugInfo.State = p.Pick("known", "", "installing-in-progress", "added-to-existing-cluster", "error")
 		objs = append(objs, a)
 	}
+	// Picked last, so that the seeds recorded before it keep their meaning.
+	am.Annotations = p.Map([]string{infrav1.ChosenAgentAnnotation}, []string{"ns/a1", "ns/a2", "other/a1", "ns/", "/", "a1", "ns/gone"}, true)
 	return objs
 }

@@ -47,6 +47,10 @@ func indexAgentClaim(o client.Object) []string {
 	return nil
 }
 
+func indexAgentMachineUID(o client.Object) []string {
+	return []string{string(o.GetUID())}
+}
+
 func indexFreeAgent(o client.Object) []string {
 	agent, ok := o.(*aiv1beta1.Agent)
 	if !ok || agentUsable(agent) != "" {
@@ -83,9 +87,7 @@ func setupIndexes(ctx context.Context, agentIndexer, machineIndexer client.Field
 	if err := machineIndexer.IndexField(ctx, &infrav1.AgentMachine{}, waitingIndex, indexWaiting); err != nil {
 		return fmt.Errorf("indexing waiting AgentMachines: %w", err)
 	}
-	if err := machineIndexer.IndexField(ctx, &infrav1.AgentMachine{}, agentMachineUIDIndex, func(o client.Object) []string {
-		return []string{string(o.GetUID())}
-	}); err != nil {
+	if err := machineIndexer.IndexField(ctx, &infrav1.AgentMachine{}, agentMachineUIDIndex, indexAgentMachineUID); err != nil {
 		return fmt.Errorf("indexing AgentMachines by UID: %w", err)
 	}
 	return nil

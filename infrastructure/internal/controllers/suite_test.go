@@ -82,6 +82,17 @@ type managerConfig struct {
 // Cluster API's core controllers in a manager; the returned function stops it and waits.
 func startManager(tb testing.TB, mc managerConfig) (stop func()) {
 	tb.Helper()
+	stop, err := tryStartManager(tb, mc)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return stop
+}
+
+// tryStartManager is startManager returning why the manager could not be set up (behind a fault
+// injector, as a pod whose container exits and is restarted).
+func tryStartManager(tb testing.TB, mc managerConfig) (stop func(), err error) {
+	tb.Helper()
 	if mc.opts.Concurrency == 0 {
 		mc.opts.Concurrency = 10
 	}
@@ -93,23 +104,25 @@ func startManager(tb testing.TB, mc managerConfig) (stop func()) {
 	// The provider's production manager options (cache, namespace, uncached kinds), for a test.
 	opts, err := env.ManagerOptions(&mc.opts)
 	if err != nil {
-		tb.Fatal(err)
+		return nil, err
 	}
 	mgr, err := ctrl.NewManager(cfg, opts)
 	if err != nil {
-		tb.Fatal(err)
+		return nil, err
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	if !mc.noCAPI {
 		cc, err := testenv.SetupCAPIControllers(ctx, mgr, 5)
 		if err != nil {
-			tb.Fatal(err)
+			cancel()
+			return nil, err
 		}
 		// The provider shares Cluster API's ClusterCache, as the lab does.
 		mc.infra.ClusterCache = cc
 	}
 	if err := setup.Setup(ctx, mgr, &mc.opts, mc.infra); err != nil {
-		tb.Fatal(err)
+		cancel()
+		return nil, err
 	}
 	done := make(chan error, 1)
 	go func() { done <- mgr.Start(ctx) }()
@@ -138,7 +151,7 @@ func startManager(tb testing.TB, mc managerConfig) (stop func()) {
 		}
 	}
 	tb.Cleanup(stop)
-	return stop
+	return stop, nil
 }
 
 // fixture is a Cluster with an AgentCluster that references a ClusterDeployment, in its own
