@@ -187,7 +187,6 @@ func (r *AgentMachineReconciler) claim(ctx context.Context, s *machineScope) (*a
 			if err := r.choose(ctx, am, &rv, &chosen); err != nil {
 				return nil, ctrl.Result{}, err // a conflict: another reconcile chose first
 			}
-			hasChoice = true
 		}
 		agent, why, err := r.claimChosen(ctx, am, chosen, request, cd, tokenRef, source.Headers)
 		switch {
