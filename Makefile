@@ -134,9 +134,11 @@ envtest: ## Build (once, cached outside the repo) the kube-apiserver and etcd th
 .PHONY: test
 test: envtest verify-generated verify-fmt verify-dockerfiles verify-layout lint build build-all-modules vet ## The test command: set-up, generation check, build, vet, and every module's tests.
 	@export KUBEBUILDER_ASSETS="$$(hack/ensure-envtest.sh)"; \
+	export FAULT_REPORT="$$(mktemp)"; trap 'rm -f "$$FAULT_REPORT"' EXIT; \
 	for m in $(MODULES); do \
 		echo "go test ($$m)"; (cd $$m && go test -count=1 -timeout=$(TEST_TIMEOUT) ./...); \
-	done
+	done; \
+	echo "fault suites (what they injected and found):"; cat "$$FAULT_REPORT"
 
 E2E_ARGS ?=
 

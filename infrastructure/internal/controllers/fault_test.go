@@ -17,15 +17,11 @@ limitations under the License.
 package controllers_test
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"math/rand"
-	"net/http"
 	"os"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -38,126 +34,26 @@ import (
 	"k8s.io/client-go/rest"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	infrav1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/infrastructure/v1beta1"
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/support/faults"
 )
 
-// faults injects, into the requests of a manager's client, the failures a real API server and
-// network produce: 500 and 503 (an etcd leader change, an API server restarting), 429 (API
-// priority and fairness shedding load), 409 on writes (optimistic concurrency against another
-// writer), added latency, and a write whose response is lost after the API server applied it (a
-// connection reset), which the writer must survive by being idempotent. Watches are left alone
-// (a broken watch is re-listed by the informer, which the injected LIST failures exercise).
-type faults struct {
-	next http.RoundTripper
-
-	mu     sync.Mutex
-	rng    *rand.Rand
-	counts map[string]int
-}
-
-// faultKinds are the injected faults, each with its probability per request (writes) and for
-// reads (GET, LIST) a quarter of it, so that the caches still sync.
-var faultKinds = []struct {
-	name   string
-	rate   float64
-	writes bool // only on writes
-}{
-	{"latency", 0.15, false},
-	{"500", 0.04, false},
-	{"503", 0.04, false},
-	{"429", 0.04, false},
-	{"409", 0.06, true},
-	{"lost-response", 0.04, true},
-}
-
-func (f *faults) pick(write bool) string {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	r := f.rng.Float64()
-	for _, k := range faultKinds {
-		if k.writes && !write {
-			continue
-		}
-		rate := k.rate
-		if !write && k.name != "latency" {
-			rate /= 4
-		}
-		if r < rate {
-			f.counts[k.name]++
-			return k.name
-		}
-		r -= rate
-	}
-	return ""
-}
-
-func (f *faults) RoundTrip(req *http.Request) (*http.Response, error) {
-	if req.URL.Query().Get("watch") == "true" {
-		return f.next.RoundTrip(req)
-	}
-	write := req.Method != http.MethodGet
-	switch kind := f.pick(write); kind {
-	case "latency":
-		time.Sleep(time.Duration(20+rand.Intn(180)) * time.Millisecond) //nolint:gosec // test latency
-	case "500", "503", "429", "409":
-		code, _ := strconv.Atoi(kind)
-		reason := map[int]metav1.StatusReason{500: metav1.StatusReasonInternalError, 503: metav1.StatusReasonServiceUnavailable,
-			429: metav1.StatusReasonTooManyRequests, 409: metav1.StatusReasonConflict}[code]
-		body := fmt.Sprintf(`{"kind":"Status","apiVersion":"v1","status":"Failure","message":"injected fault %s","reason":%q,"code":%d}`, kind, reason, code)
-		h := http.Header{"Content-Type": []string{"application/json"}}
-		if code == 429 {
-			h.Set("Retry-After", "1")
-		}
-		return &http.Response{StatusCode: code, Header: h, Body: io.NopCloser(bytes.NewBufferString(body)), Request: req}, nil
-	case "lost-response":
-		resp, err := f.next.RoundTrip(req)
-		if err == nil {
-			_ = resp.Body.Close()
-		}
-		return nil, errors.New("injected fault: connection reset by peer after the request was sent")
-	}
-	return f.next.RoundTrip(req)
-}
-
-func (f *faults) summary() map[string]int {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	out := map[string]int{}
-	for k, v := range f.counts {
-		out[k] = v
-	}
-	return out
-}
-
-// faultyConfig is the environment's rest.Config with f in front of the API server.
-func faultyConfig(f *faults) *rest.Config {
-	cfg := rest.CopyConfig(env.Config)
+// faultyConfig is the environment's rest.Config with in in front of the API server.
+func faultyConfig(in *faults.Injector) *rest.Config {
+	cfg := in.Config(env.Config)
 	cfg.QPS, cfg.Burst = 200, 300
-	cfg.WrapTransport = func(rt http.RoundTripper) http.RoundTripper {
-		f.next = rt
-		return f
-	}
 	return cfg
 }
 
 // reconcilePanics is controller-runtime's count of recovered reconcile panics, every controller.
 func reconcilePanics(t *testing.T) float64 {
 	t.Helper()
-	mfs, err := ctrlmetrics.Registry.Gather()
+	n, err := faults.ReconcilePanics()
 	if err != nil {
 		t.Fatal(err)
 	}
-	total := 0.0
-	for _, mf := range mfs {
-		if mf.GetName() == "controller_runtime_reconcile_panics_total" {
-			for _, m := range mf.GetMetric() {
-				total += m.GetCounter().GetValue()
-			}
-		}
-	}
-	return total
+	return n
 }
 
 // TestFaults runs the infrastructure provider through randomized, seeded runs with faults: the
@@ -201,10 +97,7 @@ func faultRun(t *testing.T, seed int64, twoManagers bool) {
 	for i := range agents {
 		createAgent(t, ctx, f.ns, agentName(100+i), nil, 8)
 	}
-	injectors := []*faults{
-		{rng: rand.New(rand.NewSource(seed*7 + 1)), counts: map[string]int{}}, //nolint:gosec // seeded
-		{rng: rand.New(rand.NewSource(seed*7 + 2)), counts: map[string]int{}}, //nolint:gosec // seeded
-	}
+	injectors := []*faults.Injector{faults.New(seed*7 + 1), faults.New(seed*7 + 2)}
 	first := isolated(f, 4)
 	first.restConfig = faultyConfig(injectors[0])
 	stopFirst := startCrashLooping(t, first)
@@ -317,22 +210,10 @@ func faultRun(t *testing.T, seed int64, twoManagers bool) {
 	panics := reconcilePanics(t) - panicsBefore
 	g.Expect(panics).To(BeZero(), "reconciles panicked")
 
-	counts := map[string]int{}
-	for _, in := range injectors {
-		for k, v := range in.summary() {
-			counts[k] += v
-		}
-	}
-	kinds := make([]string, 0, len(counts))
-	total := 0
-	for k, v := range counts {
-		kinds = append(kinds, fmt.Sprintf("%s=%d", k, v))
-		total += v
-	}
-	sort.Strings(kinds)
-	t.Logf("seed %d: %d Agents, %d Machines, %d manager(s) (no leader election), 1 restart; deleted %s; "+
+	total, kinds := faults.Summary(injectors...)
+	t.Log(faults.Report("%s seed %d: %d Agents, %d Machines, %d manager(s) (no leader election), 1 restart; deleted %s; "+
 		"faults injected %d (%s); %d invariant samples, 0 double claims, 0 orphans, 0 finalizers left, 0 panics",
-		seed, agents, machines, managers, strings.Join(order, " "), total, strings.Join(kinds, " "), samples)
+		t.Name(), seed, agents, machines, managers, strings.Join(order, " "), total, kinds, samples))
 }
 
 // startCrashLooping starts a manager behind a fault injector as the kubelet runs its pod: a
