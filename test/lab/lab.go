@@ -20,6 +20,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -74,6 +75,11 @@ type Options struct {
 	Speed Speed
 	// Concurrency of every controller (default 4).
 	Concurrency int
+	// ProviderTransport, when set, wraps the transport of each provider's client to the
+	// management cluster (by provider: infrastructure, bootstrap, controlplane), e.g. with a
+	// fault injector. A provider whose manager then exits is started again, as the kubelet
+	// restarts its pod (ProviderRestarts counts it).
+	ProviderTransport func(provider string) func(http.RoundTripper) http.RoundTripper
 }
 
 // Lab is a running lab: a management and a workload API server with every controller running.
@@ -201,6 +207,18 @@ type management struct {
 	assisted *assisted.Simulator
 	selfBoot *selfBooter
 	webhooks []*envtest.WebhookInstallOptions
+	// providers are the running providers, by name.
+	providers map[string]*runningProvider
+}
+
+// runningProvider is a provider's manager, which RestartProvider stops and starts again.
+type runningProvider struct {
+	start func() // starts it (again)
+	mu    sync.Mutex
+	stop  context.CancelFunc
+	done  chan struct{}
+	// crashes counts the exits of its manager that the lab did not ask for.
+	crashes int
 }
 
 // startManagement starts a management cluster and makes it the lab's current one (Mgmt).
@@ -209,7 +227,7 @@ func (l *Lab) startManagement(ctx context.Context) (*management, error) {
 	if err != nil {
 		return nil, err
 	}
-	m := &management{name: fmt.Sprintf("management-%d", len(l.mgmts)+1)}
+	m := &management{name: fmt.Sprintf("management-%d", len(l.mgmts)+1), providers: map[string]*runningProvider{}}
 	// Stop stops it, started or not.
 	l.mgmts = append(l.mgmts, m)
 	if m.env, err = testenv.Start(scheme); err != nil {
@@ -308,8 +326,71 @@ func (l *Lab) startProvider(ctx context.Context, m *management, root string, sch
 		opts.WebhookPort = 0
 	}
 	cfg := rest.CopyConfig(m.env.Config)
-	l.run(m.name+"/"+p.name, func() error { return manager.Run(ctx, cfg, opts, scheme, p.setup) })
+	if l.opts.ProviderTransport != nil {
+		cfg.WrapTransport = l.opts.ProviderTransport(p.name)
+	}
+	rp := &runningProvider{}
+	rp.start = func() {
+		pctx, cancel := context.WithCancel(ctx)
+		done := make(chan struct{})
+		rp.mu.Lock()
+		rp.stop, rp.done = cancel, done
+		rp.mu.Unlock()
+		l.run(m.name+"/"+p.name, func() error {
+			defer close(done)
+			for {
+				err := manager.Run(pctx, cfg, opts, scheme, p.setup)
+				if pctx.Err() != nil {
+					return nil // stopped: by Stop, or by RestartProvider, which starts it again
+				}
+				if err == nil || l.opts.ProviderTransport == nil {
+					return err
+				}
+				// Behind a fault injector: the pod's container exited, the kubelet restarts it.
+				ctrl.Log.WithName("lab").Info("A provider's manager exited; starting it again", "provider", p.name, "error", err.Error())
+				rp.mu.Lock()
+				rp.crashes++
+				rp.mu.Unlock()
+				select {
+				case <-pctx.Done():
+					return nil
+				case <-time.After(time.Second):
+				}
+			}
+		})
+	}
+	m.providers[p.name] = rp
+	rp.start()
 	return nil
+}
+
+// RestartProvider stops the provider's manager in the current management cluster, waits until
+// it has stopped (its leader election lease released) and starts it again, as a rolling update
+// or an evicted pod does.
+func (l *Lab) RestartProvider(name string) error {
+	rp := l.current().providers[name]
+	if rp == nil {
+		return fmt.Errorf("no provider %q", name)
+	}
+	rp.mu.Lock()
+	stop, done := rp.stop, rp.done
+	rp.mu.Unlock()
+	stop()
+	<-done
+	rp.start()
+	return nil
+}
+
+// ProviderRestarts returns, per provider of the current management cluster, how many times its
+// manager exited on its own and was started again (see Options.ProviderTransport).
+func (l *Lab) ProviderRestarts() map[string]int {
+	out := map[string]int{}
+	for name, rp := range l.current().providers {
+		rp.mu.Lock()
+		out[name] = rp.crashes
+		rp.mu.Unlock()
+	}
+	return out
 }
 
 func (l *Lab) run(name string, f func() error) {

@@ -109,6 +109,10 @@ func (s *Simulator) Booted(ctx context.Context, b inventory.Boot) error {
 	if b.Host == nil {
 		return fmt.Errorf("booting %s: no host", b.ISOURL)
 	}
+	if s.down.Load() {
+		// The host's agent cannot reach the service: it tries again.
+		return fmt.Errorf("host %s cannot register: assisted-service is unavailable", b.Host.Name)
+	}
 	uuid := b.Host.SystemUUID
 	if _, onDisk, _, _ := s.hostFlags(uuid); onDisk {
 		return nil // It boots the OpenShift installed on its disk, not the ISO.

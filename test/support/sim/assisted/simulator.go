@@ -43,6 +43,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	configv1 "github.com/openshift/api/config/v1"
@@ -140,6 +141,10 @@ type Simulator struct {
 	agentsCh chan event.GenericEvent
 	acisCh   chan event.GenericEvent
 
+	// down: the service is not running (SetAvailable(false)), as when assisted-service's pod is
+	// gone: nothing is reconciled and no host can register; its database (this state) survives.
+	down atomic.Bool
+
 	mu sync.Mutex
 	// registered holds the Agents of the hosts that registered with this service (its database).
 	registered     map[types.NamespacedName]bool
@@ -200,7 +205,7 @@ func (s *Simulator) SetupWithManager(_ context.Context, mgr ctrl.Manager, opts c
 
 	if err := ctrl.NewControllerManagedBy(mgr).Named("sim-infraenv").
 		For(&aiv1beta1.InfraEnv{}).WithOptions(opts).
-		Complete(reconcilerFunc(s.reconcileInfraEnv)); err != nil {
+		Complete(s.whileUp(s.reconcileInfraEnv)); err != nil {
 		return fmt.Errorf("setting up the InfraEnv simulator: %w", err)
 	}
 	if err := ctrl.NewControllerManagedBy(mgr).Named("sim-agent").
@@ -208,7 +213,7 @@ func (s *Simulator) SetupWithManager(_ context.Context, mgr ctrl.Manager, opts c
 		Watches(&hiveextv1beta1.AgentClusterInstall{}, handler.EnqueueRequestsFromMapFunc(s.agentsOfACI)).
 		WatchesRawSource(source.Channel(s.agentsCh, &handler.EnqueueRequestForObject{})).
 		WithOptions(opts).
-		Complete(reconcilerFunc(s.reconcileAgent)); err != nil {
+		Complete(s.whileUp(s.reconcileAgent)); err != nil {
 		return fmt.Errorf("setting up the Agent simulator: %w", err)
 	}
 	if err := ctrl.NewControllerManagedBy(mgr).Named("sim-agentclusterinstall").
@@ -217,18 +222,34 @@ func (s *Simulator) SetupWithManager(_ context.Context, mgr ctrl.Manager, opts c
 		Watches(&hivev1.ClusterDeployment{}, handler.EnqueueRequestsFromMapFunc(aciOfClusterDeployment)).
 		WatchesRawSource(source.Channel(s.acisCh, &handler.EnqueueRequestForObject{})).
 		WithOptions(opts).
-		Complete(reconcilerFunc(s.reconcileACI)); err != nil {
+		Complete(s.whileUp(s.reconcileACI)); err != nil {
 		return fmt.Errorf("setting up the AgentClusterInstall simulator: %w", err)
 	}
 	if err := ctrl.NewControllerManagedBy(mgr).Named("sim-clusterdeployment").
 		For(&hivev1.ClusterDeployment{}).WithOptions(opts).
-		Complete(reconcilerFunc(s.reconcileClusterDeployment)); err != nil {
+		Complete(s.whileUp(s.reconcileClusterDeployment)); err != nil {
 		return fmt.Errorf("setting up the ClusterDeployment simulator: %w", err)
 	}
 	return nil
 }
 
 type reconcilerFunc func(context.Context, ctrl.Request) (ctrl.Result, error)
+
+// whileUp runs f only while the service runs; meanwhile the request waits, as the service's
+// informers catch up when it starts again.
+func (s *Simulator) whileUp(f reconcilerFunc) reconcilerFunc {
+	return func(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+		if s.down.Load() {
+			return ctrl.Result{RequeueAfter: time.Second}, nil
+		}
+		return f(ctx, req)
+	}
+}
+
+// SetAvailable stops (false) or starts again (true) the service, as a restart of assisted-service's
+// pod does: while it is down no InfraEnv, Agent, AgentClusterInstall or ClusterDeployment is
+// reconciled and no host registers (its agent retries); what the service stored is kept.
+func (s *Simulator) SetAvailable(up bool) { s.down.Store(!up) }
 
 func (f reconcilerFunc) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	return f(ctx, req)

@@ -1,0 +1,225 @@
+/*
+Copyright 2026 The cluster-api-provider-openshift-assisted Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package system
+
+import (
+	"context"
+	"fmt"
+	"math/rand"
+	"net/http"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	aiv1beta1 "github.com/openshift/assisted-service/api/v1beta1"
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	bootstrapv1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/bootstrap/v1alpha2"
+	infrav1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/infrastructure/v1beta1"
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/lab"
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/support/faults"
+)
+
+// chaos is what the fault spec does to the lab while a cluster installs and is deleted: at
+// seeded random moments it restarts a provider's manager or stops assisted-service for a while.
+type chaos struct {
+	l   *lab.Lab
+	rng *rand.Rand
+
+	mu       sync.Mutex
+	restarts map[string]int
+	outages  int
+	errs     []error
+}
+
+// run disturbs the lab until ctx ends: every 2 to 6 s, a provider restart or (one time in
+// three) an assisted-service outage of 1 to 4 s.
+func (c *chaos) run(ctx context.Context) {
+	providers := []string{"infrastructure", "bootstrap", "controlplane"}
+	for {
+		c.mu.Lock()
+		wait := time.Duration(2000+c.rng.Intn(4000)) * time.Millisecond
+		outage := c.rng.Intn(3) == 0
+		down := time.Duration(1000+c.rng.Intn(3000)) * time.Millisecond
+		p := providers[c.rng.Intn(len(providers))]
+		c.mu.Unlock()
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(wait):
+		}
+		if outage {
+			c.l.Assisted.SetAvailable(false)
+			select {
+			case <-ctx.Done():
+			case <-time.After(down):
+			}
+			c.l.Assisted.SetAvailable(true)
+			c.mu.Lock()
+			c.outages++
+			c.mu.Unlock()
+			continue
+		}
+		err := c.l.RestartProvider(p)
+		c.mu.Lock()
+		c.restarts[p]++
+		if err != nil {
+			c.errs = append(c.errs, err)
+		}
+		c.mu.Unlock()
+	}
+}
+
+// doubleHolds says which Agents, configs or Machines hold more than they may ("" when none): an
+// AgentMachine claims one Agent, a config recognizes one Agent, a providerID names one Machine.
+func doubleHolds(g Gomega, c client.Client, ns string) string {
+	var out []string
+	agents := &aiv1beta1.AgentList{}
+	g.Expect(c.List(ctx, agents, client.InNamespace(ns))).To(Succeed())
+	byClaim, byConfig := map[string][]string{}, map[string][]string{}
+	for _, a := range agents.Items {
+		if v := a.Labels[infrav1.AgentClaimedByLabel]; v != "" {
+			byClaim[v] = append(byClaim[v], a.Name)
+		}
+		if v := a.Labels[bootstrapv1.AgentConfigLabel]; v != "" {
+			byConfig[v] = append(byConfig[v], a.Name)
+		}
+	}
+	for k, v := range byClaim {
+		if len(v) > 1 {
+			out = append(out, fmt.Sprintf("AgentMachine %s claims Agents %v", k, v))
+		}
+	}
+	for k, v := range byConfig {
+		if len(v) > 1 {
+			out = append(out, fmt.Sprintf("config %s recognized Agents %v", k, v))
+		}
+	}
+	ms := &clusterv1.MachineList{}
+	g.Expect(c.List(ctx, ms, client.InNamespace(ns))).To(Succeed())
+	byID := map[string][]string{}
+	for _, m := range ms.Items {
+		if m.Spec.ProviderID != "" {
+			byID[m.Spec.ProviderID] = append(byID[m.Spec.ProviderID], m.Name)
+		}
+	}
+	for k, v := range byID {
+		if len(v) > 1 {
+			out = append(out, fmt.Sprintf("providerID %s is Machines' %v", k, v))
+		}
+	}
+	return strings.Join(out, "; ")
+}
+
+var _ = Describe("A cluster installed and deleted through API faults, provider restarts and assisted-service outages", Ordered, func() {
+	var (
+		l         *lab.Lab
+		ns        string
+		injectors = map[string]*faults.Injector{}
+		seed      int64
+		disturb   *chaos
+		stopChaos context.CancelFunc
+		chaosDone chan struct{}
+		samples   int
+		holds     []string
+		sampleMu  sync.Mutex
+		panics    float64
+	)
+	const name = "faulty"
+
+	BeforeAll(func() {
+		seed = time.Now().UnixNano() % 1000
+		if v, err := strconv.ParseInt(os.Getenv("FAULT_SEED"), 10, 64); err == nil {
+			seed = v
+		}
+		for i, p := range []string{"infrastructure", "bootstrap", "controlplane"} {
+			injectors[p] = faults.New(seed*5 + int64(i))
+		}
+		var err error
+		panics, err = faults.ReconcilePanics()
+		Expect(err).NotTo(HaveOccurred())
+		l, err = lab.Start(ctx, lab.Options{ProviderTransport: func(p string) func(http.RoundTripper) http.RoundTripper {
+			return injectors[p].Wrap
+		}})
+		Expect(err).NotTo(HaveOccurred())
+		DeferCleanup(func() { Expect(l.Stop()).To(Succeed()) })
+		ns, err = l.Mgmt.CreateNamespace(ctx, "faulty")
+		Expect(err).NotTo(HaveOccurred())
+		l.AddSelfBootedHosts("faulty", 4)
+
+		disturb = &chaos{l: l, rng: rand.New(rand.NewSource(seed)), restarts: map[string]int{}} //nolint:gosec // a seeded run, reproducible
+		cctx, cancel := context.WithCancel(ctx)
+		stopChaos, chaosDone = cancel, make(chan struct{})
+		var wg sync.WaitGroup
+		wg.Add(1)
+		go func() { defer wg.Done(); disturb.run(cctx) }()
+		go func() {
+			defer close(chaosDone)
+			defer wg.Wait()
+			for cctx.Err() == nil {
+				if v := doubleHolds(Default, l.Mgmt.Client, ns); v != "" {
+					sampleMu.Lock()
+					holds = append(holds, v)
+					sampleMu.Unlock()
+				}
+				sampleMu.Lock()
+				samples++
+				sampleMu.Unlock()
+				time.Sleep(300 * time.Millisecond)
+			}
+		}()
+		DeferCleanup(func() { stopChaos(); <-chaosDone })
+	})
+	BeforeEach(func() { reportOnFailure(l, ns) })
+
+	It("installs to Available with every host claimed once", func() {
+		Expect(l.CreateCluster(ctx, lab.ClusterOptions{Namespace: ns, Name: name, ControlPlanes: 3, Workers: 1,
+			Version: "4.17.3", Infrastructure: lab.Agent})).To(Succeed())
+		expectAvailable(l, ns, name, 3, 4)
+		Eventually(func(g Gomega) {
+			g.Expect(runningMachines(g, l, ns, nil)).To(Equal(4))
+		}, timeout, interval).Should(Succeed())
+	})
+
+	It("leaves nothing behind when the Cluster is deleted, and nothing was held twice or panicked", func() {
+		deleteClusterAndExpectNothingLeft(l, ns, name)
+		stopChaos()
+		<-chaosDone
+		sampleMu.Lock()
+		defer sampleMu.Unlock()
+		Expect(holds).To(BeEmpty(), "held twice during the run")
+		Expect(disturb.errs).To(BeEmpty())
+		after, err := faults.ReconcilePanics()
+		Expect(err).NotTo(HaveOccurred())
+		Expect(after-panics).To(BeZero(), "reconciles panicked")
+
+		all := make([]*faults.Injector, 0, len(injectors))
+		for _, in := range injectors {
+			all = append(all, in)
+		}
+		total, kinds := faults.Summary(all...)
+		line := faults.Report("system seed %d: a 3+1 cluster of self-booted hosts installed and deleted; provider restarts %v (crashes %v), "+
+			"assisted-service outages %d; faults injected %d (%s); %d invariant samples, 0 held twice, 0 left behind, 0 panics",
+			seed, disturb.restarts, l.ProviderRestarts(), disturb.outages, total, kinds, samples)
+		AddReportEntry("faults", line)
+	})
+})
