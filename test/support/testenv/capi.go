@@ -24,7 +24,10 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	storagev1 "k8s.io/api/storage/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/utils/ptr"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	"sigs.k8s.io/cluster-api/controllers"
@@ -52,6 +55,9 @@ func ControllerConfig() config.Controller {
 // does (with its default grace periods), so that tests and the lab run our providers against the real thing. It returns the
 // ClusterCache those controllers use, which providers under test can share.
 func SetupCAPIControllers(ctx context.Context, mgr ctrl.Manager, concurrency int) (clustercache.ClusterCache, error) {
+	if err := waitForMappings(ctx, mgr.GetRESTMapper(), "Cluster", "Machine", "MachineSet", "MachineDeployment", "MachineHealthCheck"); err != nil {
+		return nil, err
+	}
 	cc, err := clustercache.SetupWithManager(ctx, mgr, clustercache.Options{
 		SecretClient: mgr.GetClient(),
 		// As Cluster API's manager: the Machine controller finds Nodes by providerID.
@@ -101,4 +107,24 @@ func SetupCAPIControllers(ctx context.Context, mgr ctrl.Manager, concurrency int
 		}
 	}
 	return cc, nil
+}
+
+// waitForMappings waits until mapper maps Cluster API's kinds. On a loaded machine the API
+// server's discovery can show a CRD that envtest saw established a moment later, and a controller
+// set up meanwhile fails with "no matches for kind" (seen in CI: the lab's Machine controller).
+func waitForMappings(ctx context.Context, mapper meta.RESTMapper, kinds ...string) error {
+	var last error
+	err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, 30*time.Second, true, func(context.Context) (bool, error) {
+		for _, k := range kinds {
+			if _, err := mapper.RESTMapping(schema.GroupKind{Group: clusterv1.GroupVersion.Group, Kind: k}, clusterv1.GroupVersion.Version); err != nil {
+				last = err
+				return false, nil
+			}
+		}
+		return true, nil
+	})
+	if err != nil {
+		return fmt.Errorf("waiting for the API server to serve Cluster API's kinds: %w (last: %w)", err, last)
+	}
+	return nil
 }
