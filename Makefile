@@ -65,6 +65,12 @@ manifests: ## Generate CRDs, RBAC and webhook manifests, and the third-party CRD
 	@# markers, so the CRD is the manifest the pinned github.com/openshift/api module ships.
 	@mkdir -p test/support/sim/cvo/crds && cp "$$(cd test/support && go list -m -f '{{.Dir}}' github.com/openshift/api)/config/v1/0000_00_cluster-version-operator_01_clusterversion.crd.yaml" \
 		test/support/sim/cvo/crds/config.openshift.io_clusterversions.yaml && chmod 644 test/support/sim/cvo/crds/*.yaml
+	@# cluster-etcd-operator's ClusterOperator and its operator config (etcds.operator.openshift.io, whose
+	@# unsupportedConfigOverrides gate new members) for the lab's etcd simulator, from the same module.
+	@mkdir -p test/support/sim/etcd/crds && api="$$(cd test/support && go list -m -f '{{.Dir}}' github.com/openshift/api)" && \
+		cp "$$api/config/v1/0000_00_cluster-version-operator_01_clusteroperator.crd.yaml" test/support/sim/etcd/crds/config.openshift.io_clusteroperators.yaml && \
+		cp "$$api/operator/v1/0000_12_etcd-operator_01_config.crd.yaml" test/support/sim/etcd/crds/operator.openshift.io_etcds.yaml && \
+		chmod 644 test/support/sim/etcd/crds/*.yaml
 
 .PHONY: verify-generated
 verify-generated: ## Fail when a generated file is stale (regenerates it).

@@ -84,11 +84,17 @@ type Simulator struct {
 	members map[string]*member // by node name
 	// bootstrapped: the first member started a new cluster.
 	bootstrapped bool
+	// bootstrapComplete: the cluster has had three healthy voting members (its installation's
+	// bootstrap is over): from then on new members pass cluster-etcd-operator's scaling gate
+	// (scaling.go).
+	bootstrapComplete bool
 	// last is the last membership read from etcd (for the quorum watcher when no member answers).
 	last    []Member
 	stopped bool
 	// namespaced: the namespace openshift-etcd exists.
 	namespaced bool
+	// configured: the operator config etcds.operator.openshift.io/cluster exists.
+	configured bool
 }
 
 // Member is one member of the etcd cluster, as etcd reports it.
@@ -343,6 +349,9 @@ func (s *Simulator) sample(ctx context.Context) (members []Member, listed bool, 
 	sort.Slice(members, func(i, j int) bool { return members[i].Name < members[j].Name })
 	s.mu.Lock()
 	s.last = slices.Clone(members)
+	if votingHealthy(members) >= 3 {
+		s.bootstrapComplete = true
+	}
 	s.mu.Unlock()
 	return members, true, nil
 }
@@ -427,6 +436,13 @@ func (s *Simulator) reconcile(ctx context.Context, _ reconcile.Request) (ctrl.Re
 	if err != nil {
 		return ctrl.Result{}, err
 	}
+	if !s.configured {
+		if err := s.ensureOperatorConfig(ctx); err != nil {
+			log.V(1).Info("No etcd operator config yet", "error", err.Error())
+		} else {
+			s.configured = true
+		}
+	}
 	sampled, listed, sampleErr := s.sample(ctx)
 	if sampleErr != nil {
 		log.V(1).Info("Sampling the etcd members", "error", sampleErr.Error())
@@ -437,6 +453,17 @@ func (s *Simulator) reconcile(ctx context.Context, _ reconcile.Request) (ctrl.Re
 		return ctrl.Result{}, err
 	}
 	return ctrl.Result{RequeueAfter: s.Resync}, nil
+}
+
+// votingHealthy counts the healthy voting members.
+func votingHealthy(members []Member) int {
+	n := 0
+	for _, m := range members {
+		if m.Healthy && !m.IsLearner {
+			n++
+		}
+	}
+	return n
 }
 
 // ensureMembers starts or adds the member of every Ready control-plane Node, and returns the
@@ -522,6 +549,20 @@ func (s *Simulator) ensureMembers(ctx context.Context, nodes map[string]*corev1.
 		if !inList && slices.ContainsFunc(sampled, func(x Member) bool { return !x.Healthy }) {
 			m.joinError = ""
 			continue
+		}
+		if !inList {
+			// A node the membership does not know changes etcd-endpoints and needs a pod of
+			// its own: a new revision, which the scaling gate holds back (scaling.go). A node
+			// whose member exists (same name and peer URL) runs the current revision.
+			why, err := s.unsafeToScale(ctx, nodes, sampled)
+			if err != nil {
+				log.Error(err, "Checking whether etcd may scale")
+				continue
+			}
+			if why != "" {
+				m.joinError = why
+				continue
+			}
 		}
 		added = true
 		if err := s.join(ctx, m, sampled); err != nil {

@@ -57,13 +57,13 @@ const CRDFile = "test/support/sim/etcd/crds/config.openshift.io_clusteroperators
 //go:embed crds/config.openshift.io_clusteroperators.yaml
 var crdYAML []byte
 
-// InstallCRD creates the ClusterOperator CRD in the API server cfg reaches (the workload
-// cluster), unless it exists, and waits until it is established.
+//go:embed crds/operator.openshift.io_etcds.yaml
+var operatorConfigCRDYAML []byte
+
+// InstallCRD creates the ClusterOperator CRD and the etcd operator config's CRD
+// (etcds.operator.openshift.io) in the API server cfg reaches (the workload cluster), unless they
+// exist, and waits until they are established.
 func InstallCRD(ctx context.Context, cfg *rest.Config) error {
-	crd := &apiextensionsv1.CustomResourceDefinition{}
-	if err := yaml.UnmarshalStrict(crdYAML, crd); err != nil {
-		return fmt.Errorf("reading the ClusterOperator CRD: %w", err)
-	}
 	s := runtime.NewScheme()
 	if err := apiextensionsv1.AddToScheme(s); err != nil {
 		return err
@@ -72,8 +72,21 @@ func InstallCRD(ctx context.Context, cfg *rest.Config) error {
 	if err != nil {
 		return fmt.Errorf("creating a client: %w", err)
 	}
+	for _, raw := range [][]byte{crdYAML, operatorConfigCRDYAML} {
+		if err := installCRD(ctx, c, raw); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func installCRD(ctx context.Context, c client.Client, raw []byte) error {
+	crd := &apiextensionsv1.CustomResourceDefinition{}
+	if err := yaml.UnmarshalStrict(raw, crd); err != nil {
+		return fmt.Errorf("reading a CRD: %w", err)
+	}
 	if err := c.Create(ctx, crd); err != nil && !apierrors.IsAlreadyExists(err) {
-		return fmt.Errorf("creating the ClusterOperator CRD: %w", err)
+		return fmt.Errorf("creating the CRD %s: %w", crd.Name, err)
 	}
 	return wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
 		if err := c.Get(ctx, client.ObjectKeyFromObject(crd), crd); err != nil {

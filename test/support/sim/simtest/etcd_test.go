@@ -30,7 +30,9 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -405,5 +407,59 @@ func TestEtcdQuorumWatcherSeesTheLossWhenTwoOfThreeDie(t *testing.T) {
 	r := w.Stop()
 	if r.MinHealthy > 1 || r.VotingAtMin != 3 || r.FirstLoss.Before(killed) {
 		t.Errorf("report %+v, want at most 1 healthy of 3 voting, lost after %v", r, killed)
+	}
+}
+
+// TestEtcdNewMemberWaitsForFaultToleranceOrTheOverride: after the member of a dead node of three
+// is removed, two healthy members tolerate no failure, so cluster-etcd-operator rolls no revision
+// for a new node and its member is not added, until the unsafe scaling override is set.
+func TestEtcdNewMemberWaitsForFaultToleranceOrTheOverride(t *testing.T) {
+	e := startEtcdSim(t)
+	names := e.threeMembers(t, "gate")
+	ms, _ := e.sim.Members(ctx)
+	e.sim.Kill(names[2])
+	deleteNode(t, names[2])
+	c, err := e.sim.Connect(ctx, workload.Config, names[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	eventually(t, "dead member removed", func() (bool, string) {
+		_, err := c.MemberRemove(ctx, ms[2].ID)
+		return err == nil, fmt.Sprint(err)
+	})
+	e.waitVoting(t, names[:2]...)
+
+	e.addNode(t, "gate-d")
+	eventually(t, "the scaling gate reported", func() (bool, string) {
+		conds, err := clusterOperatorCondition()
+		if err != nil {
+			return false, err.Error()
+		}
+		d := conds[configv1.OperatorDegraded]
+		return strings.Contains(d.Message, "not fault tolerant"), d.Message
+	})
+	if got, _ := e.sim.Members(ctx); len(got) != 2 {
+		t.Fatalf("members %s: a member was added without fault tolerance", describe(got))
+	}
+
+	setUnsafeScaling(t, true)
+	e.waitVoting(t, "gate-a", "gate-b", "gate-d")
+	setUnsafeScaling(t, false)
+}
+
+// setUnsafeScaling sets or removes cluster-etcd-operator's unsafe scaling override.
+func setUnsafeScaling(t *testing.T, on bool) {
+	t.Helper()
+	u := &unstructured.Unstructured{}
+	u.SetGroupVersionKind(etcd.OperatorConfigGVK)
+	u.SetName(etcd.OperatorConfigName)
+	value := "null"
+	if on {
+		value = "true"
+	}
+	patch := fmt.Sprintf(`{"spec":{"unsupportedConfigOverrides":{%q:%s}}}`, etcd.UnsafeScalingOverride, value)
+	if err := workload.Client.Patch(ctx, u, client.RawPatch(types.MergePatchType, []byte(patch))); err != nil {
+		t.Fatal(err)
 	}
 }
