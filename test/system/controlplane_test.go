@@ -24,6 +24,7 @@ import (
 	bmov1alpha1 "github.com/metal3-io/baremetal-operator/apis/metal3.io/v1alpha1"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	eventsv1 "k8s.io/api/events/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/sets"
@@ -34,6 +35,7 @@ import (
 
 	controlplanev1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/controlplane/v1alpha3"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/lab"
+	simetcd "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/support/sim/etcd"
 )
 
 // watchQuorum samples the lab's etcd until the spec ends, prints what it saw and fails the spec
@@ -227,6 +229,15 @@ var _ = Describe("A control plane of 3 that never loses etcd", Ordered, func() {
 		members, err := l.Etcd.Members(ctx)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(members).NotTo(ContainElement(HaveField("Name", victim.Status.NodeRef.Name)), "the dead member is removed")
+		// Two healthy members of two tolerate no failure: cluster-etcd-operator adds the
+		// replacement only under its unsafe scaling override, which the control plane set and,
+		// with three healthy members again, removed.
+		Eventually(func(g Gomega) {
+			cp := controlPlane(l, ns, name)(g)
+			g.Expect(cp.Annotations).NotTo(HaveKey(controlplanev1.EtcdUnsafeScalingAnnotation))
+			g.Expect(unsafeScalingOverride(g, l)).To(BeNil(), "the override is removed")
+		}, timeout, interval).Should(Succeed())
+		Expect(eventReasons(l, ns)).To(ContainElements("EtcdUnsafeScalingSet", "EtcdUnsafeScalingRemoved"))
 		GinkgoWriter.Printf("remediation of a dead control-plane host: %s\n", time.Since(start).Round(time.Second))
 	})
 
@@ -324,3 +335,24 @@ var _ = Describe("A control plane of 5 that loses two hosts at once", Ordered, f
 		deleteClusterAndExpectNothingLeft(l, ns, name)
 	})
 })
+
+// unsafeScalingOverride returns cluster-etcd-operator's unsafe scaling override in the workload
+// cluster (nil when unset).
+func unsafeScalingOverride(g Gomega, l *lab.Lab) any {
+	u := &unstructured.Unstructured{}
+	u.SetGroupVersionKind(simetcd.OperatorConfigGVK)
+	g.Expect(l.Workload.Client.Get(ctx, client.ObjectKey{Name: simetcd.OperatorConfigName}, u)).To(Succeed())
+	v, _, _ := unstructured.NestedFieldNoCopy(u.Object, "spec", "unsupportedConfigOverrides", simetcd.UnsafeScalingOverride)
+	return v
+}
+
+// eventReasons lists the reasons of the events recorded in ns.
+func eventReasons(l *lab.Lab, ns string) []string {
+	list := &eventsv1.EventList{}
+	Expect(l.Mgmt.Client.List(ctx, list, client.InNamespace(ns))).To(Succeed())
+	out := make([]string, 0, len(list.Items))
+	for _, e := range list.Items {
+		out = append(out, e.Reason)
+	}
+	return out
+}

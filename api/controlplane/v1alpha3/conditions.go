@@ -49,6 +49,12 @@ const (
 	// RemediationForAnnotation is the annotation that, on a Machine created to replace an unhealthy one, records that
 	// remediation (the same JSON), to count retries; the same key as KubeadmControlPlane's.
 	RemediationForAnnotation = "controlplane.cluster.x-k8s.io/remediation-for"
+	// EtcdUnsafeScalingAnnotation records, on the control plane, when it set cluster-etcd-operator's
+	// unsafe scaling override in the workload cluster (so that a member can join an etcd that is
+	// not fault tolerant, as after a dead member of three was removed); the control plane removes
+	// the override, and this annotation, once three healthy members vote again. An override the
+	// control plane did not set is never touched.
+	EtcdUnsafeScalingAnnotation = "controlplane.cluster.x-k8s.io/etcd-unsafe-scaling"
 )
 
 // Condition types of the OpenshiftAssistedControlPlane.

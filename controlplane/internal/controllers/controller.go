@@ -289,6 +289,11 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, s *scope) (ctrl.Result
 		// Read once per reconcile (if the Machines step has not): the EtcdClusterHealthy condition.
 		_, _ = r.loadEtcd(ctx, s)
 	}
+	scaling, err := r.reconcileUnsafeScaling(ctx, s)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	res = minResult(res, scaling)
 	if s.kubeconfigWritten {
 		if err := r.reconcileUpgrade(ctx, s); err != nil {
 			return ctrl.Result{}, err

@@ -334,3 +334,20 @@ func (w *Workload) RemoveMemberByID(ctx context.Context, c *Cluster, id uint64) 
 		return nil
 	})
 }
+
+// FaultTolerance returns "" when the membership stays fault tolerant as cluster-etcd-operator
+// counts it before it rolls a new revision (etcdcli.IsQuorumFaultTolerantErr, every member
+// counted): more members than a quorum, and more healthy members than a quorum. Otherwise why not.
+func (c *Cluster) FaultTolerance() string {
+	healthy := 0
+	for _, m := range c.Members {
+		if m.Healthy {
+			healthy++
+		}
+	}
+	quorum := len(c.Members)/2 + 1
+	if len(c.Members) <= quorum || healthy <= quorum {
+		return fmt.Sprintf("%d members, %d healthy: a quorum of %d tolerates no failure", len(c.Members), healthy, quorum)
+	}
+	return ""
+}

@@ -82,3 +82,26 @@ func TestProblem(t *testing.T) {
 		})
 	}
 }
+
+func TestFaultTolerance(t *testing.T) {
+	for name, tc := range map[string]struct {
+		members []Member
+		want    string
+	}{
+		"three healthy":          {[]Member{healthy("a"), healthy("bb"), healthy("ccc")}, ""},
+		"three, one dead":        {[]Member{healthy("a"), healthy("bb"), dead("ccc")}, "3 members, 2 healthy: a quorum of 2"},
+		"two healthy":            {[]Member{healthy("a"), healthy("bb")}, "2 members, 2 healthy: a quorum of 2"},
+		"one":                    {[]Member{healthy("a")}, "1 members, 1 healthy"},
+		"four healthy":           {[]Member{healthy("a"), healthy("bb"), healthy("ccc"), healthy("dddd")}, ""},
+		"four, one dead":         {[]Member{healthy("a"), healthy("bb"), healthy("ccc"), dead("dddd")}, "4 members, 3 healthy: a quorum of 3"},
+		"five, two dead":         {[]Member{healthy("a"), healthy("bb"), healthy("ccc"), dead("dddd"), dead("eeeee")}, "5 members, 3 healthy"},
+		"three and a learner up": {[]Member{healthy("a"), healthy("bb"), healthy("ccc"), learner("dddd")}, ""},
+	} {
+		t.Run(name, func(t *testing.T) {
+			got := (&Cluster{Members: tc.members}).FaultTolerance()
+			if (got == "") != (tc.want == "") || !strings.Contains(got, tc.want) {
+				t.Errorf("FaultTolerance() = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
