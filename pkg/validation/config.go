@@ -20,6 +20,8 @@ import (
 	"slices"
 
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	bootstrapv1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/bootstrap/v1alpha2"
@@ -44,13 +46,13 @@ func Proxy(path *field.Path, p, old *ProxySettings) field.ErrorList {
 	}
 	var errs field.ErrorList
 	if p.HTTPProxy != "" && p.HTTPProxy != old.HTTPProxy {
-		errs = add(errs, ProxyURL(path.Child("httpProxy"), p.HTTPProxy, "http"))
+		errs = Append(errs, ProxyURL(path.Child("httpProxy"), p.HTTPProxy, "http"))
 	}
 	if p.HTTPSProxy != "" && p.HTTPSProxy != old.HTTPSProxy {
-		errs = add(errs, ProxyURL(path.Child("httpsProxy"), p.HTTPSProxy, "http", "https"))
+		errs = Append(errs, ProxyURL(path.Child("httpsProxy"), p.HTTPSProxy, "http", "https"))
 	}
 	if p.NoProxy != "" && p.NoProxy != old.NoProxy {
-		errs = add(errs, NoProxy(path.Child("noProxy"), p.NoProxy))
+		errs = Append(errs, NoProxy(path.Child("noProxy"), p.NoProxy))
 	}
 	return errs
 }
@@ -74,30 +76,40 @@ func ConfigSpec(path *field.Path, spec, old *bootstrapv1.OpenshiftAssistedConfig
 			&ProxySettings{HTTPProxy: spec.Proxy.HTTPProxy, HTTPSProxy: spec.Proxy.HTTPSProxy, NoProxy: spec.Proxy.NoProxy}, oldProxy)...)
 	}
 	if spec.PullSecretRef != nil && (old.PullSecretRef == nil || spec.PullSecretRef.Name != old.PullSecretRef.Name) {
-		errs = add(errs, ObjectName(path.Child("pullSecretRef", "name"), spec.PullSecretRef.Name))
+		errs = Append(errs, ObjectName(path.Child("pullSecretRef", "name"), spec.PullSecretRef.Name))
 	}
 	if spec.SSHAuthorizedKey != old.SSHAuthorizedKey {
-		errs = add(errs, SSHAuthorizedKeys(path.Child("sshAuthorizedKey"), spec.SSHAuthorizedKey))
+		errs = Append(errs, SSHAuthorizedKeys(path.Child("sshAuthorizedKey"), spec.SSHAuthorizedKey))
 	}
 	if !apiequality.Semantic.DeepEqual(spec.NMStateConfigLabelSelector, old.NMStateConfigLabelSelector) {
 		errs = append(errs, LabelSelector(path.Child("nmStateConfigLabelSelector"), &spec.NMStateConfigLabelSelector)...)
 	}
 	if spec.AdditionalTrustBundle != "" && spec.AdditionalTrustBundle != old.AdditionalTrustBundle {
-		errs = add(errs, CertificateBundle(path.Child("additionalTrustBundle"), spec.AdditionalTrustBundle))
+		errs = Append(errs, CertificateBundle(path.Child("additionalTrustBundle"), spec.AdditionalTrustBundle))
 	}
 	labels := path.Child("nodeRegistration", "kubeletExtraLabels")
 	for i, kv := range spec.NodeRegistration.KubeletExtraLabels {
 		if !slices.Contains(old.NodeRegistration.KubeletExtraLabels, kv) {
-			errs = add(errs, KubeletLabel(labels.Index(i), kv))
+			errs = Append(errs, KubeletLabel(labels.Index(i), kv))
 		}
 	}
 	return errs
 }
 
-// add appends err to errs when it is not nil.
-func add(errs field.ErrorList, err *field.Error) field.ErrorList {
+// Append appends err to errs unless it is nil (the checks of this package return nil when a
+// value is valid).
+func Append(errs field.ErrorList, err *field.Error) field.ErrorList {
 	if err == nil {
 		return errs
 	}
 	return append(errs, err)
+}
+
+// Invalid is the admission error of an object of kind gk named name whose spec has errs, or nil
+// when errs is empty.
+func Invalid(gk schema.GroupKind, name string, errs field.ErrorList) error {
+	if len(errs) == 0 {
+		return nil
+	}
+	return apierrors.NewInvalid(gk, name, errs)
 }

@@ -22,7 +22,6 @@ import (
 	"fmt"
 
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"sigs.k8s.io/cluster-api/util/conditions"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -64,17 +63,9 @@ func SetupWithManager(mgr ctrl.Manager) error {
 	return nil
 }
 
-// invalid returns errs as the API's Invalid error for the object kind/name, nil when errs is empty.
-func invalid(kind, name string, errs field.ErrorList) error {
-	if len(errs) == 0 {
-		return nil
-	}
-	return apierrors.NewInvalid(bootstrapv1.GroupVersion.WithKind(kind).GroupKind(), name, errs)
-}
-
 // ValidateCreate checks the formats of a new config's spec.
 func (*ConfigValidator) ValidateCreate(_ context.Context, c *bootstrapv1.OpenshiftAssistedConfig) (admission.Warnings, error) {
-	return nil, invalid("OpenshiftAssistedConfig", c.Name, validation.ConfigSpec(field.NewPath("spec"), &c.Spec, nil))
+	return nil, validation.Invalid(bootstrapv1.GroupVersion.WithKind("OpenshiftAssistedConfig").GroupKind(), c.Name, validation.ConfigSpec(field.NewPath("spec"), &c.Spec, nil))
 }
 
 // ValidateUpdate checks the formats of the spec fields that changed, and refuses a spec change
@@ -93,7 +84,7 @@ func (*ConfigValidator) ValidateUpdate(_ context.Context, oldConfig, newConfig *
 			"to change them, delete the Machine and let a new one be created with the new config", agent)
 		errs = append(field.ErrorList{field.Forbidden(field.NewPath("spec"), msg)}, errs...)
 	}
-	return nil, invalid("OpenshiftAssistedConfig", newConfig.Name, errs)
+	return nil, validation.Invalid(bootstrapv1.GroupVersion.WithKind("OpenshiftAssistedConfig").GroupKind(), newConfig.Name, errs)
 }
 
 // HostStartedInstalling tells whether the config reports its host installing or installed.
@@ -108,13 +99,13 @@ func (*ConfigValidator) ValidateDelete(context.Context, *bootstrapv1.OpenshiftAs
 
 // ValidateCreate checks the formats of a new template's spec.template.spec.
 func (*TemplateValidator) ValidateCreate(_ context.Context, t *bootstrapv1.OpenshiftAssistedConfigTemplate) (admission.Warnings, error) {
-	return nil, invalid("OpenshiftAssistedConfigTemplate", t.Name,
+	return nil, validation.Invalid(bootstrapv1.GroupVersion.WithKind("OpenshiftAssistedConfigTemplate").GroupKind(), t.Name,
 		validation.ConfigSpec(field.NewPath("spec", "template", "spec"), &t.Spec.Template.Spec, nil))
 }
 
 // ValidateUpdate checks the formats of the fields of spec.template.spec that changed.
 func (*TemplateValidator) ValidateUpdate(_ context.Context, oldT, newT *bootstrapv1.OpenshiftAssistedConfigTemplate) (admission.Warnings, error) {
-	return nil, invalid("OpenshiftAssistedConfigTemplate", newT.Name,
+	return nil, validation.Invalid(bootstrapv1.GroupVersion.WithKind("OpenshiftAssistedConfigTemplate").GroupKind(), newT.Name,
 		validation.ConfigSpec(field.NewPath("spec", "template", "spec"), &newT.Spec.Template.Spec, &oldT.Spec.Template.Spec))
 }
 

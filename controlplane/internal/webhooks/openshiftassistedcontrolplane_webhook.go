@@ -24,7 +24,6 @@ import (
 
 	hiveextv1beta1 "github.com/openshift/assisted-service/api/hiveextension/v1beta1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -65,7 +64,7 @@ func SetupWithManager(mgr ctrl.Manager) error {
 
 // ValidateCreate checks the formats of a new control plane's spec.
 func (*ControlPlaneValidator) ValidateCreate(_ context.Context, cp *controlplanev1.OpenshiftAssistedControlPlane) (admission.Warnings, error) {
-	return ignoredVIPsWarning(cp, nil), invalid(cp.Name, specErrors(&cp.Spec, nil))
+	return ignoredVIPsWarning(cp, nil), validation.Invalid(controlplanev1.GroupVersion.WithKind(controlplanev1.ControlPlaneKind).GroupKind(), cp.Name, specErrors(&cp.Spec, nil))
 }
 
 // ValidateUpdate checks the formats of the spec fields that changed, and refuses a change of
@@ -76,15 +75,7 @@ func (*ControlPlaneValidator) ValidateUpdate(_ context.Context, oldCP, newCP *co
 		errs = append(errs, field.Forbidden(field.NewPath("spec", "distributionVersion"), why))
 	}
 	errs = append(errs, specErrors(&newCP.Spec, &oldCP.Spec)...)
-	return ignoredVIPsWarning(newCP, oldCP), invalid(newCP.Name, errs)
-}
-
-// invalid returns errs as the API's Invalid error for the control plane name, nil when errs is empty.
-func invalid(name string, errs field.ErrorList) error {
-	if len(errs) == 0 {
-		return nil
-	}
-	return apierrors.NewInvalid(controlplanev1.GroupVersion.WithKind(controlplanev1.ControlPlaneKind).GroupKind(), name, errs)
+	return ignoredVIPsWarning(newCP, oldCP), validation.Invalid(controlplanev1.GroupVersion.WithKind(controlplanev1.ControlPlaneKind).GroupKind(), newCP.Name, errs)
 }
 
 // specErrors checks the formats of spec (old: the stored spec on update, nil on create; only the
@@ -96,11 +87,7 @@ func specErrors(spec, old *controlplanev1.OpenshiftAssistedControlPlaneSpec) fie
 	path := field.NewPath("spec", "config")
 	cfg, oldCfg := &spec.Config, &old.Config
 	var errs field.ErrorList
-	add := func(err *field.Error) {
-		if err != nil {
-			errs = append(errs, err)
-		}
-	}
+	add := func(err *field.Error) { errs = validation.Append(errs, err) }
 	if cfg.BaseDomain != oldCfg.BaseDomain {
 		add(validation.BaseDomain(path.Child("baseDomain"), cfg.BaseDomain))
 	}
