@@ -110,6 +110,10 @@ const (
 	EtcdClusterUnhealthyReason     = "Unhealthy"
 	EtcdClusterHealthUnknownReason = "HealthUnknown"
 	EtcdClusterNotInstalledReason  = "NotInstalled"
+	// EtcdMemberNotAddedReason: cluster-etcd-operator does not add the member of a control-plane
+	// Machine's node (it runs with Machine API and no machine.openshift.io Machine references the
+	// node); the message says what to do.
+	EtcdMemberNotAddedReason = "MemberNotAdded"
 	// Reasons of the OwnerRemediated condition of a control-plane Machine (as KCP's).
 	RemediationDeferredReason        = "RemediationDeferred"
 	MachineCannotBeRemediatedReason  = "CannotBeRemediated"

@@ -294,6 +294,9 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, s *scope) (ctrl.Result
 		return ctrl.Result{}, err
 	}
 	res = minResult(res, scaling)
+	if err := r.reconcileMachineAPIMode(ctx, s); err != nil {
+		return ctrl.Result{}, err
+	}
 	if s.kubeconfigWritten {
 		if err := r.reconcileUpgrade(ctx, s); err != nil {
 			return ctrl.Result{}, err

@@ -62,6 +62,9 @@ type etcdState struct {
 	err     error
 	// hookBlocked says why the member of a Machine being deleted is not removed yet.
 	hookBlocked string
+	// machineAPI says why cluster-etcd-operator adds no member for a Machine's node (Machine API
+	// mode, see machineapi.go); "" when it does not ignore them.
+	machineAPI string
 }
 
 // etcdReachable tells whether the cluster is installed far enough for its etcd to be reached:

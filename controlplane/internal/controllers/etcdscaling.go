@@ -65,16 +65,11 @@ const unsafeScalingRequeue = 10 * time.Second
 // operator adds nothing, override or not: remediation removes a dead member first), and fewer
 // than three control-plane nodes or a membership that tolerates no failure.
 func unsafeScalingNeeded(ec *etcd.Cluster, machines []*clusterv1.Machine) string {
-	var joining []string
+	joining := joiningMachines(ec, machines)
 	nodes := 0
 	for _, m := range machines {
-		node := nodeName(m)
-		if node == "" {
-			continue
-		}
-		nodes++
-		if m.DeletionTimestamp.IsZero() && ec.Member(node) == nil {
-			joining = append(joining, fmt.Sprintf("%s (node %s)", m.Name, node))
+		if nodeName(m) != "" {
+			nodes++
 		}
 	}
 	if len(joining) == 0 || ec.Problem() != "" {

@@ -255,6 +255,8 @@ func setEtcdCondition(s *scope) {
 	case s.etcd.err != nil:
 		cond.Status, cond.Reason = metav1.ConditionUnknown, controlplanev1.EtcdClusterHealthUnknownReason
 		cond.Message = fmt.Sprintf("Cannot read the etcd members (retrying): %v", s.etcd.err)
+	case s.etcd.machineAPI != "":
+		cond.Status, cond.Reason, cond.Message = metav1.ConditionFalse, controlplanev1.EtcdMemberNotAddedReason, s.etcd.machineAPI
 	case s.etcd.cluster.Problem() != "":
 		cond.Status, cond.Reason = metav1.ConditionFalse, controlplanev1.EtcdClusterUnhealthyReason
 		cond.Message = fmt.Sprintf("%s; no control-plane Machine is removed until every member is healthy again", strings.ToUpper(s.etcd.cluster.Problem()[:1])+s.etcd.cluster.Problem()[1:])
