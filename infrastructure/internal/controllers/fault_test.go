@@ -39,7 +39,7 @@ import (
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/support/faults"
 )
 
-// faultyConfig is the environment's rest.Config with in in front of the API server.
+// faultyConfig is the environment's rest.Config with the injector in front of the API server.
 func faultyConfig(in *faults.Injector) *rest.Config {
 	cfg := in.Config(env.Config)
 	cfg.QPS, cfg.Burst = 200, 300

@@ -206,7 +206,7 @@ func Report(format string, args ...any) string {
 	line := fmt.Sprintf(format, args...)
 	if path := os.Getenv("FAULT_REPORT"); path != "" {
 		// One write per line, in append mode: the suites of several packages run at once.
-		if f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600); err == nil { //nolint:gosec // a path the test command chose
+		if f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600); err == nil {
 			_, _ = f.WriteString(line + "\n")
 			_ = f.Close()
 		}

@@ -118,7 +118,7 @@ func waitForMappings(ctx context.Context, mapper meta.RESTMapper, kinds ...strin
 		for _, k := range kinds {
 			if _, err := mapper.RESTMapping(schema.GroupKind{Group: clusterv1.GroupVersion.Group, Kind: k}, clusterv1.GroupVersion.Version); err != nil {
 				last = err
-				return false, nil
+				return false, nil //nolint:nilerr // retried until the timeout, which reports the last error
 			}
 		}
 		return true, nil
