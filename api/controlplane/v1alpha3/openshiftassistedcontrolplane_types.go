@@ -62,13 +62,14 @@ type OpenshiftAssistedControlPlaneSpec struct {
 	// +optional
 	OpenshiftAssistedConfigSpec bootstrapv1.OpenshiftAssistedConfigSpec `json:"openshiftAssistedConfigSpec,omitempty,omitzero"`
 
-	// replicas is the number of control-plane nodes: 1 for single-node OpenShift, or 3, 4 or 5.
+	// replicas is the number of control-plane nodes: 1 for single-node OpenShift, or 3, 4 or 5
+	// (two-node OpenShift, with an arbiter or with fencing, is not supported yet).
 	// A highly available control plane (3, 4 or 5) scales between 3, 4 and 5; it cannot become a
 	// single node, nor can single-node OpenShift grow to more control-plane nodes: OpenShift
 	// supports neither (create a new cluster instead). This holds for the scale subresource too.
 	// +optional
 	// +kubebuilder:default=1
-	// +kubebuilder:validation:XValidation:rule="self in [1, 3, 4, 5]",message="replicas must be 1 (single-node OpenShift), 3, 4 or 5: OpenShift supports no other number of control-plane nodes"
+	// +kubebuilder:validation:XValidation:rule="self in [1, 3, 4, 5]",message="replicas must be 1 (single-node OpenShift), 3, 4 or 5: two-node OpenShift (with an arbiter or with fencing) is not supported by this provider yet, and OpenShift supports no other number of control-plane nodes"
 	// +kubebuilder:validation:XValidation:rule="!(oldSelf == 1 && self > 1)",message="replicas cannot change from 1 to more: single-node OpenShift cannot be grown to a highly available control plane; create a new cluster with replicas 3 (add capacity to this one with workers instead)"
 	// +kubebuilder:validation:XValidation:rule="!(oldSelf > 1 && self == 1)",message="replicas cannot change from 3, 4 or 5 to 1: a highly available control plane cannot be reduced to a single node: etcd would lose quorum and OpenShift does not support the change; keep 3 to 5 replicas, or create a new single-node cluster"
 	Replicas *int32 `json:"replicas,omitempty"`
