@@ -55,6 +55,13 @@ const (
 	// the override, and this annotation, once three healthy members vote again. An override the
 	// control plane did not set is never touched.
 	EtcdUnsafeScalingAnnotation = "controlplane.cluster.x-k8s.io/etcd-unsafe-scaling"
+
+	// ArbiterMachineLabel marks the arbiter Machine of two-node OpenShift with an arbiter
+	// (spec.arbiter): a control-plane Machine (it carries cluster.x-k8s.io/control-plane too, and
+	// its node runs an etcd member) whose host the bootstrap provider installs with
+	// assisted-service's "arbiter" role instead of "master". The control plane sets it; the
+	// bootstrap provider reads it.
+	ArbiterMachineLabel = "controlplane.cluster.x-k8s.io/arbiter"
 )
 
 // Condition types of the OpenshiftAssistedControlPlane.
@@ -99,7 +106,10 @@ const (
 	InvalidSpecReason = "InvalidSpec"
 	// NotOwnedReason: a ClusterDeployment or AgentClusterInstall of the Cluster's name exists and
 	// belongs to someone else; the control plane does not take it over.
-	NotOwnedReason                 = "NotOwned"
+	NotOwnedReason = "NotOwned"
+	// ArbiterNotSupportedReason (on Available): spec.arbiter is set but the hub's
+	// assisted-service (its AgentClusterInstall CRD) has no arbiter support.
+	ArbiterNotSupportedReason      = "ArbiterNotSupported"
 	InstalledReason                = "Installed"
 	KubeconfigNotAvailableReason   = "KubeconfigNotAvailable"
 	KubeconfigAvailableReason      = "KubeconfigAvailable"

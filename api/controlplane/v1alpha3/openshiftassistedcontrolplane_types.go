@@ -48,6 +48,10 @@ type OpenshiftAssistedControlPlaneMachineTemplate struct {
 }
 
 // OpenshiftAssistedControlPlaneSpec defines the desired state of OpenshiftAssistedControlPlane.
+// +kubebuilder:validation:XValidation:rule="!has(self.replicas) || self.replicas != 2 || has(self.arbiter)",fieldPath=".replicas",message="replicas 2 needs spec.arbiter: two-node OpenShift keeps etcd's quorum with a third, smaller arbiter node; set spec.arbiter.machineTemplate.infrastructureRef to that host's template (two-node OpenShift with fencing is not supported by this provider)"
+// +kubebuilder:validation:XValidation:rule="!has(self.arbiter) || (has(self.replicas) && self.replicas == 2)",fieldPath=".arbiter",message="spec.arbiter is for two-node OpenShift and needs replicas 2: with 3 to 5 control-plane nodes etcd keeps quorum without an arbiter; remove spec.arbiter or set replicas to 2"
+// +kubebuilder:validation:XValidation:rule="!has(self.arbiter) || (has(self.config.apiVIPs) && size(self.config.apiVIPs) > 0)",fieldPath=".arbiter",message="spec.arbiter needs spec.config.apiVIPs and ingressVIPs: assisted-service installs two-node OpenShift with an arbiter on the baremetal platform only (keepalived VIPs), not behind an external load balancer"
+// +kubebuilder:validation:XValidation:rule="has(self.arbiter) == has(oldSelf.arbiter)",fieldPath=".arbiter",message="spec.arbiter cannot be added or removed: OpenShift cannot turn two nodes with an arbiter into a control plane without one, or back; create a new cluster with the topology you want"
 // +kubebuilder:validation:XValidation:rule="!has(self.openshiftAssistedConfigSpec) || !has(self.openshiftAssistedConfigSpec.nodeRegistration) || !has(self.openshiftAssistedConfigSpec.nodeRegistration.name) || size(self.openshiftAssistedConfigSpec.nodeRegistration.name) == 0 || (has(self.replicas) && self.replicas == 1)",fieldPath=".openshiftAssistedConfigSpec.nodeRegistration.name",message="nodeRegistration.name must not be set when replicas is more than 1: every control-plane host would be installed with that same hostname; leave it unset so that each host is named after its Machine"
 type OpenshiftAssistedControlPlaneSpec struct {
 	// config holds the settings of the OpenShift cluster (ClusterDeployment and AgentClusterInstall).
@@ -62,16 +66,18 @@ type OpenshiftAssistedControlPlaneSpec struct {
 	// +optional
 	OpenshiftAssistedConfigSpec bootstrapv1.OpenshiftAssistedConfigSpec `json:"openshiftAssistedConfigSpec,omitempty,omitzero"`
 
-	// replicas is the number of control-plane nodes: 1 for single-node OpenShift, or 3, 4 or 5
-	// (two-node OpenShift, with an arbiter or with fencing, is not supported yet).
+	// replicas is the number of control-plane nodes: 1 for single-node OpenShift, 2 for two-node
+	// OpenShift with an arbiter (spec.arbiter, which adds the arbiter node), or 3, 4 or 5
+	// (two-node OpenShift with fencing is not supported).
 	// A highly available control plane (3, 4 or 5) scales between 3, 4 and 5; it cannot become a
-	// single node, nor can single-node OpenShift grow to more control-plane nodes: OpenShift
-	// supports neither (create a new cluster instead). This holds for the scale subresource too.
+	// single node, nor can single-node OpenShift grow to more control-plane nodes, nor can a
+	// two-node cluster with an arbiter change its number: OpenShift supports none of these
+	// (create a new cluster instead). This holds for the scale subresource too.
 	// +optional
 	// +kubebuilder:default=1
-	// +kubebuilder:validation:XValidation:rule="self in [1, 3, 4, 5]",message="replicas must be 1 (single-node OpenShift), 3, 4 or 5: two-node OpenShift (with an arbiter or with fencing) is not supported by this provider yet, and OpenShift supports no other number of control-plane nodes"
+	// +kubebuilder:validation:XValidation:rule="self in [1, 2, 3, 4, 5]",message="replicas must be 1 (single-node OpenShift), 2 (two-node OpenShift with spec.arbiter), 3, 4 or 5: OpenShift supports no other number of control-plane nodes"
 	// +kubebuilder:validation:XValidation:rule="!(oldSelf == 1 && self > 1)",message="replicas cannot change from 1 to more: single-node OpenShift cannot be grown to a highly available control plane; create a new cluster with replicas 3 (add capacity to this one with workers instead)"
-	// +kubebuilder:validation:XValidation:rule="!(oldSelf > 1 && self == 1)",message="replicas cannot change from 3, 4 or 5 to 1: a highly available control plane cannot be reduced to a single node: etcd would lose quorum and OpenShift does not support the change; keep 3 to 5 replicas, or create a new single-node cluster"
+	// +kubebuilder:validation:XValidation:rule="!(oldSelf > 1 && self == 1)",message="replicas cannot change from 2, 3, 4 or 5 to 1: a highly available control plane cannot be reduced to a single node: etcd would lose quorum and OpenShift does not support the change; keep the replicas, or create a new single-node cluster"
 	Replicas *int32 `json:"replicas,omitempty"`
 
 	// distributionVersion is the OpenShift version of the cluster, for example 4.17.3 or 4.18.0-rc.2.
@@ -90,6 +96,24 @@ type OpenshiftAssistedControlPlaneSpec struct {
 	// MachineHealthCheck, are replaced.
 	// +optional
 	Remediation OpenshiftAssistedControlPlaneRemediationSpec `json:"remediation,omitempty,omitzero"`
+
+	// arbiter makes the cluster two-node OpenShift with an arbiter (TNA): with replicas 2, a third
+	// control-plane Machine, the arbiter, whose smaller host runs etcd and the control plane's
+	// critical components only, so that etcd keeps quorum when one of the two nodes fails. Needs
+	// a hub whose assisted-service supports arbiter clusters (its AgentClusterInstall has
+	// spec.provisionRequirements.arbiterAgents; tech preview from OpenShift 4.19) and API and
+	// ingress VIPs (the baremetal platform). It cannot be added to or removed from a cluster.
+	// +optional
+	Arbiter *OpenshiftAssistedControlPlaneArbiterSpec `json:"arbiter,omitempty"`
+}
+
+// OpenshiftAssistedControlPlaneArbiterSpec describes the arbiter node of two-node OpenShift.
+type OpenshiftAssistedControlPlaneArbiterSpec struct {
+	// machineTemplate describes the arbiter's Machine, as spec.machineTemplate describes the
+	// control-plane Machines: its infrastructure template names the smaller host. The arbiter
+	// is installed with spec.openshiftAssistedConfigSpec, like the other control-plane nodes.
+	// +required
+	MachineTemplate OpenshiftAssistedControlPlaneMachineTemplate `json:"machineTemplate"`
 }
 
 // The rules on the VIPs (here and on the apiVIPs and ingressVIPs fields) use the CEL IP library
@@ -221,14 +245,16 @@ type OpenshiftAssistedControlPlaneStatus struct {
 	// +optional
 	Initialization OpenshiftAssistedControlPlaneInitializationStatus `json:"initialization,omitempty,omitzero"`
 
-	// selector is the label selector of the control-plane Machines, in string form, for the scale
-	// subresource.
+	// selector is the label selector of the control-plane Machines that spec.replicas counts (all
+	// but the arbiter), in string form, for the scale subresource.
 	// +optional
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=4096
 	Selector string `json:"selector,omitempty"`
 
-	// replicas is the number of non-terminated control-plane Machines.
+	// replicas is the number of non-terminated control-plane Machines. These counts, like
+	// spec.replicas, leave out the arbiter Machine of two-node OpenShift (spec.arbiter); the
+	// MachinesReady and EtcdClusterHealthy conditions cover it.
 	// +optional
 	Replicas *int32 `json:"replicas,omitempty"`
 

@@ -24,10 +24,12 @@ import (
 	bmov1alpha1 "github.com/metal3-io/baremetal-operator/apis/metal3.io/v1alpha1"
 	aiv1beta1 "github.com/openshift/assisted-service/api/v1beta1"
 	"github.com/openshift/assisted-service/models"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	"sigs.k8s.io/cluster-api/util"
 
 	bootstrapv1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/bootstrap/v1alpha2"
+	controlplanev1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/controlplane/v1alpha3"
 )
 
 // metal3ProviderIDLabel is the Node label from which CAPM3 derives a Node's providerID when the
@@ -56,13 +58,22 @@ func hostname(config *bootstrapv1.OpenshiftAssistedConfig, machine *clusterv1.Ma
 	return machine.Name
 }
 
-// role is master for control-plane Machines (the cluster.x-k8s.io/control-plane label), worker
-// otherwise.
+// hostRoleArbiter is assisted-service's host role of the arbiter node of two-node OpenShift
+// (models.HostRoleArbiter in assisted-service from 2025, docs/enhancements/arbiter-clusters.md;
+// the models this project pins predate it).
+const hostRoleArbiter models.HostRole = "arbiter"
+
+// role is master for control-plane Machines (the cluster.x-k8s.io/control-plane label), arbiter
+// for the arbiter Machine of two-node OpenShift (also labelled controlplane.cluster.x-k8s.io/arbiter
+// by the control plane), worker otherwise.
 func role(machine *clusterv1.Machine) models.HostRole {
-	if util.IsControlPlaneMachine(machine) {
-		return models.HostRoleMaster
+	switch {
+	case !util.IsControlPlaneMachine(machine):
+		return models.HostRoleWorker
+	case metav1.HasLabel(machine.ObjectMeta, controlplanev1.ArbiterMachineLabel):
+		return hostRoleArbiter
 	}
-	return models.HostRoleWorker
+	return models.HostRoleMaster
 }
 
 // desiredAgentSettings maps the config, its Machine and, with Metal3, its BareMetalHost (nil

@@ -31,6 +31,7 @@ import (
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 
 	bootstrapv1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/bootstrap/v1alpha2"
+	controlplanev1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/controlplane/v1alpha3"
 )
 
 // mappingInput is what the InfraEnv and the Agent are derived from.
@@ -219,6 +220,24 @@ var mappingCases = []mappingCase{
 		},
 		check: func(g Gomega, _ aiv1beta1.InfraEnvSpec, a *aiv1beta1.Agent) {
 			g.Expect(a.Spec.Role).To(Equal(models.HostRoleMaster))
+		},
+	},
+	{
+		field: "arbiter Machine of two-node OpenShift",
+		set: func(in *mappingInput) {
+			in.machine.Labels = map[string]string{clusterv1.MachineControlPlaneLabel: "", controlplanev1.ArbiterMachineLabel: ""}
+		},
+		check: func(g Gomega, _ aiv1beta1.InfraEnvSpec, a *aiv1beta1.Agent) {
+			g.Expect(a.Spec.Role).To(BeEquivalentTo("arbiter"))
+		},
+	},
+	{
+		field: "arbiter label on a worker Machine (not the control plane's: ignored)",
+		set: func(in *mappingInput) {
+			in.machine.Labels = map[string]string{controlplanev1.ArbiterMachineLabel: ""}
+		},
+		check: func(g Gomega, _ aiv1beta1.InfraEnvSpec, a *aiv1beta1.Agent) {
+			g.Expect(a.Spec.Role).To(Equal(models.HostRoleWorker))
 		},
 	},
 	{

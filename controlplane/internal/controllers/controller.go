@@ -29,6 +29,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/selection"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
@@ -340,6 +341,20 @@ func machineLabels(oacp *controlplanev1.OpenshiftAssistedControlPlane, cluster *
 		clusterv1.MachineControlPlaneLabel:     "",
 		clusterv1.MachineControlPlaneNameLabel: oacp.Name,
 	}
+}
+
+// replicasSelector selects the Machines that spec.replicas counts: all the control plane's
+// Machines but the arbiter (the selector of the scale subresource).
+func replicasSelector(oacp *controlplanev1.OpenshiftAssistedControlPlane, cluster *clusterv1.Cluster) labels.Selector {
+	sel := labels.SelectorFromSet(machineLabels(oacp, cluster))
+	if oacp.Spec.Arbiter == nil {
+		return sel
+	}
+	notArbiter, err := labels.NewRequirement(controlplanev1.ArbiterMachineLabel, selection.DoesNotExist, nil)
+	if err != nil {
+		panic(err) // a constant, valid label key
+	}
+	return sel.Add(*notArbiter)
 }
 
 // goneCluster stands for the deleted Cluster of a control plane being deleted.

@@ -29,6 +29,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/cluster-api/util/secret"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -171,12 +172,22 @@ func (r *Reconciler) deleteLeftovers(ctx context.Context, s *scope) error {
 	for i := range configs.Items {
 		objs = append(objs, &configs.Items[i])
 	}
-	// The infrastructure kind is the template's kind without the "Template" suffix.
-	ref := s.oacp.Spec.MachineTemplate.InfrastructureRef
-	if template, err := getTemplate(ctx, r.Client, s.oacp); err == nil {
+	// The infrastructure kind is a template's kind without the "Template" suffix (the arbiter's
+	// template may be of another kind).
+	listed := map[schema.GroupVersionKind]bool{}
+	for _, arbiter := range []bool{false, true}[:1+wantArbiters(s.oacp)] {
+		ref := machineTemplate(s.oacp, arbiter).InfrastructureRef
+		template, err := getTemplate(ctx, r.Client, s.oacp.Namespace, ref)
+		if err != nil {
+			continue
+		}
 		list := &unstructured.UnstructuredList{}
 		gvk := template.GroupVersionKind()
 		gvk.Kind = trimTemplate(ref.Kind) + "List"
+		if listed[gvk] {
+			continue
+		}
+		listed[gvk] = true
 		list.SetGroupVersionKind(gvk)
 		if err := r.Client.List(ctx, list, client.InNamespace(s.oacp.Namespace), sel); err != nil && !apierrors.IsNotFound(err) {
 			return fmt.Errorf("listing %s: %w", gvk.Kind, err)

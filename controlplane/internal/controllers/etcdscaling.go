@@ -29,7 +29,6 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/utils/ptr"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -92,11 +91,19 @@ func unsafeScalingDone(ec *etcd.Cluster, machines []*clusterv1.Machine) bool {
 		machinesWithoutMember(ec, machines, nil) == ""
 }
 
+// unsafeScalingApplies tells whether the control plane may need the override: with three or
+// more etcd members wanted, an arbiter's included.
+func unsafeScalingApplies(oacp *controlplanev1.OpenshiftAssistedControlPlane) bool {
+	return wantMachines(oacp) >= 3
+}
+
 // reconcileUnsafeScaling sets or removes cluster-etcd-operator's unsafe scaling override (see
 // above). Single-node control planes never need it: the operator scales them unsafely anyway.
+// Two nodes with an arbiter do: their three members (the arbiter's included) follow the same
+// rule (cluster-etcd-operator's HA scaling strategy in the HighlyAvailableArbiter topology).
 func (r *Reconciler) reconcileUnsafeScaling(ctx context.Context, s *scope) (ctrl.Result, error) {
 	_, set := s.oacp.Annotations[controlplanev1.EtcdUnsafeScalingAnnotation]
-	if !etcdReachable(s) || (!set && ptr.Deref(s.oacp.Spec.Replicas, 0) < 3) {
+	if !etcdReachable(s) || (!set && !unsafeScalingApplies(s.oacp)) {
 		return ctrl.Result{}, nil
 	}
 	ec, err := r.loadEtcd(ctx, s)

@@ -21,7 +21,10 @@ import (
 	"testing"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+
+	controlplanev1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/controlplane/v1alpha3"
 
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/controlplane/internal/etcd"
 )
@@ -40,6 +43,22 @@ func up(name string) etcd.Member {
 }
 
 func down(name string) etcd.Member { return etcd.Member{Name: name, Problem: "connection refused"} }
+
+// TestUnsafeScalingApplies: single-node control planes never need the override; two nodes with
+// an arbiter (three members) do, like three or more.
+func TestUnsafeScalingApplies(t *testing.T) {
+	arbiter := &controlplanev1.OpenshiftAssistedControlPlaneArbiterSpec{}
+	for _, tc := range []struct {
+		replicas int32
+		arbiter  *controlplanev1.OpenshiftAssistedControlPlaneArbiterSpec
+		want     bool
+	}{{1, nil, false}, {2, arbiter, true}, {3, nil, true}, {5, nil, true}} {
+		oacp := &controlplanev1.OpenshiftAssistedControlPlane{Spec: controlplanev1.OpenshiftAssistedControlPlaneSpec{Replicas: ptr.To(tc.replicas), Arbiter: tc.arbiter}}
+		if got := unsafeScalingApplies(oacp); got != tc.want {
+			t.Errorf("replicas %d, arbiter %v: unsafeScalingApplies = %v, want %v", tc.replicas, tc.arbiter != nil, got, tc.want)
+		}
+	}
+}
 
 // TestUnsafeScaling: when the control plane sets cluster-etcd-operator's unsafe scaling override,
 // and when it removes it.
@@ -63,6 +82,11 @@ func TestUnsafeScaling(t *testing.T) {
 		"the replacement of a removed dead member joins two: override": {
 			etcd: members(up("n1"), up("n2")), machines: []*clusterv1.Machine{onNode("m1", "n1"), onNode("m2", "n2"), onNode("m4", "n4")},
 			wantNeeded: "Machine m4 (node n4) cannot join without it: 2 members, 2 healthy",
+		},
+		"two nodes and an arbiter: the replacement of a dead member joins the other and the arbiter: override": {
+			etcd:       members(up("n1"), up("a1")),
+			machines:   []*clusterv1.Machine{onNode("m1", "n1"), asArbiter(onNode("a1", "a1")), onNode("m4", "n4")},
+			wantNeeded: "Machine m4 (node n4) cannot join without it",
 		},
 		"the dead member is still there: the operator adds nothing anyway, no override": {
 			etcd: members(up("n1"), up("n2"), down("n3")), machines: []*clusterv1.Machine{onNode("m1", "n1"), onNode("m2", "n2"), onNode("m4", "n4")},

@@ -425,6 +425,20 @@ func (r *Reconciler) reconcileAgentClusterInstall(ctx context.Context, s *scope)
 	if err != nil {
 		return err
 	}
+	arbiters := int64(wantArbiters(s.oacp))
+	if arbiters > 0 && aci.CreationTimestamp.IsZero() {
+		if err := desiredAgentClusterInstall(aci, s.oacp, s.cluster, workers); err != nil {
+			return err
+		}
+		if err := controllerutil.SetControllerReference(s.oacp, aci, r.Client.Scheme()); err != nil {
+			return err
+		}
+		if err := r.createArbiterAgentClusterInstall(ctx, aci, arbiters); err != nil {
+			return err
+		}
+		s.aci = aci
+		return nil
+	}
 	if _, err := controllerutil.CreateOrPatch(ctx, r.Client, aci, func() error {
 		if err := desiredAgentClusterInstall(aci, s.oacp, s.cluster, workers); err != nil {
 			return err
@@ -432,6 +446,11 @@ func (r *Reconciler) reconcileAgentClusterInstall(ctx context.Context, s *scope)
 		return controllerutil.SetControllerReference(s.oacp, aci, r.Client.Scheme())
 	}); err != nil {
 		return fmt.Errorf("creating or updating AgentClusterInstall %s: %w", key.Name, err)
+	}
+	if arbiters > 0 {
+		if err := r.writeArbiterAgents(ctx, aci, arbiters); err != nil {
+			return err
+		}
 	}
 	s.aci = aci
 	return nil

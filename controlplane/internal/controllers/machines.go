@@ -67,15 +67,15 @@ func (r *Reconciler) reconcileMachines(ctx context.Context, s *scope) (ctrl.Resu
 			return ctrl.Result{RequeueAfter: waitRequeue}, nil
 		}
 	}
-	want := int(replicas(s.oacp))
+	want := int(wantMachines(s.oacp))
 	switch {
 	case len(s.machines) < want:
-		if err := r.createMachine(ctx, s); err != nil {
+		if err := r.createMachine(ctx, s, createArbiterNext(s.oacp, s.machines)); err != nil {
 			return ctrl.Result{}, err
 		}
 		return ctrl.Result{}, nil
 	case len(s.machines) > want:
-		m, reason := selectMachineForScaleDown(s.machines, s.outdated, s.installed())
+		m, reason := selectMachineForScaleDown(s.machines, s.outdated, s.installed(), removeArbiterNext(s.oacp, s.machines))
 		if m == nil {
 			s.scaleDownBlocked = reason
 			return ctrl.Result{RequeueAfter: waitRequeue}, nil
@@ -121,12 +121,9 @@ func (r *Reconciler) reconcileMachines(ctx context.Context, s *scope) (ctrl.Resu
 			s.rolloutBlocked = why
 			return ctrl.Result{RequeueAfter: waitRequeue}, nil
 		}
-		for name, why := range s.outdated {
-			r.Recorder.Eventf(s.oacp, nil, corev1.EventTypeNormal, "RollingOut", "CreateMachine",
-				"Replacing control-plane Machine %s: %s", name, why)
-			break
-		}
-		if err := r.createMachine(ctx, s); err != nil {
+		arbiter, msg := replacementIsArbiter(s.machines, s.outdated)
+		r.Recorder.Eventf(s.oacp, nil, corev1.EventTypeNormal, "RollingOut", "CreateMachine", "%s", msg)
+		if err := r.createMachine(ctx, s, arbiter); err != nil {
 			return ctrl.Result{}, err
 		}
 		return ctrl.Result{}, nil
@@ -176,8 +173,9 @@ func isHealthy(m *clusterv1.Machine) bool {
 // with the cluster.x-k8s.io/delete-machine annotation go first, then unhealthy ones, then the
 // oldest in the most crowded failure domain. Once the cluster is installed, a healthy Machine is
 // removed only if the healthy Machines left keep etcd's quorum of the smaller membership, so the
-// last healthy member is never removed.
-func selectMachineForScaleDown(machines []*clusterv1.Machine, outdated map[string]string, installed bool) (*clusterv1.Machine, string) {
+// last healthy member is never removed. arbiter says which kind goes: the arbiter Machine of
+// two-node OpenShift (when there is one too many) or one of the others; the quorum counts both.
+func selectMachineForScaleDown(machines []*clusterv1.Machine, outdated map[string]string, installed, arbiter bool) (*clusterv1.Machine, string) {
 	if len(machines) == 0 {
 		return nil, "no Machine to remove"
 	}
@@ -194,9 +192,11 @@ func selectMachineForScaleDown(machines []*clusterv1.Machine, outdated map[strin
 		}
 		return 2
 	}
-	candidates := slices.DeleteFunc(slices.Clone(machines), func(m *clusterv1.Machine) bool { return !m.DeletionTimestamp.IsZero() })
+	candidates := slices.DeleteFunc(slices.Clone(machines), func(m *clusterv1.Machine) bool {
+		return !m.DeletionTimestamp.IsZero() || isArbiter(m) != arbiter
+	})
 	if len(candidates) == 0 {
-		return nil, "every Machine is already being deleted"
+		return nil, "every Machine is already being deleted, or there is no Machine of that kind (arbiter or not) to remove"
 	}
 	// While a rollout is under way only outdated Machines go, as KCP's scale down picks them
 	// first: the new Machine that surged in must stay.
@@ -259,17 +259,22 @@ func failureDomainForNewMachine(cluster *clusterv1.Cluster, machines []*clusterv
 	return fds[0]
 }
 
-// createMachine creates a control-plane Machine with its infrastructure (cloned from the
-// template) and its OpenshiftAssistedConfig. What it created is removed if a later step fails.
-func (r *Reconciler) createMachine(ctx context.Context, s *scope) (reterr error) {
+// createMachine creates a control-plane Machine (the arbiter of two-node OpenShift when arbiter
+// is true) with its infrastructure (cloned from the template) and its OpenshiftAssistedConfig.
+// What it created is removed if a later step fails.
+func (r *Reconciler) createMachine(ctx context.Context, s *scope, arbiter bool) (reterr error) {
 	oacp, cluster := s.oacp, s.cluster
+	tmpl := machineTemplate(oacp, arbiter)
 	name := names.SimpleNameGenerator.GenerateName(oacp.Name + "-")
 	lbls := map[string]string{}
-	for k, v := range oacp.Spec.MachineTemplate.ObjectMeta.Labels {
+	for k, v := range tmpl.ObjectMeta.Labels {
 		lbls[k] = v
 	}
 	for k, v := range machineLabels(oacp, cluster) {
 		lbls[k] = v
+	}
+	if arbiter {
+		lbls[controlplanev1.ArbiterMachineLabel] = ""
 	}
 	copyWatchLabel(lbls, oacp)
 	owner := metav1.NewControllerRef(oacp, controlplanev1.GroupVersion.WithKind("OpenshiftAssistedControlPlane"))
@@ -285,7 +290,7 @@ func (r *Reconciler) createMachine(ctx context.Context, s *scope) (reterr error)
 		}
 	}()
 
-	template, err := getTemplate(ctx, r.Client, oacp)
+	template, err := getTemplate(ctx, r.Client, oacp.Namespace, tmpl.InfrastructureRef)
 	if err != nil {
 		return err
 	}
@@ -297,7 +302,7 @@ func (r *Reconciler) createMachine(ctx context.Context, s *scope) (reterr error)
 		ClusterName: cluster.Name,
 		OwnerRef:    owner,
 		Labels:      lbls,
-		Annotations: oacp.Spec.MachineTemplate.ObjectMeta.Annotations,
+		Annotations: tmpl.ObjectMeta.Annotations,
 	})
 	if err != nil {
 		return fmt.Errorf("generating the infrastructure of Machine %s: %w", name, err)
@@ -310,7 +315,7 @@ func (r *Reconciler) createMachine(ctx context.Context, s *scope) (reterr error)
 	config := &bootstrapv1.OpenshiftAssistedConfig{
 		ObjectMeta: metav1.ObjectMeta{
 			Name: name, Namespace: oacp.Namespace, Labels: lbls,
-			Annotations: oacp.Spec.MachineTemplate.ObjectMeta.Annotations, OwnerReferences: []metav1.OwnerReference{*owner},
+			Annotations: tmpl.ObjectMeta.Annotations, OwnerReferences: []metav1.OwnerReference{*owner},
 		},
 		Spec: *desiredConfigSpec(oacp),
 	}
@@ -320,7 +325,7 @@ func (r *Reconciler) createMachine(ctx context.Context, s *scope) (reterr error)
 	created = append(created, config)
 
 	machineAnnotations := map[string]string{controlplanev1.EtcdMemberHookAnnotation: ""}
-	for k, v := range oacp.Spec.MachineTemplate.ObjectMeta.Annotations {
+	for k, v := range tmpl.ObjectMeta.Annotations {
 		machineAnnotations[k] = v
 	}
 	if v, ok := oacp.Annotations[controlplanev1.RemediationInProgressAnnotation]; ok {
@@ -342,24 +347,38 @@ func (r *Reconciler) createMachine(ctx context.Context, s *scope) (reterr error)
 				APIGroup: infra.GroupVersionKind().Group, Kind: infra.GetKind(), Name: infra.GetName(),
 			},
 			FailureDomain: failureDomainForNewMachine(cluster, s.machines),
-			Deletion:      oacp.Spec.MachineTemplate.Deletion,
+			Deletion:      tmpl.Deletion,
 		},
 	}
 	if err := r.Client.Create(ctx, machine); err != nil {
 		return fmt.Errorf("creating control-plane Machine %s: %w", name, err)
 	}
-	ctrl.LoggerFrom(ctx).Info("Created control-plane Machine", "Machine", name, "failureDomain", machine.Spec.FailureDomain)
-	r.Recorder.Eventf(oacp, machine, corev1.EventTypeNormal, "ScalingUp", "CreateMachine", "Created control-plane Machine %s", name)
+	kind := "control-plane Machine"
+	if arbiter {
+		kind = "arbiter Machine"
+	}
+	ctrl.LoggerFrom(ctx).Info("Created "+kind, "Machine", name, "failureDomain", machine.Spec.FailureDomain)
+	r.Recorder.Eventf(oacp, machine, corev1.EventTypeNormal, "ScalingUp", "CreateMachine", "Created %s %s", kind, name)
 	s.machines = append(s.machines, machine)
 	delete(oacp.Annotations, controlplanev1.RemediationInProgressAnnotation)
 	return r.waitForCache(ctx, machine, func(err error, _ *clusterv1.Machine) bool { return err == nil })
 }
 
-// reconcileTemplateOwner makes the Cluster an owner of the infrastructure machine template, as
-// KubeadmControlPlane does: the template is then deleted with the Cluster and moved with it by
-// clusterctl move. A template that is not there yet is reported by the Machines step.
+// reconcileTemplateOwner makes the Cluster an owner of the infrastructure machine templates
+// (the arbiter's too), as KubeadmControlPlane does: a template is then deleted with the Cluster
+// and moved with it by clusterctl move. A template that is not there yet is reported by the
+// Machines step.
 func (r *Reconciler) reconcileTemplateOwner(ctx context.Context, s *scope) error {
-	template, err := getTemplate(ctx, r.Client, s.oacp)
+	for _, arbiter := range []bool{false, true}[:1+wantArbiters(s.oacp)] {
+		if err := r.ownTemplate(ctx, s, machineTemplate(s.oacp, arbiter).InfrastructureRef); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (r *Reconciler) ownTemplate(ctx context.Context, s *scope, ref clusterv1.ContractVersionedObjectReference) error {
+	template, err := getTemplate(ctx, r.Client, s.oacp.Namespace, ref)
 	if apierrors.IsNotFound(err) {
 		return nil
 	}
@@ -381,10 +400,9 @@ func (r *Reconciler) reconcileTemplateOwner(ctx context.Context, s *scope) error
 	return nil
 }
 
-// getTemplate returns the control plane's infrastructure template.
-func getTemplate(ctx context.Context, c client.Client, oacp *controlplanev1.OpenshiftAssistedControlPlane) (*unstructured.Unstructured, error) {
-	ref := oacp.Spec.MachineTemplate.InfrastructureRef
-	t, err := external.GetObjectFromContractVersionedRef(ctx, c, ref, oacp.Namespace)
+// getTemplate returns an infrastructure template of the control plane.
+func getTemplate(ctx context.Context, c client.Client, namespace string, ref clusterv1.ContractVersionedObjectReference) (*unstructured.Unstructured, error) {
+	t, err := external.GetObjectFromContractVersionedRef(ctx, c, ref, namespace)
 	if err != nil {
 		return nil, fmt.Errorf("getting the infrastructure template %s %s: %w", ref.Kind, ref.Name, err)
 	}

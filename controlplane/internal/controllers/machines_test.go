@@ -59,13 +59,40 @@ func machine(name string, age int, healthy bool, fd string, annotations ...strin
 	return m
 }
 
+// asArbiter labels m as the arbiter Machine of two-node OpenShift.
+func asArbiter(m *clusterv1.Machine) *clusterv1.Machine {
+	m.Labels = map[string]string{controlplanev1.ArbiterMachineLabel: ""}
+	return m
+}
+
 func TestSelectMachineForScaleDown(t *testing.T) {
 	for name, tc := range map[string]struct {
 		machines  []*clusterv1.Machine
+		outdated  map[string]string
+		arbiter   bool // the arbiter goes (there is one too many)
 		installed bool
 		want      string
 		wantWhy   string
 	}{
+		"two-node: a surplus control-plane Machine goes, never the older arbiter": {
+			machines:  []*clusterv1.Machine{asArbiter(machine("a1", 1, true, "")), machine("m2", 2, true, ""), machine("m3", 3, true, ""), machine("m4", 4, true, "")},
+			outdated:  map[string]string{"a1": "x", "m2": "x"},
+			installed: true, want: "m2",
+		},
+		"two-node: the outdated arbiter goes once its replacement surged in": {
+			machines: []*clusterv1.Machine{asArbiter(machine("a1", 1, true, "")), machine("m2", 2, true, ""), machine("m3", 3, true, ""), asArbiter(machine("a4", 4, true, ""))},
+			outdated: map[string]string{"a1": "x"},
+			arbiter:  true, installed: true, want: "a1",
+		},
+		"two-node: the arbiter's member counts towards quorum": {
+			machines: []*clusterv1.Machine{machine("m1", 1, true, "", clusterv1.DeleteMachineAnnotation), machine("m2", 2, false, ""),
+				asArbiter(machine("a3", 3, true, "")), machine("m4", 4, true, "")},
+			installed: true, want: "m1",
+		},
+		"two-node: no arbiter to remove": {
+			machines: []*clusterv1.Machine{machine("m1", 1, true, ""), machine("m2", 2, true, "")},
+			arbiter:  true, installed: true, wantWhy: "no Machine of that kind",
+		},
 		"oldest healthy when all are healthy": {
 			machines:  []*clusterv1.Machine{machine("m1", 1, true, ""), machine("m2", 2, true, ""), machine("m3", 3, true, ""), machine("m4", 4, true, "")},
 			installed: true, want: "m1",
@@ -102,7 +129,7 @@ func TestSelectMachineForScaleDown(t *testing.T) {
 		},
 	} {
 		t.Run(name, func(t *testing.T) {
-			got, why := selectMachineForScaleDown(tc.machines, nil, tc.installed)
+			got, why := selectMachineForScaleDown(tc.machines, tc.outdated, tc.installed, tc.arbiter)
 			if tc.wantWhy != "" {
 				if got != nil || !strings.Contains(why, tc.wantWhy) {
 					t.Fatalf("got %v %q, want nil and a reason containing %q", got, why, tc.wantWhy)

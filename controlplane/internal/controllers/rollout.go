@@ -101,15 +101,15 @@ func (r *Reconciler) infrastructureOutdated(ctx context.Context, s *scope, m *cl
 	if err != nil {
 		return "", fmt.Errorf("getting the infrastructure of Machine %s: %w", m.Name, err)
 	}
-	ref := s.oacp.Spec.MachineTemplate.InfrastructureRef
+	ref := machineTemplate(s.oacp, isArbiter(m)).InfrastructureRef
 	name, found := infra.GetAnnotations()[clusterv1.TemplateClonedFromNameAnnotation]
 	if !found {
 		return "", nil // not cloned by a control plane (adopted): nothing to compare
 	}
 	groupKind := schema.GroupKind{Group: ref.APIGroup, Kind: ref.Kind}.String()
 	if name != ref.Name || infra.GetAnnotations()[clusterv1.TemplateClonedFromGroupKindAnnotation] != groupKind {
-		return fmt.Sprintf("its infrastructure was cloned from %s %s, spec.machineTemplate.infrastructureRef is now %s %s",
-			infra.GetAnnotations()[clusterv1.TemplateClonedFromGroupKindAnnotation], name, groupKind, ref.Name), nil
+		return fmt.Sprintf("its infrastructure was cloned from %s %s, %s.infrastructureRef is now %s %s",
+			infra.GetAnnotations()[clusterv1.TemplateClonedFromGroupKindAnnotation], name, templateField(isArbiter(m)), groupKind, ref.Name), nil
 	}
 	return "", nil
 }

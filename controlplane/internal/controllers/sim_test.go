@@ -58,6 +58,9 @@ type fixtureOptions struct {
 	version          string
 	withoutOwnership bool
 	paused           bool
+	// arbiter makes the cluster two-node OpenShift with an arbiter, whose Machine is cloned from
+	// a template of its own (<cluster>-arbiter).
+	arbiter bool
 	// releaseRepository overrides the release image repository (default: the in-process registry).
 	releaseRepository string
 }
@@ -154,6 +157,19 @@ func newFixture(ctx context.Context, t *testing.T, o fixtureOptions) *fixture {
 				},
 			},
 		},
+	}
+	if o.arbiter {
+		arbiterTmpl := tmpl.DeepCopy()
+		arbiterTmpl.ObjectMeta = metav1.ObjectMeta{Namespace: ns, Name: o.clusterName + "-arbiter"}
+		g.Expect(mgmt.Client.Create(ctx, arbiterTmpl)).To(Succeed())
+		oacp.Spec.Arbiter = &controlplanev1.OpenshiftAssistedControlPlaneArbiterSpec{
+			MachineTemplate: controlplanev1.OpenshiftAssistedControlPlaneMachineTemplate{
+				ObjectMeta: clusterv1.ObjectMeta{Labels: map[string]string{"size": "small"}},
+				InfrastructureRef: clusterv1.ContractVersionedObjectReference{
+					APIGroup: "infrastructure.cluster.x-k8s.io", Kind: "Metal3MachineTemplate", Name: arbiterTmpl.Name,
+				},
+			},
+		}
 	}
 	if !o.withoutOwnership {
 		// What Cluster API's Cluster controller does for the control plane it references.

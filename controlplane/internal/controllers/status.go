@@ -28,7 +28,6 @@ import (
 	hivev1 "github.com/openshift/hive/apis/hive/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/utils/ptr"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	"sigs.k8s.io/cluster-api/util/conditions"
@@ -42,19 +41,26 @@ import (
 func (r *Reconciler) updateStatus(ctx context.Context, s *scope) {
 	oacp := s.oacp
 	st := &oacp.Status
-	st.Selector = labels.SelectorFromSet(machineLabels(oacp, s.cluster)).String()
+	st.Selector = replicasSelector(oacp, s.cluster).String()
 
-	var total, ready, available, upToDate int32
+	// The replica counts pair with spec.replicas, which leaves the arbiter out; every Machine,
+	// the arbiter included, counts in MachinesReady and the scaling conditions.
+	var all, total, ready, available, upToDate int32
 	var notReady []string
 	for _, m := range s.machines {
 		if !m.DeletionTimestamp.IsZero() {
 			continue
 		}
+		all++
+		if !conditions.IsTrue(m, clusterv1.MachineReadyCondition) {
+			notReady = append(notReady, m.Name)
+		}
+		if isArbiter(m) {
+			continue
+		}
 		total++
 		if conditions.IsTrue(m, clusterv1.MachineReadyCondition) {
 			ready++
-		} else {
-			notReady = append(notReady, m.Name)
 		}
 		if conditions.IsTrue(m, clusterv1.MachineAvailableCondition) {
 			available++
@@ -87,8 +93,8 @@ func (r *Reconciler) updateStatus(ctx context.Context, s *scope) {
 	if after := conditions.Get(oacp, controlplanev1.AvailableCondition); after.Reason == controlplanev1.InstallSpecRejectedReason && before.Message != after.Message {
 		r.Recorder.Eventf(oacp, s.aci, corev1.EventTypeWarning, controlplanev1.InstallSpecRejectedReason, "Install", after.Message)
 	}
-	setMachinesReadyCondition(s, total, notReady)
-	setScalingConditions(s, total)
+	setMachinesReadyCondition(s, all, notReady)
+	setScalingConditions(s, all)
 	setEtcdCondition(s)
 	setRollingOutCondition(s)
 	setUpgradingCondition(s)
@@ -199,7 +205,7 @@ func setMachinesReadyCondition(s *scope, total int32, notReady []string) {
 }
 
 func setScalingConditions(s *scope, total int32) {
-	want := replicas(s.oacp)
+	want := wantMachines(s.oacp)
 	if total < want {
 		conditions.Set(s.oacp, metav1.Condition{Type: controlplanev1.ScalingUpCondition, Status: metav1.ConditionTrue,
 			Reason: controlplanev1.ScalingUpReason, Message: fmt.Sprintf("Scaling up from %d to %d control-plane Machines", total, want)})
@@ -238,7 +244,7 @@ func scaleDownBlockedMessage(s *scope, why string) string {
 			total++
 		}
 	}
-	return fmt.Sprintf("Scaling down from %d to %d control-plane Machines is blocked: %s", total, replicas(s.oacp), why)
+	return fmt.Sprintf("Scaling down from %d to %d control-plane Machines is blocked: %s", total, wantMachines(s.oacp), why)
 }
 
 // setEtcdCondition reports the health of the installed cluster's etcd, as KubeadmControlPlane's

@@ -139,7 +139,48 @@ func TestRoundTrip(t *testing.T) {
 	g.Expect(got.Spec.Replicas).To(HaveValue(BeEquivalentTo(5)))
 	scale.Spec.Replicas = 2
 	err = env.Client.SubResource("scale").Update(ctx, got, client.WithSubResourceBody(scale))
-	g.Expect(err).To(MatchError(ContainSubstring("replicas must be 1 (single-node OpenShift), 3, 4 or 5")))
+	g.Expect(err).To(MatchError(ContainSubstring("replicas 2 needs spec.arbiter")))
+}
+
+// arbiter is a valid spec.arbiter.
+func arbiter() *controlplanev1.OpenshiftAssistedControlPlaneArbiterSpec {
+	return &controlplanev1.OpenshiftAssistedControlPlaneArbiterSpec{MachineTemplate: controlplanev1.OpenshiftAssistedControlPlaneMachineTemplate{
+		InfrastructureRef: clusterv1.ContractVersionedObjectReference{APIGroup: "infrastructure.cluster.x-k8s.io", Kind: "Metal3MachineTemplate", Name: "arbiter"},
+	}}
+}
+
+// TestTwoNodesWithArbiter checks that two-node OpenShift with an arbiter is accepted, and that it
+// can neither lose its arbiter, nor change its number of control-plane nodes (through the spec or
+// the scale subresource), since OpenShift supports no such transition.
+func TestTwoNodesWithArbiter(t *testing.T) {
+	g := NewWithT(t)
+	ctx := context.Background()
+	ns, err := env.CreateNamespace(ctx, "arbiter")
+	g.Expect(err).NotTo(HaveOccurred())
+	cp := controlPlane(ns, "tna")
+	cp.Spec.Replicas = ptr.To[int32](2)
+	cp.Spec.Arbiter = arbiter()
+	g.Expect(env.Client.Create(ctx, cp)).To(Succeed())
+
+	removed := cp.DeepCopy()
+	removed.Spec.Arbiter = nil
+	g.Expect(env.Client.Update(ctx, removed)).To(MatchError(ContainSubstring("spec.arbiter cannot be added or removed")))
+
+	three := cp.DeepCopy()
+	three.Spec.Replicas = ptr.To[int32](3)
+	g.Expect(env.Client.Update(ctx, three)).To(MatchError(ContainSubstring("spec.arbiter is for two-node OpenShift and needs replicas 2")))
+
+	scale := &autoscalingv1.Scale{}
+	g.Expect(env.Client.SubResource("scale").Get(ctx, cp, scale)).To(Succeed())
+	scale.Spec.Replicas = 3
+	g.Expect(env.Client.SubResource("scale").Update(ctx, cp, client.WithSubResourceBody(scale))).
+		To(MatchError(ContainSubstring("spec.arbiter is for two-node OpenShift and needs replicas 2")))
+
+	// The arbiter's template can change (its Machine is then replaced).
+	got := &controlplanev1.OpenshiftAssistedControlPlane{}
+	g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(cp), got)).To(Succeed())
+	got.Spec.Arbiter.MachineTemplate.InfrastructureRef.Name = "arbiter-v2"
+	g.Expect(env.Client.Update(ctx, got)).To(Succeed())
 }
 
 // TestSchemaRejectsBadInput checks that the API server refuses bad specs, on create and on
@@ -154,10 +195,27 @@ func TestSchemaRejectsBadInput(t *testing.T) {
 		mutate  func(*controlplanev1.OpenshiftAssistedControlPlane)
 		message string
 	}{
-		{"two replicas", func(cp *controlplanev1.OpenshiftAssistedControlPlane) { cp.Spec.Replicas = ptr.To[int32](2) },
-			"spec.replicas: Invalid value: 2: replicas must be 1 (single-node OpenShift), 3, 4 or 5"},
+		{"two replicas without an arbiter", func(cp *controlplanev1.OpenshiftAssistedControlPlane) { cp.Spec.Replicas = ptr.To[int32](2) },
+			"spec.replicas: Invalid value: replicas 2 needs spec.arbiter: two-node OpenShift keeps etcd's quorum with a third, smaller arbiter node"},
 		{"six replicas", func(cp *controlplanev1.OpenshiftAssistedControlPlane) { cp.Spec.Replicas = ptr.To[int32](6) },
-			"replicas must be 1 (single-node OpenShift), 3, 4 or 5"},
+			"replicas must be 1 (single-node OpenShift), 2 (two-node OpenShift with spec.arbiter), 3, 4 or 5"},
+		{"an arbiter with three replicas", func(cp *controlplanev1.OpenshiftAssistedControlPlane) {
+			cp.Spec.Replicas = ptr.To[int32](3)
+			cp.Spec.Arbiter = arbiter()
+		}, "spec.arbiter: Invalid value: spec.arbiter is for two-node OpenShift and needs replicas 2"},
+		{"an arbiter with a single node", func(cp *controlplanev1.OpenshiftAssistedControlPlane) {
+			cp.Spec.Config.APIVIPs, cp.Spec.Config.IngressVIPs = nil, nil
+			cp.Spec.Arbiter = arbiter()
+		}, "spec.arbiter is for two-node OpenShift and needs replicas 2"},
+		{"an arbiter without VIPs", func(cp *controlplanev1.OpenshiftAssistedControlPlane) {
+			cp.Spec.Replicas = ptr.To[int32](2)
+			cp.Spec.Config.APIVIPs, cp.Spec.Config.IngressVIPs = nil, nil
+			cp.Spec.Arbiter = arbiter()
+		}, "spec.arbiter needs spec.config.apiVIPs and ingressVIPs: assisted-service installs two-node OpenShift with an arbiter on the baremetal platform only"},
+		{"an arbiter without a template", func(cp *controlplanev1.OpenshiftAssistedControlPlane) {
+			cp.Spec.Replicas = ptr.To[int32](2)
+			cp.Spec.Arbiter = &controlplanev1.OpenshiftAssistedControlPlaneArbiterSpec{}
+		}, "spec.arbiter.machineTemplate.infrastructureRef"},
 		{"version without patch", func(cp *controlplanev1.OpenshiftAssistedControlPlane) { cp.Spec.DistributionVersion = "4.17" },
 			"spec.distributionVersion: Invalid value: \"4.17\": distributionVersion must be an OpenShift version such as 4.17.3"},
 		{"version that is a word", func(cp *controlplanev1.OpenshiftAssistedControlPlane) { cp.Spec.DistributionVersion = "latest" },
@@ -212,7 +270,11 @@ func TestSchemaRejectsBadInput(t *testing.T) {
 		{"cluster name removed", func(cp *controlplanev1.OpenshiftAssistedControlPlane) { cp.Spec.Config.ClusterName = "" },
 			"clusterName is immutable"},
 		{"replicas to two", func(cp *controlplanev1.OpenshiftAssistedControlPlane) { cp.Spec.Replicas = ptr.To[int32](2) },
-			"replicas must be 1 (single-node OpenShift), 3, 4 or 5"},
+			"replicas 2 needs spec.arbiter"},
+		{"replicas to two with an arbiter", func(cp *controlplanev1.OpenshiftAssistedControlPlane) {
+			cp.Spec.Replicas = ptr.To[int32](2)
+			cp.Spec.Arbiter = arbiter()
+		}, "spec.arbiter cannot be added or removed: OpenShift cannot turn two nodes with an arbiter into a control plane without one, or back"},
 	}
 	for i, tt := range updates {
 		t.Run("update "+tt.name, func(t *testing.T) {
@@ -258,7 +320,7 @@ func TestReplicaTransitionsOpenShiftDoesNotSupport(t *testing.T) {
 
 	const (
 		grow   = "replicas cannot change from 1 to more: single-node OpenShift cannot be grown to a highly available control plane; create a new cluster with replicas 3"
-		shrink = "replicas cannot change from 3, 4 or 5 to 1: a highly available control plane cannot be reduced to a single node: etcd would lose quorum"
+		shrink = "replicas cannot change from 2, 3, 4 or 5 to 1: a highly available control plane cannot be reduced to a single node: etcd would lose quorum"
 	)
 	setReplicas := map[string]func(cp *controlplanev1.OpenshiftAssistedControlPlane, n int32) error{
 		"spec": func(cp *controlplanev1.OpenshiftAssistedControlPlane, n int32) error {

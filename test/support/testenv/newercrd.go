@@ -21,6 +21,7 @@ import (
 	"fmt"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -56,38 +57,12 @@ var NewerAgentSpecFields = map[string]struct {
 // API server of c serves, as a newer assisted-service installs it, and waits until an Agent
 // written with them keeps them (the API server prunes unknown fields until then).
 func AddNewerAgentSpecFields(ctx context.Context, c client.Client, ns string) error {
-	crd := &unstructured.Unstructured{}
-	crd.SetAPIVersion("apiextensions.k8s.io/v1")
-	crd.SetKind("CustomResourceDefinition")
-	if err := c.Get(ctx, client.ObjectKey{Name: "agents.agent-install.openshift.io"}, crd); err != nil {
-		return fmt.Errorf("getting the Agent CRD: %w", err)
+	schemas := map[string]any{}
+	for name, f := range NewerAgentSpecFields {
+		schemas[name] = f.Schema
 	}
-	versions, _, err := unstructured.NestedSlice(crd.Object, "spec", "versions")
-	if err != nil {
-		return fmt.Errorf("reading the Agent CRD's versions: %w", err)
-	}
-	for i := range versions {
-		v, ok := versions[i].(map[string]any)
-		if !ok {
-			return fmt.Errorf("the Agent CRD's version %d is not an object", i)
-		}
-		props, _, err := unstructured.NestedMap(v, "schema", "openAPIV3Schema", "properties", "spec", "properties")
-		if err != nil || props == nil {
-			return fmt.Errorf("the Agent CRD's version %d has no spec properties: %v", i, err)
-		}
-		for name, f := range NewerAgentSpecFields {
-			props[name] = f.Schema
-		}
-		if err := unstructured.SetNestedMap(v, props, "schema", "openAPIV3Schema", "properties", "spec", "properties"); err != nil {
-			return err
-		}
-		versions[i] = v
-	}
-	if err := unstructured.SetNestedSlice(crd.Object, versions, "spec", "versions"); err != nil {
+	if err := addSchemaProperties(ctx, c, "agents.agent-install.openshift.io", schemas, "spec"); err != nil {
 		return err
-	}
-	if err := c.Update(ctx, crd); err != nil {
-		return fmt.Errorf("updating the Agent CRD: %w", err)
 	}
 
 	// A probe Agent shows when the new schema is served.
@@ -135,4 +110,75 @@ func MissingNewerAgentSpecFields(agent *unstructured.Unstructured) []string {
 		}
 	}
 	return missing
+}
+
+// addSchemaProperties adds properties to the object at path (below the root of the schema, for
+// example "spec", "provisionRequirements") in every version of the CRD named crdName, as a
+// newer release of its operator installs it.
+func addSchemaProperties(ctx context.Context, c client.Client, crdName string, properties map[string]any, path ...string) error {
+	crd := &unstructured.Unstructured{}
+	crd.SetAPIVersion("apiextensions.k8s.io/v1")
+	crd.SetKind("CustomResourceDefinition")
+	if err := c.Get(ctx, client.ObjectKey{Name: crdName}, crd); err != nil {
+		return fmt.Errorf("getting the CRD %s: %w", crdName, err)
+	}
+	versions, _, err := unstructured.NestedSlice(crd.Object, "spec", "versions")
+	if err != nil {
+		return fmt.Errorf("reading the versions of the CRD %s: %w", crdName, err)
+	}
+	at := []string{"schema", "openAPIV3Schema"}
+	for _, p := range path {
+		at = append(at, "properties", p)
+	}
+	at = append(at, "properties")
+	for i := range versions {
+		v, ok := versions[i].(map[string]any)
+		if !ok {
+			return fmt.Errorf("version %d of the CRD %s is not an object", i, crdName)
+		}
+		props, _, err := unstructured.NestedMap(v, at...)
+		if err != nil || props == nil {
+			return fmt.Errorf("version %d of the CRD %s has no properties at %v: %v", i, crdName, path, err)
+		}
+		for name, schema := range properties {
+			props[name] = schema
+		}
+		if err := unstructured.SetNestedMap(v, props, at...); err != nil {
+			return err
+		}
+		versions[i] = v
+	}
+	if err := unstructured.SetNestedSlice(crd.Object, versions, "spec", "versions"); err != nil {
+		return err
+	}
+	if err := c.Update(ctx, crd); err != nil {
+		return fmt.Errorf("updating the CRD %s: %w", crdName, err)
+	}
+	return nil
+}
+
+// AddArbiterAgentsField adds spec.provisionRequirements.arbiterAgents (an integer, minimum 0) to
+// the AgentClusterInstall CRD that the API server of c serves, as assisted-service installs it
+// from 2025 on (api/hiveextension/v1beta1 ProvisionRequirements.ArbiterAgents: "the minimum
+// number of matching approved and ready Agents with the arbiter role required to launch the
+// install"), and waits until the API server accepts an AgentClusterInstall with it under strict
+// field validation. The pinned Go types, and the CRD generated from them, lack it: without this
+// the test API server is a hub that cannot install two-node OpenShift with an arbiter.
+func AddArbiterAgentsField(ctx context.Context, c client.Client, ns string) error {
+	if err := addSchemaProperties(ctx, c, "agentclusterinstalls.extensions.hive.openshift.io",
+		map[string]any{"arbiterAgents": map[string]any{"type": "integer", "minimum": int64(0)}}, "spec", "provisionRequirements"); err != nil {
+		return err
+	}
+	return wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
+		probe := &unstructured.Unstructured{Object: map[string]any{
+			"apiVersion": "extensions.hive.openshift.io/v1beta1", "kind": "AgentClusterInstall",
+			"metadata": map[string]any{"namespace": ns, "name": "newer-crd-probe"},
+			"spec": map[string]any{
+				"clusterDeploymentRef":  map[string]any{"name": "probe"},
+				"networking":            map[string]any{},
+				"provisionRequirements": map[string]any{"controlPlaneAgents": int64(2), "arbiterAgents": int64(1)},
+			},
+		}}
+		return c.Create(ctx, probe, client.DryRunAll, client.FieldValidation(metav1.FieldValidationStrict)) == nil, nil
+	})
 }

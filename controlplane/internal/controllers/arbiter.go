@@ -1,0 +1,182 @@
+/*
+Copyright 2026 The cluster-api-provider-openshift-assisted Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package controllers
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	hiveextv1beta1 "github.com/openshift/assisted-service/api/hiveextension/v1beta1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	controlplanev1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/controlplane/v1alpha3"
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/reconciler"
+)
+
+// Two-node OpenShift with an arbiter (TNA; assisted-service docs/enhancements/arbiter-clusters.md,
+// OpenShift 4.19 tech preview): two control-plane nodes and a third, smaller "arbiter" node
+// that runs etcd and the control plane's critical components only. Here spec.replicas is 2
+// and spec.arbiter adds one more control-plane Machine, labelled
+// controlplane.cluster.x-k8s.io/arbiter, whose host the bootstrap provider installs with the
+// "arbiter" role. Its etcd member counts like any other in every quorum decision (scale down,
+// remediation, rollout: see machines.go and etcd.go); only the template it is created from, the
+// role of its host and the replica counts of the status (which pair with spec.replicas) differ.
+// The AgentClusterInstall asks for it with spec.provisionRequirements.arbiterAgents, a field
+// that the assisted-service Go types this project pins lack: it is written as an unstructured
+// field, with strict field validation, so that a hub whose CRD does not know it refuses the
+// write instead of silently dropping it (the API server prunes unknown fields otherwise).
+
+// arbiterAgentsField is the path of the AgentClusterInstall field that asks for arbiter hosts
+// (ProvisionRequirements.ArbiterAgents in assisted-service's api/hiveextension/v1beta1 from 2025).
+var arbiterAgentsField = []string{"spec", "provisionRequirements", "arbiterAgents"}
+
+// isArbiter tells the arbiter Machine of two-node OpenShift.
+func isArbiter(m *clusterv1.Machine) bool {
+	return metav1.HasLabel(m.ObjectMeta, controlplanev1.ArbiterMachineLabel)
+}
+
+// wantArbiters is the number of arbiter Machines the spec asks for: 1 with spec.arbiter, else 0.
+func wantArbiters(oacp *controlplanev1.OpenshiftAssistedControlPlane) int {
+	if oacp.Spec.Arbiter != nil {
+		return 1
+	}
+	return 0
+}
+
+// wantMachines is the number of control-plane Machines the spec asks for, the arbiter included.
+func wantMachines(oacp *controlplanev1.OpenshiftAssistedControlPlane) int32 {
+	return replicas(oacp) + int32(wantArbiters(oacp))
+}
+
+// machineTemplate is the template of the arbiter Machine (arbiter true) or of the other
+// control-plane Machines.
+func machineTemplate(oacp *controlplanev1.OpenshiftAssistedControlPlane, arbiter bool) *controlplanev1.OpenshiftAssistedControlPlaneMachineTemplate {
+	if arbiter && oacp.Spec.Arbiter != nil {
+		return &oacp.Spec.Arbiter.MachineTemplate
+	}
+	return &oacp.Spec.MachineTemplate
+}
+
+// templateField names the spec field of the template of an arbiter Machine or of the others.
+func templateField(arbiter bool) string {
+	if arbiter {
+		return "spec.arbiter.machineTemplate"
+	}
+	return "spec.machineTemplate"
+}
+
+// countArbiters counts the arbiter Machines that are not being deleted.
+func countArbiters(machines []*clusterv1.Machine) int {
+	n := 0
+	for _, m := range machines {
+		if isArbiter(m) && m.DeletionTimestamp.IsZero() {
+			n++
+		}
+	}
+	return n
+}
+
+// createArbiterNext tells whether the next Machine to create to reach the spec is the arbiter.
+func createArbiterNext(oacp *controlplanev1.OpenshiftAssistedControlPlane, machines []*clusterv1.Machine) bool {
+	return countArbiters(machines) < wantArbiters(oacp)
+}
+
+// removeArbiterNext tells whether the Machine a scale down removes is an arbiter: only when
+// there are more arbiters than the spec asks for (after an arbiter was surged in to replace an
+// outdated one).
+func removeArbiterNext(oacp *controlplanev1.OpenshiftAssistedControlPlane, machines []*clusterv1.Machine) bool {
+	return countArbiters(machines) > wantArbiters(oacp)
+}
+
+// replacementIsArbiter tells whether the Machine that a rollout surges in replaces the arbiter:
+// the oldest outdated Machine is replaced first.
+func replacementIsArbiter(machines []*clusterv1.Machine, outdated map[string]string) (bool, string) {
+	for _, m := range machines {
+		if why, ok := outdated[m.Name]; ok && m.DeletionTimestamp.IsZero() {
+			return isArbiter(m), fmt.Sprintf("Replacing control-plane Machine %s: %s", m.Name, why)
+		}
+	}
+	return false, ""
+}
+
+// writeArbiterAgents sets spec.provisionRequirements.arbiterAgents of the AgentClusterInstall
+// to want, by a merge patch with strict field validation, unless it already holds it. A hub
+// whose AgentClusterInstall CRD lacks the field refuses the patch: that is reported on the
+// control plane (Available False, ArbiterNotSupported) with what to do.
+func (r *Reconciler) writeArbiterAgents(ctx context.Context, aci *hiveextv1beta1.AgentClusterInstall, want int64) error {
+	live := &unstructured.Unstructured{}
+	live.SetGroupVersionKind(hiveextv1beta1.GroupVersion.WithKind("AgentClusterInstall"))
+	// The typed object cannot carry the field: read it live (the client caches no unstructured
+	// objects), once per reconcile of a two-node cluster until its installation starts.
+	if err := r.Client.Get(ctx, client.ObjectKeyFromObject(aci), live); err != nil {
+		return fmt.Errorf("reading AgentClusterInstall %s: %w", aci.Name, err)
+	}
+	if got, found, _ := unstructured.NestedInt64(live.Object, arbiterAgentsField...); found && got == want {
+		return nil
+	}
+	patch, err := json.Marshal(map[string]any{"spec": map[string]any{"provisionRequirements": map[string]any{"arbiterAgents": want}}})
+	if err != nil {
+		return err
+	}
+	if err := r.Client.Patch(ctx, live, client.RawPatch(types.MergePatchType, patch), client.FieldValidation(metav1.FieldValidationStrict)); err != nil {
+		return arbiterRefusal(aci.Name, err)
+	}
+	return nil
+}
+
+// createArbiterAgentClusterInstall creates aci (its desired state, controller reference set)
+// with spec.provisionRequirements.arbiterAgents, in one write with strict field validation, so
+// that assisted-service never sees a two-node cluster without its arbiter and a hub that cannot
+// install one refuses it before anything is installed.
+func (r *Reconciler) createArbiterAgentClusterInstall(ctx context.Context, aci *hiveextv1beta1.AgentClusterInstall, want int64) error {
+	aci.SetGroupVersionKind(hiveextv1beta1.GroupVersion.WithKind("AgentClusterInstall"))
+	raw, err := runtime.DefaultUnstructuredConverter.ToUnstructured(aci)
+	if err != nil {
+		return fmt.Errorf("converting AgentClusterInstall %s: %w", aci.Name, err)
+	}
+	u := &unstructured.Unstructured{Object: raw}
+	if err := unstructured.SetNestedField(u.Object, want, arbiterAgentsField...); err != nil {
+		return err
+	}
+	if err := r.Client.Create(ctx, u, client.FieldValidation(metav1.FieldValidationStrict)); err != nil {
+		return arbiterRefusal(aci.Name, err)
+	}
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, aci); err != nil {
+		return fmt.Errorf("converting AgentClusterInstall %s: %w", aci.Name, err)
+	}
+	return nil
+}
+
+// arbiterRefusal turns the API server's refusal of arbiterAgents (a hub whose assisted-service
+// predates arbiter clusters) into a problem the user can act on.
+func arbiterRefusal(aciName string, err error) error {
+	if apierrors.IsBadRequest(err) && strings.Contains(err.Error(), "arbiterAgents") {
+		return reconciler.NewProblem(controlplanev1.AvailableCondition, controlplanev1.ArbiterNotSupportedReason,
+			errors.New("the hub's assisted-service does not support two-node OpenShift with an arbiter: its AgentClusterInstall has no spec.provisionRequirements.arbiterAgents; "+
+				"upgrade the hub's assisted-service (multicluster engine) to a version with arbiter clusters, or create the cluster with replicas 3 and without spec.arbiter"))
+	}
+	return fmt.Errorf("setting spec.provisionRequirements.arbiterAgents of AgentClusterInstall %s: %w", aciName, err)
+}
