@@ -61,7 +61,7 @@ func TestExamplesAreRenderedFromTheTemplates(t *testing.T) {
 
 	templates, err := filepath.Glob(filepath.Join(repoRoot, "templates", "cluster-template*.yaml"))
 	g.Expect(err).NotTo(HaveOccurred())
-	g.Expect(templates).To(HaveLen(3))
+	g.Expect(templates).To(HaveLen(4))
 	for _, tmplPath := range templates {
 		base := filepath.Base(tmplPath)
 		flavor := strings.TrimPrefix(strings.TrimPrefix(strings.TrimSuffix(base, ".yaml"), "cluster-template"), "-")
@@ -71,8 +71,11 @@ func TestExamplesAreRenderedFromTheTemplates(t *testing.T) {
 		t.Run(flavor, func(t *testing.T) {
 			g := NewWithT(t)
 			controlPlanes := int64(3)
-			if flavor == "sno" {
+			switch flavor {
+			case "sno":
 				controlPlanes = 1
+			case "arbiter":
+				controlPlanes = 2
 			}
 			tmpl, err := c.GetClusterTemplate(context.Background(), clusterctlclient.GetClusterTemplateOptions{
 				URLSource:                &clusterctlclient.URLSourceOptions{URL: tmplPath},

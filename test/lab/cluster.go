@@ -54,8 +54,12 @@ const (
 type ClusterOptions struct {
 	Namespace, Name string
 	// ControlPlanes is the number of control-plane nodes: 1 (single-node OpenShift, the sno
-	// flavor), 3, 4 or 5.
+	// flavor), 2 (with Arbiter), 3, 4 or 5.
 	ControlPlanes int32
+	// Arbiter makes two-node OpenShift with an arbiter (the arbiter flavor): its arbiter host is
+	// the BareMetalHost labelled ArbiterHostLabel=true, and the hub's assisted-service must
+	// support arbiter clusters (testenv.AddArbiterAgentsField).
+	Arbiter bool
 	// Workers is the number of worker nodes, in a MachineDeployment named <name>-worker.
 	Workers int32
 	// Version is the OpenShift version (distributionVersion).
@@ -65,6 +69,10 @@ type ClusterOptions struct {
 	// Infrastructure defaults to Metal3.
 	Infrastructure Infrastructure
 }
+
+// ArbiterHostLabel is the label of the BareMetalHost the arbiter flavor picks for the arbiter
+// (its ARBITER_HOST_LABEL default), with the value "true".
+const ArbiterHostLabel = "openshift-assisted.io/arbiter"
 
 const (
 	apiVIP     = "192.168.111.5"
@@ -85,6 +93,8 @@ func (o ClusterOptions) Template() (string, error) {
 		name = "cluster-template-agent.yaml"
 	case o.Infrastructure != "" && o.Infrastructure != Metal3:
 		return "", fmt.Errorf("unknown infrastructure %q: use %s or %s", o.Infrastructure, Metal3, Agent)
+	case o.Arbiter:
+		name = "cluster-template-arbiter.yaml"
 	case o.ControlPlanes == 1:
 		if o.Workers > 0 {
 			return "", fmt.Errorf("the sno flavor has no workers")

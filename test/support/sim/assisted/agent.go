@@ -117,7 +117,7 @@ func stages(role models.HostRole, bootstrap, day2 bool) []models.HostStage {
 		return []models.HostStage{models.HostStageStartingInstallation, models.HostStageInstalling,
 			models.HostStageWaitingForControlPlane, models.HostStageWritingImageToDisk, models.HostStageRebooting,
 			models.HostStageConfiguring, models.HostStageJoined, models.HostStageDone}
-	case role == models.HostRoleMaster:
+	case role == models.HostRoleMaster || role == HostRoleArbiter:
 		return []models.HostStage{models.HostStageStartingInstallation, models.HostStageInstalling,
 			models.HostStageWritingImageToDisk, models.HostStageRebooting, models.HostStageConfiguring,
 			models.HostStageJoined, models.HostStageDone}
@@ -406,7 +406,7 @@ func (s *Simulator) effectiveRole(a *aiv1beta1.Agent) models.HostRole {
 	if ok {
 		return role
 	}
-	if a.Status.Role == models.HostRoleMaster || a.Status.Role == models.HostRoleWorker {
+	if a.Status.Role == models.HostRoleMaster || a.Status.Role == models.HostRoleWorker || a.Status.Role == HostRoleArbiter {
 		return a.Status.Role
 	}
 	return models.HostRoleAutoAssign
@@ -425,10 +425,17 @@ func (s *Simulator) ensureNode(ctx context.Context, a *aiv1beta1.Agent, h *inven
 			corev1.LabelHostname: name, corev1.LabelOSStable: "linux", corev1.LabelArchStable: "amd64",
 			"node.openshift.io/os_id": "rhcos",
 		}
-		if role == models.HostRoleMaster {
+		switch role {
+		case models.HostRoleMaster:
 			node.Labels["node-role.kubernetes.io/master"] = ""
 			node.Labels["node-role.kubernetes.io/control-plane"] = ""
-		} else {
+		case HostRoleArbiter:
+			// OpenShift's arbiter node: its own role label and a NoSchedule taint that only the
+			// control plane's critical components tolerate (openshift/installer's arbiter machine
+			// pool, openshift/origin's HighlyAvailableArbiter tests).
+			node.Labels[arbiterNodeLabel] = ""
+			node.Spec.Taints = []corev1.Taint{{Key: arbiterNodeLabel, Effect: corev1.TaintEffectNoSchedule}}
+		default:
 			node.Labels["node-role.kubernetes.io/worker"] = ""
 		}
 		for k, v := range a.Spec.NodeLabels {

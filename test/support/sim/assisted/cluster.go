@@ -33,6 +33,7 @@ import (
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
@@ -89,11 +90,22 @@ func (s *Simulator) reconcileACI(ctx context.Context, req ctrl.Request) (ctrl.Re
 		}, now)
 		return ctrl.Result{}, s.writeACIStatus(ctx, before, aci)
 	}
+	arbiters, err := s.arbiterAgents(ctx, aci)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	if why := arbiterSpecError(aci, arbiters); why != "" {
+		setClusterCondition(&aci.Status.Conditions, hivev1.ClusterInstallCondition{
+			Type: hiveextv1beta1.ClusterSpecSyncedCondition, Status: corev1.ConditionFalse, Reason: hiveextv1beta1.ClusterInputErrorReason,
+			Message: hiveextv1beta1.ClusterInputErrorMsg + " " + why,
+		}, now)
+		return ctrl.Result{}, s.writeACIStatus(ctx, before, aci)
+	}
 	agents, err := s.boundAgents(ctx, cd.Namespace, cd.Name)
 	if err != nil {
 		return ctrl.Result{}, err
 	}
-	n := aciCounts{}
+	n := aciCounts{arbiters: arbiters}
 	for i := range agents {
 		a := &agents[i]
 		if a.Status.DebugInfo.State == models.HostStatusBinding || a.Status.DebugInfo.State == "" ||
@@ -111,7 +123,7 @@ func (s *Simulator) reconcileACI(ctx context.Context, req ctrl.Request) (ctrl.Re
 
 	cur := aci.Status.DebugInfo.State
 	next, info := cur, aci.Status.DebugInfo.StateInfo
-	backend, failing := backendState(aci, agents)
+	backend, failing := backendState(aci, agents, arbiters)
 	s.mu.Lock()
 	installFault := s.failInstall[req.NamespacedName]
 	s.mu.Unlock()
@@ -187,12 +199,15 @@ func (s *Simulator) reconcileACI(ctx context.Context, req ctrl.Request) (ctrl.Re
 	aci.Status.WorkerAgentsDiscovered, aci.Status.WorkerAgentsReady = 0, 0
 	for i := range agents {
 		ready := conditionsv1.IsStatusConditionTrue(agents[i].Status.Conditions, aiv1beta1.RequirementsMetCondition)
-		if s.effectiveRole(&agents[i]) == models.HostRoleWorker {
+		switch s.effectiveRole(&agents[i]) {
+		case HostRoleArbiter:
+			continue // counted in the newer status's arbiter fields, which the pinned types lack
+		case models.HostRoleWorker:
 			aci.Status.WorkerAgentsDiscovered++
 			if ready {
 				aci.Status.WorkerAgentsReady++
 			}
-		} else {
+		default:
 			aci.Status.ControlPlaneAgentsDiscovered++
 			if ready {
 				aci.Status.ControlPlaneAgentsReady++
@@ -233,15 +248,19 @@ func (s *Simulator) writeACIStatus(ctx context.Context, before, aci *hiveextv1be
 
 // backendState is the cluster's state before installation as assisted-service computes it: ready
 // when every bound host is known and there are enough control-plane hosts.
-func backendState(aci *hiveextv1beta1.AgentClusterInstall, agents []aiv1beta1.Agent) (string, string) {
-	masters, notReady := 0, []string{}
+func backendState(aci *hiveextv1beta1.AgentClusterInstall, agents []aiv1beta1.Agent, wantArbiters int) (string, string) {
+	masters, arbiters, notReady := 0, 0, []string{}
 	for i := range agents {
 		a := &agents[i]
 		if a.Status.DebugInfo.State != models.HostStatusKnown {
 			notReady = append(notReady, a.Name)
 			continue
 		}
-		if a.Spec.Role != models.HostRoleWorker {
+		switch a.Spec.Role {
+		case models.HostRoleWorker:
+		case HostRoleArbiter:
+			arbiters++
+		default:
 			masters++
 		}
 	}
@@ -253,8 +272,50 @@ func backendState(aci *hiveextv1beta1.AgentClusterInstall, agents []aiv1beta1.Ag
 	case masters < want || want == 0:
 		return models.ClusterStatusInsufficient, fmt.Sprintf(
 			"Clusters must have exactly %d dedicated control plane nodes. Add or remove hosts, or change their roles configurations to meet the requirement.", want)
+	case arbiters < wantArbiters:
+		return models.ClusterStatusInsufficient, fmt.Sprintf(
+			"Clusters with an arbiter must have at least %d arbiter nodes. Add hosts, or change their roles configurations to meet the requirement.", wantArbiters)
 	}
 	return models.ClusterStatusReady, ""
+}
+
+// HostRoleArbiter is assisted-service's role of the arbiter host of two-node OpenShift
+// (models.HostRoleArbiter from 2025; the models this project pins predate it).
+const HostRoleArbiter models.HostRole = "arbiter"
+
+// arbiterNodeLabel is the role label of OpenShift's arbiter node.
+const arbiterNodeLabel = "node-role.kubernetes.io/arbiter"
+
+// arbiterAgents reads spec.provisionRequirements.arbiterAgents of the AgentClusterInstall, a
+// field of newer assisted-service CRDs that the pinned Go types lack (0 when the hub's CRD has
+// no such field: the API server has pruned it).
+func (s *Simulator) arbiterAgents(ctx context.Context, aci *hiveextv1beta1.AgentClusterInstall) (int, error) {
+	u := &unstructured.Unstructured{}
+	u.SetGroupVersionKind(hiveextv1beta1.GroupVersion.WithKind("AgentClusterInstall"))
+	if err := s.Client.Get(ctx, client.ObjectKeyFromObject(aci), u); err != nil {
+		return 0, fmt.Errorf("reading the AgentClusterInstall: %w", err)
+	}
+	n, _, err := unstructured.NestedInt64(u.Object, "spec", "provisionRequirements", "arbiterAgents")
+	if err != nil {
+		return 0, fmt.Errorf("reading spec.provisionRequirements.arbiterAgents: %w", err)
+	}
+	return int(n), nil
+}
+
+// arbiterSpecError is assisted-service's refusal of an arbiter cluster it cannot install, as
+// its arbiter-clusters enhancement lists the validations (docs/enhancements/arbiter-clusters.md:
+// at least one arbiter, 2-5 control-plane nodes, platform baremetal), or "".
+func arbiterSpecError(aci *hiveextv1beta1.AgentClusterInstall, arbiters int) string {
+	if arbiters == 0 {
+		return ""
+	}
+	if cp := aci.Spec.ProvisionRequirements.ControlPlaneAgents; cp < 2 || cp > 5 {
+		return fmt.Sprintf("a cluster with arbiter nodes must have 2 to 5 control plane nodes, not %d", cp)
+	}
+	if aci.Spec.PlatformType != "" && aci.Spec.PlatformType != hiveextv1beta1.BareMetalPlatformType {
+		return fmt.Sprintf("a cluster with arbiter nodes must have platform baremetal, not %s", aci.Spec.PlatformType)
+	}
+	return ""
 }
 
 func clusterStateInfo(state, current string) string {

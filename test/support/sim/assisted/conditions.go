@@ -153,6 +153,8 @@ func setAgentConditions(a *aiv1beta1.Agent, state, stateInfo, failing string, sp
 // aciCounts are the numbers assisted-service weighs to decide whether a cluster can install.
 type aciCounts struct {
 	registered, approved, unsynced int
+	// arbiters is the number of arbiter hosts the cluster asks for (two-node OpenShift).
+	arbiters int
 }
 
 // setACIConditions sets the AgentClusterInstall's conditions for the cluster's state, as
@@ -223,7 +225,7 @@ func setACIConditions(aci *hiveextv1beta1.AgentClusterInstall, state, stateInfo,
 
 // requirementsMet is the RequirementsMet condition: whether the cluster may start installing.
 func requirementsMet(aci *hiveextv1beta1.AgentClusterInstall, state string, n aciCounts) (reason, msg string, ok bool) {
-	expected := aci.Spec.ProvisionRequirements.ControlPlaneAgents + aci.Spec.ProvisionRequirements.WorkerAgents
+	expected := aci.Spec.ProvisionRequirements.ControlPlaneAgents + aci.Spec.ProvisionRequirements.WorkerAgents + n.arbiters
 	switch state {
 	case models.ClusterStatusReady:
 		switch {

@@ -17,6 +17,7 @@ limitations under the License.
 package assisted
 
 import (
+	"strings"
 	"testing"
 
 	hiveextv1beta1 "github.com/openshift/assisted-service/api/hiveextension/v1beta1"
@@ -69,24 +70,53 @@ func agentIn(state string, role models.HostRole) aiv1beta1.Agent {
 func TestBackendState(t *testing.T) {
 	known, master, worker, auto := models.HostStatusKnown, models.HostRoleMaster, models.HostRoleWorker, models.HostRole("")
 	for _, tc := range []struct {
-		name   string
-		cp     int
-		agents []aiv1beta1.Agent
-		want   string
+		name     string
+		cp       int
+		agents   []aiv1beta1.Agent
+		arbiters int
+		want     string
 	}{
-		{"no hosts", 1, nil, models.ClusterStatusInsufficient},
-		{"SNO", 1, []aiv1beta1.Agent{agentIn(known, auto)}, models.ClusterStatusReady},
-		{"a host not known", 3, []aiv1beta1.Agent{agentIn(known, master), agentIn(known, master), agentIn(models.HostStatusInsufficient, master)},
+		{"no hosts", 1, nil, 0, models.ClusterStatusInsufficient},
+		{"SNO", 1, []aiv1beta1.Agent{agentIn(known, auto)}, 0, models.ClusterStatusReady},
+		{"a host not known", 3, []aiv1beta1.Agent{agentIn(known, master), agentIn(known, master), agentIn(models.HostStatusInsufficient, master)}, 0,
 			models.ClusterStatusInsufficient},
-		{"too few masters", 3, []aiv1beta1.Agent{agentIn(known, master), agentIn(known, worker), agentIn(known, worker)},
+		{"too few masters", 3, []aiv1beta1.Agent{agentIn(known, master), agentIn(known, worker), agentIn(known, worker)}, 0,
 			models.ClusterStatusInsufficient},
-		{"auto-assign counts as master", 3, []aiv1beta1.Agent{agentIn(known, master), agentIn(known, auto), agentIn(known, auto)},
+		{"auto-assign counts as master", 3, []aiv1beta1.Agent{agentIn(known, master), agentIn(known, auto), agentIn(known, auto)}, 0,
 			models.ClusterStatusReady},
+		{"two masters and their arbiter", 2, []aiv1beta1.Agent{agentIn(known, master), agentIn(known, master), agentIn(known, HostRoleArbiter)}, 1,
+			models.ClusterStatusReady},
+		{"two masters, the arbiter missing", 2, []aiv1beta1.Agent{agentIn(known, master), agentIn(known, master)}, 1,
+			models.ClusterStatusInsufficient},
+		{"an arbiter does not count as a master", 2, []aiv1beta1.Agent{agentIn(known, master), agentIn(known, HostRoleArbiter), agentIn(known, worker)}, 1,
+			models.ClusterStatusInsufficient},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if got, why := backendState(aciWith(tc.cp, 0), tc.agents); got != tc.want {
+			if got, why := backendState(aciWith(tc.cp, 0), tc.agents, tc.arbiters); got != tc.want {
 				t.Errorf("got %s (%s), want %s", got, why, tc.want)
 			}
 		})
+	}
+}
+
+// TestArbiterSpecError: assisted-service refuses arbiter clusters outside 2-5 control-plane nodes
+// or off the baremetal platform, and has nothing to say of clusters without arbiters.
+func TestArbiterSpecError(t *testing.T) {
+	for _, tc := range []struct {
+		cp, arbiters int
+		platform     hiveextv1beta1.PlatformType
+		want         string
+	}{
+		{3, 0, hiveextv1beta1.NonePlatformType, ""},
+		{2, 1, hiveextv1beta1.BareMetalPlatformType, ""},
+		{5, 1, "", ""},
+		{1, 1, hiveextv1beta1.BareMetalPlatformType, "2 to 5 control plane nodes"},
+		{2, 1, hiveextv1beta1.NonePlatformType, "platform baremetal"},
+	} {
+		aci := aciWith(tc.cp, 0)
+		aci.Spec.PlatformType = tc.platform
+		if got := arbiterSpecError(aci, tc.arbiters); (got == "") != (tc.want == "") || !strings.Contains(got, tc.want) {
+			t.Errorf("%d control plane, %d arbiters, platform %q: got %q, want %q", tc.cp, tc.arbiters, tc.platform, got, tc.want)
+		}
 	}
 }

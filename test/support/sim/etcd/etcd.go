@@ -62,6 +62,8 @@ import (
 const (
 	MasterLabel       = "node-role.kubernetes.io/master"
 	ControlPlaneLabel = "node-role.kubernetes.io/control-plane"
+	// ArbiterLabel is the role label of the arbiter node of two-node OpenShift.
+	ArbiterLabel = "node-role.kubernetes.io/arbiter"
 )
 
 // Simulator runs the etcd members of the workload cluster whose manager it is set up with.
@@ -396,20 +398,25 @@ func checkHealth(ctx context.Context, m Member) (healthy, isLeader bool) {
 	return true, st.Leader == m.ID && st.Leader != 0
 }
 
-// controlPlaneNodes lists the control-plane Nodes the simulator serves.
+// controlPlaneNodes lists the control-plane Nodes the simulator serves: masters, and the arbiter
+// of two-node OpenShift, whose etcd member votes like the others (cluster-etcd-operator targets
+// the arbiter nodes beside the masters in the HighlyAvailableArbiter topology: its
+// ceohelpers.ArbiterNodeLabelSelectorString, "node-role.kubernetes.io/arbiter").
 func (s *Simulator) controlPlaneNodes(ctx context.Context) (map[string]*corev1.Node, error) {
-	list := &corev1.NodeList{}
-	// One selector: HasLabels and MatchingLabelsSelector each replace the list's label selector.
-	master, err := labels.NewRequirement(MasterLabel, selection.Exists, nil)
-	if err != nil {
-		return nil, fmt.Errorf("selecting control-plane Nodes: %w", err)
-	}
-	if err := s.client.List(ctx, list, client.MatchingLabelsSelector{Selector: s.Selector.DeepCopySelector().Add(*master)}); err != nil {
-		return nil, fmt.Errorf("listing the control-plane Nodes: %w", err)
-	}
 	nodes := map[string]*corev1.Node{}
-	for i := range list.Items {
-		nodes[list.Items[i].Name] = &list.Items[i]
+	for _, role := range []string{MasterLabel, ArbiterLabel} {
+		list := &corev1.NodeList{}
+		// One selector: HasLabels and MatchingLabelsSelector each replace the list's label selector.
+		req, err := labels.NewRequirement(role, selection.Exists, nil)
+		if err != nil {
+			return nil, fmt.Errorf("selecting control-plane Nodes: %w", err)
+		}
+		if err := s.client.List(ctx, list, client.MatchingLabelsSelector{Selector: s.Selector.DeepCopySelector().Add(*req)}); err != nil {
+			return nil, fmt.Errorf("listing the control-plane Nodes: %w", err)
+		}
+		for i := range list.Items {
+			nodes[list.Items[i].Name] = &list.Items[i]
+		}
 	}
 	return nodes, nil
 }
