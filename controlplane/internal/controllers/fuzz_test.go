@@ -155,6 +155,12 @@ func controlPlaneFuzzObjects(p *fuzzpick.Picker) ([]client.Object, fuzzWorld) {
 		oacp.Spec.MachineTemplate.InfrastructureRef.Kind = "Unknown"
 	}
 	oacp.Spec.OpenshiftAssistedConfigSpec.NodeRegistration.Name = p.Pick("", "master-0")
+	if p.Intn(4) == 3 {
+		// Two nodes and an arbiter (whatever replicas was picked: the API server would refuse
+		// some of these shapes; the reconciler must not panic on them either).
+		oacp.Spec.Arbiter = &controlplanev1.OpenshiftAssistedControlPlaneArbiterSpec{MachineTemplate: controlplanev1.OpenshiftAssistedControlPlaneMachineTemplate{
+			InfrastructureRef: clusterv1.ContractVersionedObjectReference{APIGroup: capm3v1beta2.GroupVersion.Group, Kind: "Metal3MachineTemplate", Name: p.Pick("arbiter", "gone")}}}
+	}
 	if p.Bool() {
 		oacp.Status.DistributionVersion = p.Pick(versions...)
 		oacp.Status.Version = p.Pick("v1.30.4", "", "bogus")
@@ -221,6 +227,7 @@ func controlPlaneFuzzObjects(p *fuzzpick.Picker) ([]client.Object, fuzzWorld) {
 	}
 	if !p.Bool() {
 		objs = append(objs, &capm3v1beta2.Metal3MachineTemplate{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "cp"}})
+		objs = append(objs, &capm3v1beta2.Metal3MachineTemplate{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "arbiter"}})
 		for _, plural := range []string{"metal3machinetemplates", "metal3machines"} {
 			objs = append(objs, &apiextensionsv1.CustomResourceDefinition{ObjectMeta: metav1.ObjectMeta{
 				Name: plural + "." + capm3v1beta2.GroupVersion.Group, Labels: map[string]string{"cluster.x-k8s.io/v1beta2": capm3v1beta2.GroupVersion.Version}}})
@@ -239,6 +246,9 @@ func controlPlaneFuzzObjects(p *fuzzpick.Picker) ([]client.Object, fuzzWorld) {
 				Bootstrap: clusterv1.Bootstrap{ConfigRef: clusterv1.ContractVersionedObjectReference{
 					APIGroup: bootstrapv1.GroupVersion.Group, Kind: "OpenshiftAssistedConfig", Name: name}},
 				InfrastructureRef: clusterv1.ContractVersionedObjectReference{APIGroup: capm3v1beta2.GroupVersion.Group, Kind: "Metal3Machine", Name: name}}}
+		if p.Intn(4) == 3 {
+			m.Labels[controlplanev1.ArbiterMachineLabel] = ""
+		}
 		if p.Bool() {
 			m.Annotations = p.Map([]string{controlplanev1.EtcdMemberHookAnnotation, clusterv1.DeleteMachineAnnotation, controlplanev1.RemediationForAnnotation,
 				controlplanev1.RemediationInProgressAnnotation, clusterv1.PreTerminateDeleteHookAnnotationPrefix + "/other"}, []string{"", "{", `{"machine":"cp-0","timestamp":"2026-01-01T00:00:00Z","retryCount":1}`}, true)
