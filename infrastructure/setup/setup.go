@@ -40,6 +40,16 @@ import (
 // leader-election Role of config/rbac grants get and update on this name only: keep them equal.
 const LeaderElectionID = "capi-provider-agent-leader-election"
 
+// NewManagerOptions returns the provider's manager options with their defaults. The provider has
+// no admission webhooks, so it runs no webhook server unless --webhook-port asks for one: the
+// manager starts without serving certificates, as HyperShift runs the agent provider (with
+// upstream cluster-api-provider-agent's flags, which the shared options accept too).
+func NewManagerOptions() *manager.Options {
+	o := manager.NewOptions(LeaderElectionID)
+	o.WebhookPort = 0
+	return o
+}
+
 // Options are the settings of this provider beyond the shared manager options.
 type Options struct {
 	// AgentNamespace, when set, is the only namespace Agents are read from and claimed in; it may

@@ -21,6 +21,7 @@ package manager
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -65,8 +66,15 @@ type Options struct {
 	// lease or is rolled out would hang for its whole graceful shutdown period and fail.
 	PriorityQueue bool
 
-	SyncPeriod     time.Duration
-	HealthAddr     string
+	SyncPeriod time.Duration
+	HealthAddr string
+	// MetricsBindAddress is upstream's --metrics-bind-address (cluster-api-provider-agent,
+	// cluster-api-provider-openshift-assisted, and HyperShift's arguments for the agent provider):
+	// when set, metrics are served there over plain HTTP, as upstream serves them, instead of
+	// Cluster API's --diagnostics-address.
+	MetricsBindAddress string
+	// WebhookPort is the webhook server's port; 0 disables the server. Its flag's default is the
+	// value set before AddFlags (NewOptions: 9443; a provider without webhooks sets 0).
 	WebhookPort    int
 	WebhookCertDir string
 	QPS            float32
@@ -80,6 +88,9 @@ type Options struct {
 	// InProcess is set (not by a flag) when several managers run in one process, as in the lab:
 	// controller-runtime then accepts the same controller name (such as "clustercache") in each.
 	InProcess bool
+
+	// flags is the flag set AddFlags registered the options on, to tell flags given from defaults.
+	flags *pflag.FlagSet
 }
 
 // NewOptions returns the defaults for a provider whose leader election lease is leaderElectionID.
@@ -87,6 +98,7 @@ func NewOptions(leaderElectionID string) *Options {
 	return &Options{
 		LeaderElectionID: leaderElectionID,
 		Logs:             logsv1.NewLoggingConfiguration(),
+		WebhookPort:      9443,
 	}
 }
 
@@ -116,13 +128,21 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 		"Minimum interval at which watched objects are reconciled again.")
 	fs.StringVar(&o.HealthAddr, "health-addr", ":9440",
 		"The address the health endpoints (/healthz, /readyz) bind to.")
-	fs.IntVar(&o.WebhookPort, "webhook-port", 9443,
+	// Upstream's names (kubebuilder's), which HyperShift passes to the agent provider.
+	fs.StringVar(&o.HealthAddr, "health-probe-bind-address", ":9440",
+		"The same as --health-addr (the upstream providers' name for it).")
+	fs.StringVar(&o.MetricsBindAddress, "metrics-bind-address", "",
+		"Serve metrics over plain HTTP at this address, as the upstream providers do (the same as "+
+			"--insecure-diagnostics --diagnostics-address=ADDRESS). Prefer --diagnostics-address, which serves them "+
+			"over TLS to authenticated and authorized clients.")
+	fs.IntVar(&o.WebhookPort, "webhook-port", o.WebhookPort,
 		"Webhook server port. 0 disables the webhook server.")
 	fs.StringVar(&o.WebhookCertDir, "webhook-cert-dir", "/tmp/k8s-webhook-server/serving-certs/",
 		"Folder holding the webhook server's tls.crt and tls.key.")
 	fs.Float32Var(&o.QPS, "kube-api-qps", 20, "Maximum queries per second to the Kubernetes API server.")
 	fs.IntVar(&o.Burst, "kube-api-burst", 30, "Maximum burst of queries to the Kubernetes API server.")
 	flags.AddManagerOptions(fs, &o.CAPI)
+	o.flags = fs
 }
 
 // Validate checks the options and applies the logging configuration.
@@ -137,9 +157,24 @@ func (o *Options) Validate() error {
 	return nil
 }
 
+// changed tells whether the flag name was given on the command line.
+func (o *Options) changed(name string) bool {
+	return o.flags != nil && o.flags.Changed(name)
+}
+
 // ManagerOptions translates the options into controller-runtime manager options.
 func (o *Options) ManagerOptions(scheme *runtime.Scheme) (ctrl.Options, error) {
-	tlsOptions, metricsOptions, err := flags.GetManagerOptions(o.CAPI)
+	if o.changed("health-addr") && o.changed("health-probe-bind-address") {
+		return ctrl.Options{}, errors.New("give --health-addr or --health-probe-bind-address, not both: they are the same setting")
+	}
+	capiOptions := o.CAPI
+	if o.MetricsBindAddress != "" {
+		if o.changed("diagnostics-address") || o.changed("insecure-diagnostics") {
+			return ctrl.Options{}, errors.New("give --metrics-bind-address (plain HTTP) or --diagnostics-address/--insecure-diagnostics, not both")
+		}
+		capiOptions.DiagnosticsAddress, capiOptions.InsecureDiagnostics = o.MetricsBindAddress, true
+	}
+	tlsOptions, metricsOptions, err := flags.GetManagerOptions(capiOptions)
 	if err != nil {
 		return ctrl.Options{}, fmt.Errorf("invalid diagnostics or TLS flags: %w", err)
 	}

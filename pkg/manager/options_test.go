@@ -91,6 +91,16 @@ func TestFlagsBecomeManagerOptions(t *testing.T) {
 					t.Errorf("metrics %+v", mo.Metrics)
 				}
 			}},
+		{"upstream's metrics and health flags, as HyperShift passes them", []string{"--health-probe-bind-address=:8081", "--metrics-bind-address=127.0.0.1:8080"},
+			func(t *testing.T, _ *manager.Options, mo ctrl.Options) {
+				t.Helper()
+				if mo.HealthProbeBindAddress != ":8081" {
+					t.Errorf("health %q, want :8081", mo.HealthProbeBindAddress)
+				}
+				if mo.Metrics.SecureServing || mo.Metrics.BindAddress != "127.0.0.1:8080" {
+					t.Errorf("metrics %+v, want plain HTTP on 127.0.0.1:8080", mo.Metrics)
+				}
+			}},
 		{"webhook server off", []string{"--webhook-port=0"}, func(t *testing.T, _ *manager.Options, mo ctrl.Options) {
 			t.Helper()
 			if mo.WebhookServer != nil {
@@ -114,7 +124,14 @@ func TestInvalidFlagsAreRefused(t *testing.T) {
 	if err := parse(t, "--concurrency=0").Validate(); err == nil {
 		t.Error("--concurrency=0 accepted")
 	}
-	if _, err := parse(t, "--tls-min-version=TLS9").ManagerOptions(runtime.NewScheme()); err == nil {
-		t.Error("--tls-min-version=TLS9 accepted")
+	for _, args := range [][]string{
+		{"--tls-min-version=TLS9"},
+		{"--metrics-bind-address=:8080", "--diagnostics-address=:8443"},
+		{"--metrics-bind-address=:8080", "--insecure-diagnostics"},
+		{"--health-addr=:9440", "--health-probe-bind-address=:8081"},
+	} {
+		if _, err := parse(t, args...).ManagerOptions(runtime.NewScheme()); err == nil {
+			t.Errorf("%v accepted", args)
+		}
 	}
 }
