@@ -28,6 +28,10 @@ const (
 	// (default quay.io/openshift-release-dev/ocp-release), for mirrors and disconnected installs.
 	// The image is <repository>:<distributionVersion>-<architecture>.
 	ReleaseImageRepositoryAnnotation = "controlplane.cluster.x-k8s.io/release-image-repository"
+	// UpstreamReleaseImageRepositoryAnnotation is the upstream provider's key for the same
+	// override (cluster-api-provider-openshift-assisted's release.go), honoured when
+	// ReleaseImageRepositoryAnnotation is not set; the webhook refuses the two with different values.
+	UpstreamReleaseImageRepositoryAnnotation = "cluster.x-k8s.io/release-image-repository-override"
 
 	// ImageSetNamespaceLabel records, on the cluster-scoped ClusterImageSet, the namespace of the
 	// control plane it belongs to.

@@ -344,3 +344,13 @@ type OpenshiftAssistedControlPlaneList struct {
 func init() {
 	objectTypes = append(objectTypes, &OpenshiftAssistedControlPlane{}, &OpenshiftAssistedControlPlaneList{})
 }
+
+// ReleaseImageRepository is the release image repository the control plane's annotations set
+// (ReleaseImageRepositoryAnnotation, else upstream's UpstreamReleaseImageRepositoryAnnotation),
+// "" for the default.
+func (in *OpenshiftAssistedControlPlane) ReleaseImageRepository() string {
+	if v := in.Annotations[ReleaseImageRepositoryAnnotation]; v != "" {
+		return v
+	}
+	return in.Annotations[UpstreamReleaseImageRepositoryAnnotation]
+}

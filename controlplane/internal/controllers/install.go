@@ -126,7 +126,7 @@ func ImageSetName(oacp *controlplanev1.OpenshiftAssistedControlPlane) string {
 
 // releaseImage is the release image of the control plane's distributionVersion.
 func releaseImage(oacp *controlplanev1.OpenshiftAssistedControlPlane, version string) string {
-	return release.Image(oacp.Annotations[controlplanev1.ReleaseImageRepositoryAnnotation], version,
+	return release.Image(oacp.ReleaseImageRepository(), version,
 		oacp.Spec.OpenshiftAssistedConfigSpec.CpuArchitecture)
 }
 

@@ -64,7 +64,25 @@ func SetupWithManager(mgr ctrl.Manager) error {
 
 // ValidateCreate checks the formats of a new control plane's spec.
 func (*ControlPlaneValidator) ValidateCreate(_ context.Context, cp *controlplanev1.OpenshiftAssistedControlPlane) (admission.Warnings, error) {
-	return ignoredVIPsWarning(cp, nil), validation.Invalid(controlplanev1.GroupVersion.WithKind(controlplanev1.ControlPlaneKind).GroupKind(), cp.Name, specErrors(&cp.Spec, nil))
+	errs := append(annotationErrors(cp, nil), specErrors(&cp.Spec, nil)...)
+	return ignoredVIPsWarning(cp, nil), validation.Invalid(controlplanev1.GroupVersion.WithKind(controlplanev1.ControlPlaneKind).GroupKind(), cp.Name, errs)
+}
+
+// annotationErrors refuses the release image repository set twice, with our key and upstream's,
+// to different values (old: the stored control plane on update, checked only when one of the two
+// changed; nil on create).
+func annotationErrors(cp, old *controlplanev1.OpenshiftAssistedControlPlane) field.ErrorList {
+	ours, upstream := cp.Annotations[controlplanev1.ReleaseImageRepositoryAnnotation], cp.Annotations[controlplanev1.UpstreamReleaseImageRepositoryAnnotation]
+	if ours == "" || upstream == "" || ours == upstream {
+		return nil
+	}
+	if old != nil && old.Annotations[controlplanev1.ReleaseImageRepositoryAnnotation] == ours &&
+		old.Annotations[controlplanev1.UpstreamReleaseImageRepositoryAnnotation] == upstream {
+		return nil
+	}
+	return field.ErrorList{field.Invalid(field.NewPath("metadata", "annotations").Key(controlplanev1.UpstreamReleaseImageRepositoryAnnotation), upstream,
+		fmt.Sprintf("the release image repository is set twice, to %q by %s and to %q by upstream's %s: keep one of the two annotations",
+			ours, controlplanev1.ReleaseImageRepositoryAnnotation, upstream, controlplanev1.UpstreamReleaseImageRepositoryAnnotation))}
 }
 
 // ValidateUpdate checks the formats of the spec fields that changed, and refuses a change of
@@ -74,6 +92,7 @@ func (*ControlPlaneValidator) ValidateUpdate(_ context.Context, oldCP, newCP *co
 	if why := versionChangeRefusal(oldCP, newCP.Spec.DistributionVersion); why != "" {
 		errs = append(errs, field.Forbidden(field.NewPath("spec", "distributionVersion"), why))
 	}
+	errs = append(errs, annotationErrors(newCP, oldCP)...)
 	errs = append(errs, specErrors(&newCP.Spec, &oldCP.Spec)...)
 	return ignoredVIPsWarning(newCP, oldCP), validation.Invalid(controlplanev1.GroupVersion.WithKind(controlplanev1.ControlPlaneKind).GroupKind(), newCP.Name, errs)
 }

@@ -214,6 +214,17 @@ func TestFormatsChecked(t *testing.T) {
 		{"bootstrap settings", func(cp *controlplanev1.OpenshiftAssistedControlPlane) {
 			cp.Spec.OpenshiftAssistedConfigSpec.AdditionalTrustBundle = "cert"
 		}, "spec.openshiftAssistedConfigSpec.additionalTrustBundle"},
+		{"upstream's release mirror annotation", func(cp *controlplanev1.OpenshiftAssistedControlPlane) {
+			cp.Annotations = map[string]string{controlplanev1.UpstreamReleaseImageRepositoryAnnotation: "mirror.example.com/ocp-release"}
+		}, ""},
+		{"both release mirror annotations, the same", func(cp *controlplanev1.OpenshiftAssistedControlPlane) {
+			cp.Annotations = map[string]string{controlplanev1.UpstreamReleaseImageRepositoryAnnotation: "mirror.example.com/ocp-release",
+				controlplanev1.ReleaseImageRepositoryAnnotation: "mirror.example.com/ocp-release"}
+		}, ""},
+		{"both release mirror annotations, different", func(cp *controlplanev1.OpenshiftAssistedControlPlane) {
+			cp.Annotations = map[string]string{controlplanev1.UpstreamReleaseImageRepositoryAnnotation: "mirror.example.com/ocp-release",
+				controlplanev1.ReleaseImageRepositoryAnnotation: "other.example.com/ocp-release"}
+		}, "metadata.annotations[cluster.x-k8s.io/release-image-repository-override]"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cp := valid()
