@@ -46,7 +46,7 @@ const LeaderElectionID = "capi-provider-agent-leader-election"
 // upstream cluster-api-provider-agent's flags, which the shared options accept too).
 func NewManagerOptions() *manager.Options {
 	o := manager.NewOptions(LeaderElectionID)
-	o.WebhookPort = 0
+	o.NoWebhooks = true
 	return o
 }
 

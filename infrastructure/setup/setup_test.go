@@ -108,7 +108,9 @@ func TestStartsWithHyperShiftArguments(t *testing.T) {
 	g.Expect(opts.Validate()).To(Succeed())
 
 	done := make(chan error, 1)
-	go func() { done <- manager.Run(ctx, env.Config, opts, env.Scheme, manager.SetupWith(setup.Setup, providerOpts)) }()
+	go func() {
+		done <- manager.Run(ctx, env.Config, opts, env.Scheme, manager.SetupWith(setup.Setup, providerOpts))
+	}()
 	g.Eventually(func(g Gomega) {
 		select {
 		case err := <-done:

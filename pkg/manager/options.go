@@ -73,9 +73,12 @@ type Options struct {
 	// when set, metrics are served there over plain HTTP, as upstream serves them, instead of
 	// Cluster API's --diagnostics-address.
 	MetricsBindAddress string
-	// WebhookPort is the webhook server's port; 0 disables the server. Its flag's default is the
-	// value set before AddFlags (NewOptions: 9443; a provider without webhooks sets 0).
-	WebhookPort    int
+	// WebhookPort is the webhook server's port; 0 disables the server. Its flag defaults to 9443,
+	// or to 0 with NoWebhooks.
+	WebhookPort int
+	// NoWebhooks is set (not by a flag) by a provider that has no admission webhooks: it runs no
+	// webhook server unless --webhook-port asks for one.
+	NoWebhooks     bool
 	WebhookCertDir string
 	QPS            float32
 	Burst          int
@@ -98,7 +101,6 @@ func NewOptions(leaderElectionID string) *Options {
 	return &Options{
 		LeaderElectionID: leaderElectionID,
 		Logs:             logsv1.NewLoggingConfiguration(),
-		WebhookPort:      9443,
 	}
 }
 
@@ -135,7 +137,11 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 		"Serve metrics over plain HTTP at this address, as the upstream providers do (the same as "+
 			"--insecure-diagnostics --diagnostics-address=ADDRESS). Prefer --diagnostics-address, which serves them "+
 			"over TLS to authenticated and authorized clients.")
-	fs.IntVar(&o.WebhookPort, "webhook-port", o.WebhookPort,
+	webhookPort := 9443
+	if o.NoWebhooks {
+		webhookPort = 0
+	}
+	fs.IntVar(&o.WebhookPort, "webhook-port", webhookPort,
 		"Webhook server port. 0 disables the webhook server.")
 	fs.StringVar(&o.WebhookCertDir, "webhook-cert-dir", "/tmp/k8s-webhook-server/serving-certs/",
 		"Folder holding the webhook server's tls.crt and tls.key.")
