@@ -25,6 +25,7 @@ import (
 	aiv1beta1 "github.com/openshift/assisted-service/api/v1beta1"
 	"github.com/openshift/assisted-service/models"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	"sigs.k8s.io/cluster-api/util"
 
@@ -49,9 +50,13 @@ type agentSettings struct {
 	Labels map[string]string
 }
 
-// hostname is the hostname the Machine's host is installed with: nodeRegistration.name, else
-// the Machine's name.
-func hostname(config *bootstrapv1.OpenshiftAssistedConfig, machine *clusterv1.Machine) string {
+// staticHostname is the hostname the Machine's host is installed with when the hub knows it
+// before the host is chosen: nodeRegistration.name, else the Machine's name; "" when the name is
+// a host metadata variable (resolved once the host is known, see metadata.go).
+func staticHostname(config *bootstrapv1.OpenshiftAssistedConfig, machine *clusterv1.Machine) string {
+	if _, ok := variable(config.Spec.NodeRegistration.Name); ok {
+		return ""
+	}
 	if config.Spec.NodeRegistration.Name != "" {
 		return config.Spec.NodeRegistration.Name
 	}
@@ -76,13 +81,17 @@ func role(machine *clusterv1.Machine) models.HostRole {
 	return models.HostRoleMaster
 }
 
-// desiredAgentSettings maps the config, its Machine and, with Metal3, its BareMetalHost (nil
-// otherwise) onto the settings of the Machine's Agent.
+// desiredAgentSettings maps the config, its Machine and, with Metal3, its BareMetalHost and the
+// host's metadata variables (nil otherwise) onto the settings of the Machine's Agent.
 func desiredAgentSettings(config *bootstrapv1.OpenshiftAssistedConfig, machine *clusterv1.Machine,
-	bmh *bmov1alpha1.BareMetalHost, agent *aiv1beta1.Agent) (agentSettings, error) {
+	bmh *bmov1alpha1.BareMetalHost, env map[string]string, agent *aiv1beta1.Agent) (agentSettings, error) {
+	name, err := resolvedHostname(config, machine.Name, env)
+	if err != nil {
+		return agentSettings{}, err
+	}
 	s := agentSettings{
 		Role:                    role(machine),
-		Hostname:                hostname(config, machine),
+		Hostname:                name,
 		IgnitionConfigOverrides: config.Annotations[bootstrapv1.IgnitionOverrideAnnotation],
 		NodeLabels:              map[string]string{},
 		Labels: map[string]string{
@@ -94,6 +103,12 @@ func desiredAgentSettings(config *bootstrapv1.OpenshiftAssistedConfig, machine *
 		k, v, _ := strings.Cut(kv, "=")
 		if k == "" {
 			return s, fmt.Errorf("nodeRegistration.kubeletExtraLabels entry %q has no key (want key=value)", kv)
+		}
+		if v, err = expand(v, env); err != nil {
+			return s, fmt.Errorf("nodeRegistration.kubeletExtraLabels entry %q: %w", kv, err)
+		}
+		if msgs := validation.IsValidLabelValue(v); len(msgs) > 0 {
+			return s, fmt.Errorf("nodeRegistration.kubeletExtraLabels entry %q resolves to %q, which is not a label value: %s", kv, v, strings.Join(msgs, "; "))
 		}
 		s.NodeLabels[k] = v
 	}

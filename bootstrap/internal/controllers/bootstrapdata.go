@@ -64,17 +64,18 @@ type file struct {
 	Contents  resource `json:"contents"`
 }
 
-// bootstrapData returns the Ignition config of the Machine's host named hostname. It fails
+// bootstrapData returns the Ignition config of the Machine's host named hostname (no
+// /etc/hostname when hostname is "": a name resolved from the host's metadata). It fails
 // when the IgnitionOverrideAnnotation is not a JSON object.
 func bootstrapData(config *bootstrapv1.OpenshiftAssistedConfig, hostname string) ([]byte, error) {
-	ign := ignitionConfig{
-		Ignition: ignitionSection{Version: ignitionVersion},
-		Storage: &storageSection{Files: []file{{
+	ign := ignitionConfig{Ignition: ignitionSection{Version: ignitionVersion}}
+	if hostname != "" {
+		ign.Storage = &storageSection{Files: []file{{
 			Path:      "/etc/hostname",
 			Mode:      0o644,
 			Overwrite: true,
 			Contents:  resource{Source: "data:," + url.PathEscape(hostname+"\n")},
-		}}},
+		}}}
 	}
 	if override, ok := config.Annotations[bootstrapv1.IgnitionOverrideAnnotation]; ok && override != "" {
 		var obj map[string]any

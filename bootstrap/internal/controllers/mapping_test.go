@@ -17,6 +17,7 @@ limitations under the License.
 package controllers
 
 import (
+	"context"
 	"reflect"
 	"testing"
 
@@ -29,6 +30,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	bootstrapv1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/bootstrap/v1alpha2"
 	controlplanev1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/controlplane/v1alpha3"
@@ -40,7 +42,9 @@ type mappingInput struct {
 	machine *clusterv1.Machine
 	cd      *hivev1.ClusterDeployment
 	bmh     *bmov1alpha1.BareMetalHost
-	agent   *aiv1beta1.Agent
+	// env are the host's metadata variables (Metal3 hosts only).
+	env   map[string]string
+	agent *aiv1beta1.Agent
 }
 
 func baseInput() mappingInput {
@@ -75,7 +79,7 @@ func TestMapping(t *testing.T) {
 			in := baseInput()
 			tc.set(&in)
 			ie := desiredInfraEnvSpec(in.config, in.cd, pullSecretRef(in.config, in.cd))
-			settings, err := desiredAgentSettings(in.config, in.machine, in.bmh, in.agent)
+			settings, err := desiredAgentSettings(in.config, in.machine, in.bmh, in.env, in.agent)
 			g.Expect(err).NotTo(HaveOccurred())
 			agent := in.agent.DeepCopy()
 			applyAgentSettings(agent, settings)
@@ -223,6 +227,28 @@ var mappingCases = []mappingCase{
 		},
 	},
 	{
+		field: "NodeRegistration.Name as a host metadata variable",
+		set: func(in *mappingInput) {
+			in.config.Spec.NodeRegistration.Name = "${METADATA_NAME}"
+			in.env = map[string]string{"METADATA_NAME": "rack1-host7", "METADATA_UUID": "8f0c"}
+		},
+		check: func(g Gomega, _ aiv1beta1.InfraEnvSpec, a *aiv1beta1.Agent) {
+			g.Expect(a.Spec.Hostname).To(Equal("rack1-host7"))
+		},
+	},
+	{
+		field: "NodeRegistration.KubeletExtraLabels with a host metadata variable",
+		set: func(in *mappingInput) {
+			in.config.Spec.NodeRegistration.KubeletExtraLabels = []string{"example.com/host=$METADATA_UUID", "tier=db"}
+			in.env = map[string]string{"METADATA_NAME": "rack1-host7", "METADATA_UUID": "8f0c"}
+		},
+		check: func(g Gomega, _ aiv1beta1.InfraEnvSpec, a *aiv1beta1.Agent) {
+			g.Expect(a.Spec.NodeLabels).To(HaveKeyWithValue("example.com/host", "8f0c"))
+			g.Expect(a.Spec.NodeLabels).To(HaveKeyWithValue("tier", "db"))
+			g.Expect(a.Spec.Hostname).To(Equal("machine-0"))
+		},
+	},
+	{
 		field: "arbiter Machine of two-node OpenShift",
 		set: func(in *mappingInput) {
 			in.machine.Labels = map[string]string{clusterv1.MachineControlPlaneLabel: "", controlplanev1.ArbiterMachineLabel: ""}
@@ -278,7 +304,7 @@ func TestRootDeviceHints(t *testing.T) {
 			hints := tc.hints
 			in.bmh = &bmov1alpha1.BareMetalHost{ObjectMeta: metav1.ObjectMeta{Name: "bmh-0"},
 				Spec: bmov1alpha1.BareMetalHostSpec{RootDeviceHints: &hints}}
-			settings, err := desiredAgentSettings(in.config, in.machine, in.bmh, in.agent)
+			settings, err := desiredAgentSettings(in.config, in.machine, in.bmh, in.env, in.agent)
 			if tc.want == "" {
 				g.Expect(err).To(MatchError(ContainSubstring("no disk")))
 				return
@@ -326,6 +352,58 @@ func TestInvalidKubeletExtraLabel(t *testing.T) {
 	g := NewWithT(t)
 	in := baseInput()
 	in.config.Spec.NodeRegistration.KubeletExtraLabels = []string{"=value"}
-	_, err := desiredAgentSettings(in.config, in.machine, nil, in.agent)
+	_, err := desiredAgentSettings(in.config, in.machine, nil, nil, in.agent)
 	g.Expect(err).To(MatchError(ContainSubstring("has no key")))
+}
+
+// TestMetadataVariablesThatCannotBeResolved: a variable without Metal3 metadata, one the host's
+// metadata lacks, and one whose value is no hostname or label value each hold the approval back
+// with what to do.
+func TestMetadataVariablesThatCannotBeResolved(t *testing.T) {
+	env := map[string]string{"METADATA_NAME": "Host_7", "METADATA_UUID": "8f0c"}
+	for _, tc := range []struct {
+		name, hostname string
+		labels         []string
+		env            map[string]string
+		want           string
+	}{
+		{"no Metal3 host", "$METADATA_NAME", nil, nil, "only a Metal3 host"},
+		{"unknown key", "$METADATA_RACK", nil, env, "names no metadata of the host (it has METADATA_NAME, METADATA_UUID)"},
+		{"not a hostname", "$METADATA_NAME", nil, env, `resolves to "Host_7", which is not a hostname`},
+		{"label from an unknown key", "", []string{"rack=$METADATA_RACK"}, env, "names no metadata of the host"},
+		{"not a label value", "", []string{"id=${METADATA_NAME}x"}, env, "not a label value"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			g := NewWithT(t)
+			in := baseInput()
+			in.config.Spec.NodeRegistration.Name = tc.hostname
+			in.config.Spec.NodeRegistration.KubeletExtraLabels = tc.labels
+			_, err := desiredAgentSettings(in.config, in.machine, nil, tc.env, in.agent)
+			g.Expect(err).To(MatchError(ContainSubstring(tc.want)))
+		})
+	}
+}
+
+// TestMetadataEnv reads a host's metadata variables as baremetal-operator writes its config
+// drive: the BareMetalHost's defaults, overridden by its metaData Secret.
+func TestMetadataEnv(t *testing.T) {
+	g := NewWithT(t)
+	bmh := &bmov1alpha1.BareMetalHost{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "host-7", UID: "bmh-uid"}}
+	c := fake.NewClientBuilder().WithObjects(&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "m-metadata"},
+		Data: map[string][]byte{"metaData": []byte("name: machine-0\nrack-id: r7\n")}}).Build()
+	env, err := metadataEnv(context.Background(), c, bmh)
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(env).To(Equal(map[string]string{"METADATA_UUID": "bmh-uid", "METADATA_METAL3_NAMESPACE": "ns", "METADATA_METAL3_NAME": "host-7",
+		"METADATA_LOCAL_HOSTNAME": "host-7", "METADATA_NAME": "host-7"}), "without a metaData Secret: the host's defaults")
+
+	bmh.Spec.MetaData = &corev1.SecretReference{Name: "m-metadata"}
+	env, err = metadataEnv(context.Background(), c, bmh)
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(env).To(HaveKeyWithValue("METADATA_NAME", "machine-0"), "the Secret overrides the defaults")
+	g.Expect(env).To(HaveKeyWithValue("METADATA_RACK_ID", "r7"))
+	g.Expect(env).To(HaveKeyWithValue("METADATA_LOCAL_HOSTNAME", "host-7"))
+
+	bmh.Spec.MetaData = &corev1.SecretReference{Name: "not-yet"}
+	_, err = metadataEnv(context.Background(), c, bmh)
+	g.Expect(err).To(MatchError(ContainSubstring("reading the metaData Secret not-yet of BareMetalHost host-7")))
 }

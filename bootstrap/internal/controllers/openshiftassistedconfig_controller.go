@@ -351,7 +351,7 @@ func (r *Reconciler) reconcileMetal3Machine(ctx context.Context, s *scope) (bool
 // reconcileDataSecret writes the bootstrap data Secret and reports it in the status.
 func (r *Reconciler) reconcileDataSecret(ctx context.Context, s *scope) (bool, error) {
 	c := s.config
-	data, err := bootstrapData(c, hostname(c, s.machine))
+	data, err := bootstrapData(c, staticHostname(c, s.machine))
 	if err != nil {
 		conditions.Set(c, metav1.Condition{Type: bootstrapv1.DataSecretAvailableCondition, Status: metav1.ConditionFalse,
 			Reason: bootstrapv1.InvalidIgnitionOverrideReason, Message: "Fix the config's annotation: " + err.Error()})
@@ -421,7 +421,15 @@ func (r *Reconciler) reconcileAgent(ctx context.Context, s *scope) (bool, error)
 	conditions.Set(c, metav1.Condition{Type: bootstrapv1.AgentRegisteredCondition, Status: metav1.ConditionTrue,
 		Reason: bootstrapv1.AgentRegisteredReason, Message: fmt.Sprintf("Agent %s registered (assisted-service state %q)", agent.Name, agentState(agent))})
 
-	settings, err := desiredAgentSettings(c, s.machine, s.bareMetalHost, agent)
+	var env map[string]string
+	if s.bareMetalHost != nil && usesMetadata(c) {
+		if env, err = metadataEnv(ctx, r.Client, s.bareMetalHost); err != nil {
+			setWaitingAfter(c, bootstrapv1.AgentRegisteredCondition, bootstrapv1.WaitingForApprovalReason,
+				"Not approving Agent "+agent.Name+" yet: the host's metadata, which nodeRegistration names, cannot be read: "+err.Error())
+			return false, nil //nolint:nilerr // reported in the condition; retried (CAPM3 writes the Secret while it provisions)
+		}
+	}
+	settings, err := desiredAgentSettings(c, s.machine, s.bareMetalHost, env, agent)
 	if err != nil {
 		setWaitingAfter(c, bootstrapv1.AgentRegisteredCondition, bootstrapv1.WaitingForApprovalReason, "Not approving Agent "+agent.Name+": "+err.Error())
 		return false, nil //nolint:nilerr // reported in the condition; retried when the Machine, host or Agent changes

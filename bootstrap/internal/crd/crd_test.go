@@ -18,6 +18,7 @@ package crd_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"testing"
 
@@ -89,7 +90,19 @@ func TestEveryKindRoundTrips(t *testing.T) {
 	err = env.Client.Create(ctx, named)
 	g.Expect(err).To(HaveOccurred())
 	g.Expect(err.Error()).To(ContainSubstring("spec.template.spec.nodeRegistration.name: Invalid value: " +
-		"nodeRegistration.name must not be set in a template"))
+		"nodeRegistration.name must not be a fixed name in a template"))
+
+	// A host metadata variable names each host by itself (upstream's templates use $METADATA_NAME).
+	for i, name := range []string{"$METADATA_NAME", "${METADATA_LOCAL_HOSTNAME}"} {
+		byHost := &bootstrapv1.OpenshiftAssistedConfigTemplate{
+			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: fmt.Sprintf("by-host-%d", i)},
+			Spec: bootstrapv1.OpenshiftAssistedConfigTemplateSpec{Template: bootstrapv1.OpenshiftAssistedConfigTemplateResource{
+				Spec: bootstrapv1.OpenshiftAssistedConfigSpec{NodeRegistration: bootstrapv1.NodeRegistrationOptions{
+					Name: name, KubeletExtraLabels: []string{"example.com/host=$METADATA_UUID"}}},
+			}},
+		}
+		g.Expect(env.Client.Create(ctx, byHost)).To(Succeed(), name)
+	}
 
 	templateSpec := fullSpec()
 	templateSpec.NodeRegistration.Name = ""
@@ -134,7 +147,9 @@ func TestSchemaDefaultsAndRejects(t *testing.T) {
 		{"unknown architecture", func(s *bootstrapv1.OpenshiftAssistedConfigSpec) { s.CpuArchitecture = "i386" },
 			`spec.cpuArchitecture: Unsupported value: "i386"`},
 		{"hostname that is not a DNS name", func(s *bootstrapv1.OpenshiftAssistedConfigSpec) { s.NodeRegistration.Name = "Worker_0" },
-			"spec.nodeRegistration.name in body should match"},
+			`spec.nodeRegistration.name: Invalid value: "Worker_0": name must be a lowercase hostname (RFC 1123), such as master-0 or master-0.example.com, or a host metadata variable such as $METADATA_NAME`},
+		{"a variable that is no host metadata", func(s *bootstrapv1.OpenshiftAssistedConfigSpec) { s.NodeRegistration.Name = "$HOSTNAME" },
+			"name must be a lowercase hostname (RFC 1123)"},
 		{"NTP source that is neither address nor name", func(s *bootstrapv1.OpenshiftAssistedConfigSpec) {
 			s.AdditionalNTPSources = []string{"10.0.0.1", "ntp server"}
 		}, `spec.additionalNTPSources[1]: Invalid value: "ntp server": "ntp server" is not an IP address or a host name`},

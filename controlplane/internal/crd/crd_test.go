@@ -245,7 +245,7 @@ func TestSchemaRejectsBadInput(t *testing.T) {
 		{"a hostname for every host of three", func(cp *controlplanev1.OpenshiftAssistedControlPlane) {
 			cp.Spec.Replicas = ptr.To[int32](3)
 			cp.Spec.OpenshiftAssistedConfigSpec.NodeRegistration.Name = "master-0"
-		}, "spec.openshiftAssistedConfigSpec.nodeRegistration.name: Invalid value: nodeRegistration.name must not be set when replicas is more than 1"},
+		}, "spec.openshiftAssistedConfigSpec.nodeRegistration.name: Invalid value: nodeRegistration.name must not be a fixed name when replicas is more than 1"},
 	}
 	for _, tt := range creates {
 		t.Run("create "+tt.name, func(t *testing.T) {
@@ -306,6 +306,11 @@ func TestSchemaRejectsBadInput(t *testing.T) {
 	sno.Spec.Config.APIVIPs, sno.Spec.Config.IngressVIPs = nil, nil
 	sno.Spec.OpenshiftAssistedConfigSpec.NodeRegistration.Name = "sno-0"
 	g.Expect(env.Client.Create(ctx, sno)).To(Succeed())
+	// Three hosts each named from its own metadata, as upstream's examples name them.
+	byHost := controlPlane(ns, "named-by-host")
+	byHost.Spec.Replicas = ptr.To[int32](3)
+	byHost.Spec.OpenshiftAssistedConfigSpec.NodeRegistration.Name = "$METADATA_NAME"
+	g.Expect(env.Client.Create(ctx, byHost)).To(Succeed())
 }
 
 // TestReplicaTransitionsOpenShiftDoesNotSupport checks that the API server refuses, with a message
