@@ -51,6 +51,7 @@ type OpenshiftAssistedControlPlaneMachineTemplate struct {
 // +kubebuilder:validation:XValidation:rule="!has(self.replicas) || self.replicas != 2 || has(self.arbiter)",fieldPath=".replicas",message="replicas 2 needs spec.arbiter: two-node OpenShift keeps etcd's quorum with a third, smaller arbiter node; set spec.arbiter.machineTemplate.infrastructureRef to that host's template (two-node OpenShift with fencing is not supported by this provider)"
 // +kubebuilder:validation:XValidation:rule="!has(self.arbiter) || (has(self.replicas) && self.replicas == 2)",fieldPath=".arbiter",message="spec.arbiter is for two-node OpenShift and needs replicas 2: with 3 to 5 control-plane nodes etcd keeps quorum without an arbiter; remove spec.arbiter or set replicas to 2"
 // +kubebuilder:validation:XValidation:rule="!has(self.arbiter) || (has(self.config.apiVIPs) && size(self.config.apiVIPs) > 0)",fieldPath=".arbiter",message="spec.arbiter needs spec.config.apiVIPs and ingressVIPs: assisted-service installs two-node OpenShift with an arbiter on the baremetal platform only (keepalived VIPs), not behind an external load balancer"
+// +kubebuilder:validation:XValidation:rule="!has(self.config.diskEncryption) || !has(self.config.diskEncryption.enableOn) || !self.config.diskEncryption.enableOn.contains('arbiters') || has(self.arbiter)",fieldPath=".config.diskEncryption.enableOn",message="diskEncryption.enableOn names arbiters but the cluster has none (spec.arbiter): use masters, workers or all"
 // +kubebuilder:validation:XValidation:rule="has(self.arbiter) == has(oldSelf.arbiter)",fieldPath=".arbiter",message="spec.arbiter cannot be added or removed: OpenShift cannot turn two nodes with an arbiter into a control plane without one, or back; create a new cluster with the topology you want"
 // +kubebuilder:validation:XValidation:rule="!has(self.openshiftAssistedConfigSpec) || !has(self.openshiftAssistedConfigSpec.nodeRegistration) || !has(self.openshiftAssistedConfigSpec.nodeRegistration.name) || size(self.openshiftAssistedConfigSpec.nodeRegistration.name) == 0 || self.openshiftAssistedConfigSpec.nodeRegistration.name.startsWith('$') || (has(self.replicas) && self.replicas == 1)",fieldPath=".openshiftAssistedConfigSpec.nodeRegistration.name",message="nodeRegistration.name must not be a fixed name when replicas is more than 1: every control-plane host would be installed with that same hostname; leave it unset so that each host is named after its Machine, or name a host metadata variable such as $METADATA_NAME"
 type OpenshiftAssistedControlPlaneSpec struct {
@@ -107,6 +108,28 @@ type OpenshiftAssistedControlPlaneSpec struct {
 	Arbiter *OpenshiftAssistedControlPlaneArbiterSpec `json:"arbiter,omitempty"`
 }
 
+// DiskEncryption configures disk encryption of the cluster's nodes: the AgentClusterInstall's
+// spec.diskEncryption, with the values of assisted-service releases newer than the Go types this
+// project pins (the arbiter roles and role combinations; api/hiveextension/v1beta1 DiskEncryption).
+type DiskEncryption struct {
+	// enableOn says which nodes are encrypted: none, all, or their roles (masters, arbiters,
+	// workers, in that order, comma-separated). A hub whose assisted-service predates the
+	// combinations and arbiters refuses them, which the control plane reports.
+	// +optional
+	// +kubebuilder:default=none
+	// +kubebuilder:validation:Enum=none;all;masters;arbiters;workers;"masters,arbiters";"masters,workers";"arbiters,workers";"masters,arbiters,workers"
+	EnableOn *string `json:"enableOn,omitempty"`
+
+	// mode is the disk encryption mode: tpmv2 or tang.
+	// +optional
+	// +kubebuilder:validation:Enum=tpmv2;tang
+	Mode *string `json:"mode,omitempty"`
+
+	// tangServers is a JSON list of the tang servers ({"url", "thumbprint"} objects), for mode tang.
+	// +optional
+	TangServers string `json:"tangServers,omitempty"`
+}
+
 // OpenshiftAssistedControlPlaneArbiterSpec describes the arbiter node of two-node OpenShift.
 type OpenshiftAssistedControlPlaneArbiterSpec struct {
 	// machineTemplate describes the arbiter's Machine, as spec.machineTemplate describes the
@@ -155,7 +178,7 @@ type OpenshiftAssistedControlPlaneConfigSpec struct {
 
 	// diskEncryption configures disk encryption of the cluster's nodes.
 	// +optional
-	DiskEncryption *hiveextv1beta1.DiskEncryption `json:"diskEncryption,omitempty"`
+	DiskEncryption *DiskEncryption `json:"diskEncryption,omitempty"`
 
 	// proxy is the cluster-wide proxy of the installed cluster.
 	// +optional

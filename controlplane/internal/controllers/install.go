@@ -314,7 +314,10 @@ func desiredAgentClusterInstall(aci *hiveextv1beta1.AgentClusterInstall, oacp *c
 		aci.Spec.IngressVIPs = append([]string(nil), cfg.IngressVIPs...)
 	}
 	aci.Spec.ManifestsConfigMapRefs = append([]hiveextv1beta1.ManifestsConfigMapReference(nil), cfg.ManifestsConfigMapRefs...)
-	aci.Spec.DiskEncryption = cfg.DiskEncryption.DeepCopy()
+	aci.Spec.DiskEncryption = nil
+	if d := cfg.DiskEncryption; d != nil {
+		aci.Spec.DiskEncryption = &hiveextv1beta1.DiskEncryption{EnableOn: d.EnableOn, Mode: d.Mode, TangServers: d.TangServers}
+	}
 	aci.Spec.Proxy = cfg.Proxy.DeepCopy()
 	aci.Spec.MastersSchedulable = cfg.MastersSchedulable || replicas(oacp) == 1
 	if overrides != "" {

@@ -151,6 +151,31 @@ func TestDesiredAgentClusterInstall(t *testing.T) {
 	}
 }
 
+// TestDiskEncryptionReachesTheAgentClusterInstall: every enableOn value, the newer ones
+// included, and the mode and tang servers, are written to the AgentClusterInstall.
+func TestDiskEncryptionReachesTheAgentClusterInstall(t *testing.T) {
+	for _, enableOn := range []string{"none", "all", "masters", "workers", "masters,workers", "masters,arbiters,workers"} {
+		o := testOACP(3, "192.168.1.5")
+		o.Spec.Config.DiskEncryption = &controlplanev1.DiskEncryption{EnableOn: ptr.To(enableOn), Mode: ptr.To("tang"), TangServers: `[{"url":"http://tang"}]`}
+		aci := &hiveextv1beta1.AgentClusterInstall{}
+		if err := desiredAgentClusterInstall(aci, o, testCluster(nil, nil), 0); err != nil {
+			t.Fatal(err)
+		}
+		want := &hiveextv1beta1.DiskEncryption{EnableOn: ptr.To(enableOn), Mode: ptr.To("tang"), TangServers: `[{"url":"http://tang"}]`}
+		if !reflect.DeepEqual(aci.Spec.DiskEncryption, want) {
+			t.Errorf("%s: diskEncryption = %+v, want %+v", enableOn, aci.Spec.DiskEncryption, want)
+		}
+	}
+	o := testOACP(3, "192.168.1.5")
+	aci := &hiveextv1beta1.AgentClusterInstall{Spec: hiveextv1beta1.AgentClusterInstallSpec{DiskEncryption: &hiveextv1beta1.DiskEncryption{Mode: ptr.To("tpmv2")}}}
+	if err := desiredAgentClusterInstall(aci, o, testCluster(nil, nil), 0); err != nil {
+		t.Fatal(err)
+	}
+	if aci.Spec.DiskEncryption != nil {
+		t.Errorf("diskEncryption removed from the spec stays on the AgentClusterInstall: %+v", aci.Spec.DiskEncryption)
+	}
+}
+
 func TestInstallConfigOverridesRejectsInvalidJSON(t *testing.T) {
 	o := testOACP(1)
 	o.Annotations = map[string]string{controlplanev1.InstallConfigOverrideAnnotation: "{not json"}

@@ -176,6 +176,17 @@ func TestTwoNodesWithArbiter(t *testing.T) {
 	g.Expect(env.Client.SubResource("scale").Update(ctx, cp, client.WithSubResourceBody(scale))).
 		To(MatchError(ContainSubstring("spec.arbiter is for two-node OpenShift and needs replicas 2")))
 
+	// Upstream's disk encryption values, the arbiter's among them.
+	encrypted := controlPlane(ns, "tna-encrypted")
+	encrypted.Spec.Replicas = ptr.To[int32](2)
+	encrypted.Spec.Arbiter = arbiter()
+	encrypted.Spec.Config.DiskEncryption = &controlplanev1.DiskEncryption{EnableOn: ptr.To("masters,arbiters,workers"), Mode: ptr.To("tpmv2")}
+	g.Expect(env.Client.Create(ctx, encrypted)).To(Succeed())
+	mixed := controlPlane(ns, "masters-workers")
+	mixed.Spec.Replicas = ptr.To[int32](3)
+	mixed.Spec.Config.DiskEncryption = &controlplanev1.DiskEncryption{EnableOn: ptr.To("masters,workers")}
+	g.Expect(env.Client.Create(ctx, mixed)).To(Succeed())
+
 	// The arbiter's template can change (its Machine is then replaced).
 	got := &controlplanev1.OpenshiftAssistedControlPlane{}
 	g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(cp), got)).To(Succeed())
@@ -212,6 +223,13 @@ func TestSchemaRejectsBadInput(t *testing.T) {
 			cp.Spec.Config.APIVIPs, cp.Spec.Config.IngressVIPs = nil, nil
 			cp.Spec.Arbiter = arbiter()
 		}, "spec.arbiter needs spec.config.apiVIPs and ingressVIPs: assisted-service installs two-node OpenShift with an arbiter on the baremetal platform only"},
+		{"disk encryption of arbiters without an arbiter", func(cp *controlplanev1.OpenshiftAssistedControlPlane) {
+			cp.Spec.Replicas = ptr.To[int32](3)
+			cp.Spec.Config.DiskEncryption = &controlplanev1.DiskEncryption{EnableOn: ptr.To("masters,arbiters")}
+		}, "spec.config.diskEncryption.enableOn: Invalid value: diskEncryption.enableOn names arbiters but the cluster has none"},
+		{"disk encryption of an unknown role", func(cp *controlplanev1.OpenshiftAssistedControlPlane) {
+			cp.Spec.Config.DiskEncryption = &controlplanev1.DiskEncryption{EnableOn: ptr.To("workers,masters")}
+		}, `spec.config.diskEncryption.enableOn: Unsupported value: "workers,masters"`},
 		{"an arbiter without a template", func(cp *controlplanev1.OpenshiftAssistedControlPlane) {
 			cp.Spec.Replicas = ptr.To[int32](2)
 			cp.Spec.Arbiter = &controlplanev1.OpenshiftAssistedControlPlaneArbiterSpec{}

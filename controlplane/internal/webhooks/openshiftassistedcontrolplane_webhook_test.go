@@ -189,7 +189,7 @@ func TestFormatsChecked(t *testing.T) {
 			PullSecretRef:          &corev1.LocalObjectReference{Name: "pull-secret"},
 			ManifestsConfigMapRefs: []hiveextv1beta1.ManifestsConfigMapReference{{Name: "manifests"}},
 			Proxy:                  &hiveextv1beta1.Proxy{HTTPProxy: "http://proxy:3128", HTTPSProxy: "https://proxy:3129", NoProxy: ".cluster.local"},
-			DiskEncryption:         &hiveextv1beta1.DiskEncryption{TangServers: `[{"url":"http://tang:7500","thumbprint":"abc"}]`},
+			DiskEncryption:         &controlplanev1.DiskEncryption{TangServers: `[{"url":"http://tang:7500","thumbprint":"abc"}]`},
 		}
 		cp.Spec.OpenshiftAssistedConfigSpec.SSHAuthorizedKey = validationtest.SSHKey
 		return cp
