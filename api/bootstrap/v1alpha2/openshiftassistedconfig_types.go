@@ -93,6 +93,44 @@ type OpenshiftAssistedConfigSpec struct {
 	// nodeRegistration holds settings for the host's registration as a Node.
 	// +optional
 	NodeRegistration NodeRegistrationOptions `json:"nodeRegistration,omitempty,omitzero"`
+
+	// preBootstrapCommands are shell commands the installed host runs once, before its kubelet
+	// first starts (systemd unit capoa-pre-bootstrap.service, as the upstream provider names it).
+	// They run in order under bash with errexit, nounset and pipefail; if one fails, the host
+	// tries again at its next boot. Applied when the host is installed.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=64
+	// +kubebuilder:validation:items:MinLength=1
+	// +kubebuilder:validation:items:MaxLength=4096
+	PreBootstrapCommands []string `json:"preBootstrapCommands,omitempty"`
+
+	// postBootstrapCommands are shell commands the installed host runs once, after its Node has
+	// joined (capoa-post-bootstrap.service waits, up to 10 minutes, until the API server is ready
+	// and the Node is registered, reading them with postBootstrapKubeconfigPath). Same rules as
+	// preBootstrapCommands.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=64
+	// +kubebuilder:validation:items:MinLength=1
+	// +kubebuilder:validation:items:MaxLength=4096
+	PostBootstrapCommands []string `json:"postBootstrapCommands,omitempty"`
+
+	// bootstrapCommandSentinelDir is the directory where the host records that its pre- and
+	// post-bootstrap commands have run (pre-bootstrap.done, post-bootstrap.done). Defaults to
+	// /var/lib/capoa.
+	// +optional
+	// +kubebuilder:validation:MaxLength=255
+	// +kubebuilder:validation:Pattern=`^/[A-Za-z0-9._/-]*$`
+	BootstrapCommandSentinelDir string `json:"bootstrapCommandSentinelDir,omitempty"`
+
+	// postBootstrapKubeconfigPath is the kubeconfig, on the host, with which the post-bootstrap
+	// unit waits for the API server and the Node. Defaults to the kubelet's,
+	// /var/lib/kubelet/kubeconfig.
+	// +optional
+	// +kubebuilder:validation:MaxLength=255
+	// +kubebuilder:validation:Pattern=`^/[A-Za-z0-9._/-]*$`
+	PostBootstrapKubeconfigPath string `json:"postBootstrapKubeconfigPath,omitempty"`
 }
 
 // NodeRegistrationOptions holds settings for the host's registration as a Node.

@@ -89,10 +89,14 @@ func desiredAgentSettings(config *bootstrapv1.OpenshiftAssistedConfig, machine *
 	if err != nil {
 		return agentSettings{}, err
 	}
+	overrides, err := installIgnitionOverride(config)
+	if err != nil {
+		return agentSettings{}, err
+	}
 	s := agentSettings{
 		Role:                    role(machine),
 		Hostname:                name,
-		IgnitionConfigOverrides: config.Annotations[bootstrapv1.IgnitionOverrideAnnotation],
+		IgnitionConfigOverrides: overrides,
 		NodeLabels:              map[string]string{},
 		Labels: map[string]string{
 			bootstrapv1.AgentConfigLabel: config.Name,

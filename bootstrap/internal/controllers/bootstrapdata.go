@@ -38,6 +38,17 @@ const ignitionVersion = "3.2.0"
 type ignitionConfig struct {
 	Ignition ignitionSection `json:"ignition"`
 	Storage  *storageSection `json:"storage,omitempty"`
+	Systemd  *systemdSection `json:"systemd,omitempty"`
+}
+
+type systemdSection struct {
+	Units []unit `json:"units,omitempty"`
+}
+
+type unit struct {
+	Name     string `json:"name"`
+	Enabled  bool   `json:"enabled"`
+	Contents string `json:"contents"`
 }
 
 type ignitionSection struct {
@@ -77,17 +88,29 @@ func bootstrapData(config *bootstrapv1.OpenshiftAssistedConfig, hostname string)
 			Contents:  resource{Source: "data:," + url.PathEscape(hostname+"\n")},
 		}}}
 	}
-	if override, ok := config.Annotations[bootstrapv1.IgnitionOverrideAnnotation]; ok && override != "" {
-		var obj map[string]any
-		if err := json.Unmarshal([]byte(override), &obj); err != nil {
-			return nil, fmt.Errorf("annotation %s is not a JSON Ignition config: %w", bootstrapv1.IgnitionOverrideAnnotation, err)
-		}
-		if _, ok := obj["ignition"]; !ok {
-			return nil, errors.New("annotation " + bootstrapv1.IgnitionOverrideAnnotation + " is not an Ignition config: it has no \"ignition\" section")
-		}
-		ign.Ignition.Config = &configSection{Merge: []resource{{
-			Source: "data:;base64," + base64.StdEncoding.EncodeToString([]byte(override)),
-		}}}
+	if err := mergeOverride(&ign, config); err != nil {
+		return nil, err
 	}
 	return json.Marshal(ign)
+}
+
+// mergeOverride makes ign merge the config's IgnitionOverrideAnnotation, when it has one, as
+// Ignition itself merges configs (ignition.config.merge with a data URL). It fails when the
+// annotation is not an Ignition config.
+func mergeOverride(ign *ignitionConfig, config *bootstrapv1.OpenshiftAssistedConfig) error {
+	override := config.Annotations[bootstrapv1.IgnitionOverrideAnnotation]
+	if override == "" {
+		return nil
+	}
+	var obj map[string]any
+	if err := json.Unmarshal([]byte(override), &obj); err != nil {
+		return fmt.Errorf("annotation %s is not a JSON Ignition config: %w", bootstrapv1.IgnitionOverrideAnnotation, err)
+	}
+	if _, ok := obj["ignition"]; !ok {
+		return errors.New("annotation " + bootstrapv1.IgnitionOverrideAnnotation + " is not an Ignition config: it has no \"ignition\" section")
+	}
+	ign.Ignition.Config = &configSection{Merge: []resource{{
+		Source: "data:;base64," + base64.StdEncoding.EncodeToString([]byte(override)),
+	}}}
+	return nil
 }

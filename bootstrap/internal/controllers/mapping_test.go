@@ -18,7 +18,10 @@ package controllers
 
 import (
 	"context"
+	"encoding/base64"
+	"encoding/json"
 	"reflect"
+	"strings"
 	"testing"
 
 	bmov1alpha1 "github.com/metal3-io/baremetal-operator/apis/metal3.io/v1alpha1"
@@ -227,6 +230,52 @@ var mappingCases = []mappingCase{
 		},
 	},
 	{
+		field: "PreBootstrapCommands",
+		set: func(in *mappingInput) {
+			in.config.Spec.PreBootstrapCommands = []string{"echo pre"}
+			in.config.Annotations = map[string]string{bootstrapv1.IgnitionOverrideAnnotation: `{"ignition":{"version":"3.1.0"}}`}
+		},
+		check: func(g Gomega, _ aiv1beta1.InfraEnvSpec, a *aiv1beta1.Agent) {
+			ign := installIgnition(g, a)
+			g.Expect(ign.Systemd.Units).To(ConsistOf(HaveField("Name", "capoa-pre-bootstrap.service")))
+			g.Expect(ign.Systemd.Units[0].Contents).To(ContainSubstring("ConditionPathExists=!/var/lib/capoa/pre-bootstrap.done"))
+			g.Expect(ign.Ignition.Config.Merge).To(HaveLen(1), "the annotation's Ignition is merged")
+			g.Expect(scriptOf(g, ign, preBootstrapScript)).To(ContainSubstring("set -euo pipefail\necho pre\n"))
+		},
+	},
+	{
+		field: "PostBootstrapCommands",
+		set:   func(in *mappingInput) { in.config.Spec.PostBootstrapCommands = []string{"echo post"} },
+		check: func(g Gomega, _ aiv1beta1.InfraEnvSpec, a *aiv1beta1.Agent) {
+			ign := installIgnition(g, a)
+			g.Expect(ign.Systemd.Units).To(ConsistOf(HaveField("Name", "capoa-post-bootstrap.service")))
+			g.Expect(scriptOf(g, ign, postBootstrapScript)).To(ContainSubstring("kubeconfig='/var/lib/kubelet/kubeconfig'"))
+			g.Expect(ign.Ignition.Config).To(BeNil())
+		},
+	},
+	{
+		field: "BootstrapCommandSentinelDir",
+		set: func(in *mappingInput) {
+			in.config.Spec.PostBootstrapCommands = []string{"echo post"}
+			in.config.Spec.BootstrapCommandSentinelDir = "/var/lib/example/"
+		},
+		check: func(g Gomega, _ aiv1beta1.InfraEnvSpec, a *aiv1beta1.Agent) {
+			ign := installIgnition(g, a)
+			g.Expect(ign.Systemd.Units[0].Contents).To(ContainSubstring("ConditionPathExists=!/var/lib/example/post-bootstrap.done"))
+			g.Expect(scriptOf(g, ign, postBootstrapScript)).To(ContainSubstring("touch '/var/lib/example/post-bootstrap.done'"))
+		},
+	},
+	{
+		field: "PostBootstrapKubeconfigPath",
+		set: func(in *mappingInput) {
+			in.config.Spec.PostBootstrapCommands = []string{"echo post"}
+			in.config.Spec.PostBootstrapKubeconfigPath = "/etc/kubernetes/kubeconfig"
+		},
+		check: func(g Gomega, _ aiv1beta1.InfraEnvSpec, a *aiv1beta1.Agent) {
+			g.Expect(scriptOf(g, installIgnition(g, a), postBootstrapScript)).To(ContainSubstring("kubeconfig='/etc/kubernetes/kubeconfig'"))
+		},
+	},
+	{
 		field: "NodeRegistration.Name as a host metadata variable",
 		set: func(in *mappingInput) {
 			in.config.Spec.NodeRegistration.Name = "${METADATA_NAME}"
@@ -406,4 +455,26 @@ func TestMetadataEnv(t *testing.T) {
 	bmh.Spec.MetaData = &corev1.SecretReference{Name: "not-yet"}
 	_, err = metadataEnv(context.Background(), c, bmh)
 	g.Expect(err).To(MatchError(ContainSubstring("reading the metaData Secret not-yet of BareMetalHost host-7")))
+}
+
+// installIgnition decodes the Agent's ignitionConfigOverrides.
+func installIgnition(g Gomega, a *aiv1beta1.Agent) ignitionConfig {
+	var ign ignitionConfig
+	g.Expect(json.Unmarshal([]byte(a.Spec.IgnitionConfigOverrides), &ign)).To(Succeed())
+	g.Expect(ign.Ignition.Version).To(Equal("3.2.0"))
+	return ign
+}
+
+// scriptOf returns the contents of the file at path in ign.
+func scriptOf(g Gomega, ign ignitionConfig, path string) string {
+	for _, f := range ign.Storage.Files {
+		if f.Path == path {
+			g.Expect(f.Mode).To(Equal(0o755))
+			raw, err := base64.StdEncoding.DecodeString(strings.TrimPrefix(f.Contents.Source, "data:;base64,"))
+			g.Expect(err).NotTo(HaveOccurred())
+			return string(raw)
+		}
+	}
+	g.Expect(path).To(BeEmpty(), "no file %s in the Ignition", path)
+	return ""
 }

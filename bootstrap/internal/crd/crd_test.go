@@ -61,6 +61,10 @@ func fullSpec() bootstrapv1.OpenshiftAssistedConfigSpec {
 		NodeRegistration: bootstrapv1.NodeRegistrationOptions{
 			Name: "worker-0", KubeletExtraLabels: []string{"rack=r1"}, ProviderID: "agent://x",
 		},
+		PreBootstrapCommands:        []string{"echo pre"},
+		PostBootstrapCommands:       []string{"echo post"},
+		BootstrapCommandSentinelDir: "/var/lib/example",
+		PostBootstrapKubeconfigPath: "/etc/kubernetes/kubeconfig",
 	}
 }
 
@@ -150,6 +154,10 @@ func TestSchemaDefaultsAndRejects(t *testing.T) {
 			`spec.nodeRegistration.name: Invalid value: "Worker_0": name must be a lowercase hostname (RFC 1123), such as master-0 or master-0.example.com, or a host metadata variable such as $METADATA_NAME`},
 		{"a variable that is no host metadata", func(s *bootstrapv1.OpenshiftAssistedConfigSpec) { s.NodeRegistration.Name = "$HOSTNAME" },
 			"name must be a lowercase hostname (RFC 1123)"},
+		{"relative sentinel directory", func(s *bootstrapv1.OpenshiftAssistedConfigSpec) { s.BootstrapCommandSentinelDir = "var/lib/capoa" },
+			"spec.bootstrapCommandSentinelDir in body should match"},
+		{"empty bootstrap command", func(s *bootstrapv1.OpenshiftAssistedConfigSpec) { s.PreBootstrapCommands = []string{""} },
+			"spec.preBootstrapCommands[0] in body should be at least 1 chars long"},
 		{"NTP source that is neither address nor name", func(s *bootstrapv1.OpenshiftAssistedConfigSpec) {
 			s.AdditionalNTPSources = []string{"10.0.0.1", "ntp server"}
 		}, `spec.additionalNTPSources[1]: Invalid value: "ntp server": "ntp server" is not an IP address or a host name`},
