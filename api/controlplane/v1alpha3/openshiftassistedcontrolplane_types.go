@@ -371,9 +371,9 @@ func init() {
 // ReleaseImageRepository is the release image repository the control plane's annotations set
 // (ReleaseImageRepositoryAnnotation, else upstream's UpstreamReleaseImageRepositoryAnnotation),
 // "" for the default.
-func (in *OpenshiftAssistedControlPlane) ReleaseImageRepository() string {
-	if v := in.Annotations[ReleaseImageRepositoryAnnotation]; v != "" {
+func (cp *OpenshiftAssistedControlPlane) ReleaseImageRepository() string {
+	if v := cp.Annotations[ReleaseImageRepositoryAnnotation]; v != "" {
 		return v
 	}
-	return in.Annotations[UpstreamReleaseImageRepositoryAnnotation]
+	return cp.Annotations[UpstreamReleaseImageRepositoryAnnotation]
 }

@@ -78,8 +78,11 @@ WantedBy=multi-user.target
 `
 )
 
-// postBootstrapWait waits for the API server and the host's Node with the kubeconfig %[1]s.
-// CAPOA_POST_BOOTSTRAP_TIMEOUT and CAPOA_POST_BOOTSTRAP_INTERVAL (seconds) exist for tests.
+// postBootstrapWait waits for the API server and the host's Node with the kubeconfig %[1]s (a
+// path on the host, no credential). CAPOA_POST_BOOTSTRAP_TIMEOUT and
+// CAPOA_POST_BOOTSTRAP_INTERVAL (seconds) exist for tests.
+//
+//nolint:gosec // G101: a shell script that names the path of a kubeconfig, not a credential
 const postBootstrapWait = `kubeconfig='%[1]s'
 deadline=$((SECONDS + ${CAPOA_POST_BOOTSTRAP_TIMEOUT:-600}))
 until kubectl --kubeconfig="$kubeconfig" get --raw /readyz >/dev/null 2>&1; do

@@ -40,10 +40,12 @@ func runScript(t *testing.T, config *bootstrapv1.OpenshiftAssistedConfig, path s
 	g.Expect(json.Unmarshal([]byte(raw), &ign)).To(Succeed())
 	dir := t.TempDir()
 	script := filepath.Join(dir, "script.sh")
-	g.Expect(os.WriteFile(script, []byte(scriptOf(g, ign, path)), 0o700)).To(Succeed())
+	g.Expect(os.WriteFile(script, []byte(scriptOf(g, ign, path)), 0o600)).To(Succeed()) // run by bash, not executed
 	bin := filepath.Join(dir, "bin")
 	g.Expect(os.Mkdir(bin, 0o700)).To(Succeed())
-	g.Expect(os.WriteFile(filepath.Join(bin, "kubectl"), []byte("#!/bin/bash\nexit "+kubectlExit+"\n"), 0o700)).To(Succeed())
+	kubectl := filepath.Join(bin, "kubectl")
+	g.Expect(os.WriteFile(kubectl, []byte("#!/bin/bash\nexit "+kubectlExit+"\n"), 0o600)).To(Succeed())
+	g.Expect(os.Chmod(kubectl, 0o700)).To(Succeed()) //nolint:gosec // G302: the fake kubectl must be executable
 	cmd := exec.CommandContext(context.Background(), "bash", script)
 	cmd.Env = append(os.Environ(), "PATH="+bin+":"+os.Getenv("PATH"), "CAPOA_POST_BOOTSTRAP_TIMEOUT=1", "CAPOA_POST_BOOTSTRAP_INTERVAL=0.1")
 	out, err := cmd.CombinedOutput()
