@@ -197,8 +197,17 @@ func LabelSelector(path *field.Path, sel *metav1.LabelSelector) field.ErrorList 
 }
 
 // metadataVariable is a reference to a host metadata variable ($NAME or ${NAME}), which the
-// upstream bootstrap provider expands in kubelet labels on the host.
-var metadataVariable = regexp.MustCompile(`^\$(\{[A-Za-z_][A-Za-z0-9_]*\}|[A-Za-z_][A-Za-z0-9_]*)$`)
+// bootstrap provider resolves from the host's metadata (as the upstream one does on the host).
+var metadataVariable = regexp.MustCompile(`^\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))$`)
+
+// MetadataVariable returns the variable a whole value names ($NAME or ${NAME}), if it is one.
+func MetadataVariable(value string) (string, bool) {
+	m := metadataVariable.FindStringSubmatch(value)
+	if m == nil {
+		return "", false
+	}
+	return m[1] + m[2], true
+}
 
 // KubeletLabel checks a kubelet label written key=value (key alone means an empty value): the key
 // a label key, the value a label value or a host metadata variable ($NAME or ${NAME}).

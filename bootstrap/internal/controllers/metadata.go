@@ -19,7 +19,6 @@ package controllers
 import (
 	"context"
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 
@@ -30,6 +29,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	bootstrapv1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/bootstrap/v1alpha2"
+	capoavalidation "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/validation"
 )
 
 // Host metadata variables, as the upstream bootstrap provider (openshift-assisted/cluster-api-
@@ -44,17 +44,11 @@ import (
 // "metaData" (baremetal-operator pkg/provisioner/ironic, buildConfigDrive), the Secret that CAPM3
 // renders from the Metal3DataTemplate. The values then reach the Agent (hostname, node labels).
 
-// metadataVariable matches a whole value that names a variable: $NAME or ${NAME}.
-var metadataVariable = regexp.MustCompile(`^\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))$`)
+// variable returns the variable a whole value names ($NAME or ${NAME}), if it is one.
+func variable(value string) (string, bool) { return capoavalidation.MetadataVariable(value) }
 
-// variable returns the variable a value names, if it is one.
-func variable(value string) (string, bool) {
-	m := metadataVariable.FindStringSubmatch(value)
-	if m == nil {
-		return "", false
-	}
-	return m[1] + m[2], true
-}
+// isVariable tells whether a whole value names a variable.
+func isVariable(value string) bool { _, ok := variable(value); return ok }
 
 // usesMetadata tells whether the config names host metadata variables.
 func usesMetadata(config *bootstrapv1.OpenshiftAssistedConfig) bool {
@@ -62,7 +56,7 @@ func usesMetadata(config *bootstrapv1.OpenshiftAssistedConfig) bool {
 		return true
 	}
 	for _, kv := range config.Spec.NodeRegistration.KubeletExtraLabels {
-		if _, v, _ := strings.Cut(kv, "="); metadataVariable.MatchString(v) {
+		if _, v, _ := strings.Cut(kv, "="); isVariable(v) {
 			return true
 		}
 	}
