@@ -219,7 +219,7 @@ func TestClusterctlInitAndGenerateCluster(t *testing.T) {
 			}
 			found = true
 			err := env.Client.Create(ctx, &tmpl.Objs()[i], client.DryRunAll)
-			g.Expect(err).To(MatchError(ContainSubstring("replicas must be 1")))
+			g.Expect(err).To(MatchError(ContainSubstring("replicas 2 needs spec.arbiter")))
 		}
 		g.Expect(found).To(BeTrue())
 	})

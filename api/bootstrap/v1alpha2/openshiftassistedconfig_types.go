@@ -136,21 +136,21 @@ type OpenshiftAssistedConfigSpec struct {
 // NodeRegistrationOptions holds settings for the host's registration as a Node.
 type NodeRegistrationOptions struct {
 	// name is the hostname the host is installed with, and so its Node's name: a hostname, or a
-	// host metadata variable such as $METADATA_NAME or ${METADATA_LOCAL_HOSTNAME}, resolved for
-	// each host from its Metal3 metadata (what its config drive's meta_data.json holds: the
-	// BareMetalHost's name, local-hostname, uuid, metal3-name and metal3-namespace, overridden by
-	// the keys of its metaData Secret, rendered by CAPM3 from the Metal3DataTemplate; each key
-	// upper-cased with "-" as "_"), as the upstream bootstrap provider resolves it on the host.
+	// host metadata variable (METADATA_NAME, METADATA_LOCAL_HOSTNAME...) written as in a shell,
+	// with a leading dollar sign and optional braces, resolved for each host from its Metal3
+	// metadata (what its config drive's meta_data.json holds: the BareMetalHost's name,
+	// local-hostname, uuid, metal3-name and metal3-namespace, overridden by the keys of its
+	// metaData Secret, rendered by CAPM3 from the Metal3DataTemplate; each key upper-cased with
+	// "-" as "_" after METADATA_), as the upstream bootstrap provider resolves it on the host.
 	// A variable may be used in templates and with several control-plane replicas.
 	// Defaults to the Machine's name.
 	// +optional
 	// +kubebuilder:validation:MaxLength=253
-	// +kubebuilder:validation:XValidation:rule="self.matches('^[a-z0-9]([-a-z0-9]*[a-z0-9])?([.][a-z0-9]([-a-z0-9]*[a-z0-9])?)*$') || self.matches('^[$]([{]METADATA_[A-Z0-9_]+[}]|METADATA_[A-Z0-9_]+)$')",message="name must be a lowercase hostname (RFC 1123), such as master-0 or master-0.example.com, or a host metadata variable such as $METADATA_NAME or ${METADATA_NAME}"
+	// +kubebuilder:validation:XValidation:rule="self.matches('^[a-z0-9]([-a-z0-9]*[a-z0-9])?([.][a-z0-9]([-a-z0-9]*[a-z0-9])?)*$') || self.matches('^[$]([{]METADATA_[A-Z0-9_]+[}]|METADATA_[A-Z0-9_]+)$')",message="name must be a lowercase hostname (RFC 1123), such as master-0 or master-0.example.com, or a host metadata variable such as METADATA_NAME written with a leading dollar sign"
 	Name string `json:"name,omitempty"`
 
 	// kubeletExtraLabels are labels, as key=value, that the kubelet sets on the Node. A value may
-	// be a host metadata variable ($METADATA_NAME or ${METADATA_NAME}), resolved per host like
-	// name.
+	// be a host metadata variable, written and resolved per host like name.
 	// +optional
 	// +listType=atomic
 	// +kubebuilder:validation:MaxItems=64

@@ -151,7 +151,7 @@ func TestSchemaDefaultsAndRejects(t *testing.T) {
 		{"unknown architecture", func(s *bootstrapv1.OpenshiftAssistedConfigSpec) { s.CpuArchitecture = "i386" },
 			`spec.cpuArchitecture: Unsupported value: "i386"`},
 		{"hostname that is not a DNS name", func(s *bootstrapv1.OpenshiftAssistedConfigSpec) { s.NodeRegistration.Name = "Worker_0" },
-			`spec.nodeRegistration.name: Invalid value: "Worker_0": name must be a lowercase hostname (RFC 1123), such as master-0 or master-0.example.com, or a host metadata variable such as $METADATA_NAME`},
+			`spec.nodeRegistration.name: Invalid value: "Worker_0": name must be a lowercase hostname (RFC 1123), such as master-0 or master-0.example.com, or a host metadata variable such as METADATA_NAME written with a leading dollar sign`},
 		{"a variable that is no host metadata", func(s *bootstrapv1.OpenshiftAssistedConfigSpec) { s.NodeRegistration.Name = "$HOSTNAME" },
 			"name must be a lowercase hostname (RFC 1123)"},
 		{"relative sentinel directory", func(s *bootstrapv1.OpenshiftAssistedConfigSpec) { s.BootstrapCommandSentinelDir = "var/lib/capoa" },
