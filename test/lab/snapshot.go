@@ -25,6 +25,7 @@ import (
 	bmov1alpha1 "github.com/metal3-io/baremetal-operator/apis/metal3.io/v1alpha1"
 	hiveextv1beta1 "github.com/openshift/assisted-service/api/hiveextension/v1beta1"
 	aiv1beta1 "github.com/openshift/assisted-service/api/v1beta1"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -55,7 +56,7 @@ func why(conds []metav1.Condition, types ...string) string {
 }
 
 // Snapshot reads the state of namespace ns: control planes, Machines, BareMetalHosts, Agents and
-// AgentClusterInstalls.
+// AgentClusterInstalls, and the workload cluster's Nodes.
 func (l *Lab) Snapshot(ctx context.Context, ns string) (Snapshot, error) {
 	c := l.Mgmt.Client
 	var s Snapshot
@@ -111,6 +112,14 @@ func (l *Lab) Snapshot(ctx context.Context, ns string) (Snapshot, error) {
 	}
 	for _, a := range agents.Items {
 		add("Agent %s: %s approved=%v role=%s (%s)", a.Spec.Hostname, a.Status.DebugInfo.State, a.Spec.Approved, a.Spec.Role, a.Status.DebugInfo.StateInfo)
+	}
+	// The workload cluster's Nodes, which Cluster API's Machine controller finds by providerID.
+	nodes := &corev1.NodeList{}
+	if err := l.Workload.Client.List(ctx, nodes); err != nil {
+		return s, err
+	}
+	for _, n := range nodes.Items {
+		add("Node %s: providerID=%s", n.Name, n.Spec.ProviderID)
 	}
 	return s, nil
 }

@@ -30,6 +30,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/utils/ptr"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+	"sigs.k8s.io/cluster-api/api/core/v1beta2/index"
 	"sigs.k8s.io/cluster-api/controllers"
 	"sigs.k8s.io/cluster-api/controllers/clustercache"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -57,6 +58,17 @@ func ControllerConfig() config.Controller {
 func SetupCAPIControllers(ctx context.Context, mgr ctrl.Manager, concurrency int) (clustercache.ClusterCache, error) {
 	if err := waitForMappings(ctx, mgr.GetRESTMapper(), "Cluster", "Machine", "MachineSet", "MachineDeployment", "MachineHealthCheck"); err != nil {
 		return nil, err
+	}
+	// As Cluster API's manager (its main.go setupIndexes): the Machine controller maps Node events
+	// to Machines, and the MachineHealthCheck controller finds a Node's Machine, through these
+	// indexes. Without them a Node that gets its providerID after the Machine's last reconcile
+	// never wakes the Machine (a lab run waited forever for nodeRefs). Only the two the controllers
+	// below use: the ClusterClass and MachinePool indexes belong to controllers the lab does not run.
+	if err := index.ByMachineNode(ctx, mgr); err != nil {
+		return nil, fmt.Errorf("indexing Machines by Node name: %w", err)
+	}
+	if err := index.ByMachineProviderID(ctx, mgr); err != nil {
+		return nil, fmt.Errorf("indexing Machines by providerID: %w", err)
 	}
 	cc, err := clustercache.SetupWithManager(ctx, mgr, clustercache.Options{
 		SecretClient: mgr.GetClient(),

@@ -24,6 +24,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+	"sigs.k8s.io/cluster-api/api/core/v1beta2/index"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
@@ -93,12 +94,21 @@ func TestCAPIControllersRun(t *testing.T) {
 			t.Fatal(err)
 		}
 		if len(gotMachine.Finalizers) > 0 && gotCluster.Status.Phase != "" {
-			return
+			break
 		}
 		if time.Now().After(deadline) {
 			t.Fatalf("Cluster API's controllers did not reconcile: machine finalizers %v, cluster phase %q",
 				gotMachine.Finalizers, gotCluster.Status.Phase)
 		}
 		time.Sleep(200 * time.Millisecond)
+	}
+
+	// The lookups by which Cluster API's Machine and MachineHealthCheck controllers map a Node
+	// to its Machine answer only when the manager has Cluster API's indexes (an unindexed field
+	// is an error, and the Node event is dropped).
+	for field, value := range map[string]string{index.MachineNodeNameField: "n1", index.MachineProviderIDField: "agent://x"} {
+		if err := mgr.GetCache().List(ctx, &clusterv1.MachineList{}, client.MatchingFields{field: value}); err != nil {
+			t.Errorf("listing Machines by %s: %v", field, err)
+		}
 	}
 }
