@@ -35,6 +35,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/rest"
@@ -129,6 +130,9 @@ type Options struct {
 	WebhookManifestDirs []string
 	// ExtraCRDPaths are further CRD files or folders to install.
 	ExtraCRDPaths []string
+	// CRDs, when set, are installed instead of the project's and the third-party CRDs (and
+	// ExtraCRDPaths): an API server as an older release left it, for upgrade tests.
+	CRDs []*apiextensionsv1.CustomResourceDefinition
 }
 
 // Start starts an API server and etcd, installs the CRDs and waits until they are served.
@@ -155,13 +159,17 @@ func StartWithOptions(o Options) (*Environment, error) {
 	for _, d := range o.WebhookManifestDirs {
 		webhookPaths = append(webhookPaths, filepath.Join(root, d))
 	}
+	crds := envtest.CRDInstallOptions{
+		Paths:              append(crdPaths, o.ExtraCRDPaths...),
+		ErrorIfPathMissing: true,
+		Scheme:             o.Scheme,
+	}
+	if o.CRDs != nil {
+		crds = envtest.CRDInstallOptions{CRDs: o.CRDs, Scheme: o.Scheme}
+	}
 	env := &envtest.Environment{
 		BinaryAssetsDirectory: assets,
-		CRDInstallOptions: envtest.CRDInstallOptions{
-			Paths:              append(crdPaths, o.ExtraCRDPaths...),
-			ErrorIfPathMissing: true,
-			Scheme:             o.Scheme,
-		},
+		CRDInstallOptions:     crds,
 		WebhookInstallOptions: envtest.WebhookInstallOptions{Paths: webhookPaths},
 		// On two shared cores an API server with many watches can take longer than envtest's
 		// default 20 s to start or to drain its connections and stop.
