@@ -22,8 +22,19 @@ import (
 )
 
 // AgentClaimedByLabel is set on an Agent claimed by an AgentMachine; its value is the
-// AgentMachine's UID, which is unique across namespaces. An Agent without it is not claimed.
+// AgentMachine's UID, which is unique across namespaces. An Agent without it (or upstream's
+// UpstreamAgentClaimLabel) is not claimed.
 const AgentClaimedByLabel = "capi-provider.agent-install.openshift.io/claimed-by"
+
+// UpstreamAgentClaimLabel is openshift/cluster-api-provider-agent's claim label on an Agent
+// ("agentMachineRef"; its value, like AgentClaimedByLabel's, is the claiming AgentMachine's UID).
+// An Agent that carries it is claimed: no other AgentMachine takes it, and the AgentMachine it
+// names adopts the claim (AgentClaimedByLabel replaces it).
+const UpstreamAgentClaimLabel = "agentMachineRef"
+
+// UpstreamAgentClaimNamespaceAnnotation is the annotation upstream writes beside its claim label
+// (the AgentMachine's namespace); adoption and release remove it.
+const UpstreamAgentClaimNamespaceAnnotation = "agentMachineRefNamespace"
 
 // AgentReference names an assisted-service Agent.
 type AgentReference struct {

@@ -24,6 +24,11 @@ const (
 	AgentClusterFinalizer = "agentcluster.capi-provider.agent-install.openshift.io"
 	// AgentMachineFinalizer keeps an AgentMachine until its Agent is released.
 	AgentMachineFinalizer = "agentmachine.capi-provider.agent-install.openshift.io"
+	// UpstreamAgentMachineFinalizer is openshift/cluster-api-provider-agent's finalizer on
+	// AgentMachines. The provider replaces it with AgentMachineFinalizer, and removes it from an
+	// AgentMachine being deleted once the Agent is released, so that AgentMachines created
+	// before a switch from upstream are neither stuck nor deleted without their unbind.
+	UpstreamAgentMachineFinalizer = "agentmachine.agent-install.openshift.io/deprovision"
 )
 
 // Labels and annotations the infrastructure provider sets or reads. AgentClaimedByLabel is

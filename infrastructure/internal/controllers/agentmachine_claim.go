@@ -40,11 +40,47 @@ import (
 	infrav1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/infrastructure/v1beta1"
 )
 
-// claimedAgent returns the Agent this AgentMachine holds, if any: from status.agentRef, else from
-// the claim index (which survives restarts and lost status updates), else the Agent the
+// claimedAgent returns the Agent this AgentMachine holds, if any (see findClaimedAgent), with a
+// claim that cluster-api-provider-agent made for it adopted.
+func (r *AgentMachineReconciler) claimedAgent(ctx context.Context, am *infrav1.AgentMachine) (*aiv1beta1.Agent, error) {
+	agent, err := r.findClaimedAgent(ctx, am)
+	if err != nil || agent == nil || agent.Labels[infrav1.AgentClaimedByLabel] == string(am.UID) {
+		return agent, err
+	}
+	return r.adoptUpstreamClaim(ctx, am, agent)
+}
+
+// adoptUpstreamClaim turns the claim cluster-api-provider-agent recorded on the Agent for this
+// AgentMachine (its UpstreamAgentClaimLabel) into ours, in one locked patch: our claim label and
+// owner annotation replace upstream's label and namespace annotation. The Agent's binding is
+// kept, so an installed host stays installed; without a previous-spec annotation, its release
+// later unbinds it to no ClusterDeployment, as upstream's deletion does.
+func (r *AgentMachineReconciler) adoptUpstreamClaim(ctx context.Context, am *infrav1.AgentMachine, agent *aiv1beta1.Agent) (*aiv1beta1.Agent, error) {
+	adopted := agent.DeepCopy()
+	if adopted.Labels == nil {
+		adopted.Labels = map[string]string{}
+	}
+	if adopted.Annotations == nil {
+		adopted.Annotations = map[string]string{}
+	}
+	adopted.Labels[infrav1.AgentClaimedByLabel] = string(am.UID)
+	delete(adopted.Labels, infrav1.UpstreamAgentClaimLabel)
+	delete(adopted.Annotations, infrav1.UpstreamAgentClaimNamespaceAnnotation)
+	adopted.Annotations[infrav1.ClaimOwnerAnnotation] = am.Namespace + "/" + am.Name
+	if err := r.Client.Patch(ctx, adopted, lockedPatch(agent)); err != nil {
+		return nil, fmt.Errorf("adopting the claim cluster-api-provider-agent recorded on Agent %s/%s: %w", agent.Namespace, agent.Name, err)
+	}
+	ctrl.LoggerFrom(ctx).Info("Adopted the claim cluster-api-provider-agent recorded", "Agent", klog.KObj(agent))
+	r.Recorder.Eventf(am, adopted, corev1.EventTypeNormal, "AgentClaimAdopted", "Adopt",
+		"Adopted Agent %s/%s, which cluster-api-provider-agent claimed for this AgentMachine", agent.Namespace, agent.Name)
+	return adopted, nil
+}
+
+// findClaimedAgent returns the Agent this AgentMachine holds, if any: from status.agentRef, else
+// from the claim index (which survives restarts and lost status updates), else the Agent the
 // AgentMachine chose, read from the API server (a claim the cache does not show yet, or whose
 // response was lost).
-func (r *AgentMachineReconciler) claimedAgent(ctx context.Context, am *infrav1.AgentMachine) (*aiv1beta1.Agent, error) {
+func (r *AgentMachineReconciler) findClaimedAgent(ctx context.Context, am *infrav1.AgentMachine) (*aiv1beta1.Agent, error) {
 	uid := string(am.UID)
 	if ref := am.Status.AgentRef; ref != nil {
 		agent := &aiv1beta1.Agent{}
@@ -54,7 +90,7 @@ func (r *AgentMachineReconciler) claimedAgent(ctx context.Context, am *infrav1.A
 			// fall through to the index and the choice: the cache may lag behind a fresh claim.
 		case err != nil:
 			return nil, fmt.Errorf("getting Agent %s/%s: %w", ref.Namespace, ref.Name, err)
-		case agent.Labels[infrav1.AgentClaimedByLabel] == uid:
+		case claimUID(agent) == uid:
 			return agent, nil
 		}
 	}
@@ -76,7 +112,7 @@ func (r *AgentMachineReconciler) claimedAgent(ctx context.Context, am *infrav1.A
 		}
 		return nil, fmt.Errorf("getting chosen Agent %s: %w", key, err)
 	}
-	if agent.Labels[infrav1.AgentClaimedByLabel] == uid {
+	if claimUID(agent) == uid {
 		return agent, nil
 	}
 	return nil, nil
@@ -265,7 +301,7 @@ func (r *AgentMachineReconciler) claimChosen(ctx context.Context, am *infrav1.Ag
 		}
 		return nil, "", fmt.Errorf("getting Agent %s: %w", key, err)
 	}
-	if agent.Labels[infrav1.AgentClaimedByLabel] == string(am.UID) {
+	if claimUID(agent) == string(am.UID) {
 		return agent, "", nil
 	}
 	if r.AgentNamespace != "" && agent.Namespace != r.AgentNamespace {

@@ -35,6 +35,7 @@ import (
 	"sigs.k8s.io/cluster-api/util/paused"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	infrav1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/infrastructure/v1beta1"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/reconciler"
@@ -132,6 +133,9 @@ func (r *AgentMachineReconciler) Reconcile(ctx context.Context, req ctrl.Request
 	ctx = ctrl.LoggerInto(ctx, log)
 
 	if am.DeletionTimestamp.IsZero() {
+		if replaced, err := r.replaceUpstreamFinalizer(ctx, am); err != nil || replaced {
+			return ctrl.Result{}, err
+		}
 		if added, err := finalizers.EnsureFinalizer(ctx, r.Client, am, infrav1.AgentMachineFinalizer); err != nil || added {
 			return ctrl.Result{}, err
 		}
@@ -160,6 +164,21 @@ func (r *AgentMachineReconciler) Reconcile(ctx context.Context, req ctrl.Request
 		return r.reconcileDelete(ctx, s)
 	}
 	return r.reconcileNormal(ctx, s)
+}
+
+// replaceUpstreamFinalizer swaps cluster-api-provider-agent's finalizer for ours in one patch,
+// on an AgentMachine that upstream created; the change wakes the next reconcile.
+func (r *AgentMachineReconciler) replaceUpstreamFinalizer(ctx context.Context, am *infrav1.AgentMachine) (bool, error) {
+	if !controllerutil.ContainsFinalizer(am, infrav1.UpstreamAgentMachineFinalizer) {
+		return false, nil
+	}
+	before := am.DeepCopy()
+	controllerutil.RemoveFinalizer(am, infrav1.UpstreamAgentMachineFinalizer)
+	controllerutil.AddFinalizer(am, infrav1.AgentMachineFinalizer)
+	if err := r.Client.Patch(ctx, am, client.MergeFromWithOptions(before, client.MergeFromWithOptimisticLock{})); err != nil {
+		return false, fmt.Errorf("replacing cluster-api-provider-agent's finalizer: %w", err)
+	}
+	return true, nil
 }
 
 func (r *AgentMachineReconciler) reconcileNormal(ctx context.Context, s *machineScope) (ctrl.Result, error) {

@@ -83,6 +83,7 @@ func (r *AgentMachineReconciler) reconcileDelete(ctx context.Context, s *machine
 		return ctrl.Result{}, err
 	}
 	controllerutil.RemoveFinalizer(s.agentMachine, infrav1.AgentMachineFinalizer)
+	controllerutil.RemoveFinalizer(s.agentMachine, infrav1.UpstreamAgentMachineFinalizer)
 	return ctrl.Result{}, nil
 }
 
@@ -141,6 +142,8 @@ func (r *AgentMachineReconciler) release(ctx context.Context, am *infrav1.AgentM
 			"assisted-service did not report Agent %s/%s unbound within %s; releasing it anyway", agent.Namespace, agent.Name, r.unbindTimeout())
 	}
 	delete(agent.Labels, infrav1.AgentClaimedByLabel)
+	delete(agent.Labels, infrav1.UpstreamAgentClaimLabel)
+	delete(agent.Annotations, infrav1.UpstreamAgentClaimNamespaceAnnotation)
 	delete(agent.Annotations, infrav1.ClaimOwnerAnnotation)
 	delete(agent.Annotations, infrav1.PreviousSpecAnnotation)
 	delete(agent.Annotations, infrav1.UnbindRequestedAnnotation)

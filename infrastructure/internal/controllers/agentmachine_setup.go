@@ -152,7 +152,7 @@ func (r *AgentMachineReconciler) claimOwner(ctx context.Context, agent *aiv1beta
 	if ns, name, ok := strings.Cut(agent.Annotations[infrav1.ClaimOwnerAnnotation], "/"); ok {
 		return &reconcile.Request{NamespacedName: client.ObjectKey{Namespace: ns, Name: name}}
 	}
-	uid := agent.Labels[infrav1.AgentClaimedByLabel]
+	uid := claimUID(agent)
 	if uid == "" {
 		return nil
 	}

@@ -20,6 +20,7 @@ import (
 	"context"
 	"fmt"
 	"testing"
+	"time"
 
 	. "github.com/onsi/gomega"
 	aiv1beta1 "github.com/openshift/assisted-service/api/v1beta1"
@@ -571,5 +572,58 @@ func TestAgentMachineDeletedBeforeItsMachine(t *testing.T) {
 	g.Eventually(func(g Gomega) {
 		err := env.Client.Get(ctx, client.ObjectKey{Namespace: f.ns, Name: "m1"}, &clusterv1.Machine{})
 		g.Expect(apierrors.IsNotFound(err)).To(BeTrue(), "the Machine is not gone")
+	}, timeout, interval).Should(Succeed())
+}
+
+// TestAdoptsUpstreamClaim: an AgentMachine and Agent as openshift/cluster-api-provider-agent left
+// them (its claim label and namespace annotation on the Agent, its finalizer on the
+// AgentMachine) are adopted: the host stays with its Machine, no other Machine takes it, the
+// finalizer becomes ours, and deleting the Machine unbinds the Agent and lets the AgentMachine go.
+func TestAdoptsUpstreamClaim(t *testing.T) {
+	g := NewWithT(t)
+	ctx := context.Background()
+	f := claimedOne(t, g, ctx, "upstream")
+	key := client.ObjectKey{Namespace: f.ns, Name: agentName(1)}
+	m1 := getAM(g, ctx, f.ns, "m1")
+
+	upstreamShape := fmt.Sprintf(`{"metadata":{"labels":{%q:null,%q:%q},"annotations":{%q:null,%q:null,%q:%q}}}`,
+		infrav1.AgentClaimedByLabel, infrav1.UpstreamAgentClaimLabel, m1.UID,
+		infrav1.ClaimOwnerAnnotation, infrav1.PreviousSpecAnnotation, infrav1.UpstreamAgentClaimNamespaceAnnotation, f.ns)
+	g.Expect(env.Client.Patch(ctx, &aiv1beta1.Agent{ObjectMeta: metav1.ObjectMeta{Namespace: f.ns, Name: agentName(1)}},
+		client.RawPatch(types.MergePatchType, []byte(upstreamShape)))).To(Succeed())
+	g.Expect(env.Client.Patch(ctx, m1, client.RawPatch(types.MergePatchType,
+		[]byte(fmt.Sprintf(`{"metadata":{"finalizers":[%q]}}`, infrav1.UpstreamAgentMachineFinalizer))))).To(Succeed())
+
+	g.Eventually(func(g Gomega) {
+		a := &aiv1beta1.Agent{}
+		g.Expect(env.Client.Get(ctx, key, a)).To(Succeed())
+		g.Expect(a.Labels).To(HaveKeyWithValue(infrav1.AgentClaimedByLabel, string(m1.UID)))
+		g.Expect(a.Labels).NotTo(HaveKey(infrav1.UpstreamAgentClaimLabel))
+		g.Expect(a.Annotations).NotTo(HaveKey(infrav1.UpstreamAgentClaimNamespaceAnnotation))
+		g.Expect(a.Spec.ClusterDeploymentName).NotTo(BeNil(), "the host stays bound")
+		g.Expect(getAM(g, ctx, f.ns, "m1").Finalizers).To(ConsistOf(infrav1.AgentMachineFinalizer))
+	}, timeout, interval).Should(Succeed())
+
+	// A second Machine of the cluster never takes the adopted host, and takes a free one.
+	f.machine(t, ctx, "m2", nil)
+	g.Consistently(func(g Gomega) {
+		g.Expect(getAM(g, ctx, f.ns, "m2").Spec.ProviderID).To(BeEmpty())
+	}, 3*time.Second, interval).Should(Succeed())
+	createAgent(t, ctx, f.ns, agentName(2), nil, 8)
+	g.Eventually(func(g Gomega) {
+		g.Expect(getAM(g, ctx, f.ns, "m2").Spec.ProviderID).To(Equal("agent://" + agentName(2)))
+	}, timeout, interval).Should(Succeed())
+	g.Expect(getAM(g, ctx, f.ns, "m1").Spec.ProviderID).To(Equal("agent://" + agentName(1)))
+
+	g.Expect(env.Client.Delete(ctx, &clusterv1.Machine{ObjectMeta: metav1.ObjectMeta{Namespace: f.ns, Name: "m1"}})).To(Succeed())
+	g.Eventually(func(g Gomega) {
+		a := &aiv1beta1.Agent{}
+		g.Expect(env.Client.Get(ctx, key, a)).To(Succeed())
+		g.Expect(a.Spec.ClusterDeploymentName).To(BeNil(), "unbound")
+	}, timeout, interval).Should(Succeed())
+	setAgentCondition(t, ctx, key, aiv1beta1.BoundCondition, corev1.ConditionFalse, aiv1beta1.UnboundReason)
+	g.Eventually(func(g Gomega) {
+		err := env.Client.Get(ctx, client.ObjectKey{Namespace: f.ns, Name: "m1"}, &infrav1.AgentMachine{})
+		g.Expect(apierrors.IsNotFound(err)).To(BeTrue())
 	}, timeout, interval).Should(Succeed())
 }

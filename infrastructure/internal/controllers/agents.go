@@ -30,13 +30,23 @@ import (
 	infrav1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/infrastructure/v1beta1"
 )
 
+// claimUID returns the UID of the AgentMachine that claimed the Agent: ours (AgentClaimedByLabel),
+// else the one cluster-api-provider-agent recorded before a switch to this provider
+// (UpstreamAgentClaimLabel), else "".
+func claimUID(agent *aiv1beta1.Agent) string {
+	if uid := agent.Labels[infrav1.AgentClaimedByLabel]; uid != "" {
+		return uid
+	}
+	return agent.Labels[infrav1.UpstreamAgentClaimLabel]
+}
+
 // agentUsable tells whether an Agent may be claimed at all: approved, connected, validated and
 // not yet claimed. An empty reason means it may.
 func agentUsable(agent *aiv1beta1.Agent) string {
 	switch {
 	case agent.DeletionTimestamp != nil:
 		return "deleting"
-	case agent.Labels[infrav1.AgentClaimedByLabel] != "":
+	case claimUID(agent) != "":
 		return "claimed"
 	case !agent.Spec.Approved:
 		return "not approved"

@@ -74,6 +74,10 @@ func TestAgentRequestMismatch(t *testing.T) {
 		{"disconnected", []agentOpt{withCondition(aiv1beta1.ConnectedCondition, corev1.ConditionFalse)}, "not connected"},
 		{"not validated", []agentOpt{withCondition(aiv1beta1.ValidatedCondition, corev1.ConditionFalse)}, "not validated"},
 		{"claimed", []agentOpt{withLabel(infrav1.AgentClaimedByLabel, "x")}, "claimed"},
+		// Bound to this very cluster by cluster-api-provider-agent before the switch: still taken.
+		{"claimed by upstream", []agentOpt{withLabel(infrav1.UpstreamAgentClaimLabel, "x"), func(a *aiv1beta1.Agent) {
+			a.Spec.ClusterDeploymentName = &aiv1beta1.ClusterReference{Namespace: "ns", Name: "cd"}
+		}}, "claimed"},
 		{"other cluster", []agentOpt{func(a *aiv1beta1.Agent) {
 			a.Spec.ClusterDeploymentName = &aiv1beta1.ClusterReference{Namespace: "ns", Name: "other"}
 		}}, "bound to another cluster"},
@@ -213,6 +217,9 @@ func TestFreeAgentIndex(t *testing.T) {
 	g.Expect(indexFreeAgent(testAgent("a", withLabel(infrav1.FailureDomainLabel, "fd1")))).To(Equal([]string{anyFailureDomain, "fd1"}))
 	g.Expect(indexFreeAgent(testAgent("a", withLabel(infrav1.AgentClaimedByLabel, "u")))).To(BeEmpty())
 	g.Expect(indexAgentClaim(testAgent("a", withLabel(infrav1.AgentClaimedByLabel, "u")))).To(Equal([]string{"u"}))
+	// A claim cluster-api-provider-agent recorded is a claim, found under the same AgentMachine UID.
+	g.Expect(indexFreeAgent(testAgent("a", withLabel(infrav1.UpstreamAgentClaimLabel, "u")))).To(BeEmpty())
+	g.Expect(indexAgentClaim(testAgent("a", withLabel(infrav1.UpstreamAgentClaimLabel, "u")))).To(Equal([]string{"u"}))
 }
 
 func names(agents []*aiv1beta1.Agent) []string {

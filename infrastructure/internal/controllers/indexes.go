@@ -27,7 +27,7 @@ import (
 )
 
 const (
-	// agentClaimIndex indexes Agents by the UID of the AgentMachine that claimed them.
+	// agentClaimIndex indexes Agents by the UID of the AgentMachine that claimed them (see claimUID).
 	agentClaimIndex = "agent.claimedBy"
 	// agentFreeIndex indexes the Agents that may be claimed (approved, connected, validated, not
 	// claimed) under anyFailureDomain and, when they have one, under their failure domain.
@@ -41,8 +41,10 @@ const (
 )
 
 func indexAgentClaim(o client.Object) []string {
-	if uid := o.GetLabels()[infrav1.AgentClaimedByLabel]; uid != "" {
-		return []string{uid}
+	if agent, ok := o.(*aiv1beta1.Agent); ok {
+		if uid := claimUID(agent); uid != "" {
+			return []string{uid}
+		}
 	}
 	return nil
 }
