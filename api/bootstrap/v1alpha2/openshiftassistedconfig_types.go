@@ -156,10 +156,16 @@ type NodeRegistrationOptions struct {
 	// +kubebuilder:validation:MaxItems=64
 	KubeletExtraLabels []string `json:"kubeletExtraLabels,omitempty"`
 
-	// providerID is the provider ID passed to the kubelet. Defaults to the one the
-	// infrastructure provider reports.
+	// providerID is the provider ID the host's kubelet registers its Node with, as
+	// <provider>://<id>. It may hold host metadata variables, written and resolved per host like
+	// name (for example metal3:// followed by METADATA_UUID with a leading dollar sign), as the
+	// upstream bootstrap provider expands them on the host. It must resolve to the providerID the
+	// infrastructure provider reports for the Machine, which is how Cluster API finds the
+	// Machine's Node: a Machine whose providerID differs reports it. When unset, the kubelet
+	// registers without one and the infrastructure provider sets it.
 	// +optional
 	// +kubebuilder:validation:MaxLength=512
+	// +kubebuilder:validation:XValidation:rule="self.matches('^[a-z0-9][a-z0-9+.-]*://[^[:space:]]+$')",message="providerID must be <provider>://<id> without spaces, such as metal3:// followed by a host metadata variable like METADATA_UUID written with a leading dollar sign"
 	ProviderID string `json:"providerID,omitempty"`
 }
 

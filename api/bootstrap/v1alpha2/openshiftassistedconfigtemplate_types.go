@@ -24,6 +24,7 @@ import (
 // OpenshiftAssistedConfigTemplateResource describes the data needed to create an
 // OpenshiftAssistedConfig from a template.
 // +kubebuilder:validation:XValidation:rule="!has(self.spec) || !has(self.spec.nodeRegistration) || !has(self.spec.nodeRegistration.name) || size(self.spec.nodeRegistration.name) == 0 || self.spec.nodeRegistration.name.startsWith('$')",fieldPath=".spec.nodeRegistration.name",message="nodeRegistration.name must not be a fixed name in a template: every host created from it would be installed with that same hostname; leave it unset so that each host is named after its Machine, or name a host metadata variable such as METADATA_NAME with a leading dollar sign"
+// +kubebuilder:validation:XValidation:rule="!has(self.spec) || !has(self.spec.nodeRegistration) || !has(self.spec.nodeRegistration.providerID) || size(self.spec.nodeRegistration.providerID) == 0 || self.spec.nodeRegistration.providerID.contains('$')",fieldPath=".spec.nodeRegistration.providerID",message="nodeRegistration.providerID must not be fixed in a template: every host created from it would register with that same providerID; leave it unset, or build it from a host metadata variable such as METADATA_UUID written with a leading dollar sign"
 type OpenshiftAssistedConfigTemplateResource struct {
 	// metadata is the standard object's metadata, applied to configs created from this template.
 	// +optional

@@ -89,7 +89,11 @@ func desiredAgentSettings(config *bootstrapv1.OpenshiftAssistedConfig, machine *
 	if err != nil {
 		return agentSettings{}, err
 	}
-	overrides, err := installIgnitionOverride(config)
+	providerID, err := resolvedProviderID(config, machine, env)
+	if err != nil {
+		return agentSettings{}, err
+	}
+	overrides, err := installIgnitionOverride(config, providerID)
 	if err != nil {
 		return agentSettings{}, err
 	}

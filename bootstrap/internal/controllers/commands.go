@@ -41,6 +41,7 @@ const (
 	preBootstrapScript        = "/usr/local/bin/capoa-pre-bootstrap.sh"
 	postBootstrapScript       = "/usr/local/bin/capoa-post-bootstrap.sh"
 	scriptMode                = 0o755
+	dropInMode                = 0o644
 )
 
 // preBootstrapUnit and postBootstrapUnit are the systemd units; %[1]s is the sentinel file and
@@ -114,12 +115,27 @@ func dataURL(s string) resource {
 	return resource{Source: "data:;base64," + base64.StdEncoding.EncodeToString([]byte(s))}
 }
 
+// providerIDDropIn is where the kubelet's providerID is set. OpenShift's kubelet.service (the
+// machine-config-operator's templates/*/01-*-kubelet/_base/units/kubelet.service.yaml) runs
+// the kubelet with --provider-id=${KUBELET_PROVIDERID}, and the machine-config-operator's own
+// AWS template (templates/common/aws/files/usr-local-bin-aws-kubelet-providerid.yaml) sets that
+// variable with this drop-in, as OpenShift's guide for external platforms tells providers to.
+const providerIDDropIn = "/etc/systemd/system/kubelet.service.d/20-providerid.conf"
+
+// providerIDDropInContents is the drop-in that gives the kubelet providerID: systemd's
+// specifier character and the quoting characters are escaped.
+func providerIDDropInContents(providerID string) string {
+	v := strings.NewReplacer(`\`, `\\`, `"`, `\"`, "%", "%%").Replace(providerID)
+	return fmt.Sprintf("# Written by the Cluster API OpenShift assisted bootstrap provider (nodeRegistration.providerID).\n[Service]\nEnvironment=\"KUBELET_PROVIDERID=%s\"\n", v)
+}
+
 // installIgnitionOverride returns the Agent's ignitionConfigOverrides: the config's
-// IgnitionOverrideAnnotation as it is when the spec has no bootstrap commands, else an Ignition
-// config with the command units that merges the annotation's config.
-func installIgnitionOverride(config *bootstrapv1.OpenshiftAssistedConfig) (string, error) {
+// IgnitionOverrideAnnotation as it is when the spec has no bootstrap commands and no providerID
+// (the resolved nodeRegistration.providerID), else an Ignition config with the command units and
+// the kubelet's providerID drop-in that merges the annotation's config.
+func installIgnitionOverride(config *bootstrapv1.OpenshiftAssistedConfig, providerID string) (string, error) {
 	spec := &config.Spec
-	if len(spec.PreBootstrapCommands) == 0 && len(spec.PostBootstrapCommands) == 0 {
+	if len(spec.PreBootstrapCommands) == 0 && len(spec.PostBootstrapCommands) == 0 && providerID == "" {
 		return config.Annotations[bootstrapv1.IgnitionOverrideAnnotation], nil
 	}
 	dir := strings.TrimSuffix(spec.BootstrapCommandSentinelDir, "/")
@@ -139,6 +155,10 @@ func installIgnitionOverride(config *bootstrapv1.OpenshiftAssistedConfig) (strin
 			Contents: dataURL(script(prelude, commands, sentinel))})
 		ign.Systemd.Units = append(ign.Systemd.Units, unit{Name: name, Enabled: true, Contents: fmt.Sprintf(unitTemplate, sentinel, path)})
 	}
+	if providerID != "" {
+		ign.Storage.Files = append(ign.Storage.Files, file{Path: providerIDDropIn, Mode: dropInMode, Overwrite: true,
+			Contents: dataURL(providerIDDropInContents(providerID))})
+	}
 	if len(spec.PreBootstrapCommands) > 0 {
 		add("capoa-pre-bootstrap.service", preBootstrapScript, preBootstrapUnit, "", spec.PreBootstrapCommands, dir+"/pre-bootstrap.done")
 	}
@@ -148,7 +168,7 @@ func installIgnitionOverride(config *bootstrapv1.OpenshiftAssistedConfig) (strin
 	}
 	out, err := json.Marshal(ign)
 	if err != nil {
-		return "", fmt.Errorf("encoding the bootstrap commands' Ignition: %w", err)
+		return "", fmt.Errorf("encoding the bootstrap commands' and providerID's Ignition: %w", err)
 	}
 	return string(out), nil
 }

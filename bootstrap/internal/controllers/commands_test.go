@@ -34,7 +34,7 @@ import (
 func runScript(t *testing.T, config *bootstrapv1.OpenshiftAssistedConfig, path string, kubectlExit string) (string, error) {
 	t.Helper()
 	g := NewWithT(t)
-	raw, err := installIgnitionOverride(config)
+	raw, err := installIgnitionOverride(config, "")
 	g.Expect(err).NotTo(HaveOccurred())
 	var ign ignitionConfig
 	g.Expect(json.Unmarshal([]byte(raw), &ign)).To(Succeed())

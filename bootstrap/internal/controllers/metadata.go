@@ -19,12 +19,14 @@ package controllers
 import (
 	"context"
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 
 	bmov1alpha1 "github.com/metal3-io/baremetal-operator/apis/metal3.io/v1alpha1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
@@ -50,9 +52,16 @@ func variable(value string) (string, bool) { return capoavalidation.MetadataVari
 // isVariable tells whether a whole value names a variable.
 func isVariable(value string) bool { _, ok := variable(value); return ok }
 
+// metadataReference matches a host metadata variable inside a value: $METADATA_X or
+// ${METADATA_X}.
+var metadataReference = regexp.MustCompile(`[$]([{]METADATA_[A-Z0-9_]+[}]|METADATA_[A-Z0-9_]+)`)
+
 // usesMetadata tells whether the config names host metadata variables.
 func usesMetadata(config *bootstrapv1.OpenshiftAssistedConfig) bool {
 	if _, ok := variable(config.Spec.NodeRegistration.Name); ok {
+		return true
+	}
+	if metadataReference.MatchString(config.Spec.NodeRegistration.ProviderID) {
 		return true
 	}
 	for _, kv := range config.Spec.NodeRegistration.KubeletExtraLabels {
@@ -112,6 +121,41 @@ func expand(value string, env map[string]string) (string, error) {
 		return "", fmt.Errorf("%s names no metadata of the host (it has %s): correct the variable or add the key to the Metal3DataTemplate's metaData", value, strings.Join(known, ", "))
 	}
 	return v, nil
+}
+
+// expandAll returns value with every host metadata variable in it resolved from env, as the
+// upstream provider's providerID injector expands the value on the host (with eval, after
+// sourcing the host's metadata).
+func expandAll(value string, env map[string]string) (string, error) {
+	var firstErr error
+	out := metadataReference.ReplaceAllStringFunc(value, func(ref string) string {
+		v, err := expand(ref, env)
+		if err != nil && firstErr == nil {
+			firstErr = err
+		}
+		return v
+	})
+	return out, firstErr
+}
+
+// resolvedProviderID is the providerID the Machine's kubelet registers with: nodeRegistration.
+// providerID resolved from env, "" when unset. One that differs from the providerID the
+// infrastructure provider already reports for the Machine is an error: Cluster API finds a
+// Machine's Node by that providerID and would never find it.
+func resolvedProviderID(config *bootstrapv1.OpenshiftAssistedConfig, machine *clusterv1.Machine, env map[string]string) (string, error) {
+	id := config.Spec.NodeRegistration.ProviderID
+	if id == "" {
+		return "", nil
+	}
+	id, err := expandAll(id, env)
+	if err != nil {
+		return "", fmt.Errorf("nodeRegistration.providerID: %w", err)
+	}
+	if machine.Spec.ProviderID != "" && machine.Spec.ProviderID != id {
+		return "", fmt.Errorf("nodeRegistration.providerID resolves to %q, but the infrastructure provider reports %q for Machine %s: "+
+			"Cluster API would never find the Machine's Node; remove providerID or make it resolve to the infrastructure provider's", id, machine.Spec.ProviderID, machine.Name)
+	}
+	return id, nil
 }
 
 // resolvedHostname is the hostname the Machine's host is installed with, nodeRegistration.name

@@ -108,8 +108,19 @@ func TestEveryKindRoundTrips(t *testing.T) {
 		g.Expect(env.Client.Create(ctx, byHost)).To(Succeed(), name)
 	}
 
+	// Nor one providerID: every host would register with it.
+	fixedID := fullSpec()
+	fixedID.NodeRegistration.Name = ""
+	err = env.Client.Create(ctx, &bootstrapv1.OpenshiftAssistedConfigTemplate{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "fixed-provider-id"},
+		Spec:       bootstrapv1.OpenshiftAssistedConfigTemplateSpec{Template: bootstrapv1.OpenshiftAssistedConfigTemplateResource{Spec: fixedID}},
+	})
+	g.Expect(err).To(MatchError(ContainSubstring("spec.template.spec.nodeRegistration.providerID: Invalid value: " +
+		"nodeRegistration.providerID must not be fixed in a template")))
+
 	templateSpec := fullSpec()
 	templateSpec.NodeRegistration.Name = ""
+	templateSpec.NodeRegistration.ProviderID = "metal3://${METADATA_METAL3_NAMESPACE}/$METADATA_METAL3_NAME/m"
 	template := &bootstrapv1.OpenshiftAssistedConfigTemplate{
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "template"},
 		Spec: bootstrapv1.OpenshiftAssistedConfigTemplateSpec{Template: bootstrapv1.OpenshiftAssistedConfigTemplateResource{
@@ -154,6 +165,10 @@ func TestSchemaDefaultsAndRejects(t *testing.T) {
 			`spec.nodeRegistration.name: Invalid value: "Worker_0": name must be a lowercase hostname (RFC 1123), such as master-0 or master-0.example.com, or a host metadata variable such as METADATA_NAME written with a leading dollar sign`},
 		{"a variable that is no host metadata", func(s *bootstrapv1.OpenshiftAssistedConfigSpec) { s.NodeRegistration.Name = "$HOSTNAME" },
 			"name must be a lowercase hostname (RFC 1123)"},
+		{"providerID without a provider", func(s *bootstrapv1.OpenshiftAssistedConfigSpec) { s.NodeRegistration.ProviderID = "0f6a-uuid" },
+			`spec.nodeRegistration.providerID: Invalid value: "0f6a-uuid": providerID must be <provider>://<id> without spaces`},
+		{"providerID with a space", func(s *bootstrapv1.OpenshiftAssistedConfigSpec) { s.NodeRegistration.ProviderID = "metal3://a b" },
+			"providerID must be <provider>://<id> without spaces"},
 		{"relative sentinel directory", func(s *bootstrapv1.OpenshiftAssistedConfigSpec) { s.BootstrapCommandSentinelDir = "var/lib/capoa" },
 			"spec.bootstrapCommandSentinelDir in body should match"},
 		{"empty bootstrap command", func(s *bootstrapv1.OpenshiftAssistedConfigSpec) { s.PreBootstrapCommands = []string{""} },

@@ -264,6 +264,10 @@ func TestSchemaRejectsBadInput(t *testing.T) {
 			cp.Spec.Replicas = ptr.To[int32](3)
 			cp.Spec.OpenshiftAssistedConfigSpec.NodeRegistration.Name = "master-0"
 		}, "spec.openshiftAssistedConfigSpec.nodeRegistration.name: Invalid value: nodeRegistration.name must not be a fixed name when replicas is more than 1"},
+		{"a providerID for every host of three", func(cp *controlplanev1.OpenshiftAssistedControlPlane) {
+			cp.Spec.Replicas = ptr.To[int32](3)
+			cp.Spec.OpenshiftAssistedConfigSpec.NodeRegistration.ProviderID = "metal3://fixed"
+		}, "spec.openshiftAssistedConfigSpec.nodeRegistration.providerID: Invalid value: nodeRegistration.providerID must not be fixed when replicas is more than 1"},
 	}
 	for _, tt := range creates {
 		t.Run("create "+tt.name, func(t *testing.T) {
@@ -323,11 +327,13 @@ func TestSchemaRejectsBadInput(t *testing.T) {
 	sno := controlPlane(ns, "named-sno")
 	sno.Spec.Config.APIVIPs, sno.Spec.Config.IngressVIPs = nil, nil
 	sno.Spec.OpenshiftAssistedConfigSpec.NodeRegistration.Name = "sno-0"
+	sno.Spec.OpenshiftAssistedConfigSpec.NodeRegistration.ProviderID = "metal3://sno-0"
 	g.Expect(env.Client.Create(ctx, sno)).To(Succeed())
 	// Three hosts each named from its own metadata, as upstream's examples name them.
 	byHost := controlPlane(ns, "named-by-host")
 	byHost.Spec.Replicas = ptr.To[int32](3)
 	byHost.Spec.OpenshiftAssistedConfigSpec.NodeRegistration.Name = "$METADATA_NAME"
+	byHost.Spec.OpenshiftAssistedConfigSpec.NodeRegistration.ProviderID = "metal3://$METADATA_UUID"
 	g.Expect(env.Client.Create(ctx, byHost)).To(Succeed())
 }
 

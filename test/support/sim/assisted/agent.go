@@ -441,6 +441,12 @@ func (s *Simulator) ensureNode(ctx context.Context, a *aiv1beta1.Agent, h *inven
 		for k, v := range a.Spec.NodeLabels {
 			node.Labels[k] = v
 		}
+		// The kubelet registers with the providerID its --provider-id names, if any.
+		providerID, err := kubeletProviderID(a.Spec.IgnitionConfigOverrides)
+		if err != nil {
+			return fmt.Errorf("host %s: %w", name, err)
+		}
+		node.Spec.ProviderID = providerID
 		if err := s.workload.Create(ctx, node); err != nil {
 			return fmt.Errorf("creating Node %s in the workload cluster: %w", name, err)
 		}

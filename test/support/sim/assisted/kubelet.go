@@ -1,0 +1,91 @@
+/*
+Copyright 2026 The cluster-api-provider-openshift-assisted Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package assisted
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"regexp"
+	"strings"
+)
+
+// kubeletProviderIDDropIn is the systemd drop-in through which an OpenShift host's kubelet gets
+// its --provider-id: the machine-config-operator's kubelet.service passes
+// --provider-id=${KUBELET_PROVIDERID}, and this drop-in (the path its AWS template writes) sets
+// the variable.
+const kubeletProviderIDDropIn = "/etc/systemd/system/kubelet.service.d/20-providerid.conf"
+
+var kubeletProviderIDLine = regexp.MustCompile(`(?m)^Environment="KUBELET_PROVIDERID=((?:[^"\\]|\\.)*)"$`)
+
+// kubeletProviderID returns the providerID the kubelet of a host installed with the Agent's
+// ignitionConfigOverrides registers its Node with, "" when the overrides set none. assisted-
+// service merges the overrides into the host's installation Ignition (Ignition 3: storage.files
+// with data URLs), so the file is on the installed host when the kubelet first starts. An
+// override that is not valid Ignition fails the installation in reality; here it is an error.
+func kubeletProviderID(overrides string) (string, error) {
+	if overrides == "" {
+		return "", nil
+	}
+	var ign struct {
+		Storage struct {
+			Files []struct {
+				Path     string `json:"path"`
+				Contents struct {
+					Source string `json:"source"`
+				} `json:"contents"`
+			} `json:"files"`
+		} `json:"storage"`
+	}
+	if err := json.Unmarshal([]byte(overrides), &ign); err != nil {
+		return "", fmt.Errorf("the Agent's ignitionConfigOverrides is not Ignition JSON: %w", err)
+	}
+	for _, f := range ign.Storage.Files {
+		if f.Path != kubeletProviderIDDropIn {
+			continue
+		}
+		data, err := dataURLContents(f.Contents.Source)
+		if err != nil {
+			return "", fmt.Errorf("%s: %w", kubeletProviderIDDropIn, err)
+		}
+		m := kubeletProviderIDLine.FindStringSubmatch(data)
+		if m == nil {
+			return "", nil
+		}
+		// systemd unquoting of the Environment= value and its %% specifier escape.
+		return strings.NewReplacer(`\\`, `\`, `\"`, `"`, "%%", "%").Replace(m[1]), nil
+	}
+	return "", nil
+}
+
+// dataURLContents decodes an Ignition data URL (RFC 2397, base64 or percent-encoded).
+func dataURLContents(source string) (string, error) {
+	rest, ok := strings.CutPrefix(source, "data:")
+	if !ok {
+		return "", fmt.Errorf("contents source %q is not a data URL (the simulator reads no remote sources)", source)
+	}
+	meta, data, ok := strings.Cut(rest, ",")
+	if !ok {
+		return "", fmt.Errorf("data URL without a comma")
+	}
+	if strings.HasSuffix(meta, ";base64") {
+		b, err := base64.StdEncoding.DecodeString(data)
+		return string(b), err
+	}
+	return url.PathUnescape(data)
+}
