@@ -22,6 +22,10 @@ import clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 const (
 	// AgentClusterFinalizer keeps an AgentCluster until the objects it created are gone.
 	AgentClusterFinalizer = "agentcluster.capi-provider.agent-install.openshift.io"
+	// UpstreamAgentClusterFinalizer is openshift/cluster-api-provider-agent's finalizer on
+	// AgentClusters (spelled without a dot after "agentcluster", as upstream does). The provider
+	// replaces it with AgentClusterFinalizer, and removes it from an AgentCluster being deleted.
+	UpstreamAgentClusterFinalizer = "agentclustercapi-provider.agent-install.openshift.io/deprovision"
 	// AgentMachineFinalizer keeps an AgentMachine until its Agent is released.
 	AgentMachineFinalizer = "agentmachine.capi-provider.agent-install.openshift.io"
 	// UpstreamAgentMachineFinalizer is openshift/cluster-api-provider-agent's finalizer on

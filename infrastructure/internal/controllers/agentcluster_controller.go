@@ -140,6 +140,9 @@ func (r *AgentClusterReconciler) Reconcile(ctx context.Context, req ctrl.Request
 		}
 	}
 	if ac.DeletionTimestamp.IsZero() {
+		if replaced, err := replaceFinalizer(ctx, r.Client, ac, infrav1.UpstreamAgentClusterFinalizer, infrav1.AgentClusterFinalizer); err != nil || replaced {
+			return ctrl.Result{}, err
+		}
 		if added, err := finalizers.EnsureFinalizer(ctx, r.Client, ac, infrav1.AgentClusterFinalizer); err != nil || added {
 			return ctrl.Result{}, err
 		}
@@ -468,6 +471,7 @@ func (r *AgentClusterReconciler) reconcileDelete(ctx context.Context, ac *infrav
 		return ctrl.Result{RequeueAfter: requeue}, nil
 	}
 	controllerutil.RemoveFinalizer(ac, infrav1.AgentClusterFinalizer)
+	controllerutil.RemoveFinalizer(ac, infrav1.UpstreamAgentClusterFinalizer)
 	return ctrl.Result{}, nil
 }
 

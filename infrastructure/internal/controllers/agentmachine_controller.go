@@ -133,7 +133,7 @@ func (r *AgentMachineReconciler) Reconcile(ctx context.Context, req ctrl.Request
 	ctx = ctrl.LoggerInto(ctx, log)
 
 	if am.DeletionTimestamp.IsZero() {
-		if replaced, err := r.replaceUpstreamFinalizer(ctx, am); err != nil || replaced {
+		if replaced, err := replaceFinalizer(ctx, r.Client, am, infrav1.UpstreamAgentMachineFinalizer, infrav1.AgentMachineFinalizer); err != nil || replaced {
 			return ctrl.Result{}, err
 		}
 		if added, err := finalizers.EnsureFinalizer(ctx, r.Client, am, infrav1.AgentMachineFinalizer); err != nil || added {
@@ -166,17 +166,21 @@ func (r *AgentMachineReconciler) Reconcile(ctx context.Context, req ctrl.Request
 	return r.reconcileNormal(ctx, s)
 }
 
-// replaceUpstreamFinalizer swaps cluster-api-provider-agent's finalizer for ours in one patch,
-// on an AgentMachine that upstream created; the change wakes the next reconcile.
-func (r *AgentMachineReconciler) replaceUpstreamFinalizer(ctx context.Context, am *infrav1.AgentMachine) (bool, error) {
-	if !controllerutil.ContainsFinalizer(am, infrav1.UpstreamAgentMachineFinalizer) {
+// replaceFinalizer swaps finalizer from for to on obj in one patch (optimistic lock): from is
+// cluster-api-provider-agent's finalizer on an object it created, which nothing would ever
+// remove after a switch to this provider. The change wakes the next reconcile.
+func replaceFinalizer(ctx context.Context, c client.Client, obj client.Object, from, to string) (bool, error) {
+	if !controllerutil.ContainsFinalizer(obj, from) {
 		return false, nil
 	}
-	before := am.DeepCopy()
-	controllerutil.RemoveFinalizer(am, infrav1.UpstreamAgentMachineFinalizer)
-	controllerutil.AddFinalizer(am, infrav1.AgentMachineFinalizer)
-	if err := r.Client.Patch(ctx, am, client.MergeFromWithOptions(before, client.MergeFromWithOptimisticLock{})); err != nil {
-		return false, fmt.Errorf("replacing cluster-api-provider-agent's finalizer: %w", err)
+	before, ok := obj.DeepCopyObject().(client.Object)
+	if !ok {
+		return false, fmt.Errorf("copying %T", obj)
+	}
+	controllerutil.RemoveFinalizer(obj, from)
+	controllerutil.AddFinalizer(obj, to)
+	if err := c.Patch(ctx, obj, client.MergeFromWithOptions(before, client.MergeFromWithOptimisticLock{})); err != nil {
+		return false, fmt.Errorf("replacing cluster-api-provider-agent's finalizer %s: %w", from, err)
 	}
 	return true, nil
 }

@@ -576,9 +576,10 @@ func TestAgentMachineDeletedBeforeItsMachine(t *testing.T) {
 }
 
 // TestAdoptsUpstreamClaim: an AgentMachine and Agent as openshift/cluster-api-provider-agent left
-// them (its claim label and namespace annotation on the Agent, its finalizer on the
-// AgentMachine) are adopted: the host stays with its Machine, no other Machine takes it, the
-// finalizer becomes ours, and deleting the Machine unbinds the Agent and lets the AgentMachine go.
+// them (its claim label and namespace annotation on the Agent, its finalizers on the AgentMachine
+// and AgentCluster) are adopted: the host stays with its Machine, no other Machine takes it, the
+// finalizers become ours, deleting the Machine unbinds the Agent and lets the AgentMachine go,
+// and the AgentCluster goes when deleted.
 func TestAdoptsUpstreamClaim(t *testing.T) {
 	g := NewWithT(t)
 	ctx := context.Background()
@@ -593,6 +594,9 @@ func TestAdoptsUpstreamClaim(t *testing.T) {
 		client.RawPatch(types.MergePatchType, []byte(upstreamShape)))).To(Succeed())
 	g.Expect(env.Client.Patch(ctx, m1, client.RawPatch(types.MergePatchType,
 		[]byte(fmt.Sprintf(`{"metadata":{"finalizers":[%q]}}`, infrav1.UpstreamAgentMachineFinalizer))))).To(Succeed())
+	ac := &infrav1.AgentCluster{ObjectMeta: metav1.ObjectMeta{Namespace: f.ns, Name: f.cluster}}
+	g.Expect(env.Client.Patch(ctx, ac, client.RawPatch(types.MergePatchType,
+		[]byte(fmt.Sprintf(`{"metadata":{"finalizers":[%q]}}`, infrav1.UpstreamAgentClusterFinalizer))))).To(Succeed())
 
 	g.Eventually(func(g Gomega) {
 		a := &aiv1beta1.Agent{}
@@ -602,6 +606,8 @@ func TestAdoptsUpstreamClaim(t *testing.T) {
 		g.Expect(a.Annotations).NotTo(HaveKey(infrav1.UpstreamAgentClaimNamespaceAnnotation))
 		g.Expect(a.Spec.ClusterDeploymentName).NotTo(BeNil(), "the host stays bound")
 		g.Expect(getAM(g, ctx, f.ns, "m1").Finalizers).To(ConsistOf(infrav1.AgentMachineFinalizer))
+		g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(ac), ac)).To(Succeed())
+		g.Expect(ac.Finalizers).To(ConsistOf(infrav1.AgentClusterFinalizer))
 	}, timeout, interval).Should(Succeed())
 
 	// A second Machine of the cluster never takes the adopted host, and takes a free one.
@@ -625,5 +631,11 @@ func TestAdoptsUpstreamClaim(t *testing.T) {
 	g.Eventually(func(g Gomega) {
 		err := env.Client.Get(ctx, client.ObjectKey{Namespace: f.ns, Name: "m1"}, &infrav1.AgentMachine{})
 		g.Expect(apierrors.IsNotFound(err)).To(BeTrue())
+	}, timeout, interval).Should(Succeed())
+
+	// The AgentCluster, whose finalizer upstream set, goes when it is deleted.
+	g.Expect(env.Client.Delete(ctx, ac)).To(Succeed())
+	g.Eventually(func(g Gomega) {
+		g.Expect(apierrors.IsNotFound(env.Client.Get(ctx, client.ObjectKeyFromObject(ac), &infrav1.AgentCluster{}))).To(BeTrue())
 	}, timeout, interval).Should(Succeed())
 }
