@@ -41,7 +41,7 @@ import (
 // FuzzAgentMachineReconcile: no shape of the AgentMachine, its Machine, Cluster, AgentCluster,
 // bootstrap Secret and Agents that the API server accepts makes a reconcile panic: nil or empty
 // label and annotation maps, claim labels and annotations that point nowhere or hold garbage,
-// objects missing or being deleted, selectors the API server accepts but labels.Parse refuses,
+// claims and finalizers cluster-api-provider-agent left, objects missing or being deleted, selectors the API server accepts but labels.Parse refuses,
 // Agents without inventory or conditions. Errors are fine (they are reported); a panic is not.
 // `go test` runs the seeds in testdata/fuzz; `go test -fuzz FuzzAgentMachineReconcile` explores.
 func FuzzAgentMachineReconcile(f *testing.F) {
@@ -81,9 +81,10 @@ func agentMachineFuzzObjects(p *fuzzpick.Picker) []client.Object {
 			m.Finalizers = append(m.Finalizers, finalizer) // the API server keeps only objects being deleted that have one
 		}
 	}
-	claimKeys := []string{infrav1.AgentClaimedByLabel, infrav1.FailureDomainLabel, infrav1.ArchitectureLabel, "rack"}
+	claimKeys := []string{infrav1.AgentClaimedByLabel, infrav1.FailureDomainLabel, infrav1.ArchitectureLabel, "rack", infrav1.UpstreamAgentClaimLabel}
 	claimValues := []string{"am-uid", "other-uid", "", "r1", "amd64", "fd1"}
-	annotationKeys := []string{infrav1.ClaimOwnerAnnotation, infrav1.PreviousSpecAnnotation, infrav1.UnbindRequestedAnnotation, clusterv1.PausedAnnotation}
+	annotationKeys := []string{infrav1.ClaimOwnerAnnotation, infrav1.PreviousSpecAnnotation, infrav1.UnbindRequestedAnnotation, clusterv1.PausedAnnotation,
+		infrav1.UpstreamAgentClaimNamespaceAnnotation}
 	annotationValues := []string{"ns/m1", "other/m2", "/", "", `{"clusterDeploymentName":{"name":"cd","namespace":"ns"}}`, "{", "null", "2026-11-24T00:00:00Z"}
 
 	am := &infrav1.AgentMachine{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "m1", UID: "am-uid",
@@ -92,7 +93,9 @@ func agentMachineFuzzObjects(p *fuzzpick.Picker) []client.Object {
 		am.Labels = p.Map([]string{clusterv1.ClusterNameLabel}, []string{"c1", "c2"}, false)
 	}
 	if !p.Bool() {
-		am.Finalizers = []string{infrav1.AgentMachineFinalizer}
+		// Ours, or cluster-api-provider-agent's (an AgentMachine it created), or both.
+		am.Finalizers = [][]string{{infrav1.AgentMachineFinalizer}, {infrav1.UpstreamAgentMachineFinalizer},
+			{infrav1.AgentMachineFinalizer, infrav1.UpstreamAgentMachineFinalizer}}[p.Intn(3)]
 	}
 	deleting(&am.ObjectMeta, "other.example.com/finalizer")
 	if !p.Bool() {
