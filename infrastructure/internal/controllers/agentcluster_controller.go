@@ -308,16 +308,71 @@ func (r *AgentClusterReconciler) createClusterDeployment(ctx context.Context, ac
 			},
 		},
 	}
+	created := false
 	for _, obj := range []client.Object{cd, aci} {
 		if err := controllerutil.SetControllerReference(ac, obj, r.Client.Scheme()); err != nil {
 			return err
 		}
-		if err := r.Client.Create(ctx, obj); err != nil && !apierrors.IsAlreadyExists(err) {
+		err := r.Client.Create(ctx, obj)
+		switch {
+		case err == nil:
+			created = true
+		case apierrors.IsAlreadyExists(err):
+			if err := r.adoptUpstreamObject(ctx, ac, obj, labels); err != nil {
+				return err
+			}
+		default:
 			return fmt.Errorf("creating %T %s: %w", obj, obj.GetName(), err)
 		}
 	}
-	r.Recorder.Eventf(ac, cd, corev1.EventTypeNormal, "ClusterDeploymentCreated", "Create",
-		"Created ClusterDeployment and AgentClusterInstall %s", ac.Name)
+	if created {
+		r.Recorder.Eventf(ac, cd, corev1.EventTypeNormal, "ClusterDeploymentCreated", "Create",
+			"Created ClusterDeployment and AgentClusterInstall %s", ac.Name)
+	}
+	return nil
+}
+
+// adoptUpstreamObject makes the AgentCluster the controller of the ClusterDeployment or
+// AgentClusterInstall named like obj that openshift/cluster-api-provider-agent created for it:
+// one the AgentCluster owns (same UID) without a controller reference. Our labels are added in
+// the same merge patch of metadata alone; the spec upstream wrote (an installed HyperShift
+// cluster's) is kept. Any other object of that name is left alone.
+func (r *AgentClusterReconciler) adoptUpstreamObject(ctx context.Context, ac *infrav1.AgentCluster, obj client.Object, labels map[string]string) error {
+	existing, ok := obj.DeepCopyObject().(client.Object)
+	if !ok {
+		return fmt.Errorf("copying %T", obj)
+	}
+	if err := r.Client.Get(ctx, client.ObjectKeyFromObject(obj), existing); err != nil {
+		return fmt.Errorf("getting %T %s: %w", obj, obj.GetName(), err)
+	}
+	if metav1.GetControllerOf(existing) != nil || !slices.ContainsFunc(existing.GetOwnerReferences(), func(o metav1.OwnerReference) bool { return o.UID == ac.UID }) {
+		return nil
+	}
+	before, ok := existing.DeepCopyObject().(client.Object)
+	if !ok {
+		return fmt.Errorf("copying %T", existing)
+	}
+	refs := existing.GetOwnerReferences()
+	for i := range refs {
+		if refs[i].UID == ac.UID {
+			refs[i].Controller, refs[i].BlockOwnerDeletion = ptr.To(true), ptr.To(true)
+		}
+	}
+	existing.SetOwnerReferences(refs)
+	merged := existing.GetLabels()
+	if merged == nil {
+		merged = map[string]string{}
+	}
+	for k, v := range labels {
+		merged[k] = v
+	}
+	existing.SetLabels(merged)
+	if err := r.Client.Patch(ctx, existing, client.MergeFromWithOptions(before, client.MergeFromWithOptimisticLock{})); err != nil {
+		return fmt.Errorf("adopting %T %s, which cluster-api-provider-agent created: %w", obj, obj.GetName(), err)
+	}
+	ctrl.LoggerFrom(ctx).Info("Adopted an object cluster-api-provider-agent created", "kind", fmt.Sprintf("%T", obj), "name", obj.GetName())
+	r.Recorder.Eventf(ac, existing, corev1.EventTypeNormal, "Adopted", "Adopt",
+		"Adopted %s, which cluster-api-provider-agent created for this AgentCluster", obj.GetName())
 	return nil
 }
 

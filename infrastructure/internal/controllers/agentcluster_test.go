@@ -258,3 +258,67 @@ func TestAgentClusterDeletionIsBounded(t *testing.T) {
 		))
 	}, timeout, interval).Should(Succeed())
 }
+
+// TestAgentClusterAdoptsUpstreamClusterDeployment: under HyperShift, openshift/cluster-api-provider-agent
+// created the ClusterDeployment (installed, labelled agentClusterRef) and the AgentClusterInstall
+// for the AgentCluster, owned without a controller reference, and recorded them in status only.
+// After the switch the AgentCluster adopts both (it becomes their controller, their spec is kept),
+// hands them its ignition endpoint and is provisioned; before, it reported the endpoint unused.
+func TestAgentClusterAdoptsUpstreamClusterDeployment(t *testing.T) {
+	g := NewWithT(t)
+	ctx := context.Background()
+	ns, err := env.CreateNamespace(ctx, "acluster-upstream")
+	g.Expect(err).NotTo(HaveOccurred())
+	ac := &infrav1.AgentCluster{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "hosted"},
+		Spec: infrav1.AgentClusterSpec{
+			ControlPlaneEndpoint: clusterv1.APIEndpoint{Host: "api.hosted.example.com", Port: 6443},
+			IgnitionEndpoint: &infrav1.IgnitionEndpoint{Url: "https://ignition.hosted.example.com/ignition",
+				CaCertificateReference: &infrav1.CaCertificateReference{Namespace: ns, Name: "ignition-server-ca-cert"}},
+		},
+	}
+	g.Expect(env.Client.Create(ctx, ac)).To(Succeed())
+	owner := []metav1.OwnerReference{{APIVersion: infrav1.GroupVersion.String(), Kind: "AgentCluster", Name: ac.Name, UID: ac.UID}}
+	cd := clusterDeployment(ns, "hosted", "hosted")
+	cd.Labels = map[string]string{"agentClusterRef": "hosted"}
+	cd.OwnerReferences = owner
+	cd.Spec.Installed = true
+	cd.Spec.BaseDomain = "hosted.example.com"
+	cd.Spec.ClusterInstallRef = &hivev1.ClusterInstallLocalReference{Group: hiveextv1beta1.Group, Version: hiveextv1beta1.Version, Kind: "AgentClusterInstall", Name: "hosted"}
+	g.Expect(env.Client.Create(ctx, cd)).To(Succeed())
+	aci := &hiveextv1beta1.AgentClusterInstall{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "hosted", OwnerReferences: owner},
+		Spec: hiveextv1beta1.AgentClusterInstallSpec{
+			ClusterDeploymentRef:  corev1.LocalObjectReference{Name: "hosted"},
+			ProvisionRequirements: hiveextv1beta1.ProvisionRequirements{ControlPlaneAgents: 3},
+		},
+	}
+	g.Expect(env.Client.Create(ctx, aci)).To(Succeed())
+	cluster := newCluster(ns, &clusterv1.ContractVersionedObjectReference{
+		APIGroup: "hypershift.openshift.io", Kind: "HostedControlPlane", Name: "hosted",
+	})
+	cluster.Spec.InfrastructureRef.Name = "hosted"
+	g.Expect(env.Client.Create(ctx, cluster)).To(Succeed())
+	startManager(t, managerConfig{opts: manager.Options{WatchNamespace: ns}})
+
+	key := client.ObjectKey{Namespace: ns, Name: "hosted"}
+	g.Eventually(func(g Gomega) {
+		got := &infrav1.AgentCluster{}
+		g.Expect(env.Client.Get(ctx, key, got)).To(Succeed())
+		g.Expect(got.Spec.ClusterDeploymentRef).To(Equal(&infrav1.ClusterDeploymentReference{Namespace: ns, Name: "hosted"}))
+		g.Expect(conditions.IsTrue(got, infrav1.ClusterDeploymentReadyCondition)).To(BeTrue(), "%v", conditions.Get(got, infrav1.ClusterDeploymentReadyCondition))
+		g.Expect(got.Status.Initialization.Provisioned).To(Equal(ptr.To(true)))
+		gotACI := &hiveextv1beta1.AgentClusterInstall{}
+		g.Expect(env.Client.Get(ctx, key, gotACI)).To(Succeed())
+		g.Expect(metav1.IsControlledBy(gotACI, got)).To(BeTrue())
+		g.Expect(gotACI.Spec.IgnitionEndpoint).NotTo(BeNil())
+		g.Expect(gotACI.Spec.IgnitionEndpoint.Url).To(Equal("https://ignition.hosted.example.com/ignition"))
+	}, timeout, interval).Should(Succeed())
+	gotCD := &hivev1.ClusterDeployment{}
+	g.Expect(env.Client.Get(ctx, key, gotCD)).To(Succeed())
+	g.Expect(metav1.IsControlledBy(gotCD, ac)).To(BeTrue())
+	g.Expect(gotCD.Spec.Installed).To(BeTrue(), "upstream's spec is kept")
+	g.Expect(gotCD.Spec.BaseDomain).To(Equal("hosted.example.com"))
+	g.Expect(gotCD.Labels).To(HaveKeyWithValue("agentClusterRef", "hosted"))
+	g.Expect(gotCD.Labels).To(HaveKeyWithValue(infrav1.AgentClusterLabel, "hosted"))
+}
