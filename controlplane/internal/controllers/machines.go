@@ -351,7 +351,22 @@ func (r *Reconciler) createMachine(ctx context.Context, s *scope, arbiter bool) 
 		},
 	}
 	if err := r.Client.Create(ctx, machine); err != nil {
-		return fmt.Errorf("creating control-plane Machine %s: %w", name, err)
+		// A create whose response was lost (a timeout, a reset connection) may have succeeded.
+		// Deleting the config and infrastructure of a Machine that exists would leave it Pending
+		// forever (its bootstrap config "does not exist") while it counts as a replica, so they
+		// are cleaned up only when the API server says the Machine is not there. Found in the
+		// lab's API-faults spec. (KubeadmControlPlane's cleanupFromGeneration has the same gap.)
+		got := &clusterv1.Machine{}
+		switch getErr := r.APIReader.Get(ctx, client.ObjectKeyFromObject(machine), got); {
+		case getErr == nil && metav1.IsControlledBy(got, oacp):
+			ctrl.LoggerFrom(ctx).Info("The create of a Machine failed but the Machine exists; keeping it", "Machine", name, "error", err.Error())
+			machine = got
+		case apierrors.IsNotFound(getErr):
+			return fmt.Errorf("creating control-plane Machine %s: %w", name, err)
+		default:
+			created = nil // unknown: keep what was created rather than break a Machine that may exist
+			return fmt.Errorf("creating control-plane Machine %s: %w", name, err)
+		}
 	}
 	kind := "control-plane Machine"
 	if arbiter {

@@ -28,6 +28,7 @@ import (
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/utils/ptr"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
@@ -235,7 +236,11 @@ func TestScaleDownRemovesOneMachineAtATime(t *testing.T) {
 // cache hides each new Machine from Get and List for its first reads; two scale-up passes from 0
 // to 1 must create exactly one Machine, because the first does not return before the cache
 // shows it (Cluster API's MachineSet pattern).
-func TestScaleUpWaitsForTheCacheToShowItsMachine(t *testing.T) {
+// scaleUpFixture is a control plane of one replica with a Metal3MachineTemplate, and the objects
+// its Machine creation reads (the template, and the CRDs whose labels give Cluster API the
+// contract version of the kinds).
+func scaleUpFixture(t *testing.T) (*runtime.Scheme, *controlplanev1.OpenshiftAssistedControlPlane, []client.Object) {
+	t.Helper()
 	s, err := capoascheme.New(controlplanev1.AddToScheme, bootstrapv1.AddToScheme)
 	if err != nil {
 		t.Fatal(err)
@@ -245,17 +250,21 @@ func TestScaleUpWaitsForTheCacheToShowItsMachine(t *testing.T) {
 	oacp.Spec.MachineTemplate.InfrastructureRef = clusterv1.ContractVersionedObjectReference{
 		APIGroup: capm3v1beta2.GroupVersion.Group, Kind: "Metal3MachineTemplate", Name: "cp"}
 	tmpl := &capm3v1beta2.Metal3MachineTemplate{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "cp"}}
-	// Cluster API reads the contract version of a referenced kind from its CRD's labels.
 	crd := func(plural string) *apiextensionsv1.CustomResourceDefinition {
 		return &apiextensionsv1.CustomResourceDefinition{ObjectMeta: metav1.ObjectMeta{
 			Name:   plural + "." + capm3v1beta2.GroupVersion.Group,
 			Labels: map[string]string{"cluster.x-k8s.io/v1beta2": capm3v1beta2.GroupVersion.Version},
 		}}
 	}
+	return s, oacp, []client.Object{tmpl, crd("metal3machinetemplates"), crd("metal3machines")}
+}
+
+func TestScaleUpWaitsForTheCacheToShowItsMachine(t *testing.T) {
+	s, oacp, objs := scaleUpFixture(t)
 	const lag = 3 // reads of a new Machine that miss it
 	hidden := map[string]int{}
 	var mu sync.Mutex
-	c := fake.NewClientBuilder().WithScheme(s).WithObjects(tmpl, crd("metal3machinetemplates"), crd("metal3machines")).WithInterceptorFuncs(interceptor.Funcs{
+	c := fake.NewClientBuilder().WithScheme(s).WithObjects(objs...).WithInterceptorFuncs(interceptor.Funcs{
 		Create: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.CreateOption) error {
 			if _, ok := obj.(*clusterv1.Machine); ok {
 				mu.Lock()
@@ -308,5 +317,67 @@ func TestScaleUpWaitsForTheCacheToShowItsMachine(t *testing.T) {
 			names = append(names, m.Name)
 		}
 		t.Errorf("Machines %v: want exactly one (a reconcile counted from a stale cache)", names)
+	}
+}
+
+// TestMachineCreateWhoseResponseIsLost: a Machine create can fail at the client after the API
+// server stored it (a lost response). Its config and infrastructure must then stay, or the
+// Machine waits forever for a bootstrap config that "does not exist" while it counts as a
+// replica. They are removed only when the API server says the Machine is not there, and kept
+// when that cannot be told.
+func TestMachineCreateWhoseResponseIsLost(t *testing.T) {
+	for name, tc := range map[string]struct {
+		stored       bool // the API server stored the Machine although the create failed
+		checkFails   bool // the check that follows fails too
+		wantErr      bool
+		wantMachines int
+		wantKept     bool // config and infrastructure remain
+	}{
+		"lost response: the Machine is kept as created":            {stored: true, wantMachines: 1, wantKept: true},
+		"refused: what was created is removed":                     {wantErr: true},
+		"lost response, and the check fails: nothing is removed":   {stored: true, checkFails: true, wantErr: true, wantMachines: 1, wantKept: true},
+		"refused, and the check fails: nothing is removed, either": {checkFails: true, wantErr: true, wantKept: true},
+	} {
+		t.Run(name, func(t *testing.T) {
+			s, oacp, objs := scaleUpFixture(t)
+			failGet := tc.checkFails
+			c := fake.NewClientBuilder().WithScheme(s).WithObjects(objs...).WithInterceptorFuncs(interceptor.Funcs{
+				Create: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.CreateOption) error {
+					if _, ok := obj.(*clusterv1.Machine); !ok {
+						return c.Create(ctx, obj, opts...)
+					}
+					if tc.stored {
+						if err := c.Create(ctx, obj, opts...); err != nil {
+							return err
+						}
+					}
+					return apierrors.NewTimeoutError("the response was lost", 1)
+				},
+				Get: func(ctx context.Context, c client.WithWatch, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
+					if _, ok := obj.(*clusterv1.Machine); ok && failGet {
+						failGet = false
+						return apierrors.NewServiceUnavailable("unavailable")
+					}
+					return c.Get(ctx, key, obj, opts...)
+				},
+			}).Build()
+			r := &Reconciler{Client: c, APIReader: c, Recorder: events.NewFakeRecorder(10)}
+			_, err := r.reconcileMachines(context.Background(), &scope{oacp: oacp, cluster: testCluster(nil, nil)})
+			if (err != nil) != tc.wantErr {
+				t.Fatalf("reconcile error %v, want an error: %v", err, tc.wantErr)
+			}
+			machines, configs, infras := &clusterv1.MachineList{}, &bootstrapv1.OpenshiftAssistedConfigList{}, &capm3v1beta2.Metal3MachineList{}
+			for _, l := range []client.ObjectList{machines, configs, infras} {
+				if err := c.List(context.Background(), l); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if len(machines.Items) != tc.wantMachines {
+				t.Errorf("%d Machines, want %d", len(machines.Items), tc.wantMachines)
+			}
+			if kept := len(configs.Items) == 1 && len(infras.Items) == 1; kept != tc.wantKept || (!kept && len(configs.Items)+len(infras.Items) != 0) {
+				t.Errorf("%d configs and %d Metal3Machines left, want them kept: %v", len(configs.Items), len(infras.Items), tc.wantKept)
+			}
+		})
 	}
 }
