@@ -17,7 +17,6 @@ limitations under the License.
 package controllers
 
 import (
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -109,8 +108,6 @@ func mergeOverride(ign *ignitionConfig, config *bootstrapv1.OpenshiftAssistedCon
 	if _, ok := obj["ignition"]; !ok {
 		return errors.New("annotation " + bootstrapv1.IgnitionOverrideAnnotation + " is not an Ignition config: it has no \"ignition\" section")
 	}
-	ign.Ignition.Config = &configSection{Merge: []resource{{
-		Source: "data:;base64," + base64.StdEncoding.EncodeToString([]byte(override)),
-	}}}
+	ign.Ignition.Config = &configSection{Merge: []resource{dataURL(override)}}
 	return nil
 }

@@ -58,7 +58,7 @@ var metadataReference = regexp.MustCompile(`[$]([{]METADATA_[A-Z0-9_]+[}]|METADA
 
 // usesMetadata tells whether the config names host metadata variables.
 func usesMetadata(config *bootstrapv1.OpenshiftAssistedConfig) bool {
-	if _, ok := variable(config.Spec.NodeRegistration.Name); ok {
+	if isVariable(config.Spec.NodeRegistration.Name) {
 		return true
 	}
 	if metadataReference.MatchString(config.Spec.NodeRegistration.ProviderID) {

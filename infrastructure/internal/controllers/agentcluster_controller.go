@@ -352,13 +352,9 @@ func (r *AgentClusterReconciler) adoptUpstreamObject(ctx context.Context, ac *in
 	if !ok {
 		return fmt.Errorf("copying %T", existing)
 	}
-	refs := existing.GetOwnerReferences()
-	for i := range refs {
-		if refs[i].UID == ac.UID {
-			refs[i].Controller, refs[i].BlockOwnerDeletion = ptr.To(true), ptr.To(true)
-		}
-	}
-	existing.SetOwnerReferences(refs)
+	// Upstream's reference (same group, kind and name) becomes a controller reference.
+	existing.SetOwnerReferences(util.EnsureOwnerRef(existing.GetOwnerReferences(),
+		*metav1.NewControllerRef(ac, infrav1.GroupVersion.WithKind("AgentCluster"))))
 	merged := existing.GetLabels()
 	if merged == nil {
 		merged = map[string]string{}
@@ -367,7 +363,7 @@ func (r *AgentClusterReconciler) adoptUpstreamObject(ctx context.Context, ac *in
 		merged[k] = v
 	}
 	existing.SetLabels(merged)
-	if err := r.Client.Patch(ctx, existing, client.MergeFromWithOptions(before, client.MergeFromWithOptimisticLock{})); err != nil {
+	if err := r.Client.Patch(ctx, existing, lockedPatch(before)); err != nil {
 		return fmt.Errorf("adopting %T %s, which cluster-api-provider-agent created: %w", obj, obj.GetName(), err)
 	}
 	ctrl.LoggerFrom(ctx).Info("Adopted an object cluster-api-provider-agent created", "kind", fmt.Sprintf("%T", obj), "name", obj.GetName())

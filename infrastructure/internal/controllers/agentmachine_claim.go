@@ -57,16 +57,9 @@ func (r *AgentMachineReconciler) claimedAgent(ctx context.Context, am *infrav1.A
 // later unbinds it to no ClusterDeployment, as upstream's deletion does.
 func (r *AgentMachineReconciler) adoptUpstreamClaim(ctx context.Context, am *infrav1.AgentMachine, agent *aiv1beta1.Agent) (*aiv1beta1.Agent, error) {
 	adopted := agent.DeepCopy()
-	if adopted.Labels == nil {
-		adopted.Labels = map[string]string{}
-	}
-	if adopted.Annotations == nil {
-		adopted.Annotations = map[string]string{}
-	}
-	adopted.Labels[infrav1.AgentClaimedByLabel] = string(am.UID)
+	markClaimed(adopted, am)
 	delete(adopted.Labels, infrav1.UpstreamAgentClaimLabel)
 	delete(adopted.Annotations, infrav1.UpstreamAgentClaimNamespaceAnnotation)
-	adopted.Annotations[infrav1.ClaimOwnerAnnotation] = am.Namespace + "/" + am.Name
 	if err := r.Client.Patch(ctx, adopted, lockedPatch(agent)); err != nil {
 		return nil, fmt.Errorf("adopting the claim cluster-api-provider-agent recorded on Agent %s/%s: %w", agent.Namespace, agent.Name, err)
 	}
@@ -332,14 +325,7 @@ func (r *AgentMachineReconciler) claimAgent(ctx context.Context, am *infrav1.Age
 	if err != nil {
 		return nil, err
 	}
-	if agent.Labels == nil {
-		agent.Labels = map[string]string{}
-	}
-	if agent.Annotations == nil {
-		agent.Annotations = map[string]string{}
-	}
-	agent.Labels[infrav1.AgentClaimedByLabel] = string(am.UID)
-	agent.Annotations[infrav1.ClaimOwnerAnnotation] = am.Namespace + "/" + am.Name
+	markClaimed(agent, am)
 	agent.Annotations[infrav1.PreviousSpecAnnotation] = string(previous)
 	delete(agent.Annotations, infrav1.UnbindRequestedAnnotation)
 	agent.Spec.ClusterDeploymentName = cd
@@ -349,6 +335,19 @@ func (r *AgentMachineReconciler) claimAgent(ctx context.Context, am *infrav1.Age
 		return nil, err
 	}
 	return agent, nil
+}
+
+// markClaimed records on agent that am claims it: the claim label (am's UID) and the owner
+// annotation. Its label and annotation maps exist afterwards.
+func markClaimed(agent *aiv1beta1.Agent, am *infrav1.AgentMachine) {
+	if agent.Labels == nil {
+		agent.Labels = map[string]string{}
+	}
+	if agent.Annotations == nil {
+		agent.Annotations = map[string]string{}
+	}
+	agent.Labels[infrav1.AgentClaimedByLabel] = string(am.UID)
+	agent.Annotations[infrav1.ClaimOwnerAnnotation] = am.Namespace + "/" + am.Name
 }
 
 // lockedPatch is a JSON merge patch from before that fails with a conflict when the object

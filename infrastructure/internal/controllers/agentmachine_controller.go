@@ -179,7 +179,7 @@ func replaceFinalizer(ctx context.Context, c client.Client, obj client.Object, f
 	}
 	controllerutil.RemoveFinalizer(obj, from)
 	controllerutil.AddFinalizer(obj, to)
-	if err := c.Patch(ctx, obj, client.MergeFromWithOptions(before, client.MergeFromWithOptimisticLock{})); err != nil {
+	if err := c.Patch(ctx, obj, lockedPatch(before)); err != nil {
 		return false, fmt.Errorf("replacing cluster-api-provider-agent's finalizer %s: %w", from, err)
 	}
 	return true, nil

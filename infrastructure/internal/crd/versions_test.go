@@ -196,7 +196,7 @@ func TestUpgradeFromUpstreamStoredVersions(t *testing.T) {
 				g.Eventually(func() error {
 					return hub.Client.Get(ctx, client.ObjectKeyFromObject(o), obj)
 				}, 30*time.Second, 200*time.Millisecond).Should(Succeed(), "%s read at v1beta1", o.GetKind())
-				asMap, err := toUnstructured(obj)
+				asMap, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
 				g.Expect(err).NotTo(HaveOccurred())
 				g.Expect(asMap["spec"]).To(Equal(o.Object["spec"]), "%s spec at v1beta1", o.GetKind())
 
@@ -211,8 +211,4 @@ func TestUpgradeFromUpstreamStoredVersions(t *testing.T) {
 			}
 		})
 	}
-}
-
-func toUnstructured(obj client.Object) (map[string]any, error) {
-	return runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
 }
