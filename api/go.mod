@@ -6,7 +6,8 @@ go 1.25.0
 // reasons, labels, annotations) that users and other providers see. Its packages import only
 // apimachinery-level modules, Cluster API's API and the third-party API types they embed; they
 // import no controller-runtime (assisted-service/api does, which is why go.mod lists it as
-// indirect: hack/verify-layout.sh checks that no package here imports it directly).
+// indirect: hack/verify-layout.sh checks that no package here imports it directly) except its
+// pkg/conversion, the Hub and Convertible interfaces older versions implement, as in Cluster API.
 
 // assisted-service/api requires models@v0.0.0 (a placeholder): pin both to the newest served
 // version that compiles with controller-runtime v0.23 (newer ones are not served by the mirror).
@@ -30,6 +31,7 @@ require (
 	github.com/go-openapi/spec v0.20.7 // indirect
 	github.com/go-openapi/strfmt v0.21.3 // indirect
 	github.com/go-openapi/validate v0.22.0 // indirect
+	github.com/google/go-cmp v0.7.0 // indirect
 	github.com/jinzhu/inflection v1.0.0 // indirect
 	github.com/jinzhu/now v1.1.4 // indirect
 	github.com/lib/pq v1.10.9 // indirect
@@ -42,6 +44,7 @@ require (
 	github.com/tidwall/pretty v1.2.1 // indirect
 	go.mongodb.org/mongo-driver v1.10.0 // indirect
 	gorm.io/gorm v1.24.5 // indirect
+	k8s.io/client-go v0.35.6 // indirect
 )
 
 require (
@@ -74,9 +77,9 @@ require (
 	k8s.io/apimachinery v0.35.6 // pinned: v0.35: the Kubernetes line of Cluster API v1.13 and controller-runtime v0.23
 	k8s.io/klog/v2 v2.140.0 // indirect
 	k8s.io/kube-openapi v0.0.0-20250910181357-589584f1c912 // indirect
-	k8s.io/utils v0.0.0-20260210185600-b8788abfbbc2 // indirect
+	k8s.io/utils v0.0.0-20260210185600-b8788abfbbc2
 	sigs.k8s.io/cluster-api v1.13.4 // pinned: v1.13: CAPM3 api (v1.13) imports sigs.k8s.io/cluster-api/errors, removed in v1.14
-	sigs.k8s.io/controller-runtime v0.23.3 // indirect; pinned: v0.23: the line Cluster API v1.13 is built on
+	sigs.k8s.io/controller-runtime v0.23.3 // pinned: v0.23: the line Cluster API v1.13 is built on
 	sigs.k8s.io/json v0.0.0-20250730193827-2d320260d730 // indirect
 	sigs.k8s.io/randfill v1.0.0 // indirect
 	sigs.k8s.io/structured-merge-diff/v6 v6.4.0 // indirect

@@ -24,6 +24,7 @@ import (
 	"github.com/spf13/pflag"
 	ctrl "sigs.k8s.io/controller-runtime"
 
+	bootstrapv1alpha1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/bootstrap/v1alpha1"
 	bootstrapv1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/bootstrap/v1alpha2"
 	setup "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/bootstrap/setup"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/manager"
@@ -56,7 +57,7 @@ func main() {
 	}
 
 	log.Info("Starting", "version", version)
-	scheme, err := capoascheme.New(bootstrapv1.AddToScheme)
+	scheme, err := capoascheme.New(bootstrapv1.AddToScheme, bootstrapv1alpha1.AddToScheme)
 	if err != nil {
 		log.Error(err, "Unable to build the scheme")
 		os.Exit(1)

@@ -18,8 +18,6 @@ package crd_test
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -29,7 +27,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/yaml"
 
 	infrav1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/infrastructure/v1beta1"
 	capoascheme "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/scheme"
@@ -42,29 +39,14 @@ var upstreamPlurals = []string{"agentclusters", "agentmachines", "agentmachinete
 
 func ourCRD(t *testing.T, plural string) *apiextensionsv1.CustomResourceDefinition {
 	t.Helper()
-	root, err := testenv.RepoRoot()
+	crd, err := testenv.ProviderCRD("infrastructure", infrav1.GroupVersion.Group, plural)
 	if err != nil {
-		t.Fatal(err)
-	}
-	data, err := os.ReadFile(filepath.Join(root, "infrastructure", "config", "crd", "bases", infrav1.GroupVersion.Group+"_"+plural+".yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	crd := &apiextensionsv1.CustomResourceDefinition{}
-	if err := yaml.UnmarshalStrict(data, crd); err != nil {
 		t.Fatal(err)
 	}
 	return crd
 }
 
-func crdVersion(crd *apiextensionsv1.CustomResourceDefinition, name string) *apiextensionsv1.CustomResourceDefinitionVersion {
-	for i := range crd.Spec.Versions {
-		if crd.Spec.Versions[i].Name == name {
-			return &crd.Spec.Versions[i]
-		}
-	}
-	return nil
-}
+var crdVersion = testenv.CRDVersion
 
 // TestOlderVersionHasTheSameSchema checks that v1alpha1 is served, deprecated and not stored, and
 // has the schema, columns and subresources of v1beta1: the two convert by apiVersion alone (the
@@ -99,10 +81,7 @@ func upstreamShaped(crd *apiextensionsv1.CustomResourceDefinition, withV1beta1 b
 	if withV1beta1 {
 		return out
 	}
-	alpha := crdVersion(out, "v1alpha1").DeepCopy()
-	alpha.Storage, alpha.Deprecated, alpha.DeprecationWarning = true, false, nil
-	out.Spec.Versions = []apiextensionsv1.CustomResourceDefinitionVersion{*alpha}
-	return out
+	return testenv.OnlyVersionStored(out, "v1alpha1")
 }
 
 // upstreamObjects are objects as upstream users wrote them, at v1alpha1.

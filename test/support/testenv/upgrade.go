@@ -1,0 +1,88 @@
+/*
+Copyright 2026 The cluster-api-provider-openshift-assisted Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package testenv
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/yaml"
+)
+
+// What upgrade tests need: our CRDs as files, the same CRDs as an older release left them on a
+// hub, and the CRD update a user's upgrade makes.
+
+// ProviderCRD reads the CRD of plural in group that make manifests wrote for provider
+// (infrastructure, bootstrap or controlplane).
+func ProviderCRD(provider, group, plural string) (*apiextensionsv1.CustomResourceDefinition, error) {
+	root, err := RepoRoot()
+	if err != nil {
+		return nil, err
+	}
+	data, err := os.ReadFile(filepath.Join(root, provider, "config", "crd", "bases", group+"_"+plural+".yaml"))
+	if err != nil {
+		return nil, err
+	}
+	crd := &apiextensionsv1.CustomResourceDefinition{}
+	if err := yaml.UnmarshalStrict(data, crd); err != nil {
+		return nil, fmt.Errorf("reading the %s.%s CRD: %w", plural, group, err)
+	}
+	return crd, nil
+}
+
+// CRDVersion returns the version called name of crd, or nil.
+func CRDVersion(crd *apiextensionsv1.CustomResourceDefinition, name string) *apiextensionsv1.CustomResourceDefinitionVersion {
+	for i := range crd.Spec.Versions {
+		if crd.Spec.Versions[i].Name == name {
+			return &crd.Spec.Versions[i]
+		}
+	}
+	return nil
+}
+
+// OnlyVersionStored returns crd with version as its only version, served and stored, and no
+// conversion: how a release that knew no other version installed it.
+func OnlyVersionStored(crd *apiextensionsv1.CustomResourceDefinition, version string) *apiextensionsv1.CustomResourceDefinition {
+	out := crd.DeepCopy()
+	out.Status = apiextensionsv1.CustomResourceDefinitionStatus{}
+	out.Spec.Conversion = nil
+	v := CRDVersion(out, version).DeepCopy()
+	v.Served, v.Storage, v.Deprecated, v.DeprecationWarning = true, true, false, nil
+	out.Spec.Versions = []apiextensionsv1.CustomResourceDefinitionVersion{*v}
+	return out
+}
+
+// ReplaceCRD replaces the spec of the live CRD called like crd with crd's, as applying a newer
+// release's CRD does. A conversion webhook on the live CRD is kept: envtest sets one, pointing at
+// the test's webhook server, on the CRDs of kinds the scheme can convert, where the release's
+// manifests add theirs (naming a Service) with a kustomize patch to the generated CRD.
+func ReplaceCRD(ctx context.Context, c client.Client, crd *apiextensionsv1.CustomResourceDefinition) error {
+	live := &apiextensionsv1.CustomResourceDefinition{}
+	if err := c.Get(ctx, client.ObjectKey{Name: crd.Name}, live); err != nil {
+		return err
+	}
+	conversion := live.Spec.Conversion
+	live.Spec = *crd.Spec.DeepCopy()
+	if conversion != nil && conversion.Strategy == apiextensionsv1.WebhookConverter {
+		live.Spec.Conversion = conversion
+	}
+	return c.Update(ctx, live)
+}
