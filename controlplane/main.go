@@ -25,6 +25,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	bootstrapv1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/bootstrap/v1alpha2"
+	controlplanev1alpha2 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/controlplane/v1alpha2"
 	controlplanev1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/controlplane/v1alpha3"
 	setup "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/controlplane/setup"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/manager"
@@ -57,7 +58,7 @@ func main() {
 	}
 
 	log.Info("Starting", "version", version)
-	scheme, err := capoascheme.New(bootstrapv1.AddToScheme, controlplanev1.AddToScheme)
+	scheme, err := capoascheme.New(bootstrapv1.AddToScheme, controlplanev1.AddToScheme, controlplanev1alpha2.AddToScheme)
 	if err != nil {
 		log.Error(err, "Unable to build the scheme")
 		os.Exit(1)

@@ -152,6 +152,17 @@ func TestComponentsFollowClusterctlRules(t *testing.T) {
 			secretName, _, _ := unstructured.NestedString(cert.Object, "spec", "secretName")
 			g.Expect(d.Spec.Template.Spec.Volumes).To(ContainElement(HaveField("Secret.SecretName", secretName)),
 				"the manager must mount the Secret cert-manager writes")
+			// Upstream's older versions, which have their own schema, are converted by the
+			// manager's webhook: the CRDs call the Service, with the CA of the Certificate.
+			for _, crd := range byKind["CustomResourceDefinition"] {
+				versions, _, _ := unstructured.NestedSlice(crd.Object, "spec", "versions")
+				g.Expect(len(versions)).To(BeNumerically(">", 1), "%s serves upstream's older version", crd.GetName())
+				conversion, _, _ := unstructured.NestedMap(crd.Object, "spec", "conversion")
+				g.Expect(conversion).To(HaveKeyWithValue("strategy", "Webhook"), crd.GetName())
+				svcRef, _, _ := unstructured.NestedMap(conversion, "webhook", "clientConfig", "service")
+				g.Expect(svcRef).To(Equal(map[string]any{"name": svc.GetName(), "namespace": p.namespace, "path": "/convert"}), crd.GetName())
+				g.Expect(crd.GetAnnotations()).To(HaveKeyWithValue("cert-manager.io/inject-ca-from", p.namespace+"/"+cert.GetName()), crd.GetName())
+			}
 			for _, w := range byKind["ValidatingWebhookConfiguration"] {
 				g.Expect(w.GetAnnotations()).To(HaveKeyWithValue("cert-manager.io/inject-ca-from",
 					p.namespace+"/"+cert.GetName()))

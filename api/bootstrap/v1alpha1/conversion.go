@@ -191,9 +191,9 @@ func statusFromHub(in *bootstrapv1.OpenshiftAssistedConfigStatus) OpenshiftAssis
 	return out
 }
 
-// noReason is the reason a converted condition gets when its v1beta1 form has none: v1beta2
+// NoReasonReported is the reason a converted condition gets when its v1beta1 form has none: v1beta2
 // conditions (metav1.Condition) require one.
-const noReason = "NoReasonReported"
+const NoReasonReported = "NoReasonReported"
 
 // ConditionsToHub converts Cluster API v1beta1 conditions to metav1 conditions. A condition that
 // matches one of restored (the hub's conditions this spoke was converted from) is taken from
@@ -213,7 +213,7 @@ func ConditionsToHub(in clusterv1beta1.Conditions, restored []metav1.Condition) 
 			Message:            c.Message,
 		}
 		if converted.Reason == "" {
-			converted.Reason = noReason
+			converted.Reason = NoReasonReported
 		}
 		for _, r := range restored {
 			if r.Type == converted.Type && r.Status == converted.Status && r.Message == converted.Message &&
@@ -243,7 +243,7 @@ func ConditionsFromHub(in []metav1.Condition) clusterv1beta1.Conditions {
 			Reason:             c.Reason,
 			Message:            c.Message,
 		}
-		if converted.Reason == noReason {
+		if converted.Reason == NoReasonReported {
 			converted.Reason = ""
 		}
 		if c.Status != metav1.ConditionTrue {

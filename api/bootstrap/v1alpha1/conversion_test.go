@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package v1alpha1
+package v1alpha1_test
 
 import (
 	"testing"
@@ -23,11 +23,12 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	runtimeserializer "k8s.io/apimachinery/pkg/runtime/serializer"
 	"k8s.io/utils/ptr"
-	clusterv1beta1 "sigs.k8s.io/cluster-api/api/core/v1beta1" //nolint:staticcheck // upstream's v1alpha1 holds Cluster API v1beta1 conditions
 	utilconversion "sigs.k8s.io/cluster-api/util/conversion"
 	"sigs.k8s.io/randfill"
 
+	bootstrapv1alpha1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/bootstrap/v1alpha1"
 	bootstrapv1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/bootstrap/v1alpha2"
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/internal/conversiontest"
 )
 
 // TestFuzzyConversion converts random objects v1alpha2 -> v1alpha1 -> v1alpha2 (nothing may be
@@ -35,7 +36,7 @@ import (
 // (nothing may be lost but what v1alpha2 has no place for, which spokeFuzzFuncs leaves unset).
 func TestFuzzyConversion(t *testing.T) {
 	s := runtime.NewScheme()
-	if err := AddToScheme(s); err != nil {
+	if err := bootstrapv1alpha1.AddToScheme(s); err != nil {
 		t.Fatal(err)
 	}
 	if err := bootstrapv1.AddToScheme(s); err != nil {
@@ -44,13 +45,13 @@ func TestFuzzyConversion(t *testing.T) {
 	t.Run("for OpenshiftAssistedConfig", utilconversion.FuzzTestFunc(utilconversion.FuzzTestFuncInput{
 		Scheme:      s,
 		Hub:         &bootstrapv1.OpenshiftAssistedConfig{},
-		Spoke:       &OpenshiftAssistedConfig{},
+		Spoke:       &bootstrapv1alpha1.OpenshiftAssistedConfig{},
 		FuzzerFuncs: []fuzzer.FuzzerFuncs{SpokeFuzzFuncs},
 	}))
 	t.Run("for OpenshiftAssistedConfigTemplate", utilconversion.FuzzTestFunc(utilconversion.FuzzTestFuncInput{
 		Scheme:      s,
 		Hub:         &bootstrapv1.OpenshiftAssistedConfigTemplate{},
-		Spoke:       &OpenshiftAssistedConfigTemplate{},
+		Spoke:       &bootstrapv1alpha1.OpenshiftAssistedConfigTemplate{},
 		FuzzerFuncs: []fuzzer.FuzzerFuncs{SpokeFuzzFuncs},
 	}))
 }
@@ -60,26 +61,14 @@ func TestFuzzyConversion(t *testing.T) {
 // conversion gives (Info when not True), an empty data Secret name (v1alpha2 has no pointer).
 func SpokeFuzzFuncs(_ runtimeserializer.CodecFactory) []any {
 	return []any{
-		func(in *OpenshiftAssistedConfigStatus, c randfill.Continue) {
+		func(in *bootstrapv1alpha1.OpenshiftAssistedConfigStatus, c randfill.Continue) {
 			c.FillNoCustom(in)
 			in.FailureReason, in.FailureMessage = "", ""
 			if in.DataSecretName != nil && *in.DataSecretName == "" {
 				in.DataSecretName = nil
 			}
 		},
-		SpokeCondition,
-	}
-}
-
-// SpokeCondition fuzzes a Cluster API v1beta1 condition as a conversion from metav1 gives it.
-func SpokeCondition(in *clusterv1beta1.Condition, c randfill.Continue) {
-	c.FillNoCustom(in)
-	in.Severity = ""
-	if in.Status != "True" {
-		in.Severity = clusterv1beta1.ConditionSeverityInfo
-	}
-	if in.Reason == noReason {
-		in.Reason = ""
+		conversiontest.V1Beta1Condition,
 	}
 }
 
@@ -87,7 +76,7 @@ func TestDataSecretCreatedKeepsItsForm(t *testing.T) {
 	for _, created := range []*bool{nil, ptr.To(false), ptr.To(true)} {
 		hub := &bootstrapv1.OpenshiftAssistedConfig{}
 		hub.Status.Initialization.DataSecretCreated = created
-		spoke := &OpenshiftAssistedConfig{}
+		spoke := &bootstrapv1alpha1.OpenshiftAssistedConfig{}
 		if err := spoke.ConvertFrom(hub); err != nil {
 			t.Fatal(err)
 		}

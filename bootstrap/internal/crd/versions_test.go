@@ -23,7 +23,6 @@ import (
 
 	. "github.com/onsi/gomega"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
-	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/utils/ptr"
 	utilconversion "sigs.k8s.io/cluster-api/util/conversion"
@@ -184,37 +183,22 @@ func TestUpgradeFromUpstreamStoredVersion(t *testing.T) {
 	g.Expect(unstructured.SetNestedField(bad.Object, "not a URL", "spec", "proxy", "httpProxy")).To(Succeed())
 	g.Expect(hub.Client.Create(ctx, bad)).To(MatchError(ContainSubstring("httpProxy")))
 
-	// The storage migration docs/migration.md gives: rewrite every object at the storage
-	// version, then drop v1alpha1 from status.storedVersions.
-	for _, list := range []client.ObjectList{&bootstrapv1.OpenshiftAssistedConfigList{}, &bootstrapv1.OpenshiftAssistedConfigTemplateList{}} {
-		g.Expect(hub.Client.List(ctx, list)).To(Succeed())
-		items, err := meta(list)
-		g.Expect(err).NotTo(HaveOccurred())
-		for _, o := range items {
-			g.Expect(hub.Client.Update(ctx, o)).To(Succeed())
-		}
+	// The storage migration docs/migration.md gives; then a CRD without v1alpha1 is accepted.
+	lists := map[string]client.ObjectList{
+		"openshiftassistedconfigs":         &bootstrapv1.OpenshiftAssistedConfigList{},
+		"openshiftassistedconfigtemplates": &bootstrapv1.OpenshiftAssistedConfigTemplateList{},
 	}
 	for _, plural := range bootstrapPlurals {
+		name := plural + "." + bootstrapv1.GroupVersion.Group
 		live := &apiextensionsv1.CustomResourceDefinition{}
-		g.Expect(hub.Client.Get(ctx, client.ObjectKey{Name: plural + "." + bootstrapv1.GroupVersion.Group}, live)).To(Succeed())
+		g.Expect(hub.Client.Get(ctx, client.ObjectKey{Name: name}, live)).To(Succeed())
 		g.Expect(live.Status.StoredVersions).To(ConsistOf("v1alpha1", "v1alpha2"))
-		live.Status.StoredVersions = []string{"v1alpha2"}
-		g.Expect(hub.Client.Status().Update(ctx, live)).To(Succeed())
+		g.Expect(testenv.MigrateStorage(ctx, hub.Client, name, lists[plural])).To(Succeed())
+		withoutAlpha := ours[plural].DeepCopy()
+		withoutAlpha.Spec.Versions = []apiextensionsv1.CustomResourceDefinitionVersion{*testenv.CRDVersion(ours[plural], "v1alpha2")}
+		g.Expect(testenv.ReplaceCRD(ctx, hub.Client, withoutAlpha)).To(Succeed(), "%s without v1alpha1 after the migration", name)
 	}
 	// Every object still reads back: nothing was left at v1alpha1.
 	g.Expect(hub.Client.Get(ctx, client.ObjectKeyFromObject(config), got)).To(Succeed())
 	g.Expect(got.Spec.NodeRegistration.Name).To(Equal("$METADATA_NAME"))
-}
-
-// meta returns the items of list as client objects.
-func meta(list client.ObjectList) ([]client.Object, error) {
-	items, err := apimeta.ExtractList(list)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]client.Object, 0, len(items))
-	for _, i := range items {
-		out = append(out, i.(client.Object))
-	}
-	return out, nil
 }

@@ -31,6 +31,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
+	controlplanev1alpha2 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/controlplane/v1alpha2"
 	controlplanev1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/controlplane/v1alpha3"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/controlplane/internal/upgradepath"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/validation"
@@ -55,8 +56,11 @@ type ControlPlaneValidator struct{}
 
 var _ admission.Validator[*controlplanev1.OpenshiftAssistedControlPlane] = &ControlPlaneValidator{}
 
-// SetupWithManager registers the webhook with mgr's webhook server.
+// SetupWithManager registers the webhooks with mgr's webhook server: validation, and, when
+// mgr's scheme holds v1alpha2, the conversion of v1alpha2 objects (with the lookup of an
+// infrastructure template's version it needs).
 func SetupWithManager(mgr ctrl.Manager) error {
+	controlplanev1alpha2.SetAPIVersionGetter(ContractAPIVersion(mgr.GetClient()))
 	return ctrl.NewWebhookManagedBy(mgr, &controlplanev1.OpenshiftAssistedControlPlane{}).
 		WithValidator(&ControlPlaneValidator{}).
 		Complete()

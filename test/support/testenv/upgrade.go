@@ -22,6 +22,8 @@ import (
 	"os"
 	"path/filepath"
 
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
+
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
@@ -33,17 +35,22 @@ import (
 // ProviderCRD reads the CRD of plural in group that make manifests wrote for provider
 // (infrastructure, bootstrap or controlplane).
 func ProviderCRD(provider, group, plural string) (*apiextensionsv1.CustomResourceDefinition, error) {
+	return ReadCRD(filepath.Join(provider, "config", "crd", "bases", group+"_"+plural+".yaml"))
+}
+
+// ReadCRD reads the CRD file at path, relative to the repository root.
+func ReadCRD(path string) (*apiextensionsv1.CustomResourceDefinition, error) {
 	root, err := RepoRoot()
 	if err != nil {
 		return nil, err
 	}
-	data, err := os.ReadFile(filepath.Join(root, provider, "config", "crd", "bases", group+"_"+plural+".yaml"))
+	data, err := os.ReadFile(filepath.Join(root, path))
 	if err != nil {
 		return nil, err
 	}
 	crd := &apiextensionsv1.CustomResourceDefinition{}
 	if err := yaml.UnmarshalStrict(data, crd); err != nil {
-		return nil, fmt.Errorf("reading the %s.%s CRD: %w", plural, group, err)
+		return nil, fmt.Errorf("reading the CRD in %s: %w", path, err)
 	}
 	return crd, nil
 }
@@ -85,4 +92,37 @@ func ReplaceCRD(ctx context.Context, c client.Client, crd *apiextensionsv1.Custo
 		live.Spec.Conversion = conversion
 	}
 	return c.Update(ctx, live)
+}
+
+// MigrateStorage does the storage migration docs/migration.md gives (Cluster API's clusterctl
+// does the same in its CRD migration): every object of list's kind is written back unchanged,
+// which the API server stores at the CRD's storage version, and then the storage version is left
+// alone in the CRD's status.storedVersions, so that older versions may leave spec.versions.
+func MigrateStorage(ctx context.Context, c client.Client, crdName string, list client.ObjectList) error {
+	if err := c.List(ctx, list); err != nil {
+		return err
+	}
+	items, err := apimeta.ExtractList(list)
+	if err != nil {
+		return err
+	}
+	for _, item := range items {
+		o, ok := item.(client.Object)
+		if !ok {
+			return fmt.Errorf("%T is not an object", item)
+		}
+		if err := c.Update(ctx, o); err != nil {
+			return fmt.Errorf("rewriting %s: %w", client.ObjectKeyFromObject(o), err)
+		}
+	}
+	crd := &apiextensionsv1.CustomResourceDefinition{}
+	if err := c.Get(ctx, client.ObjectKey{Name: crdName}, crd); err != nil {
+		return err
+	}
+	for _, v := range crd.Spec.Versions {
+		if v.Storage {
+			crd.Status.StoredVersions = []string{v.Name}
+		}
+	}
+	return c.Status().Update(ctx, crd)
 }
