@@ -209,11 +209,24 @@ func MetadataVariable(value string) (string, bool) {
 	return m[1] + m[2], true
 }
 
+// KubeletLabelValue returns what the value of a kubeletExtraLabels entry means: the value without
+// one pair of enclosing double quotes. Upstream's examples write metal3.io/uuid="${METADATA_UUID}";
+// its host script puts the entry inside a double-quoted shell echo, so the shell removes the quotes
+// (and expands the variable) before the kubelet sees the label.
+func KubeletLabelValue(v string) string {
+	if len(v) >= 2 && strings.HasPrefix(v, `"`) && strings.HasSuffix(v, `"`) {
+		return v[1 : len(v)-1]
+	}
+	return v
+}
+
 // KubeletLabel checks a kubelet label written key=value (key alone means an empty value): the key
-// a label key, the value a label value or a host metadata variable ($NAME or ${NAME}).
+// a label key, the value (KubeletLabelValue) a label value or a host metadata variable ($NAME or
+// ${NAME}).
 func KubeletLabel(path *field.Path, kv string) *field.Error {
 	const how = "; write key=value, such as node-role.kubernetes.io/infra= or topology.kubernetes.io/zone=rack1"
 	k, v, _ := strings.Cut(kv, "=")
+	v = KubeletLabelValue(v)
 	if msgs := validation.IsQualifiedName(k); len(msgs) > 0 {
 		return field.Invalid(path, kv, fmt.Sprintf("the label key %q is not valid: %s%s", k, strings.Join(msgs, "; "), how))
 	}

@@ -155,8 +155,11 @@ func TestKubeletLabel(t *testing.T) {
 		"node-role.kubernetes.io/infra":  "",
 		"uuid=$METADATA_UUID":            "",
 		"uuid=${METADATA_UUID}":          "",
+		`uuid="${METADATA_UUID}"`:        "",
+		`rack="r1"`:                      "",
 		"=r1":                            `spec.f: Invalid value: "=r1": the label key "" is not valid: name part must be non-empty; name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')` + how,
 		"rack=r 1":                       `spec.f: Invalid value: "rack=r 1": the label value "r 1" is not valid: a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')` + how,
+		`rack="r1`:                       `spec.f: Invalid value: "rack=\"r1": the label value "\"r1" is not valid: a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')` + how,
 		"uuid=$(METADATA_UUID)":          `spec.f: Invalid value: "uuid=$(METADATA_UUID)": the label value "$(METADATA_UUID)" is not valid: a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')` + how,
 	})
 }

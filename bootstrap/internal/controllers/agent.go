@@ -31,6 +31,7 @@ import (
 
 	bootstrapv1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/bootstrap/v1alpha2"
 	controlplanev1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/controlplane/v1alpha3"
+	capoavalidation "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/validation"
 )
 
 // metal3ProviderIDLabel is the Node label from which CAPM3 derives a Node's providerID when the
@@ -112,7 +113,7 @@ func desiredAgentSettings(config *bootstrapv1.OpenshiftAssistedConfig, machine *
 		if k == "" {
 			return s, fmt.Errorf("nodeRegistration.kubeletExtraLabels entry %q has no key (want key=value)", kv)
 		}
-		if v, err = expand(v, env); err != nil {
+		if v, err = expand(capoavalidation.KubeletLabelValue(v), env); err != nil {
 			return s, fmt.Errorf("nodeRegistration.kubeletExtraLabels entry %q: %w", kv, err)
 		}
 		if msgs := validation.IsValidLabelValue(v); len(msgs) > 0 {

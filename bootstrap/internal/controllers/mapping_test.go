@@ -288,11 +288,15 @@ var mappingCases = []mappingCase{
 	{
 		field: "NodeRegistration.KubeletExtraLabels with a host metadata variable",
 		set: func(in *mappingInput) {
-			in.config.Spec.NodeRegistration.KubeletExtraLabels = []string{"example.com/host=$METADATA_UUID", "tier=db"}
+			// Upstream's multinode example quotes its variable: metal3.io/uuid="${METADATA_UUID}".
+			in.config.Spec.NodeRegistration.KubeletExtraLabels = []string{"example.com/host=$METADATA_UUID", "tier=db",
+				`metal3.io/uuid="${METADATA_UUID}"`, `rack="r1"`}
 			in.env = map[string]string{"METADATA_NAME": "rack1-host7", "METADATA_UUID": "8f0c"}
 		},
 		check: func(g Gomega, _ aiv1beta1.InfraEnvSpec, a *aiv1beta1.Agent) {
 			g.Expect(a.Spec.NodeLabels).To(HaveKeyWithValue("example.com/host", "8f0c"))
+			g.Expect(a.Spec.NodeLabels).To(HaveKeyWithValue("metal3.io/uuid", "8f0c"))
+			g.Expect(a.Spec.NodeLabels).To(HaveKeyWithValue("rack", "r1"))
 			g.Expect(a.Spec.NodeLabels).To(HaveKeyWithValue("tier", "db"))
 			g.Expect(a.Spec.Hostname).To(Equal("machine-0"))
 		},

@@ -65,7 +65,7 @@ func usesMetadata(config *bootstrapv1.OpenshiftAssistedConfig) bool {
 		return true
 	}
 	for _, kv := range config.Spec.NodeRegistration.KubeletExtraLabels {
-		if _, v, _ := strings.Cut(kv, "="); isVariable(v) {
+		if _, v, _ := strings.Cut(kv, "="); isVariable(capoavalidation.KubeletLabelValue(v)) {
 			return true
 		}
 	}

@@ -31,7 +31,6 @@ import (
 	bootstrapv1alpha1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/bootstrap/v1alpha1"
 	bootstrapv1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/bootstrap/v1alpha2"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/bootstrap/internal/webhooks"
-	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/manager"
 	capoascheme "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/scheme"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/support/testenv"
 )
@@ -92,6 +91,44 @@ func upstreamTemplate(ns string) *unstructured.Unstructured {
 	}}
 }
 
+// startWithWebhooks starts an API server with crds (nil: all of this repository's and the
+// third-party ones) and the bootstrap provider's webhooks, validating and converting, served by
+// a manager; stop stops both.
+func startWithWebhooks(ctx context.Context, crds []*apiextensionsv1.CustomResourceDefinition) (hub *testenv.Environment, stop func(), err error) {
+	s, err := capoascheme.New(bootstrapv1.AddToScheme, bootstrapv1alpha1.AddToScheme)
+	if err != nil {
+		return nil, nil, err
+	}
+	return testenv.StartWithWebhooks(ctx, testenv.Options{Scheme: s, CRDs: crds, WebhookManifestDirs: []string{"bootstrap/config/webhook"}}, webhooks.SetupWithManager)
+}
+
+// TestUpstreamExamplesApplyStrictly creates the objects of upstream's documented examples,
+// unchanged, with strict field validation, and reads them back at v1alpha2 with their meaning.
+func TestUpstreamExamplesApplyStrictly(t *testing.T) {
+	g := NewWithT(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	hub, stop, err := startWithWebhooks(ctx, nil)
+	g.Expect(err).NotTo(HaveOccurred())
+	defer stop()
+	ns, err := hub.CreateNamespace(ctx, "examples")
+	g.Expect(err).NotTo(HaveOccurred())
+
+	created, err := testenv.CreateStrictly(ctx, hub.Client, ns, "testdata/upstream/v0.4.0-examples.yaml")
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(created).To(HaveLen(3))
+
+	template := &bootstrapv1.OpenshiftAssistedConfigTemplate{}
+	g.Expect(hub.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "test-multinode-worker"}, template)).To(Succeed())
+	g.Expect(template.Spec.Template.Spec.NodeRegistration.KubeletExtraLabels).To(Equal([]string{`metal3.io/uuid="${METADATA_UUID}"`}))
+	g.Expect(template.Spec.Template.Spec.PullSecretRef.Name).To(Equal("pull-secret"))
+	config := &bootstrapv1.OpenshiftAssistedConfig{}
+	g.Expect(hub.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "test-worker-0"}, config)).To(Succeed())
+	g.Expect(config.Spec.NodeRegistration.Name).To(Equal("$METADATA_NAME"))
+	g.Expect(hub.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "my-worker-config"}, config)).To(Succeed())
+	g.Expect(config.Spec.NodeRegistration.ProviderID).To(Equal("metal3://$METADATA_UUID"))
+}
+
 // TestUpgradeFromUpstreamStoredVersion installs our CRDs over a hub where a release of the
 // upstream bootstrap provider (v0.2.0 to v0.4.0) stored objects at v1alpha1, with the provider's
 // conversion webhook served: the CRD without v1alpha1 is refused and ours accepted; every object
@@ -102,9 +139,6 @@ func TestUpgradeFromUpstreamStoredVersion(t *testing.T) {
 	g := NewWithT(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	s, err := capoascheme.New(bootstrapv1.AddToScheme, bootstrapv1alpha1.AddToScheme)
-	g.Expect(err).NotTo(HaveOccurred())
-
 	ours := map[string]*apiextensionsv1.CustomResourceDefinition{}
 	var old []*apiextensionsv1.CustomResourceDefinition
 	for _, plural := range bootstrapPlurals {
@@ -113,15 +147,9 @@ func TestUpgradeFromUpstreamStoredVersion(t *testing.T) {
 		ours[plural] = crd
 		old = append(old, testenv.OnlyVersionStored(crd, "v1alpha1"))
 	}
-	hub, err := testenv.StartWithOptions(testenv.Options{Scheme: s, CRDs: old, WebhookManifestDirs: []string{"bootstrap/config/webhook"}})
+	hub, stop, err := startWithWebhooks(ctx, old)
 	g.Expect(err).NotTo(HaveOccurred())
-	defer func() { _ = hub.Stop() }()
-	mgr, err := hub.NewManager(manager.NewOptions("capoa-bootstrap-upgrade-test"))
-	g.Expect(err).NotTo(HaveOccurred())
-	g.Expect(webhooks.SetupWithManager(mgr)).To(Succeed())
-	mgrCtx, stopMgr := context.WithCancel(ctx)
-	defer stopMgr()
-	go func() { _ = mgr.Start(mgrCtx) }()
+	defer stop()
 
 	ns, err := hub.CreateNamespace(ctx, "upstream")
 	g.Expect(err).NotTo(HaveOccurred())

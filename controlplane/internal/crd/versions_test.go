@@ -33,7 +33,6 @@ import (
 	controlplanev1alpha2 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/controlplane/v1alpha2"
 	controlplanev1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/controlplane/v1alpha3"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/controlplane/internal/webhooks"
-	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/manager"
 	capoascheme "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/scheme"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/support/testenv"
 )
@@ -82,6 +81,44 @@ func upstreamControlPlaneStatus() map[string]any {
 	}
 }
 
+// startWithWebhooks starts an API server with crds (nil: all of this repository's and the
+// third-party ones) and the control-plane provider's webhooks, validating and converting, served
+// by a manager; stop stops both.
+func startWithWebhooks(ctx context.Context, crds []*apiextensionsv1.CustomResourceDefinition) (hub *testenv.Environment, stop func(), err error) {
+	s, err := capoascheme.New(bootstrapv1.AddToScheme, controlplanev1.AddToScheme, controlplanev1alpha2.AddToScheme)
+	if err != nil {
+		return nil, nil, err
+	}
+	return testenv.StartWithWebhooks(ctx, testenv.Options{Scheme: s, CRDs: crds, WebhookManifestDirs: []string{"controlplane/config/webhook"}}, webhooks.SetupWithManager)
+}
+
+// TestUpstreamExamplesApplyStrictly creates the control planes of upstream's documented examples,
+// unchanged, with strict field validation, and reads them back at v1alpha3 with their meaning.
+func TestUpstreamExamplesApplyStrictly(t *testing.T) {
+	g := NewWithT(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	hub, stop, err := startWithWebhooks(ctx, nil)
+	g.Expect(err).NotTo(HaveOccurred())
+	defer stop()
+	ns, err := hub.CreateNamespace(ctx, "examples")
+	g.Expect(err).NotTo(HaveOccurred())
+
+	created, err := testenv.CreateStrictly(ctx, hub.Client, ns, "testdata/upstream/v0.4.0-examples.yaml")
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(created).To(HaveLen(3))
+	want := map[string]int32{"test-multinode": 3, "test-sno": 1, "test-multinode-okd": 3}
+	for _, o := range created {
+		cp := &controlplanev1.OpenshiftAssistedControlPlane{}
+		g.Expect(hub.Client.Get(ctx, client.ObjectKeyFromObject(o), cp)).To(Succeed())
+		g.Expect(cp.Spec.Replicas).To(Equal(ptr.To(want[cp.Name])), cp.Name)
+		g.Expect(cp.Spec.MachineTemplate.InfrastructureRef).To(Equal(clusterv1.ContractVersionedObjectReference{
+			APIGroup: "infrastructure.cluster.x-k8s.io", Kind: "Metal3MachineTemplate", Name: cp.Name + "-controlplane"}), cp.Name)
+		g.Expect(cp.Spec.Config.BaseDomain).To(Equal("lab.home"), cp.Name)
+		g.Expect(cp.Spec.OpenshiftAssistedConfigSpec.NodeRegistration.KubeletExtraLabels).To(Equal([]string{`metal3.io/uuid="${METADATA_UUID}"`}), cp.Name)
+	}
+}
+
 // TestUpgradeFromUpstreamStoredVersion installs our CRD over a hub where upstream v0.3.0 to
 // v0.4.0 stored control planes at v1alpha2, with the provider's conversion webhook served: the
 // CRD without v1alpha2 is refused and ours accepted; the control plane reads back at v1alpha3
@@ -93,23 +130,13 @@ func TestUpgradeFromUpstreamStoredVersion(t *testing.T) {
 	g := NewWithT(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	s, err := capoascheme.New(bootstrapv1.AddToScheme, controlplanev1.AddToScheme, controlplanev1alpha2.AddToScheme)
-	g.Expect(err).NotTo(HaveOccurred())
-
 	ours, err := testenv.ProviderCRD("controlplane", controlplanev1.GroupVersion.Group, "openshiftassistedcontrolplanes")
 	g.Expect(err).NotTo(HaveOccurred())
 	templates, err := testenv.ReadCRD(testenv.ThirdPartyCRDDir + "/metal3/infrastructure.cluster.x-k8s.io_metal3machinetemplates.yaml")
 	g.Expect(err).NotTo(HaveOccurred())
-	hub, err := testenv.StartWithOptions(testenv.Options{Scheme: s, WebhookManifestDirs: []string{"controlplane/config/webhook"},
-		CRDs: []*apiextensionsv1.CustomResourceDefinition{testenv.OnlyVersionStored(ours, "v1alpha2"), templates}})
+	hub, stop, err := startWithWebhooks(ctx, []*apiextensionsv1.CustomResourceDefinition{testenv.OnlyVersionStored(ours, "v1alpha2"), templates})
 	g.Expect(err).NotTo(HaveOccurred())
-	defer func() { _ = hub.Stop() }()
-	mgr, err := hub.NewManager(manager.NewOptions("capoa-controlplane-upgrade-test"))
-	g.Expect(err).NotTo(HaveOccurred())
-	g.Expect(webhooks.SetupWithManager(mgr)).To(Succeed())
-	mgrCtx, stopMgr := context.WithCancel(ctx)
-	defer stopMgr()
-	go func() { _ = mgr.Start(mgrCtx) }()
+	defer stop()
 
 	ns, err := hub.CreateNamespace(ctx, "upstream")
 	g.Expect(err).NotTo(HaveOccurred())

@@ -147,3 +147,53 @@ func waitForWebhookServer(mgr ctrl.Manager, timeout time.Duration) error {
 	}
 	return nil
 }
+
+// StartWebhookManager starts, for one test, a manager with the webhooks setup registers
+// (validation, and conversion for the kinds the scheme can convert), on the webhook
+// configurations the environment installed, and waits until its webhook server answers. stop
+// stops the manager and waits for it: call it before stopping the environment, whose API server
+// otherwise waits for the manager's watches to end.
+func (e *Environment) StartWebhookManager(ctx context.Context, setup func(ctrl.Manager) error) (stop func(), err error) {
+	mgr, err := e.NewManager(manager.NewOptions("capoa-webhook-test"))
+	if err != nil {
+		return nil, err
+	}
+	if err := setup(mgr); err != nil {
+		return nil, fmt.Errorf("setting up the webhooks: %w", err)
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() { done <- mgr.Start(ctx) }()
+	stop = func() {
+		cancel()
+		_ = <-done // the manager's error on the way out is of no use to the test
+	}
+	ready := make(chan error, 1)
+	go func() { ready <- waitForWebhookServer(mgr, time.Minute) }()
+	select {
+	case err := <-ready:
+		if err != nil {
+			stop()
+			return nil, err
+		}
+		return stop, nil
+	case err := <-done:
+		cancel()
+		return nil, fmt.Errorf("manager stopped before its webhook server answered: %w", err)
+	}
+}
+
+// StartWithWebhooks starts an environment with o and a manager serving the webhooks setup
+// registers (StartWebhookManager); stop stops the manager, then the environment.
+func StartWithWebhooks(ctx context.Context, o Options, setup func(ctrl.Manager) error) (env *Environment, stop func(), err error) {
+	env, err = StartWithOptions(o)
+	if err != nil {
+		return nil, nil, err
+	}
+	stopManager, err := env.StartWebhookManager(ctx, setup)
+	if err != nil {
+		_ = env.Stop()
+		return nil, nil, err
+	}
+	return env, func() { stopManager(); _ = env.Stop() }, nil
+}

@@ -21,10 +21,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 )
@@ -125,4 +128,30 @@ func MigrateStorage(ctx context.Context, c client.Client, crdName string, list c
 		}
 	}
 	return c.Status().Update(ctx, crd)
+}
+
+// CreateStrictly creates, in namespace ns, every object of the YAML documents in file (a path
+// relative to the test's package), with strict field validation (kubectl apply --validate=strict:
+// an unknown or duplicated field is an error), and returns them as created.
+func CreateStrictly(ctx context.Context, c client.Client, ns, file string) ([]*unstructured.Unstructured, error) {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return nil, err
+	}
+	var out []*unstructured.Unstructured
+	for _, doc := range strings.Split(string(data), "\n---\n") {
+		u := &unstructured.Unstructured{}
+		if err := yaml.Unmarshal([]byte(doc), &u.Object); err != nil {
+			return out, fmt.Errorf("%s: %w", file, err)
+		}
+		if len(u.Object) == 0 {
+			continue
+		}
+		u.SetNamespace(ns)
+		if err := c.Create(ctx, u, client.FieldValidation(metav1.FieldValidationStrict)); err != nil {
+			return out, fmt.Errorf("%s %s from %s: %w", u.GetKind(), u.GetName(), file, err)
+		}
+		out = append(out, u)
+	}
+	return out, nil
 }
