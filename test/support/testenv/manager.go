@@ -166,7 +166,9 @@ func (e *Environment) StartWebhookManager(ctx context.Context, setup func(ctrl.M
 	go func() { done <- mgr.Start(ctx) }()
 	stop = func() {
 		cancel()
-		_ = <-done // the manager's error on the way out is of no use to the test
+		if err := <-done; err != nil {
+			fmt.Fprintln(os.Stderr, "webhook manager:", err)
+		}
 	}
 	ready := make(chan error, 1)
 	go func() { ready <- waitForWebhookServer(mgr, time.Minute) }()
