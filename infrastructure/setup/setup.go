@@ -69,6 +69,11 @@ type Options struct {
 	// removing their finalizers (--foreign-finalizer-timeout; see package foreign). nil:
 	// foreign.DefaultTimeout; 0: wait as long as they need.
 	ForeignFinalizerTimeout *time.Duration
+	// IgnitionTokenRefreshPeriod: how often the bootstrap data of a Machine whose host is
+	// claimed but not yet installed is read again, to follow a rotated ignition token
+	// (--ignition-token-refresh-period). Zero: infracontroller.DefaultIgnitionTokenRefreshPeriod;
+	// negative: never.
+	IgnitionTokenRefreshPeriod time.Duration
 }
 
 // AddFlags registers the provider's own flags on fs.
@@ -78,6 +83,9 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.BoolVar(&o.AllowCrossNamespaceReferences, "allow-cross-namespace-references", false,
 		"Let an AgentCluster reference a ClusterDeployment (spec.clusterDeploymentRef.namespace) or an ignition CA Secret "+
 			"(spec.ignitionEndpoint.caCertificateReference.namespace) in another namespace. Off: such AgentClusters are refused with a condition.")
+	fs.DurationVar(&o.IgnitionTokenRefreshPeriod, "ignition-token-refresh-period", infracontroller.DefaultIgnitionTokenRefreshPeriod,
+		"How often the bootstrap data of a Machine whose host is claimed but not yet installed is read again, so that a rotated ignition "+
+			"token (HyperShift rotates it in the Machine's user-data Secret) reaches the host's token Secret and Agent. A negative value turns it off.")
 	o.ForeignFinalizerTimeout = new(time.Duration)
 	fs.DurationVar(o.ForeignFinalizerTimeout, foreign.TimeoutFlag, foreign.DefaultTimeout, foreign.TimeoutFlagUsage)
 }
@@ -118,6 +126,7 @@ func Setup(ctx context.Context, mgr ctrl.Manager, opts *manager.Options, o Optio
 		ClusterCache:                  cc,
 		WatchFilterValue:              opts.WatchFilterValue,
 		Recorder:                      mgr.GetEventRecorder("agentmachine-controller"),
+		IgnitionTokenRefreshPeriod:    o.IgnitionTokenRefreshPeriod,
 	}
 	if err := am.SetupWithManager(ctx, mgr, agentCache, ctrlOptions(concurrency)); err != nil {
 		return err

@@ -36,6 +36,17 @@ const UpstreamAgentClaimLabel = "agentMachineRef"
 // (the AgentMachine's namespace); adoption and release remove it.
 const UpstreamAgentClaimNamespaceAnnotation = "agentMachineRefNamespace"
 
+// The labels of the ignition token Secret an AgentMachine writes, as
+// cluster-api-provider-agent writes them.
+const (
+	// AssistedWatchLabel makes assisted-service watch the Secret (its manager caches only the
+	// Secrets that carry it, and labels a referenced one itself on first read), so that a
+	// rotated token reaches it at once.
+	AssistedWatchLabel = "agent-install.openshift.io/watch"
+	// BackupLabel puts the Secret in the hub backups of Red Hat Advanced Cluster Management.
+	BackupLabel = "cluster.open-cluster-management.io/backup"
+)
+
 // AgentReference names an assisted-service Agent.
 type AgentReference struct {
 	// name of the Agent.

@@ -425,7 +425,10 @@ func aciIgnitionEndpoint(ac *infrav1.AgentCluster) *hiveextv1beta1.IgnitionEndpo
 	if ie == nil || ie.Url == "" {
 		return nil
 	}
-	out := &hiveextv1beta1.IgnitionEndpoint{Url: bracketIPv6(ie.Url)}
+	// assisted-service appends each host's machine config pool, which a claim sets on the Agent
+	// from the Machine's ignition URL (splitIgnitionURL): the endpoint is the URL without it.
+	endpoint, _ := splitIgnitionURL(bracketIPv6(ie.Url))
+	out := &hiveextv1beta1.IgnitionEndpoint{Url: endpoint}
 	if ref := ie.CaCertificateReference; ref != nil {
 		out.CaCertificateReference = &hiveextv1beta1.CaCertificateReference{Namespace: ref.Namespace, Name: ref.Name}
 	}

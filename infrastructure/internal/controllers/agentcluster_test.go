@@ -100,7 +100,7 @@ func TestAgentClusterCreatesClusterDeployment(t *testing.T) {
 	aci := &hiveextv1beta1.AgentClusterInstall{}
 	g.Expect(env.Client.Get(ctx, key, aci)).To(Succeed())
 	g.Expect(aci.Spec.IgnitionEndpoint).NotTo(BeNil())
-	g.Expect(aci.Spec.IgnitionEndpoint.Url).To(Equal("https://[fd00::5]/config/worker"))
+	g.Expect(aci.Spec.IgnitionEndpoint.Url).To(Equal("https://[fd00::5]/config"), "assisted-service appends the pool, worker")
 	g.Expect(aci.Spec.IgnitionEndpoint.CaCertificateReference.Name).To(Equal("ca"))
 
 	g.Expect(env.Client.Delete(ctx, &infrav1.AgentCluster{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "c1"}})).To(Succeed())
@@ -312,7 +312,9 @@ func TestAgentClusterAdoptsUpstreamClusterDeployment(t *testing.T) {
 		g.Expect(env.Client.Get(ctx, key, gotACI)).To(Succeed())
 		g.Expect(metav1.IsControlledBy(gotACI, got)).To(BeTrue())
 		g.Expect(gotACI.Spec.IgnitionEndpoint).NotTo(BeNil())
-		g.Expect(gotACI.Spec.IgnitionEndpoint.Url).To(Equal("https://ignition.hosted.example.com/ignition"))
+		// As cluster-api-provider-agent writes it: assisted-service appends the Agent's machine
+		// config pool ("ignition", the last segment of the Machine's ignition URL).
+		g.Expect(gotACI.Spec.IgnitionEndpoint.Url).To(Equal("https://ignition.hosted.example.com"))
 	}, timeout, interval).Should(Succeed())
 	gotCD := &hivev1.ClusterDeployment{}
 	g.Expect(env.Client.Get(ctx, key, gotCD)).To(Succeed())

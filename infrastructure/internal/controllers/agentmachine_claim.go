@@ -19,6 +19,7 @@ package controllers
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -194,10 +195,12 @@ func (r *AgentMachineReconciler) claim(ctx context.Context, s *machineScope) (*a
 		}
 	}
 
-	tokenRef, err := r.ensureTokenSecret(ctx, am, source.Token)
+	tokenRef, _, err := r.ensureTokenSecret(ctx, am, source.Token)
 	if err != nil {
 		return nil, ctrl.Result{}, err
 	}
+	r.tokens.Store(am.UID, sha256.Sum256([]byte(source.Token)))
+	bind := binding{clusterDeployment: cd, tokenRef: tokenRef, headers: source.Headers, machineConfigPool: source.MachineConfigPool}
 	// rv is the AgentMachine's resourceVersion after this reconcile's last write of the choice;
 	// am keeps the one it was read with, for the patch helper.
 	rv := am.ResourceVersion
@@ -217,7 +220,7 @@ func (r *AgentMachineReconciler) claim(ctx context.Context, s *machineScope) (*a
 				return nil, ctrl.Result{}, err // a conflict: another reconcile chose first
 			}
 		}
-		agent, why, err := r.claimChosen(ctx, am, chosen, request, cd, tokenRef, source.Headers)
+		agent, why, err := r.claimChosen(ctx, am, chosen, request, bind)
 		switch {
 		case err != nil && apierrors.IsConflict(err):
 			// The Agent changed since it was read (its status, another claim): read it again.
@@ -286,7 +289,7 @@ func (r *AgentMachineReconciler) choose(ctx context.Context, am *infrav1.AgentMa
 // be (gone, claimed by another AgentMachine, no longer a fit): only then may another be chosen.
 // A conflict means it changed since it was read; it is tried again.
 func (r *AgentMachineReconciler) claimChosen(ctx context.Context, am *infrav1.AgentMachine, key client.ObjectKey, request agentRequest,
-	cd *aiv1beta1.ClusterReference, tokenRef *aiv1beta1.IgnitionEndpointTokenReference, headers map[string]string) (*aiv1beta1.Agent, string, error) {
+	bind binding) (*aiv1beta1.Agent, string, error) {
 	agent := &aiv1beta1.Agent{}
 	if err := r.APIReader.Get(ctx, key, agent); err != nil {
 		if apierrors.IsNotFound(err) {
@@ -303,7 +306,7 @@ func (r *AgentMachineReconciler) claimChosen(ctx context.Context, am *infrav1.Ag
 	if why := request.mismatch(agent); why != "" {
 		return nil, why, nil
 	}
-	claimed, err := r.claimAgent(ctx, am, agent, cd, tokenRef, headers)
+	claimed, err := r.claimAgent(ctx, am, agent, bind)
 	if apierrors.IsNotFound(err) {
 		return nil, "deleted", nil
 	}
@@ -314,13 +317,13 @@ func (r *AgentMachineReconciler) claimChosen(ctx context.Context, am *infrav1.Ag
 // resourceVersion the Agent was read with, so that of two concurrent claims only one succeeds.
 // It is a merge patch of the fields a claim owns, never a full update: the hub's Agent CRD is
 // newer than our Go types, and an update would erase the spec fields they lack.
-func (r *AgentMachineReconciler) claimAgent(ctx context.Context, am *infrav1.AgentMachine, cached *aiv1beta1.Agent,
-	cd *aiv1beta1.ClusterReference, tokenRef *aiv1beta1.IgnitionEndpointTokenReference, headers map[string]string) (*aiv1beta1.Agent, error) {
+func (r *AgentMachineReconciler) claimAgent(ctx context.Context, am *infrav1.AgentMachine, cached *aiv1beta1.Agent, bind binding) (*aiv1beta1.Agent, error) {
 	agent := cached.DeepCopy()
 	previous, err := json.Marshal(previousSpec{
 		ClusterDeploymentName:          agent.Spec.ClusterDeploymentName,
 		IgnitionEndpointTokenReference: agent.Spec.IgnitionEndpointTokenReference,
 		IgnitionEndpointHTTPHeaders:    agent.Spec.IgnitionEndpointHTTPHeaders,
+		MachineConfigPool:              agent.Spec.MachineConfigPool,
 	})
 	if err != nil {
 		return nil, err
@@ -328,9 +331,12 @@ func (r *AgentMachineReconciler) claimAgent(ctx context.Context, am *infrav1.Age
 	markClaimed(agent, am)
 	agent.Annotations[infrav1.PreviousSpecAnnotation] = string(previous)
 	delete(agent.Annotations, infrav1.UnbindRequestedAnnotation)
-	agent.Spec.ClusterDeploymentName = cd
-	agent.Spec.IgnitionEndpointTokenReference = tokenRef
-	agent.Spec.IgnitionEndpointHTTPHeaders = headers
+	agent.Spec.ClusterDeploymentName = bind.clusterDeployment
+	agent.Spec.IgnitionEndpointTokenReference = bind.tokenRef
+	agent.Spec.IgnitionEndpointHTTPHeaders = bind.headers
+	if bind.machineConfigPool != "" {
+		agent.Spec.MachineConfigPool = bind.machineConfigPool
+	}
 	if err := r.Client.Patch(ctx, agent, lockedPatch(cached)); err != nil {
 		return nil, err
 	}
@@ -362,49 +368,63 @@ type previousSpec struct {
 	ClusterDeploymentName          *aiv1beta1.ClusterReference               `json:"clusterDeploymentName,omitempty"`
 	IgnitionEndpointTokenReference *aiv1beta1.IgnitionEndpointTokenReference `json:"ignitionEndpointTokenReference,omitempty"`
 	IgnitionEndpointHTTPHeaders    map[string]string                         `json:"ignitionEndpointHTTPHeaders,omitempty"`
+	MachineConfigPool              string                                    `json:"machineConfigPool,omitempty"`
+}
+
+// binding is what a claim writes on the Agent: the ClusterDeployment to bind to, and how the
+// host fetches its ignition (token Secret, HTTP headers, machine config pool; see
+// splitIgnitionURL).
+type binding struct {
+	clusterDeployment *aiv1beta1.ClusterReference
+	tokenRef          *aiv1beta1.IgnitionEndpointTokenReference
+	headers           map[string]string
+	machineConfigPool string
 }
 
 // ensureTokenSecret writes the ignition endpoint token for the Agent into a Secret owned by the
 // AgentMachine (so that it is garbage-collected with it). No token, no Secret. It creates first
-// and reads only when the Secret exists (one request in the usual case).
-func (r *AgentMachineReconciler) ensureTokenSecret(ctx context.Context, am *infrav1.AgentMachine, token string) (*aiv1beta1.IgnitionEndpointTokenReference, error) {
+// and reads only when the Secret exists (one request in the usual case). It returns whether the
+// token of an existing Secret was replaced.
+func (r *AgentMachineReconciler) ensureTokenSecret(ctx context.Context, am *infrav1.AgentMachine, token string) (*aiv1beta1.IgnitionEndpointTokenReference, bool, error) {
 	if token == "" {
-		return nil, nil
+		return nil, false, nil
 	}
 	want := &corev1.Secret{
 		ObjectMeta: metav1.ObjectMeta{Namespace: am.Namespace, Name: "agentmachine-" + am.Name + "-ignition-token"},
 		Type:       corev1.SecretTypeOpaque,
 		Data:       map[string][]byte{IgnitionTokenSecretKey: []byte(token)},
 	}
+	want.Labels = map[string]string{infrav1.AssistedWatchLabel: "true", infrav1.BackupLabel: "true"}
 	if name := am.Labels[clusterv1.ClusterNameLabel]; name != "" {
-		want.Labels = map[string]string{clusterv1.ClusterNameLabel: name}
+		want.Labels[clusterv1.ClusterNameLabel] = name
 	}
 	if err := controllerutil.SetControllerReference(am, want, r.Client.Scheme()); err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	ref := &aiv1beta1.IgnitionEndpointTokenReference{Namespace: want.Namespace, Name: want.Name}
 	err := r.Client.Create(ctx, want)
 	if err == nil {
-		return ref, nil
+		return ref, false, nil
 	}
 	if !apierrors.IsAlreadyExists(err) {
-		return nil, fmt.Errorf("creating the ignition token Secret %s: %w", want.Name, err)
+		return nil, false, fmt.Errorf("creating the ignition token Secret %s: %w", want.Name, err)
 	}
 	existing := &corev1.Secret{}
 	if err := r.Client.Get(ctx, client.ObjectKeyFromObject(want), existing); err != nil {
-		return nil, fmt.Errorf("getting the ignition token Secret %s: %w", want.Name, err)
+		return nil, false, fmt.Errorf("getting the ignition token Secret %s: %w", want.Name, err)
 	}
-	if bytes.Equal(existing.Data[IgnitionTokenSecretKey], want.Data[IgnitionTokenSecretKey]) && metav1.IsControlledBy(existing, am) {
-		return ref, nil
+	sameToken := bytes.Equal(existing.Data[IgnitionTokenSecretKey], want.Data[IgnitionTokenSecretKey])
+	if sameToken && metav1.IsControlledBy(existing, am) {
+		return ref, false, nil
 	}
 	existing.Data = want.Data
 	if err := controllerutil.SetControllerReference(am, existing, r.Client.Scheme()); err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	if err := r.Client.Update(ctx, existing); err != nil {
-		return nil, fmt.Errorf("updating the ignition token Secret %s: %w", want.Name, err)
+		return nil, false, fmt.Errorf("updating the ignition token Secret %s: %w", want.Name, err)
 	}
-	return ref, nil
+	return ref, !sameToken, nil
 }
 
 // clusterDeployment returns the ClusterDeployment the cluster's Agents bind to, as the Cluster's

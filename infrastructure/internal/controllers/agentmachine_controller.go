@@ -20,6 +20,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -46,6 +47,9 @@ const (
 	// DefaultUnbindTimeout bounds how long the release of an Agent waits for assisted-service to
 	// report it unbound; after it the claim is dropped anyway (with a warning event).
 	DefaultUnbindTimeout = 10 * time.Minute
+	// DefaultIgnitionTokenRefreshPeriod is how often the bootstrap data of a claimed host that is
+	// not yet installed is read again (see refreshIgnition).
+	DefaultIgnitionTokenRefreshPeriod = 5 * time.Minute
 	// claimRetryDelay spaces the retries of a claim that lost a race for every Agent it tried.
 	claimRetryDelay = 200 * time.Millisecond
 	// workloadRetry spaces the tries to reach a workload cluster the ClusterCache has not
@@ -77,6 +81,14 @@ type AgentMachineReconciler struct {
 	Recorder events.EventRecorder
 	// UnbindTimeout bounds the wait for an unbind; DefaultUnbindTimeout when zero.
 	UnbindTimeout time.Duration
+	// IgnitionTokenRefreshPeriod: see setup.Options; DefaultIgnitionTokenRefreshPeriod when zero,
+	// never when negative.
+	IgnitionTokenRefreshPeriod time.Duration
+
+	// tokens holds, per AgentMachine UID, the hash of the ignition token last written to its
+	// token Secret, so that a refresh that finds the same token writes nothing and reads no more
+	// than the bootstrap data (Secrets are not cached).
+	tokens sync.Map
 }
 
 // machineScope is what one reconcile of an AgentMachine works with.
@@ -220,7 +232,8 @@ func (r *AgentMachineReconciler) reconcileNormal(ctx context.Context, s *machine
 		am.Status.Ready = false //nolint:staticcheck // still written for clients of the v1beta1 contract
 		return ctrl.Result{}, nil
 	}
-	if agent == nil {
+	claimedNow := agent == nil
+	if claimedNow {
 		var res ctrl.Result
 		agent, res, err = r.claim(ctx, s)
 		if err != nil || agent == nil {
@@ -237,5 +250,5 @@ func (r *AgentMachineReconciler) reconcileNormal(ctx context.Context, s *machine
 	if err := r.ensurePreTerminateHook(ctx, s.machine); err != nil {
 		return ctrl.Result{}, err
 	}
-	return ctrl.Result{}, nil
+	return r.refreshIgnition(ctx, s, agent, claimedNow)
 }

@@ -84,6 +84,7 @@ func (r *AgentMachineReconciler) reconcileDelete(ctx context.Context, s *machine
 	}
 	controllerutil.RemoveFinalizer(s.agentMachine, infrav1.AgentMachineFinalizer)
 	controllerutil.RemoveFinalizer(s.agentMachine, infrav1.UpstreamAgentMachineFinalizer)
+	r.tokens.Delete(s.agentMachine.UID)
 	return ctrl.Result{}, nil
 }
 
@@ -123,6 +124,7 @@ func (r *AgentMachineReconciler) release(ctx context.Context, am *infrav1.AgentM
 		agent.Spec.ClusterDeploymentName = previous.ClusterDeploymentName
 		agent.Spec.IgnitionEndpointTokenReference = previous.IgnitionEndpointTokenReference
 		agent.Spec.IgnitionEndpointHTTPHeaders = previous.IgnitionEndpointHTTPHeaders
+		agent.Spec.MachineConfigPool = previous.MachineConfigPool
 		agent.Annotations[infrav1.UnbindRequestedAnnotation] = time.Now().UTC().Format(time.RFC3339)
 		if err := r.Client.Patch(ctx, agent, lockedPatch(before)); err != nil {
 			return ctrl.Result{}, false, fmt.Errorf("unbinding Agent %s/%s: %w", agent.Namespace, agent.Name, err)

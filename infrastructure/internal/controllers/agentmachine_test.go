@@ -25,6 +25,7 @@ import (
 	. "github.com/onsi/gomega"
 	aiv1beta1 "github.com/openshift/assisted-service/api/v1beta1"
 	corev1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -120,12 +121,16 @@ func TestClaimAndInstall(t *testing.T) {
 	g.Expect(agent.Labels[infrav1.AgentClaimedByLabel]).To(Equal(string(am.UID)))
 	g.Expect(agent.Spec.ClusterDeploymentName).To(Equal(&aiv1beta1.ClusterReference{Namespace: f.ns, Name: f.cd}))
 	g.Expect(agent.Spec.IgnitionEndpointHTTPHeaders).To(Equal(map[string]string{"X-Cluster": "c1"}))
+	// The last segment of the Machine's ignition URL, .../config/worker, which assisted-service
+	// appends to the AgentClusterInstall's endpoint.
+	g.Expect(agent.Spec.MachineConfigPool).To(Equal("worker"))
 	g.Expect(agent.Spec.IgnitionEndpointTokenReference).NotTo(BeNil())
 	token := &corev1.Secret{}
 	g.Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: agent.Spec.IgnitionEndpointTokenReference.Namespace,
 		Name: agent.Spec.IgnitionEndpointTokenReference.Name}, token)).To(Succeed())
 	g.Expect(string(token.Data[infracontroller.IgnitionTokenSecretKey])).To(Equal("tok3n"))
 	g.Expect(token.OwnerReferences).To(ContainElement(HaveField("UID", am.UID)))
+	g.Expect(token.Labels).To(And(HaveKeyWithValue(infrav1.AssistedWatchLabel, "true"), HaveKeyWithValue(infrav1.BackupLabel, "true")))
 
 	machine := &clusterv1.Machine{}
 	g.Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: f.ns, Name: "m1"}, machine)).To(Succeed())
@@ -156,6 +161,63 @@ func TestClaimAndInstall(t *testing.T) {
 		g.Expect(c.Reason).To(Equal(aiv1beta1.AgentDisconnectedReason))
 		g.Expect(conditions.IsTrue(am, clusterv1.ReadyCondition)).To(BeFalse())
 	}, timeout, interval).Should(Succeed())
+}
+
+// TestIgnitionTokenFollowsRotation: HyperShift rotates the ignition token (and the NodePool's
+// config changes the headers) in the Machine's bootstrap data Secret after the claim. Until the
+// host is installed, the token Secret and the Agent's headers follow, with an event; afterwards
+// they are left alone. Before, the token was written once, at the claim, and a host that fetched
+// its ignition after a rotation was refused.
+func TestIgnitionTokenFollowsRotation(t *testing.T) {
+	g := NewWithT(t)
+	ctx := context.Background()
+	f := newFixture(t, ctx, "rotate", nil)
+	mc := isolated(f, 0)
+	mc.infra.IgnitionTokenRefreshPeriod = 200 * time.Millisecond
+	startManager(t, mc)
+	name := agentName(1)
+	createAgent(t, ctx, f.ns, name, nil, 8)
+	f.machine(t, ctx, "m1", nil)
+	agentKey := client.ObjectKey{Namespace: f.ns, Name: name}
+	var tokenKey client.ObjectKey
+	g.Eventually(func(g Gomega) {
+		a := &aiv1beta1.Agent{}
+		g.Expect(env.Client.Get(ctx, agentKey, a)).To(Succeed())
+		g.Expect(a.Spec.IgnitionEndpointTokenReference).NotTo(BeNil())
+		tokenKey = client.ObjectKey{Namespace: a.Spec.IgnitionEndpointTokenReference.Namespace, Name: a.Spec.IgnitionEndpointTokenReference.Name}
+	}, timeout, interval).Should(Succeed())
+	token := func(g Gomega) string {
+		s := &corev1.Secret{}
+		g.Expect(env.Client.Get(ctx, tokenKey, s)).To(Succeed())
+		return string(s.Data[infracontroller.IgnitionTokenSecretKey])
+	}
+	rotate := func(tok, cluster string) {
+		s := &corev1.Secret{}
+		g.Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: f.ns, Name: "bootstrap-data"}, s)).To(Succeed())
+		s.Data["value"] = []byte(`{"ignition":{"version":"3.1.0","config":{"merge":[{"source":"https://api.c1.example.com:22623/config/worker",` +
+			`"httpHeaders":[{"name":"Authorization","value":"Bearer ` + tok + `"},{"name":"X-Cluster","value":"` + cluster + `"}]}]}}}`)
+		g.Expect(env.Client.Update(ctx, s)).To(Succeed())
+	}
+	g.Eventually(token, timeout, interval).Should(Equal("tok3n"))
+
+	rotate("r0tated", "c2")
+	g.Eventually(func(g Gomega) {
+		g.Expect(token(g)).To(Equal("r0tated"))
+		a := &aiv1beta1.Agent{}
+		g.Expect(env.Client.Get(ctx, agentKey, a)).To(Succeed())
+		g.Expect(a.Spec.IgnitionEndpointHTTPHeaders).To(Equal(map[string]string{"X-Cluster": "c2"}))
+		list := &eventsv1.EventList{}
+		g.Expect(env.Client.List(ctx, list, client.InNamespace(f.ns))).To(Succeed())
+		g.Expect(list.Items).To(ContainElement(And(HaveField("Reason", "IgnitionTokenRefreshed"), HaveField("Regarding.Name", "m1"))))
+	}, timeout, interval).Should(Succeed())
+
+	// Installed: the host has fetched its ignition; a later rotation is not followed.
+	setAgentCondition(t, ctx, agentKey, aiv1beta1.InstalledCondition, corev1.ConditionTrue, aiv1beta1.InstalledReason)
+	g.Eventually(func(g Gomega) {
+		g.Expect(getAM(g, ctx, f.ns, "m1").Status.Initialization.Provisioned).To(Equal(ptr.To(true)))
+	}, timeout, interval).Should(Succeed())
+	rotate("after-install", "c3")
+	g.Consistently(token, 2*time.Second, interval).Should(Equal("r0tated"))
 }
 
 // TestSelectorAndFailureDomain: only Agents matching agentLabelSelector, the Machine's failure
@@ -307,6 +369,7 @@ func TestDeletionUnbinds(t *testing.T) {
 		g.Expect(a.Spec.ClusterDeploymentName).To(BeNil())
 		g.Expect(a.Spec.IgnitionEndpointTokenReference).To(BeNil())
 		g.Expect(a.Spec.IgnitionEndpointHTTPHeaders).To(BeEmpty())
+		g.Expect(a.Spec.MachineConfigPool).To(BeEmpty(), "the claim's pool is restored")
 		g.Expect(a.Annotations).To(HaveKey(infrav1.UnbindRequestedAnnotation))
 		// Still claimed, and the Machine waits, until assisted-service reports the unbind.
 		g.Expect(a.Labels).To(HaveKey(infrav1.AgentClaimedByLabel))

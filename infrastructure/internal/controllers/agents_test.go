@@ -244,6 +244,25 @@ func TestBracketIPv6(t *testing.T) {
 	}
 }
 
+// TestSplitIgnitionURL: the AgentClusterInstall's endpoint and the Agent's machine config pool
+// join back (assisted-service: path.Join(url.Path, pool)) into the ignition URL.
+func TestSplitIgnitionURL(t *testing.T) {
+	for in, want := range map[string][2]string{
+		"https://ignition.hosted.example.com/ignition":   {"https://ignition.hosted.example.com", "ignition"},
+		"https://ignition.hosted.example.com/ignition/":  {"https://ignition.hosted.example.com", "ignition"},
+		"https://api.c1.example.com:22623/config/worker": {"https://api.c1.example.com:22623/config", "worker"},
+		"https://[fd00::5]:22623/config/master":          {"https://[fd00::5]:22623/config", "master"},
+		"https://ignition.example.com":                   {"https://ignition.example.com", ""},
+		"https://ignition.example.com/":                  {"https://ignition.example.com/", ""},
+		"not a url":                                      {"not a url", ""},
+	} {
+		endpoint, pool := splitIgnitionURL(in)
+		if endpoint != want[0] || pool != want[1] {
+			t.Errorf("splitIgnitionURL(%q) = %q, %q; want %q, %q", in, endpoint, pool, want[0], want[1])
+		}
+	}
+}
+
 func TestBaseDomain(t *testing.T) {
 	g := NewWithT(t)
 	g.Expect(baseDomain("c1", "api.c1.example.com")).To(Equal("example.com"))
