@@ -133,6 +133,7 @@ func Setup(ctx context.Context, mgr ctrl.Manager, opts *manager.Options, o Optio
 	}
 	ac := &infracontroller.AgentClusterReconciler{
 		Client:                        mgr.GetClient(),
+		APIReader:                     mgr.GetAPIReader(),
 		AgentReader:                   agentCache,
 		AgentNamespace:                o.AgentNamespace,
 		AllowCrossNamespaceReferences: o.AllowCrossNamespaceReferences,

@@ -161,6 +161,9 @@ var infrastructureRows = []row{
 	can("a deletion reads whether the CRD of a ClusterDeployment or AgentClusterInstall it waits for is uninstalled (uncached)",
 		"get", "apiextensions.k8s.io", "customresourcedefinitions", all),
 	cannot("reads one CRD at a time, never caches them", "list,watch,create,patch,update,delete", "apiextensions.k8s.io", "customresourcedefinitions", all),
+	can("a HyperShift Cluster's HostedControlPlane, read once (APIReader) for its hosted cluster's ClusterDeployment",
+		"get", "hypershift.openshift.io", "hostedcontrolplanes", all),
+	cannot("reads HostedControlPlanes only, never caches them", "list,watch,create,patch,update,delete", "hypershift.openshift.io", "hostedcontrolplanes", all),
 }
 
 var bootstrapRows = []row{

@@ -80,6 +80,7 @@ const (
 const (
 	WaitingForClusterReason                       = "WaitingForCluster"
 	WaitingForControlPlaneClusterDeploymentReason = "WaitingForControlPlaneClusterDeployment"
+	WaitingForHostedControlPlaneReason            = "WaitingForHostedControlPlane"
 	ClusterDeploymentNotFoundReason               = "ClusterDeploymentNotFound"
 	ClusterDeploymentReadyReason                  = "ClusterDeploymentReady"
 	WaitingForControlPlaneEndpointReason          = "WaitingForControlPlaneEndpoint"

@@ -76,6 +76,9 @@ var agentClusterOwnedConditions = []string{clusterv1.ReadyCondition, infrav1.Clu
 // Cluster's Agents and reports the cluster infrastructure as provisioned.
 type AgentClusterReconciler struct {
 	Client client.Client
+	// APIReader reads from the API server what is read once and not watched (a
+	// HostedControlPlane).
+	APIReader client.Reader
 	// AgentReader reads Agents (the manager's cache, or the one of --agent-namespace); their
 	// failure-domain labels make the failure domains the AgentCluster offers.
 	AgentReader client.Reader
@@ -119,6 +122,7 @@ func crossNamespaceRefusal(ac *infrav1.AgentCluster, allowed bool) string {
 // customresourcedefinitions get: a deletion reads whether the CRD of a ClusterDeployment or
 // AgentClusterInstall it waits for is being uninstalled (metadata only, uncached).
 // +kubebuilder:rbac:groups=apiextensions.k8s.io,resources=customresourcedefinitions,verbs=get
+// +kubebuilder:rbac:groups=hypershift.openshift.io,resources=hostedcontrolplanes,verbs=get
 
 // Reconcile records the ClusterDeployment of an AgentCluster and reports it provisioned.
 func (r *AgentClusterReconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Result, rerr error) {
@@ -196,7 +200,15 @@ func (r *AgentClusterReconciler) reconcileNormal(ctx context.Context, ac *infrav
 			}
 			ac.Spec.ClusterDeploymentRef = &infrav1.ClusterDeploymentReference{Namespace: cd.Namespace, Name: cd.Name}
 		default:
-			if err := r.createClusterDeployment(ctx, ac, cluster); err != nil {
+			hcp, waiting, err := r.hostedControlPlane(ctx, ac, cluster)
+			if err != nil {
+				return ctrl.Result{}, err
+			}
+			if waiting != "" {
+				setCDCondition(ac, metav1.ConditionFalse, infrav1.WaitingForHostedControlPlaneReason, waiting)
+				return ctrl.Result{RequeueAfter: hostedControlPlaneWait}, nil
+			}
+			if err := r.createClusterDeployment(ctx, ac, cluster, hcp); err != nil {
 				return ctrl.Result{}, err
 			}
 			ac.Spec.ClusterDeploymentRef = &infrav1.ClusterDeploymentReference{Namespace: ac.Namespace, Name: ac.Name}
@@ -285,7 +297,9 @@ func (r *AgentClusterReconciler) setFailureDomains(ctx context.Context, ac *infr
 
 // createClusterDeployment creates the ClusterDeployment (platform agentBareMetal, selecting the
 // Cluster's Agents) and its AgentClusterInstall, both named after and owned by the AgentCluster.
-func (r *AgentClusterReconciler) createClusterDeployment(ctx context.Context, ac *infrav1.AgentCluster, cluster *clusterv1.Cluster) error {
+// Under HyperShift (hcp set) they describe the installed hosted cluster, whose workers the Agents
+// join as day-2 hosts.
+func (r *AgentClusterReconciler) createClusterDeployment(ctx context.Context, ac *infrav1.AgentCluster, cluster *clusterv1.Cluster, hcp *hostedControlPlane) error {
 	labels := map[string]string{clusterv1.ClusterNameLabel: cluster.Name, infrav1.AgentClusterLabel: ac.Name}
 	aci := &hiveextv1beta1.AgentClusterInstall{
 		ObjectMeta: metav1.ObjectMeta{Namespace: ac.Namespace, Name: ac.Name, Labels: labels},
@@ -307,6 +321,9 @@ func (r *AgentClusterReconciler) createClusterDeployment(ctx context.Context, ac
 				Group: hiveextv1beta1.Group, Version: hiveextv1beta1.Version, Kind: agentClusterInstallKind, Name: ac.Name,
 			},
 		},
+	}
+	if hcp != nil {
+		hcp.describe(cd, aci, cluster)
 	}
 	created := false
 	for _, obj := range []client.Object{cd, aci} {
@@ -533,8 +550,8 @@ func (r *AgentClusterReconciler) reconcileDelete(ctx context.Context, ac *infrav
 // Cluster (owner, pause, control plane), ClusterDeployments (created by the control plane, or
 // deleted) and the AgentClusterInstalls it created (deleted).
 func (r *AgentClusterReconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, options controller.Options) error {
-	if r.Client == nil || r.Recorder == nil {
-		return errors.New("AgentClusterReconciler needs Client and Recorder")
+	if r.Client == nil || r.APIReader == nil || r.Recorder == nil {
+		return errors.New("AgentClusterReconciler needs Client, APIReader and Recorder")
 	}
 	if err := mgr.GetFieldIndexer().IndexField(ctx, &infrav1.AgentCluster{}, clusterDeploymentIndex, indexClusterDeployment); err != nil {
 		return fmt.Errorf("indexing AgentClusters by ClusterDeployment: %w", err)

@@ -28,6 +28,7 @@ import (
 	eventsv1 "k8s.io/api/events/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/utils/ptr"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	"sigs.k8s.io/cluster-api/util/conditions"
@@ -37,6 +38,7 @@ import (
 	infrav1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/infrastructure/v1beta1"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/infrastructure/setup"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/manager"
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/support/testenv"
 )
 
 func newCluster(ns string, controlPlane *clusterv1.ContractVersionedObjectReference) *clusterv1.Cluster {
@@ -323,4 +325,102 @@ func TestAgentClusterAdoptsUpstreamClusterDeployment(t *testing.T) {
 	g.Expect(gotCD.Spec.BaseDomain).To(Equal("hosted.example.com"))
 	g.Expect(gotCD.Labels).To(HaveKeyWithValue("agentClusterRef", "hosted"))
 	g.Expect(gotCD.Labels).To(HaveKeyWithValue(infrav1.AgentClusterLabel, "hosted"))
+}
+
+// TestAgentClusterOfAHostedControlPlane: under HyperShift the Cluster's control plane is a
+// HostedControlPlane (HyperShift's own CRD), and the AgentCluster's ClusterDeployment describes
+// the running hosted cluster, as cluster-api-provider-agent writes it: installed, named after the
+// HostedControlPlane, with its base domain, pull secret and admin kubeconfig, and an
+// AgentClusterInstall with user-managed networking. Until the HostedControlPlane reports its
+// kubeconfig, the AgentCluster says it waits. Before, it created a day-1 ClusterDeployment with
+// a base domain guessed from the API host.
+func TestAgentClusterOfAHostedControlPlane(t *testing.T) {
+	g := NewWithT(t)
+	ctx := context.Background()
+	g.Expect(testenv.InstallHostedControlPlaneCRD(ctx, env.Client)).To(Succeed())
+	ns, err := env.CreateNamespace(ctx, "acluster-hcp")
+	g.Expect(err).NotTo(HaveOccurred())
+	ac := &infrav1.AgentCluster{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "hosted"},
+		Spec: infrav1.AgentClusterSpec{
+			ControlPlaneEndpoint: clusterv1.APIEndpoint{Host: "api.hosted.example.com", Port: 6443},
+			IgnitionEndpoint: &infrav1.IgnitionEndpoint{Url: "https://ignition.hosted.example.com/ignition",
+				CaCertificateReference: &infrav1.CaCertificateReference{Namespace: ns, Name: "ignition-server-ca-cert"}},
+		},
+	}
+	g.Expect(env.Client.Create(ctx, ac)).To(Succeed())
+	cluster := newCluster(ns, &clusterv1.ContractVersionedObjectReference{
+		APIGroup: "hypershift.openshift.io", Kind: "HostedControlPlane", Name: "hosted",
+	})
+	cluster.Spec.InfrastructureRef.Name = "hosted"
+	g.Expect(env.Client.Create(ctx, cluster)).To(Succeed())
+	startManager(t, managerConfig{opts: manager.Options{WatchNamespace: ns}})
+	key := client.ObjectKey{Namespace: ns, Name: "hosted"}
+
+	g.Eventually(func(g Gomega) {
+		got := &infrav1.AgentCluster{}
+		g.Expect(env.Client.Get(ctx, key, got)).To(Succeed())
+		c := conditions.Get(got, infrav1.ClusterDeploymentReadyCondition)
+		g.Expect(c).NotTo(BeNil())
+		g.Expect(c.Reason).To(Equal(infrav1.WaitingForHostedControlPlaneReason))
+		g.Expect(c.Message).To(ContainSubstring("HostedControlPlane hosted"))
+	}, timeout, interval).Should(Succeed())
+	g.Expect(apierrors.IsNotFound(env.Client.Get(ctx, key, &hivev1.ClusterDeployment{}))).To(BeTrue(), "no ClusterDeployment before the HostedControlPlane")
+
+	// A HostedControlPlane as HyperShift writes it for the agent platform.
+	hcp := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "hypershift.openshift.io/v1beta1", "kind": "HostedControlPlane",
+		"metadata": map[string]any{"namespace": ns, "name": "hosted"},
+		"spec": map[string]any{
+			"dns": map[string]any{"baseDomain": "hosted.example.com"},
+			"etcd": map[string]any{"managementType": "Managed",
+				"managed": map[string]any{"storage": map[string]any{"type": "PersistentVolume"}}},
+			"infraID":      "hosted-x7k2p",
+			"issuerURL":    "https://kubernetes.default.svc",
+			"platform":     map[string]any{"type": "Agent", "agent": map[string]any{"agentNamespace": ns}},
+			"pullSecret":   map[string]any{"name": "pull-secret"},
+			"releaseImage": "quay.io/openshift-release-dev/ocp-release:4.19.0-x86_64",
+			"sshKey":       map[string]any{"name": "ssh-key"},
+			"services": []any{
+				map[string]any{"service": "APIServer", "servicePublishingStrategy": map[string]any{"type": "LoadBalancer"}},
+				map[string]any{"service": "OAuthServer", "servicePublishingStrategy": map[string]any{"type": "Route"}},
+				map[string]any{"service": "Konnectivity", "servicePublishingStrategy": map[string]any{"type": "Route"}},
+				map[string]any{"service": "Ignition", "servicePublishingStrategy": map[string]any{"type": "Route"}},
+			},
+		},
+	}}
+	g.Expect(env.Client.Create(ctx, hcp)).To(Succeed())
+	g.Eventually(func(g Gomega) {
+		got := &infrav1.AgentCluster{}
+		g.Expect(env.Client.Get(ctx, key, got)).To(Succeed())
+		g.Expect(conditions.Get(got, infrav1.ClusterDeploymentReadyCondition).Message).To(ContainSubstring(".status.kubeConfig.name"))
+	}, timeout, interval).Should(Succeed())
+	g.Expect(unstructured.SetNestedMap(hcp.Object, map[string]any{
+		"initialized": true, "ready": true,
+		"kubeConfig":        map[string]any{"name": "admin-kubeconfig", "key": "kubeconfig"},
+		"kubeadminPassword": map[string]any{"name": "kubeadmin-password"},
+	}, "status")).To(Succeed())
+	g.Expect(env.Client.Status().Update(ctx, hcp)).To(Succeed())
+
+	g.Eventually(func(g Gomega) {
+		got := &infrav1.AgentCluster{}
+		g.Expect(env.Client.Get(ctx, key, got)).To(Succeed())
+		g.Expect(got.Status.Initialization.Provisioned).To(Equal(ptr.To(true)))
+	}, timeout, interval).Should(Succeed())
+	cd := &hivev1.ClusterDeployment{}
+	g.Expect(env.Client.Get(ctx, key, cd)).To(Succeed())
+	g.Expect(cd.Spec.Installed).To(BeTrue())
+	g.Expect(cd.Spec.ClusterName).To(Equal("hosted"))
+	g.Expect(cd.Spec.BaseDomain).To(Equal("hosted.example.com"))
+	g.Expect(cd.Spec.PullSecretRef).To(Equal(&corev1.LocalObjectReference{Name: "pull-secret"}))
+	g.Expect(cd.Spec.ClusterMetadata).NotTo(BeNil())
+	g.Expect(cd.Spec.ClusterMetadata.AdminKubeconfigSecretRef.Name).To(Equal("admin-kubeconfig"))
+	g.Expect(cd.Spec.ClusterMetadata.AdminPasswordSecretRef).To(Equal(&corev1.LocalObjectReference{Name: "kubeadmin-password"}))
+	live := &clusterv1.Cluster{}
+	g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(cluster), live)).To(Succeed())
+	g.Expect(cd.Spec.ClusterMetadata.InfraID).To(Equal(string(live.UID)))
+	aci := &hiveextv1beta1.AgentClusterInstall{}
+	g.Expect(env.Client.Get(ctx, key, aci)).To(Succeed())
+	g.Expect(aci.Spec.Networking.UserManagedNetworking).To(Equal(ptr.To(true)))
+	g.Expect(aci.Spec.IgnitionEndpoint.Url).To(Equal("https://ignition.hosted.example.com"))
 }

@@ -171,7 +171,8 @@ func TestParseBootstrapData(t *testing.T) {
 		wantErr bool
 	}{
 		{"pointer ignition", map[string][]byte{"format": []byte("ignition"), "value": []byte(pointer)},
-			ignitionSource{URL: "https://[fd00::1]:22623/config/worker", Token: "s3cr3t", Headers: map[string]string{"X-Extra": "1"}}, false},
+			ignitionSource{URL: "https://[fd00::1]:22623/config/worker", Token: "s3cr3t", Headers: map[string]string{"X-Extra": "1"},
+				MachineConfigPool: "worker"}, false},
 		{"no headers", map[string][]byte{"value": []byte(`{"ignition":{"version":"3.1.0"}}`)}, ignitionSource{}, false},
 		{"cloud-config", map[string][]byte{"format": []byte("cloud-config"), "value": []byte("#cloud-config")}, ignitionSource{}, true},
 		{"no value", map[string][]byte{"format": []byte("ignition")}, ignitionSource{}, true},

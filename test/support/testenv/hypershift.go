@@ -1,0 +1,81 @@
+/*
+Copyright 2026 The cluster-api-provider-openshift-assisted Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package testenv
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"time"
+
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/yaml"
+)
+
+// HyperShiftAPI is the release of HyperShift's API module whose HostedControlPlane CRD the tests
+// install. The module ships its CRDs (one manifest per feature gate; AAA_ungated.yaml is the
+// CRD without gated fields); it is fetched through the module proxy, not required by any go.mod:
+// its Go types would bring in the SDKs of HyperShift's cloud platforms.
+const HyperShiftAPI = "github.com/openshift/hypershift/api@v0.0.0-20251120083117-dea6d2f24af6"
+
+// InstallHostedControlPlaneCRD installs HyperShift's HostedControlPlane CRD (of HyperShiftAPI,
+// downloaded into the module cache if it is not there) and waits until it is served.
+func InstallHostedControlPlaneCRD(ctx context.Context, c client.Client) error {
+	cmd := exec.CommandContext(ctx, "go", "mod", "download", "-json", HyperShiftAPI)
+	cmd.Dir = os.TempDir()
+	cmd.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=-mod=mod", "GONOSUMDB=github.com/openshift")
+	out, err := cmd.Output()
+	if err != nil {
+		return fmt.Errorf("downloading %s: %w", HyperShiftAPI, err)
+	}
+	var mod struct{ Dir, Error string }
+	if err := json.Unmarshal(out, &mod); err != nil || mod.Dir == "" {
+		return fmt.Errorf("downloading %s: %s (%v)", HyperShiftAPI, mod.Error, err)
+	}
+	data, err := os.ReadFile(filepath.Join(mod.Dir, "hypershift", "v1beta1", "zz_generated.featuregated-crd-manifests",
+		"hostedcontrolplanes.hypershift.openshift.io", "AAA_ungated.yaml"))
+	if err != nil {
+		return err
+	}
+	crd := &apiextensionsv1.CustomResourceDefinition{}
+	if err := yaml.Unmarshal(data, crd); err != nil {
+		return fmt.Errorf("reading the HostedControlPlane CRD of %s: %w", HyperShiftAPI, err)
+	}
+	// The feature-gate annotations are for OpenShift's manifest renderer, which drops them (the
+	// empty-named one is not a valid annotation key).
+	crd.Annotations = nil
+	if err := c.Create(ctx, crd); client.IgnoreAlreadyExists(err) != nil {
+		return fmt.Errorf("creating the HostedControlPlane CRD: %w", err)
+	}
+	return wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+		live := &apiextensionsv1.CustomResourceDefinition{}
+		if err := c.Get(ctx, client.ObjectKeyFromObject(crd), live); err != nil {
+			return false, err
+		}
+		for _, cond := range live.Status.Conditions {
+			if cond.Type == apiextensionsv1.Established && cond.Status == apiextensionsv1.ConditionTrue {
+				return true, nil
+			}
+		}
+		return false, nil
+	})
+}
