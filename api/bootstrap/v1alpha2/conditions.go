@@ -21,6 +21,11 @@ const (
 	// ConfigFinalizer lets the controller release the config's Agent and delete its InfraEnv
 	// before the config goes away.
 	ConfigFinalizer = "openshiftassistedconfig.bootstrap.cluster.x-k8s.io"
+	// UpstreamConfigFinalizer is the finalizer of
+	// openshift-assisted/cluster-api-provider-openshift-assisted on its configs. The provider
+	// replaces it with ConfigFinalizer, and removes it from a config being deleted, so that a
+	// config created before a switch is not stuck.
+	UpstreamConfigFinalizer = "openshiftassistedconfig.bootstrap.cluster.x-k8s.io/deprovision"
 
 	// AgentConfigLabel is set on the Agent recognized as a config's host; its value is the
 	// config's name (in the Agent's namespace). It is removed when the Agent is released. The

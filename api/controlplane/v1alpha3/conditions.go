@@ -23,6 +23,11 @@ const (
 	// ClusterDeployment, the AgentClusterInstall and the ClusterImageSet before the control plane
 	// goes away.
 	OpenshiftAssistedControlPlaneFinalizer = "openshiftassistedcontrolplane.controlplane.cluster.x-k8s.io"
+	// UpstreamOpenshiftAssistedControlPlaneFinalizer is the finalizer of
+	// openshift-assisted/cluster-api-provider-openshift-assisted on its control planes. The
+	// provider replaces it with OpenshiftAssistedControlPlaneFinalizer, and removes it from a
+	// control plane being deleted, so that a control plane created before a switch is not stuck.
+	UpstreamOpenshiftAssistedControlPlaneFinalizer = "openshiftassistedcontrolplane.controlplane.cluster.x-k8s.io/deprovision"
 
 	// ReleaseImageRepositoryAnnotation overrides the repository of the OpenShift release image
 	// (default quay.io/openshift-release-dev/ocp-release), for mirrors and disconnected installs.

@@ -164,6 +164,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 		return ctrl.Result{}, nil
 	}
 	if config.DeletionTimestamp.IsZero() {
+		if replaced, err := reconciler.ReplaceFinalizer(ctx, r.Client, config, bootstrapv1.UpstreamConfigFinalizer, bootstrapv1.ConfigFinalizer); err != nil || replaced {
+			return ctrl.Result{}, err
+		}
 		if added, err := finalizers.EnsureFinalizer(ctx, r.Client, config, bootstrapv1.ConfigFinalizer); err != nil || added {
 			return ctrl.Result{}, err
 		}
@@ -530,7 +533,7 @@ func describeAgents(agents []*aiv1beta1.Agent) string {
 // finish deleting is left to it (and to garbage collection, the config owns it).
 func (r *Reconciler) reconcileDelete(ctx context.Context, s *scope) error {
 	c := s.config
-	if !controllerutil.ContainsFinalizer(c, bootstrapv1.ConfigFinalizer) {
+	if !controllerutil.ContainsFinalizer(c, bootstrapv1.ConfigFinalizer) && !controllerutil.ContainsFinalizer(c, bootstrapv1.UpstreamConfigFinalizer) {
 		return nil
 	}
 	log := ctrl.LoggerFrom(ctx)
@@ -562,5 +565,6 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, s *scope) error {
 	}
 	// The deferred patch of Reconcile writes the removal.
 	controllerutil.RemoveFinalizer(c, bootstrapv1.ConfigFinalizer)
+	controllerutil.RemoveFinalizer(c, bootstrapv1.UpstreamConfigFinalizer)
 	return nil
 }

@@ -179,6 +179,35 @@ func TestDeletedForMoveIsLeftAlone(t *testing.T) {
 	g.Expect(got.Finalizers).To(ConsistOf(bootstrapv1.ConfigFinalizer), "clusterctl removes the finalizers itself")
 }
 
+// TestUpstreamFinalizer: a config that openshift-assisted/cluster-api-provider-openshift-assisted
+// created carries its finalizer, which nothing removes after the switch. It is replaced with
+// this provider's on a running config (the Machine runs already: nothing else changes), and
+// removed with ours when a config being deleted has been cleaned up, so the deletion ends.
+func TestUpstreamFinalizer(t *testing.T) {
+	for name, tc := range map[string]struct {
+		finalizers []string
+		deleting   bool
+		want       []string
+	}{
+		"running config":            {finalizers: []string{bootstrapv1.UpstreamConfigFinalizer}, want: []string{bootstrapv1.ConfigFinalizer}},
+		"deleted before the switch": {finalizers: []string{bootstrapv1.UpstreamConfigFinalizer, "other"}, deleting: true, want: []string{"other"}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			g := NewWithT(t)
+			f := newFixture()
+			f.config.Finalizers = tc.finalizers
+			if tc.deleting {
+				now := metav1.Now()
+				f.config.DeletionTimestamp = &now
+			}
+			f.machine.Spec.Bootstrap.DataSecretName = ptr.To("m1")
+			f.machine.Status.NodeRef = clusterv1.MachineNodeReference{Name: "master-0"}
+			_, got := reconcileConfig(g, f, 2, f.config, f.machine, f.cluster, f.cd, f.aci)
+			g.Expect(got.Finalizers).To(ConsistOf(tc.want))
+		})
+	}
+}
+
 // reconcileConfig runs the reconciler n times for f's config on a fake client that holds objs, and
 // returns the client and the config as it is then. (The first reconcile of a config only sets its
 // Paused condition: a patch that triggers the next reconcile in a manager.)

@@ -215,6 +215,10 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 		return ctrl.Result{}, err
 	}
 	if oacp.DeletionTimestamp.IsZero() {
+		if replaced, err := reconciler.ReplaceFinalizer(ctx, r.Client, oacp,
+			controlplanev1.UpstreamOpenshiftAssistedControlPlaneFinalizer, controlplanev1.OpenshiftAssistedControlPlaneFinalizer); err != nil || replaced {
+			return ctrl.Result{}, err
+		}
 		if added, err := finalizers.EnsureFinalizer(ctx, r.Client, oacp, controlplanev1.OpenshiftAssistedControlPlaneFinalizer); err != nil || added {
 			return ctrl.Result{}, err
 		}

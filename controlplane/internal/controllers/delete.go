@@ -106,6 +106,7 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, s *scope) (ctrl.Result
 		return ctrl.Result{}, err
 	}
 	controllerutil.RemoveFinalizer(s.oacp, controlplanev1.OpenshiftAssistedControlPlaneFinalizer)
+	controllerutil.RemoveFinalizer(s.oacp, controlplanev1.UpstreamOpenshiftAssistedControlPlaneFinalizer)
 	log.Info("Deleted the control plane")
 	r.Recorder.Eventf(s.oacp, nil, corev1.EventTypeNormal, "Deleted", "Delete", "Deleted the control-plane Machines, ClusterDeployment, AgentClusterInstall and ClusterImageSet")
 	return ctrl.Result{}, nil

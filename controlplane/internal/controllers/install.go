@@ -336,16 +336,21 @@ func desiredAgentClusterInstall(aci *hiveextv1beta1.AgentClusterInstall, oacp *c
 	return nil
 }
 
-// desiredClusterDeployment sets, on cd, every field the control plane decides.
+// desiredClusterDeployment sets, on cd, every field the control plane decides. The spec is
+// written when the ClusterDeployment is created only: Hive's admission webhook refuses changes to
+// it but for a few fields the control plane does not own (ClusterDeployment validateUpdate,
+// mutableFields), and one adopted from the upstream provider keeps the spec that provider wrote.
 func desiredClusterDeployment(cd *hivev1.ClusterDeployment, oacp *controlplanev1.OpenshiftAssistedControlPlane, cluster *clusterv1.Cluster) {
-	cd.Spec.ClusterName = openshiftClusterName(oacp, cluster)
-	cd.Spec.BaseDomain = oacp.Spec.Config.BaseDomain
-	cd.Spec.PullSecretRef = oacp.Spec.Config.PullSecretRef.DeepCopy()
-	cd.Spec.Platform = hivev1.Platform{AgentBareMetal: &hiveagent.BareMetalPlatform{
-		AgentSelector: metav1.LabelSelector{MatchLabels: map[string]string{clusterv1.ClusterNameLabel: cluster.Name}},
-	}}
-	cd.Spec.ClusterInstallRef = &hivev1.ClusterInstallLocalReference{
-		Group: hiveextv1beta1.Group, Version: hiveextv1beta1.Version, Kind: "AgentClusterInstall", Name: controlplanev1.ClusterDeploymentKey(cluster).Name,
+	if cd.CreationTimestamp.IsZero() {
+		cd.Spec.ClusterName = openshiftClusterName(oacp, cluster)
+		cd.Spec.BaseDomain = oacp.Spec.Config.BaseDomain
+		cd.Spec.PullSecretRef = oacp.Spec.Config.PullSecretRef.DeepCopy()
+		cd.Spec.Platform = hivev1.Platform{AgentBareMetal: &hiveagent.BareMetalPlatform{
+			AgentSelector: metav1.LabelSelector{MatchLabels: map[string]string{clusterv1.ClusterNameLabel: cluster.Name}},
+		}}
+		cd.Spec.ClusterInstallRef = &hivev1.ClusterInstallLocalReference{
+			Group: hiveextv1beta1.Group, Version: hiveextv1beta1.Version, Kind: "AgentClusterInstall", Name: controlplanev1.ClusterDeploymentKey(cluster).Name,
+		}
 	}
 	if cd.Labels == nil {
 		cd.Labels = map[string]string{}
@@ -392,12 +397,21 @@ func (r *Reconciler) reconcileClusterImageSet(ctx context.Context, s *scope) err
 
 func (r *Reconciler) reconcileClusterDeployment(ctx context.Context, s *scope) error {
 	key := controlplanev1.ClusterDeploymentKey(s.cluster)
+	existing := &hivev1.ClusterDeployment{}
+	switch err := r.Client.Get(ctx, key, existing); {
+	case err == nil:
+		if err := r.takeOver(ctx, s, existing, "ClusterDeployment"); err != nil {
+			return err
+		}
+	case !apierrors.IsNotFound(err):
+		return fmt.Errorf("getting ClusterDeployment %s: %w", key.Name, err)
+	case s.oacp.Name != key.Name:
+		if err := r.refuseUpstreamName(ctx, s); err != nil {
+			return err
+		}
+	}
 	cd := &hivev1.ClusterDeployment{ObjectMeta: metav1.ObjectMeta{Namespace: key.Namespace, Name: key.Name}}
 	if _, err := controllerutil.CreateOrPatch(ctx, r.Client, cd, func() error {
-		if !cd.CreationTimestamp.IsZero() && !metav1.IsControlledBy(cd, s.oacp) {
-			return reconciler.NewProblem(controlplanev1.AvailableCondition, controlplanev1.NotOwnedReason,
-				fmt.Errorf("ClusterDeployment %s exists and is not owned by this control plane: it is not taken over; delete it, or name the Cluster otherwise", cd.Name))
-		}
 		desiredClusterDeployment(cd, s.oacp, s.cluster)
 		return controllerutil.SetControllerReference(s.oacp, cd, r.Client.Scheme())
 	}); err != nil {
@@ -417,8 +431,13 @@ func (r *Reconciler) reconcileAgentClusterInstall(ctx context.Context, s *scope)
 	case err != nil:
 		return fmt.Errorf("getting AgentClusterInstall %s: %w", key.Name, err)
 	case !metav1.IsControlledBy(aci, s.oacp):
-		return reconciler.NewProblem(controlplanev1.AvailableCondition, controlplanev1.NotOwnedReason,
-			fmt.Errorf("AgentClusterInstall %s exists and is not owned by this control plane: it is not taken over; delete it, or name the Cluster otherwise", key.Name))
+		if err := r.takeOver(ctx, s, aci, "AgentClusterInstall"); err != nil {
+			return err
+		}
+		if installStarted(aci) || cdInstalled(s.cd) {
+			s.aci = aci
+			return nil
+		}
 	case installStarted(aci) || cdInstalled(s.cd):
 		// Once assisted-service installs, the install-time settings are fixed.
 		s.aci = aci

@@ -127,7 +127,14 @@ func (r *Reconciler) configOutdated(ctx context.Context, s *scope, m *clusterv1.
 		}
 		return "", fmt.Errorf("getting the OpenshiftAssistedConfig of Machine %s: %w", m.Name, err)
 	}
-	if !apiequality.Semantic.DeepEqual(&config.Spec, desiredConfigSpec(s.oacp)) {
+	// Upstream's control plane copies openshiftAssistedConfigSpec as it is: a config without a
+	// pull secret uses the ClusterDeployment's, spec.config.pullSecretRef, which is what
+	// desiredConfigSpec writes. Such a config is not outdated for that.
+	spec := config.Spec.DeepCopy()
+	if spec.PullSecretRef == nil {
+		spec.PullSecretRef = s.oacp.Spec.Config.PullSecretRef.DeepCopy()
+	}
+	if !apiequality.Semantic.DeepEqual(spec, desiredConfigSpec(s.oacp)) {
 		return "its OpenshiftAssistedConfig differs from spec.openshiftAssistedConfigSpec", nil
 	}
 	return "", nil

@@ -144,7 +144,7 @@ func (r *AgentClusterReconciler) Reconcile(ctx context.Context, req ctrl.Request
 		}
 	}
 	if ac.DeletionTimestamp.IsZero() {
-		if replaced, err := replaceFinalizer(ctx, r.Client, ac, infrav1.UpstreamAgentClusterFinalizer, infrav1.AgentClusterFinalizer); err != nil || replaced {
+		if replaced, err := reconciler.ReplaceFinalizer(ctx, r.Client, ac, infrav1.UpstreamAgentClusterFinalizer, infrav1.AgentClusterFinalizer); err != nil || replaced {
 			return ctrl.Result{}, err
 		}
 		if added, err := finalizers.EnsureFinalizer(ctx, r.Client, ac, infrav1.AgentClusterFinalizer); err != nil || added {
@@ -362,26 +362,9 @@ func (r *AgentClusterReconciler) adoptUpstreamObject(ctx context.Context, ac *in
 	if err := r.Client.Get(ctx, client.ObjectKeyFromObject(obj), existing); err != nil {
 		return fmt.Errorf("getting %T %s: %w", obj, obj.GetName(), err)
 	}
-	if metav1.GetControllerOf(existing) != nil || !slices.ContainsFunc(existing.GetOwnerReferences(), func(o metav1.OwnerReference) bool { return o.UID == ac.UID }) {
-		return nil
-	}
-	before, ok := existing.DeepCopyObject().(client.Object)
-	if !ok {
-		return fmt.Errorf("copying %T", existing)
-	}
-	// Upstream's reference (same group, kind and name) becomes a controller reference.
-	existing.SetOwnerReferences(util.EnsureOwnerRef(existing.GetOwnerReferences(),
-		*metav1.NewControllerRef(ac, infrav1.GroupVersion.WithKind("AgentCluster"))))
-	merged := existing.GetLabels()
-	if merged == nil {
-		merged = map[string]string{}
-	}
-	for k, v := range labels {
-		merged[k] = v
-	}
-	existing.SetLabels(merged)
-	if err := r.Client.Patch(ctx, existing, lockedPatch(before)); err != nil {
-		return fmt.Errorf("adopting %T %s, which cluster-api-provider-agent created: %w", obj, obj.GetName(), err)
+	adopted, err := reconciler.AdoptOwned(ctx, r.Client, ac, infrav1.GroupVersion.WithKind("AgentCluster"), existing, labels)
+	if err != nil || !adopted {
+		return err
 	}
 	ctrl.LoggerFrom(ctx).Info("Adopted an object cluster-api-provider-agent created", "kind", fmt.Sprintf("%T", obj), "name", obj.GetName())
 	r.Recorder.Eventf(ac, existing, corev1.EventTypeNormal, "Adopted", "Adopt",

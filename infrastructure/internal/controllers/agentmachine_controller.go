@@ -36,7 +36,6 @@ import (
 	"sigs.k8s.io/cluster-api/util/paused"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	infrav1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/infrastructure/v1beta1"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/reconciler"
@@ -145,7 +144,7 @@ func (r *AgentMachineReconciler) Reconcile(ctx context.Context, req ctrl.Request
 	ctx = ctrl.LoggerInto(ctx, log)
 
 	if am.DeletionTimestamp.IsZero() {
-		if replaced, err := replaceFinalizer(ctx, r.Client, am, infrav1.UpstreamAgentMachineFinalizer, infrav1.AgentMachineFinalizer); err != nil || replaced {
+		if replaced, err := reconciler.ReplaceFinalizer(ctx, r.Client, am, infrav1.UpstreamAgentMachineFinalizer, infrav1.AgentMachineFinalizer); err != nil || replaced {
 			return ctrl.Result{}, err
 		}
 		if added, err := finalizers.EnsureFinalizer(ctx, r.Client, am, infrav1.AgentMachineFinalizer); err != nil || added {
@@ -176,25 +175,6 @@ func (r *AgentMachineReconciler) Reconcile(ctx context.Context, req ctrl.Request
 		return r.reconcileDelete(ctx, s)
 	}
 	return r.reconcileNormal(ctx, s)
-}
-
-// replaceFinalizer swaps finalizer from for to on obj in one patch (optimistic lock): from is
-// cluster-api-provider-agent's finalizer on an object it created, which nothing would ever
-// remove after a switch to this provider. The change wakes the next reconcile.
-func replaceFinalizer(ctx context.Context, c client.Client, obj client.Object, from, to string) (bool, error) {
-	if !controllerutil.ContainsFinalizer(obj, from) {
-		return false, nil
-	}
-	before, ok := obj.DeepCopyObject().(client.Object)
-	if !ok {
-		return false, fmt.Errorf("copying %T", obj)
-	}
-	controllerutil.RemoveFinalizer(obj, from)
-	controllerutil.AddFinalizer(obj, to)
-	if err := c.Patch(ctx, obj, lockedPatch(before)); err != nil {
-		return false, fmt.Errorf("replacing cluster-api-provider-agent's finalizer %s: %w", from, err)
-	}
-	return true, nil
 }
 
 func (r *AgentMachineReconciler) reconcileNormal(ctx context.Context, s *machineScope) (ctrl.Result, error) {
