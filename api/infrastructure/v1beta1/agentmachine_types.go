@@ -43,7 +43,9 @@ const (
 	// Secrets that carry it, and labels a referenced one itself on first read), so that a
 	// rotated token reaches it at once.
 	AssistedWatchLabel = "agent-install.openshift.io/watch"
-	// BackupLabel puts the Secret in the hub backups of Red Hat Advanced Cluster Management.
+	// BackupLabel puts an object in the hub backups of Red Hat Advanced Cluster Management: the
+	// token Secrets, the AgentClusters once provisioned and the AgentMachines once bound, as
+	// cluster-api-provider-agent labels them.
 	BackupLabel = "cluster.open-cluster-management.io/backup"
 )
 

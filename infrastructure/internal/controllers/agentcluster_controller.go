@@ -179,6 +179,21 @@ func (r *AgentClusterReconciler) Reconcile(ctx context.Context, req ctrl.Request
 	return r.reconcileNormal(ctx, ac, cluster)
 }
 
+// ensureBackupLabel puts obj in the hub backups of Red Hat Advanced Cluster Management, as
+// cluster-api-provider-agent labels its AgentClusters and AgentMachines (ensureBackupLabel,
+// controllers/common.go); a value the user set is kept. It is set with the claim or the
+// provisioning, in the patch that writes their spec, so it costs no write of its own.
+func ensureBackupLabel(obj metav1.Object) {
+	if _, ok := obj.GetLabels()[infrav1.BackupLabel]; !ok {
+		labels := obj.GetLabels()
+		if labels == nil {
+			labels = map[string]string{}
+		}
+		labels[infrav1.BackupLabel] = "true"
+		obj.SetLabels(labels)
+	}
+}
+
 func setCDCondition(ac *infrav1.AgentCluster, status metav1.ConditionStatus, reason, message string) {
 	conditions.Set(ac, metav1.Condition{Type: infrav1.ClusterDeploymentReadyCondition, Status: status, Reason: reason, Message: message})
 }
@@ -243,6 +258,7 @@ func (r *AgentClusterReconciler) reconcileNormal(ctx context.Context, ac *infrav
 		return ctrl.Result{}, nil
 	}
 	ac.Status.ClusterDeploymentRef = ref
+	ensureBackupLabel(ac)
 	if err := r.syncIgnitionEndpoint(ctx, ac, cd); err != nil {
 		return ctrl.Result{}, err
 	}

@@ -86,6 +86,7 @@ func TestAgentClusterCreatesClusterDeployment(t *testing.T) {
 		g.Expect(env.Client.Get(ctx, key, ac)).To(Succeed())
 		g.Expect(ac.Spec.ClusterDeploymentRef).To(Equal(&infrav1.ClusterDeploymentReference{Namespace: ns, Name: "c1"}))
 		g.Expect(ac.Status.Initialization.Provisioned).To(Equal(ptr.To(true)))
+		g.Expect(ac.Labels).To(HaveKeyWithValue(infrav1.BackupLabel, "true"), "in ACM's hub backups, as cluster-api-provider-agent labels it")
 		g.Expect(conditions.IsTrue(ac, infrav1.ClusterDeploymentReadyCondition)).To(BeTrue())
 		g.Expect(ac.Status.FailureDomains).To(Equal([]clusterv1.FailureDomain{
 			{Name: "rack-a", ControlPlane: ptr.To(true)}, {Name: "rack-b", ControlPlane: ptr.To(true)},

@@ -105,6 +105,7 @@ func TestClaimAndInstall(t *testing.T) {
 	g.Eventually(func(g Gomega) {
 		am = getAM(g, ctx, f.ns, "m1")
 		g.Expect(am.Spec.ProviderID).To(Equal("agent://" + name))
+		g.Expect(am.Labels).To(HaveKeyWithValue(infrav1.BackupLabel, "true"), "in ACM's hub backups, as cluster-api-provider-agent labels it")
 		g.Expect(am.Status.AgentRef).To(Equal(&infrav1.AgentReference{Namespace: f.ns, Name: name}))
 		g.Expect(conditions.IsTrue(am, infrav1.AgentReservedCondition)).To(BeTrue())
 		g.Expect(am.Status.Addresses).To(ContainElements(
