@@ -27,8 +27,14 @@ import (
 	"time"
 
 	. "github.com/onsi/gomega"
+	hivev1 "github.com/openshift/hive/apis/hive/v1"
 	"github.com/spf13/pflag"
 	coordinationv1 "k8s.io/api/coordination/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
+	"k8s.io/utils/ptr"
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	infrav1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/infrastructure/v1beta1"
@@ -88,6 +94,13 @@ func TestStartsWithHyperShiftArguments(t *testing.T) {
 	agents, err := env.CreateNamespace(ctx, "agents")
 	g.Expect(err).NotTo(HaveOccurred())
 
+	// The manager runs as HyperShift's capi-provider service account, with only the Roles
+	// HyperShift grants it: no cluster-scoped rights.
+	g.Expect(grantHyperShiftRoles(ctx, env.Client, hcp, agents)).To(Succeed())
+	cfg := rest.CopyConfig(env.Config)
+	cfg.Impersonate = rest.ImpersonationConfig{UserName: "system:serviceaccount:" + hcp + ":capi-provider"}
+	g.Expect(testenv.InstallHostedControlPlaneCRD(ctx, env.Client)).To(Succeed())
+
 	health, metrics := freeAddress(t), freeAddress(t)
 	args := []string{
 		"--namespace", hcp,
@@ -109,7 +122,7 @@ func TestStartsWithHyperShiftArguments(t *testing.T) {
 
 	done := make(chan error, 1)
 	go func() {
-		done <- manager.Run(ctx, env.Config, opts, env.Scheme, manager.SetupWith(setup.Setup, providerOpts))
+		done <- manager.Run(ctx, cfg, opts, env.Scheme, manager.SetupWith(setup.Setup, providerOpts))
 	}()
 	g.Eventually(func(g Gomega) {
 		select {
@@ -133,6 +146,25 @@ func TestStartsWithHyperShiftArguments(t *testing.T) {
 	}, 60*time.Second, 200*time.Millisecond).Should(Succeed())
 	g.Expect(opts.WebhookPort).To(BeZero(), "no webhook server: the provider has no webhooks and HyperShift gives it no certificates")
 
+	// The controllers work under those Roles: the AgentCluster of a hosted cluster gets the
+	// installed cluster's ClusterDeployment, made of its HostedControlPlane.
+	g.Expect(createHostedCluster(ctx, env.Client, hcp)).To(Succeed())
+	g.Eventually(func(g Gomega) {
+		select {
+		case err := <-done:
+			g.Expect(err).NotTo(HaveOccurred(), "the manager stopped")
+			g.Expect(false).To(BeTrue(), "the manager stopped")
+		default:
+		}
+		ac := &infrav1.AgentCluster{}
+		g.Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: hcp, Name: "hc1"}, ac)).To(Succeed())
+		g.Expect(ac.Status.Initialization.Provisioned).To(Equal(ptr.To(true)), "%+v", ac.Status.Conditions)
+		cd := &hivev1.ClusterDeployment{}
+		g.Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: hcp, Name: "hc1"}, cd)).To(Succeed())
+		g.Expect(cd.Spec.Installed).To(BeTrue())
+		g.Expect(cd.Spec.ClusterMetadata.AdminKubeconfigSecretRef.Name).To(Equal("admin-kubeconfig"))
+	}, 60*time.Second, 200*time.Millisecond).Should(Succeed())
+
 	cancel()
 	select {
 	case err := <-done:
@@ -140,4 +172,76 @@ func TestStartsWithHyperShiftArguments(t *testing.T) {
 	case <-time.After(30 * time.Second):
 		t.Fatalf("the manager did not stop: %s", strings.Join(args, " "))
 	}
+}
+
+// grantHyperShiftRoles grants the capi-provider service account of the hosted control plane's
+// namespace what HyperShift grants the agent provider: its Role capi-provider
+// (control-plane-operator .../v2/assets/capi-provider/role.yaml) with the agent platform's
+// CAPIProviderPolicyRules, and agent access in the agent namespace (ReconcileCAPIProviderRole).
+func grantHyperShiftRoles(ctx context.Context, c client.Client, hcp, agents string) error {
+	all := []string{rbacv1.VerbAll}
+	roles := map[string][]rbacv1.PolicyRule{
+		hcp: {
+			{APIGroups: []string{""}, Resources: []string{"events", "secrets", "configmaps"}, Verbs: all},
+			{APIGroups: []string{"bootstrap.cluster.x-k8s.io", "controlplane.cluster.x-k8s.io", "infrastructure.cluster.x-k8s.io",
+				"machines.cluster.x-k8s.io", "exp.infrastructure.cluster.x-k8s.io", "addons.cluster.x-k8s.io", "exp.cluster.x-k8s.io",
+				"cluster.x-k8s.io"}, Resources: []string{"*", "*/status"}, Verbs: all},
+			{APIGroups: []string{"hypershift.openshift.io"}, Resources: []string{"*"}, Verbs: all},
+			{APIGroups: []string{"coordination.k8s.io"}, Resources: []string{"leases"}, Verbs: all},
+			{APIGroups: []string{"extensions.hive.openshift.io"}, Resources: []string{"agentclusterinstalls"}, Verbs: all},
+			{APIGroups: []string{infrav1.GroupVersion.Group}, Resources: []string{"*"}, Verbs: all},
+			{APIGroups: []string{"hive.openshift.io"}, Resources: []string{"clusterdeployments"}, Verbs: all},
+		},
+		agents: {{APIGroups: []string{"agent-install.openshift.io"}, Resources: []string{"agents"},
+			Verbs: []string{"get", "list", "watch", "update", "patch"}}},
+	}
+	for ns, rules := range roles {
+		role := &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "capi-provider"}, Rules: rules}
+		binding := &rbacv1.RoleBinding{
+			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "capi-provider"},
+			RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: role.Name},
+			Subjects:   []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Namespace: hcp, Name: "capi-provider"}},
+		}
+		for _, obj := range []client.Object{role, binding} {
+			if err := c.Create(ctx, obj); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// createHostedCluster creates what HyperShift creates for a hosted cluster hc1 of the agent
+// platform (hostedcluster_controller.go reconcileCAPICluster and reconcileAgentCluster): its
+// HostedControlPlane with the fields it reports once started, the Cluster and the AgentCluster,
+// owned by the Cluster as Cluster API's Cluster controller makes it.
+func createHostedCluster(ctx context.Context, c client.Client, ns string) error {
+	hcp := testenv.HostedControlPlane(ns, "hc1", ns)
+	if err := c.Create(ctx, hcp); err != nil {
+		return err
+	}
+	if err := testenv.HostedControlPlaneStarted(hcp); err != nil {
+		return err
+	}
+	if err := c.Status().Update(ctx, hcp); err != nil {
+		return err
+	}
+	cluster := &clusterv1.Cluster{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "hc1-x1"},
+		Spec: clusterv1.ClusterSpec{
+			ControlPlaneRef:   clusterv1.ContractVersionedObjectReference{APIGroup: "hypershift.openshift.io", Kind: "HostedControlPlane", Name: "hc1"},
+			InfrastructureRef: clusterv1.ContractVersionedObjectReference{APIGroup: infrav1.GroupVersion.Group, Kind: "AgentCluster", Name: "hc1"},
+		},
+	}
+	if err := c.Create(ctx, cluster); err != nil {
+		return err
+	}
+	return c.Create(ctx, &infrav1.AgentCluster{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "hc1", OwnerReferences: []metav1.OwnerReference{{
+			APIVersion: clusterv1.GroupVersion.String(), Kind: "Cluster", Name: cluster.Name, UID: cluster.UID}}},
+		Spec: infrav1.AgentClusterSpec{
+			ControlPlaneEndpoint: clusterv1.APIEndpoint{Host: "api.hc1.example.com", Port: 6443},
+			IgnitionEndpoint:     &infrav1.IgnitionEndpoint{Url: "https://ignition.hc1.example.com/ignition"},
+		},
+	})
 }

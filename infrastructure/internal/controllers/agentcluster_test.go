@@ -28,7 +28,6 @@ import (
 	eventsv1 "k8s.io/api/events/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/utils/ptr"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	"sigs.k8s.io/cluster-api/util/conditions"
@@ -369,38 +368,14 @@ func TestAgentClusterOfAHostedControlPlane(t *testing.T) {
 	g.Expect(apierrors.IsNotFound(env.Client.Get(ctx, key, &hivev1.ClusterDeployment{}))).To(BeTrue(), "no ClusterDeployment before the HostedControlPlane")
 
 	// A HostedControlPlane as HyperShift writes it for the agent platform.
-	hcp := &unstructured.Unstructured{Object: map[string]any{
-		"apiVersion": "hypershift.openshift.io/v1beta1", "kind": "HostedControlPlane",
-		"metadata": map[string]any{"namespace": ns, "name": "hosted"},
-		"spec": map[string]any{
-			"dns": map[string]any{"baseDomain": "hosted.example.com"},
-			"etcd": map[string]any{"managementType": "Managed",
-				"managed": map[string]any{"storage": map[string]any{"type": "PersistentVolume"}}},
-			"infraID":      "hosted-x7k2p",
-			"issuerURL":    "https://kubernetes.default.svc",
-			"platform":     map[string]any{"type": "Agent", "agent": map[string]any{"agentNamespace": ns}},
-			"pullSecret":   map[string]any{"name": "pull-secret"},
-			"releaseImage": "quay.io/openshift-release-dev/ocp-release:4.19.0-x86_64",
-			"sshKey":       map[string]any{"name": "ssh-key"},
-			"services": []any{
-				map[string]any{"service": "APIServer", "servicePublishingStrategy": map[string]any{"type": "LoadBalancer"}},
-				map[string]any{"service": "OAuthServer", "servicePublishingStrategy": map[string]any{"type": "Route"}},
-				map[string]any{"service": "Konnectivity", "servicePublishingStrategy": map[string]any{"type": "Route"}},
-				map[string]any{"service": "Ignition", "servicePublishingStrategy": map[string]any{"type": "Route"}},
-			},
-		},
-	}}
+	hcp := testenv.HostedControlPlane(ns, "hosted", ns)
 	g.Expect(env.Client.Create(ctx, hcp)).To(Succeed())
 	g.Eventually(func(g Gomega) {
 		got := &infrav1.AgentCluster{}
 		g.Expect(env.Client.Get(ctx, key, got)).To(Succeed())
 		g.Expect(conditions.Get(got, infrav1.ClusterDeploymentReadyCondition).Message).To(ContainSubstring(".status.kubeConfig.name"))
 	}, timeout, interval).Should(Succeed())
-	g.Expect(unstructured.SetNestedMap(hcp.Object, map[string]any{
-		"initialized": true, "ready": true,
-		"kubeConfig":        map[string]any{"name": "admin-kubeconfig", "key": "kubeconfig"},
-		"kubeadminPassword": map[string]any{"name": "kubeadmin-password"},
-	}, "status")).To(Succeed())
+	g.Expect(testenv.HostedControlPlaneStarted(hcp)).To(Succeed())
 	g.Expect(env.Client.Status().Update(ctx, hcp)).To(Succeed())
 
 	g.Eventually(func(g Gomega) {

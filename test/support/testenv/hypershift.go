@@ -26,6 +26,7 @@ import (
 	"time"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
@@ -78,4 +79,40 @@ func InstallHostedControlPlaneCRD(ctx context.Context, c client.Client) error {
 		}
 		return false, nil
 	})
+}
+
+// HostedControlPlane is a HostedControlPlane as HyperShift writes it for the agent platform
+// (hostedcontrolplane of hostedcluster_controller.go), without status.
+func HostedControlPlane(ns, name, agentNamespace string) *unstructured.Unstructured {
+	return &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "hypershift.openshift.io/v1beta1", "kind": "HostedControlPlane",
+		"metadata": map[string]any{"namespace": ns, "name": name},
+		"spec": map[string]any{
+			"dns": map[string]any{"baseDomain": name + ".example.com"},
+			"etcd": map[string]any{"managementType": "Managed",
+				"managed": map[string]any{"storage": map[string]any{"type": "PersistentVolume"}}},
+			"infraID":      name + "-x7k2p",
+			"issuerURL":    "https://kubernetes.default.svc",
+			"platform":     map[string]any{"type": "Agent", "agent": map[string]any{"agentNamespace": agentNamespace}},
+			"pullSecret":   map[string]any{"name": "pull-secret"},
+			"releaseImage": "quay.io/openshift-release-dev/ocp-release:4.19.0-x86_64",
+			"sshKey":       map[string]any{"name": "ssh-key"},
+			"services": []any{
+				map[string]any{"service": "APIServer", "servicePublishingStrategy": map[string]any{"type": "LoadBalancer"}},
+				map[string]any{"service": "OAuthServer", "servicePublishingStrategy": map[string]any{"type": "Route"}},
+				map[string]any{"service": "Konnectivity", "servicePublishingStrategy": map[string]any{"type": "Route"}},
+				map[string]any{"service": "Ignition", "servicePublishingStrategy": map[string]any{"type": "Route"}},
+			},
+		},
+	}}
+}
+
+// HostedControlPlaneStarted sets, on hcp, the status HyperShift reports once the hosted
+// control plane runs: initialized, ready, its admin kubeconfig and kubeadmin password Secrets.
+func HostedControlPlaneStarted(hcp *unstructured.Unstructured) error {
+	return unstructured.SetNestedMap(hcp.Object, map[string]any{
+		"initialized": true, "ready": true,
+		"kubeConfig":        map[string]any{"name": "admin-kubeconfig", "key": "kubeconfig"},
+		"kubeadminPassword": map[string]any{"name": "kubeadmin-password"},
+	}, "status")
 }
