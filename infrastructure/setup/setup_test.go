@@ -27,9 +27,12 @@ import (
 	"time"
 
 	. "github.com/onsi/gomega"
+	aiv1beta1 "github.com/openshift/assisted-service/api/v1beta1"
+	conditionsv1 "github.com/openshift/custom-resource-status/conditions/v1"
 	hivev1 "github.com/openshift/hive/apis/hive/v1"
 	"github.com/spf13/pflag"
 	coordinationv1 "k8s.io/api/coordination/v1"
+	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
@@ -147,8 +150,10 @@ func TestStartsWithHyperShiftArguments(t *testing.T) {
 	g.Expect(opts.WebhookPort).To(BeZero(), "no webhook server: the provider has no webhooks and HyperShift gives it no certificates")
 
 	// The controllers work under those Roles: the AgentCluster of a hosted cluster gets the
-	// installed cluster's ClusterDeployment, made of its HostedControlPlane.
+	// installed cluster's ClusterDeployment, made of its HostedControlPlane, and a NodePool's
+	// Machine claims an Agent of the agent namespace.
 	g.Expect(createHostedCluster(ctx, env.Client, hcp)).To(Succeed())
+	g.Expect(createNodePoolMachine(ctx, env.Client, hcp, agents)).To(Succeed())
 	g.Eventually(func(g Gomega) {
 		select {
 		case err := <-done:
@@ -163,6 +168,21 @@ func TestStartsWithHyperShiftArguments(t *testing.T) {
 		g.Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: hcp, Name: "hc1"}, cd)).To(Succeed())
 		g.Expect(cd.Spec.Installed).To(BeTrue())
 		g.Expect(cd.Spec.ClusterMetadata.AdminKubeconfigSecretRef.Name).To(Equal("admin-kubeconfig"))
+	}, 60*time.Second, 200*time.Millisecond).Should(Succeed())
+	// What Cluster API's Cluster controller reports then.
+	cluster := &clusterv1.Cluster{}
+	g.Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: hcp, Name: "hc1-x1"}, cluster)).To(Succeed())
+	cluster.Status.Initialization.InfrastructureProvisioned = ptr.To(true)
+	g.Expect(env.Client.Status().Update(ctx, cluster)).To(Succeed())
+	g.Eventually(func(g Gomega) {
+		am := &infrav1.AgentMachine{}
+		g.Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: hcp, Name: "hc1-np-1"}, am)).To(Succeed())
+		g.Expect(am.Spec.ProviderID).To(Equal("agent://host-1"), "%+v", am.Status.Conditions)
+		agent := &aiv1beta1.Agent{}
+		g.Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: agents, Name: "host-1"}, agent)).To(Succeed())
+		g.Expect(agent.Spec.ClusterDeploymentName).To(Equal(&aiv1beta1.ClusterReference{Namespace: hcp, Name: "hc1"}))
+		g.Expect(agent.Spec.MachineConfigPool).To(Equal("ignition"), "the last segment of HyperShift's ignition URL")
+		g.Expect(agent.Spec.IgnitionEndpointHTTPHeaders).To(HaveKeyWithValue("NodePool", hcp+"/np"))
 	}, 60*time.Second, 200*time.Millisecond).Should(Succeed())
 
 	cancel()
@@ -244,4 +264,76 @@ func createHostedCluster(ctx context.Context, c client.Client, ns string) error 
 			IgnitionEndpoint:     &infrav1.IgnitionEndpoint{Url: "https://ignition.hc1.example.com/ignition"},
 		},
 	})
+}
+
+// createNodePoolMachine creates what HyperShift's NodePool controller and Cluster API make for one
+// node of NodePool np (nodepool/agent.go: an AgentMachineTemplate with the pool's
+// agentLabelSelector; the Machine's bootstrap data is HyperShift's pointer ignition with its
+// token and headers), and one approved Agent in the agent namespace, as assisted-service
+// registers it.
+func createNodePoolMachine(ctx context.Context, c client.Client, ns, agents string) error {
+	selector := &metav1.LabelSelector{MatchLabels: map[string]string{"pool": "np"}}
+	amt := &infrav1.AgentMachineTemplate{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "np-5f7c9"},
+		Spec:       infrav1.AgentMachineTemplateSpec{Template: infrav1.AgentMachineTemplateResource{Spec: infrav1.AgentMachineSpec{AgentLabelSelector: selector}}},
+	}
+	data := &corev1.Secret{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "user-data-np-1"},
+		Data: map[string][]byte{"format": []byte("ignition"), "value": []byte(`{"ignition":{"version":"3.2.0","config":{"merge":[{` +
+			`"source":"https://ignition.hc1.example.com/ignition","httpHeaders":[{"name":"Authorization","value":"Bearer dG9rZW4="},` +
+			`{"name":"NodePool","value":"` + ns + `/np"},{"name":"TargetConfigVersionHash","value":"4a1d2b3c"}]}]}}}`)},
+	}
+	m := &clusterv1.Machine{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "hc1-np-1", Labels: map[string]string{clusterv1.ClusterNameLabel: "hc1-x1"}},
+		Spec: clusterv1.MachineSpec{
+			ClusterName:       "hc1-x1",
+			Bootstrap:         clusterv1.Bootstrap{DataSecretName: ptr.To(data.Name)},
+			InfrastructureRef: clusterv1.ContractVersionedObjectReference{APIGroup: infrav1.GroupVersion.Group, Kind: "AgentMachine", Name: "hc1-np-1"},
+		},
+	}
+	for _, obj := range []client.Object{amt, data, m} {
+		if err := c.Create(ctx, obj); err != nil {
+			return err
+		}
+	}
+	// As Cluster API's MachineSet controller clones it from the template, owned by the Machine.
+	am := &infrav1.AgentMachine{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: m.Name, Labels: map[string]string{clusterv1.ClusterNameLabel: "hc1-x1"},
+			OwnerReferences: []metav1.OwnerReference{*metav1.NewControllerRef(m, clusterv1.GroupVersion.WithKind("Machine"))}},
+		Spec: *amt.Spec.Template.Spec.DeepCopy(),
+	}
+	if err := c.Create(ctx, am); err != nil {
+		return err
+	}
+	agent := &aiv1beta1.Agent{
+		ObjectMeta: metav1.ObjectMeta{Namespace: agents, Name: "host-1", Labels: map[string]string{"pool": "np"}},
+		Spec:       aiv1beta1.AgentSpec{Approved: true, Role: "worker"},
+	}
+	if err := c.Create(ctx, agent); err != nil {
+		return err
+	}
+	now := metav1.Now()
+	for _, cond := range []struct {
+		t      conditionsv1.ConditionType
+		s      corev1.ConditionStatus
+		reason string
+	}{
+		{aiv1beta1.ConnectedCondition, corev1.ConditionTrue, aiv1beta1.AgentConnectedReason},
+		{aiv1beta1.ValidatedCondition, corev1.ConditionTrue, aiv1beta1.ValidationsPassingReason},
+		{aiv1beta1.RequirementsMetCondition, corev1.ConditionTrue, aiv1beta1.AgentReadyReason},
+		{aiv1beta1.SpecSyncedCondition, corev1.ConditionTrue, aiv1beta1.SyncedOkReason},
+		{aiv1beta1.InstalledCondition, corev1.ConditionFalse, aiv1beta1.InstallationNotStartedReason},
+		{aiv1beta1.BoundCondition, corev1.ConditionFalse, aiv1beta1.UnboundReason},
+	} {
+		agent.Status.Conditions = append(agent.Status.Conditions, conditionsv1.Condition{Type: cond.t, Status: cond.s, Reason: cond.reason,
+			Message: cond.reason, LastHeartbeatTime: now, LastTransitionTime: now})
+	}
+	agent.Status.Inventory = aiv1beta1.HostInventory{
+		Hostname: "host-1",
+		Cpu:      aiv1beta1.HostCPU{Count: 8, Architecture: "x86_64", Flags: []string{}},
+		Memory:   aiv1beta1.HostMemory{PhysicalBytes: 32 << 30},
+		Interfaces: []aiv1beta1.HostInterface{{Name: "eth0", MacAddress: "52:54:00:00:00:01",
+			IPV4Addresses: []string{"192.168.111.11/24"}, IPV6Addresses: []string{}, Flags: []string{}}},
+	}
+	return c.Status().Update(ctx, agent)
 }
