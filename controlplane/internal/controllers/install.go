@@ -430,18 +430,15 @@ func (r *Reconciler) reconcileAgentClusterInstall(ctx context.Context, s *scope)
 		aci = &hiveextv1beta1.AgentClusterInstall{ObjectMeta: metav1.ObjectMeta{Namespace: key.Namespace, Name: key.Name}}
 	case err != nil:
 		return fmt.Errorf("getting AgentClusterInstall %s: %w", key.Name, err)
-	case !metav1.IsControlledBy(aci, s.oacp):
+	default:
 		if err := r.takeOver(ctx, s, aci, "AgentClusterInstall"); err != nil {
 			return err
 		}
 		if installStarted(aci) || cdInstalled(s.cd) {
+			// Once assisted-service installs, the install-time settings are fixed.
 			s.aci = aci
 			return nil
 		}
-	case installStarted(aci) || cdInstalled(s.cd):
-		// Once assisted-service installs, the install-time settings are fixed.
-		s.aci = aci
-		return nil
 	}
 	workers, err := r.day1Workers(ctx, s)
 	if err != nil {

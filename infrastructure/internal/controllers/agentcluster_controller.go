@@ -183,14 +183,9 @@ func (r *AgentClusterReconciler) Reconcile(ctx context.Context, req ctrl.Request
 // cluster-api-provider-agent labels its AgentClusters and AgentMachines (ensureBackupLabel,
 // controllers/common.go); a value the user set is kept. It is set with the claim or the
 // provisioning, in the patch that writes their spec, so it costs no write of its own.
-func ensureBackupLabel(obj metav1.Object) {
-	if _, ok := obj.GetLabels()[infrav1.BackupLabel]; !ok {
-		labels := obj.GetLabels()
-		if labels == nil {
-			labels = map[string]string{}
-		}
-		labels[infrav1.BackupLabel] = "true"
-		obj.SetLabels(labels)
+func ensureBackupLabel(obj *metav1.ObjectMeta) {
+	if !metav1.HasLabel(*obj, infrav1.BackupLabel) {
+		metav1.SetMetaDataLabel(obj, infrav1.BackupLabel, "true")
 	}
 }
 
@@ -258,7 +253,7 @@ func (r *AgentClusterReconciler) reconcileNormal(ctx context.Context, ac *infrav
 		return ctrl.Result{}, nil
 	}
 	ac.Status.ClusterDeploymentRef = ref
-	ensureBackupLabel(ac)
+	ensureBackupLabel(&ac.ObjectMeta)
 	if err := r.syncIgnitionEndpoint(ctx, ac, cd); err != nil {
 		return ctrl.Result{}, err
 	}

@@ -224,7 +224,7 @@ func (r *AgentMachineReconciler) reconcileNormal(ctx context.Context, s *machine
 
 	am.Status.AgentRef = &infrav1.AgentReference{Namespace: agent.Namespace, Name: agent.Name}
 	am.Spec.ProviderID = infrav1.ProviderIDPrefix + agent.Name
-	ensureBackupLabel(am)
+	ensureBackupLabel(&am.ObjectMeta)
 	am.Status.FailureDomain = agent.Labels[infrav1.FailureDomainLabel]
 	setReserved(am, metav1.ConditionTrue, infrav1.AgentReservedReason, "")
 	mirrorAgent(am, agent)

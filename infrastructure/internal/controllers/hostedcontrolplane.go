@@ -19,6 +19,7 @@ package controllers
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	hiveextv1beta1 "github.com/openshift/assisted-service/api/hiveextension/v1beta1"
@@ -97,7 +98,7 @@ func (r *AgentClusterReconciler) hostedControlPlane(ctx context.Context, ac *inf
 		{&hcp.kubeconfig, []string{"status", "kubeConfig", "name"}},
 	} {
 		if *f.into, _, _ = unstructured.NestedString(u.Object, f.path...); *f.into == "" {
-			missing = append(missing, fmtPath(f.path))
+			missing = append(missing, "."+strings.Join(f.path, "."))
 		}
 	}
 	if len(missing) > 0 {
@@ -105,14 +106,6 @@ func (r *AgentClusterReconciler) hostedControlPlane(ctx context.Context, ac *inf
 	}
 	hcp.kubeadminPassword, _, _ = unstructured.NestedString(u.Object, "status", "kubeadminPassword", "name")
 	return hcp, "", nil
-}
-
-func fmtPath(path []string) string {
-	out := ""
-	for _, p := range path {
-		out += "." + p
-	}
-	return out
 }
 
 // describe makes cd and aci those of the running hosted cluster: installed, with the
