@@ -30,6 +30,7 @@ import (
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	bootstrapv1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/bootstrap/v1alpha2"
 	controlplanev1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/controlplane/v1alpha3"
 )
 
@@ -86,6 +87,18 @@ func (l *Lab) Snapshot(ctx context.Context, ns string) (Snapshot, error) {
 	for _, m := range machines.Items {
 		add("Machine %s: phase=%s node=%s %s", m.Name, m.Status.Phase, m.Status.NodeRef.Name,
 			why(m.Status.Conditions, "BootstrapConfigReady", "InfrastructureReady", "NodeHealthy", "Ready"))
+	}
+	configs := &bootstrapv1.OpenshiftAssistedConfigList{}
+	if err := c.List(ctx, configs, client.InNamespace(ns)); err != nil {
+		return s, err
+	}
+	for _, cfg := range configs.Items {
+		var owners []string
+		for _, ref := range cfg.OwnerReferences {
+			owners = append(owners, ref.Kind+"/"+ref.Name)
+		}
+		add("OpenshiftAssistedConfig %s: owners=%v deleting=%v finalizers=%v %s", cfg.Name, owners, !cfg.DeletionTimestamp.IsZero(),
+			cfg.Finalizers, why(cfg.Status.Conditions, "Ready"))
 	}
 	mds := &clusterv1.MachineDeploymentList{}
 	if err := c.List(ctx, mds, client.InNamespace(ns)); err != nil {

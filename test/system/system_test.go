@@ -70,8 +70,35 @@ func startLabWithHosts(namespace, prefix string, n int) (*lab.Lab, string) {
 func expectNoneLeft(g Gomega, c client.Client, ns, where string, lists ...client.ObjectList) {
 	for _, list := range lists {
 		g.Expect(c.List(ctx, list, client.InNamespace(ns))).To(Succeed())
-		g.Expect(meta.LenList(list)).To(BeZero(), "%T left %s", list, where)
+		g.Expect(meta.LenList(list)).To(BeZero(), "%T left %s: %s", list, where, describeObjects(list))
 	}
+}
+
+// describeObjects names each object of list with what keeps it: its deletion timestamp,
+// finalizers and owners.
+func describeObjects(list client.ObjectList) string {
+	items, err := meta.ExtractList(list)
+	if err != nil {
+		return err.Error()
+	}
+	var out []string
+	for _, item := range items {
+		o, ok := item.(client.Object)
+		if !ok {
+			continue
+		}
+		var owners []string
+		for _, ref := range o.GetOwnerReferences() {
+			owners = append(owners, fmt.Sprintf("%s/%s(controller=%v)", ref.Kind, ref.Name, ptr.Deref(ref.Controller, false)))
+		}
+		deleted := "not deleted"
+		if t := o.GetDeletionTimestamp(); t != nil {
+			deleted = "deleted at " + t.UTC().Format(time.RFC3339)
+		}
+		out = append(out, fmt.Sprintf("%s (created %s, %s, finalizers %v, owners %v)", o.GetName(),
+			o.GetCreationTimestamp().UTC().Format(time.RFC3339), deleted, o.GetFinalizers(), owners))
+	}
+	return strings.Join(out, "; ")
 }
 
 // reportOnFailure prints, when a spec fails, what a person would look at first: every object of
