@@ -20,8 +20,9 @@ limitations under the License.
 //  1. get the object (not found: done);
 //  2. LeaveAlone: an object clusterctl move is deleting, or one outside this manager's
 //     --watch-filter, is not touched;
-//  3. read the owners (Machine, Cluster) and, with a Cluster, paused.EnsurePausedCondition (Cluster
-//     API's helper; without a Cluster, annotations.HasPaused);
+//  3. read the owners (Machine, Cluster): a bootstrap config or infrastructure machine that no
+//     Machine owns yet is not written to for WaitForOwner's time; with a Cluster,
+//     paused.EnsurePausedCondition (Cluster API's helper; without a Cluster, annotations.HasPaused);
 //  4. finalizers.EnsureFinalizer (Cluster API's helper) unless the object is being deleted;
 //  5. a patch.Helper whose deferred Patch writes the status, with the conditions the controller
 //     owns, and status.observedGeneration only when the reconcile succeeded; the deletion path
@@ -36,6 +37,7 @@ package reconciler
 
 import (
 	"context"
+	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
@@ -58,6 +60,27 @@ func LeaveAlone(ctx context.Context, obj metav1.Object, watchFilterValue string)
 		return true
 	}
 	return false
+}
+
+// UnownedGracePeriod is how long a bootstrap config or infrastructure machine that no Machine owns
+// yet is left untouched after its creation (WaitForOwner).
+const UnownedGracePeriod = 10 * time.Second
+
+// WaitForOwner tells, for obj that no Machine owns yet, how long to leave it untouched: the rest
+// of UnownedGracePeriod since its creation, else 0 (write to it, for instance a condition that
+// says it waits for its Machine). Cluster API's MachineSet creates a bootstrap config and an
+// infrastructure machine with server-side apply, then patches each once more (its
+// managedFields, ssa.RemoveManagedFieldsForLabelsAndAnnotations) with only three retries 10 ms
+// apart on a conflict; when they are used up it returns an error and leaves the object it
+// created, with no Machine (cluster-api v1.13 createBootstrapConfig and createInfraMachine do
+// not delete it). A reconciler that adds its finalizer and its conditions at once causes those
+// conflicts: the lab's cluster deletion found such a worker config left behind.
+// Cluster API's kubeadm bootstrap provider does not write to a config without an owner either.
+func WaitForOwner(obj metav1.Object, now time.Time) time.Duration {
+	if !obj.GetDeletionTimestamp().IsZero() {
+		return 0
+	}
+	return max(0, obj.GetCreationTimestamp().Add(UnownedGracePeriod).Sub(now))
 }
 
 // InWatchFilter tells whether a manager started with --watch-filter=watchFilterValue handles obj:

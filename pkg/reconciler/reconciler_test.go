@@ -20,6 +20,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
@@ -63,6 +64,25 @@ func TestInWatchFilter(t *testing.T) {
 	} {
 		if got := InWatchFilter(tc.obj, tc.filter); got != tc.want {
 			t.Errorf("InWatchFilter(labels %v, %q) = %v, want %v", tc.obj.Labels, tc.filter, got, tc.want)
+		}
+	}
+}
+
+func TestWaitForOwner(t *testing.T) {
+	now := time.Date(2026, 11, 26, 6, 0, 0, 0, time.UTC)
+	deleted := metav1.NewTime(now)
+	for name, tc := range map[string]struct {
+		obj  *metav1.ObjectMeta
+		want time.Duration
+	}{
+		"just created":              {&metav1.ObjectMeta{CreationTimestamp: metav1.NewTime(now)}, UnownedGracePeriod},
+		"created 4 s ago":           {&metav1.ObjectMeta{CreationTimestamp: metav1.NewTime(now.Add(-4 * time.Second))}, UnownedGracePeriod - 4*time.Second},
+		"older than the period":     {&metav1.ObjectMeta{CreationTimestamp: metav1.NewTime(now.Add(-time.Minute))}, 0},
+		"no creation time":          {&metav1.ObjectMeta{}, 0},
+		"deleted before it has one": {&metav1.ObjectMeta{CreationTimestamp: metav1.NewTime(now), DeletionTimestamp: &deleted}, 0},
+	} {
+		if got := WaitForOwner(tc.obj, now); got != tc.want {
+			t.Errorf("%s: WaitForOwner = %s, want %s", name, got, tc.want)
 		}
 	}
 }

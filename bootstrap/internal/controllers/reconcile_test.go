@@ -35,6 +35,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	bootstrapv1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/bootstrap/v1alpha2"
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/reconciler"
 	capoascheme "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/scheme"
 )
 
@@ -131,6 +132,32 @@ func TestReconcileWaits(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestNewConfigWithoutMachineIsNotWrittenTo: a config that Cluster API's MachineSet has just
+// created (owned by the MachineSet; the Machine comes next) gets no finalizer and no status for
+// reconciler.UnownedGracePeriod, so the MachineSet's own patch right after the create does not
+// run out of conflict retries and leave the config behind. The reconcile asks to look again
+// when the period ends; then the config says it waits for a Machine (TestReconcileWaits).
+func TestNewConfigWithoutMachineIsNotWrittenTo(t *testing.T) {
+	g := NewWithT(t)
+	f := newFixture()
+	f.config.Finalizers = nil
+	f.config.CreationTimestamp = metav1.Now()
+	f.config.OwnerReferences = []metav1.OwnerReference{{APIVersion: clusterv1.GroupVersion.String(), Kind: "MachineSet", Name: "ms", UID: "ms-uid"}}
+	s, err := capoascheme.New(bootstrapv1.AddToScheme)
+	g.Expect(err).NotTo(HaveOccurred())
+	c := fake.NewClientBuilder().WithScheme(s).WithObjects(f.config, f.cluster, f.cd, f.aci).
+		WithStatusSubresource(&bootstrapv1.OpenshiftAssistedConfig{}).Build()
+	before := &bootstrapv1.OpenshiftAssistedConfig{}
+	g.Expect(c.Get(context.Background(), client.ObjectKeyFromObject(f.config), before)).To(Succeed())
+	r := &Reconciler{Client: c, Recorder: events.NewFakeRecorder(10)}
+	res, err := r.Reconcile(context.Background(), ctrl.Request{NamespacedName: client.ObjectKeyFromObject(f.config)})
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(res.RequeueAfter).To(And(BeNumerically(">", 0), BeNumerically("<=", reconciler.UnownedGracePeriod)))
+	got := &bootstrapv1.OpenshiftAssistedConfig{}
+	g.Expect(c.Get(context.Background(), client.ObjectKeyFromObject(f.config), got)).To(Succeed())
+	g.Expect(got.ResourceVersion).To(Equal(before.ResourceVersion), "nothing written")
 }
 
 // TestMachineWithNodeIsDone checks that a config whose Machine is a Node of the cluster, as after

@@ -127,6 +127,11 @@ func (r *AgentMachineReconciler) Reconcile(ctx context.Context, req ctrl.Request
 	if err != nil && !apierrors.IsNotFound(err) {
 		return ctrl.Result{}, fmt.Errorf("getting the owner Machine: %w", err)
 	}
+	if machine == nil {
+		if wait := reconciler.WaitForOwner(am, time.Now()); wait > 0 {
+			return ctrl.Result{RequeueAfter: wait}, nil
+		}
+	}
 	var cluster *clusterv1.Cluster
 	if machine != nil {
 		log = log.WithValues("Machine", klog.KObj(machine))

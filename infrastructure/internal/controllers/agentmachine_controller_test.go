@@ -79,6 +79,9 @@ func TestAgentMachineWaits(t *testing.T) {
 		wantReason string
 		wantMsg    string
 	}{
+		// Just created by a MachineSet: left untouched for reconciler.UnownedGracePeriod (no
+		// condition), so the MachineSet's own patch after the create does not conflict.
+		{"just created, no Machine owns it yet", false, nil, "", ""},
 		{"no Machine owns it", false, nil, infrav1.WaitingForMachineReason, ""},
 		{"infrastructure not provisioned", true, []client.Object{cluster(false), machine(ptr.To("data"))}, infrav1.WaitingForClusterInfrastructureReason, ""},
 		{"no bootstrap data yet", true, []client.Object{cluster(true), machine(nil)}, infrav1.WaitingForBootstrapDataReason, ""},
@@ -96,6 +99,9 @@ func TestAgentMachineWaits(t *testing.T) {
 			if tt.owned {
 				am.OwnerReferences = []metav1.OwnerReference{{APIVersion: clusterv1.GroupVersion.String(), Kind: "Machine", Name: "m1", UID: "machine-uid"}}
 			}
+			if tt.wantReason == "" {
+				am.CreationTimestamp = metav1.Now()
+			}
 			c := fake.NewClientBuilder().WithScheme(scheme).
 				WithObjects(append([]client.Object{am}, tt.objects...)...).
 				WithStatusSubresource(&infrav1.AgentMachine{}, &clusterv1.Cluster{}).
@@ -111,6 +117,10 @@ func TestAgentMachineWaits(t *testing.T) {
 			got := &infrav1.AgentMachine{}
 			g.Expect(c.Get(ctx, client.ObjectKeyFromObject(am), got)).To(Succeed())
 			cond := conditions.Get(got, infrav1.AgentReservedCondition)
+			if tt.wantReason == "" {
+				g.Expect(got.Status.Conditions).To(BeEmpty())
+				return
+			}
 			g.Expect(cond).NotTo(BeNil())
 			g.Expect(cond.Reason).To(Equal(tt.wantReason), cond.Message)
 			if tt.wantMsg != "" {
