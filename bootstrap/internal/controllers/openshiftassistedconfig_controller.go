@@ -534,6 +534,46 @@ func describeAgents(agents []*aiv1beta1.Agent) string {
 	return strings.Join(parts, ", ")
 }
 
+// configAgents returns the Agents of the config: those it labelled, and those registered
+// through its InfraEnv that carry no config's label (hosts that
+// cluster-api-provider-openshift-assisted approved before the switch: it never labels Agents).
+func (r *Reconciler) configAgents(ctx context.Context, c *bootstrapv1.OpenshiftAssistedConfig) ([]*aiv1beta1.Agent, error) {
+	labelled := &aiv1beta1.AgentList{}
+	if err := r.Client.List(ctx, labelled, client.InNamespace(c.Namespace), client.MatchingLabels{bootstrapv1.AgentConfigLabel: c.Name}); err != nil {
+		return nil, fmt.Errorf("listing the Agents of the config: %w", err)
+	}
+	registered := &aiv1beta1.AgentList{}
+	if err := r.Client.List(ctx, registered, client.InNamespace(c.Namespace), client.MatchingLabels{aiv1beta1.InfraEnvNameLabel: infraEnvName(c)}); err != nil {
+		return nil, fmt.Errorf("listing the Agents of InfraEnv %s: %w", infraEnvName(c), err)
+	}
+	var agents []*aiv1beta1.Agent
+	for i := range labelled.Items {
+		agents = append(agents, &labelled.Items[i])
+	}
+	for i := range registered.Items {
+		if _, ok := registered.Items[i].Labels[bootstrapv1.AgentConfigLabel]; !ok {
+			agents = append(agents, &registered.Items[i])
+		}
+	}
+	return agents, nil
+}
+
+// ownsInfraEnv tells whether the config's deletion deletes ie: the config is its controller, or
+// ie has no controller and the config is among its owners (what
+// cluster-api-provider-openshift-assisted created before the switch, with a plain owner
+// reference that only a garbage collector would follow).
+func ownsInfraEnv(c *bootstrapv1.OpenshiftAssistedConfig, ie *aiv1beta1.InfraEnv) bool {
+	if ref := metav1.GetControllerOfNoCopy(ie); ref != nil {
+		return ref.UID == c.UID
+	}
+	for _, ref := range ie.OwnerReferences {
+		if ref.UID == c.UID {
+			return true
+		}
+	}
+	return false
+}
+
 // reconcileDelete releases the config's Agent and deletes its InfraEnv, then removes the
 // finalizer. It never waits for assisted-service: an InfraEnv that assisted-service does not
 // finish deleting is left to it (and to garbage collection, the config owns it).
@@ -543,12 +583,11 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, s *scope) error {
 		return nil
 	}
 	log := ctrl.LoggerFrom(ctx)
-	list := &aiv1beta1.AgentList{}
-	if err := r.Client.List(ctx, list, client.InNamespace(c.Namespace), client.MatchingLabels{bootstrapv1.AgentConfigLabel: c.Name}); err != nil {
-		return fmt.Errorf("listing the Agents of the config: %w", err)
+	agents, err := r.configAgents(ctx, c)
+	if err != nil {
+		return err
 	}
-	for i := range list.Items {
-		a := &list.Items[i]
+	for _, a := range agents {
 		before := a.DeepCopy()
 		releaseAgent(a)
 		if err := r.Client.Patch(ctx, a, client.MergeFrom(before)); client.IgnoreNotFound(err) != nil {
@@ -558,12 +597,12 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, s *scope) error {
 		log.Info("Released Agent", "Agent", a.Name)
 	}
 	ie := &aiv1beta1.InfraEnv{}
-	err := r.Client.Get(ctx, client.ObjectKey{Namespace: c.Namespace, Name: infraEnvName(c)}, ie)
+	err = r.Client.Get(ctx, client.ObjectKey{Namespace: c.Namespace, Name: infraEnvName(c)}, ie)
 	switch {
 	case apierrors.IsNotFound(err):
 	case err != nil:
 		return fmt.Errorf("getting InfraEnv %s: %w", infraEnvName(c), err)
-	case metav1.IsControlledBy(ie, c) && ie.DeletionTimestamp.IsZero():
+	case ownsInfraEnv(c, ie) && ie.DeletionTimestamp.IsZero():
 		if err := r.Client.Delete(ctx, ie); client.IgnoreNotFound(err) != nil {
 			return fmt.Errorf("deleting InfraEnv %s: %w", ie.Name, err)
 		}

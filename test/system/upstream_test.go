@@ -1,0 +1,252 @@
+/*
+Copyright 2026 The cluster-api-provider-openshift-assisted Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package system
+
+import (
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	hiveextv1beta1 "github.com/openshift/assisted-service/api/hiveextension/v1beta1"
+	aiv1beta1 "github.com/openshift/assisted-service/api/v1beta1"
+	"github.com/openshift/assisted-service/models"
+	hivev1 "github.com/openshift/hive/apis/hive/v1"
+	eventsv1 "k8s.io/api/events/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/ptr"
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+
+	bootstrapv1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/bootstrap/v1alpha2"
+	controlplanev1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/controlplane/v1alpha3"
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/lab"
+)
+
+// A cluster that openshift-assisted/cluster-api-provider-openshift-assisted installed, switched
+// to these providers. The lab installs it, then, with the Cluster paused, leaves its objects as
+// the upstream providers leave them (their ensureClusterDeployment, ensureAgentClusterInstall and
+// bootstrap controller): their finalizers on the control plane and on every
+// OpenshiftAssistedConfig, the ClusterDeployment and AgentClusterInstall named after the control
+// plane, labelled as upstream labels them and owned by it without a controller reference. The
+// managers are restarted (the upstream ones replaced by ours) and the Cluster unpaused. The
+// object shapes and the envtest of each step are in the controlplane's adopt_test.go; here the
+// whole cluster goes through the switch, a scale-up and a deletion.
+var _ = Describe("A cluster that cluster-api-provider-openshift-assisted installed", Ordered, func() {
+	var (
+		l  *lab.Lab
+		ns string
+		// before is each Machine's UID before the switch: the switch replaces none.
+		before map[string]types.UID
+	)
+	const name = "legacy"
+	workers := client.MatchingLabels{clusterv1.MachineDeploymentNameLabel: name + "-worker"}
+
+	BeforeAll(func() {
+		l, ns = startLabWithHosts("legacy", "host", 5)
+	})
+	BeforeEach(func() { reportOnFailure(l, ns) })
+
+	It("is taken over by these providers without a reinstall or a replaced Machine", func() {
+		Expect(l.CreateCluster(ctx, lab.ClusterOptions{Namespace: ns, Name: name, ControlPlanes: 3, Workers: 1, Version: "4.17.3"})).To(Succeed())
+		expectAvailable(l, ns, name, 3, 4)
+		Eventually(func(g Gomega) {
+			g.Expect(runningMachines(g, l, ns, nil)).To(Equal(4))
+		}, timeout, interval).Should(Succeed())
+
+		setClusterPaused(l, ns, name, true)
+		Eventually(func(g Gomega) {
+			g.Expect(conditionTrue(controlPlane(l, ns, name)(g).Status.Conditions, clusterv1.PausedCondition)).To(BeTrue())
+		}, timeout, interval).Should(Succeed())
+		leaveAsUpstreamLeavesIt(l, ns, name)
+		before = map[string]types.UID{}
+		for _, m := range machines(Default, l, ns, nil) {
+			before[m.Name] = m.UID
+		}
+		for _, p := range []string{"infrastructure", "bootstrap", "controlplane"} {
+			Expect(l.RestartProvider(p)).To(Succeed())
+		}
+		setClusterPaused(l, ns, name, false)
+
+		c := l.Mgmt.Client
+		Eventually(func(g Gomega) {
+			cp := controlPlane(l, ns, name)(g)
+			g.Expect(cp.Finalizers).To(ConsistOf(controlplanev1.OpenshiftAssistedControlPlaneFinalizer))
+			g.Expect(conditionTrue(cp.Status.Conditions, "Available")).To(BeTrue(), "control plane not Available")
+			for _, obj := range []client.Object{&hivev1.ClusterDeployment{}, &hiveextv1beta1.AgentClusterInstall{}} {
+				g.Expect(c.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, obj)).To(Succeed())
+				g.Expect(metav1.IsControlledBy(obj, cp)).To(BeTrue(), "%T adopted", obj)
+			}
+			configs := &bootstrapv1.OpenshiftAssistedConfigList{}
+			g.Expect(c.List(ctx, configs, client.InNamespace(ns))).To(Succeed())
+			g.Expect(configs.Items).To(HaveLen(4))
+			for _, oac := range configs.Items {
+				g.Expect(oac.Finalizers).To(ConsistOf(bootstrapv1.ConfigFinalizer), "finalizers of OpenshiftAssistedConfig %s", oac.Name)
+			}
+		}, timeout, interval).Should(Succeed())
+		expectAvailable(l, ns, name, 3, 4)
+
+		after := map[string]types.UID{}
+		for _, m := range machines(Default, l, ns, nil) {
+			after[m.Name] = m.UID
+		}
+		Expect(after).To(Equal(before), "no Machine is replaced")
+		agents := &aiv1beta1.AgentList{}
+		Expect(c.List(ctx, agents, client.InNamespace(ns))).To(Succeed())
+		installed := 0
+		for _, a := range agents.Items {
+			if a.Status.DebugInfo.State == models.HostStatusInstalled || a.Status.DebugInfo.State == models.HostStatusAddedToExistingCluster {
+				installed++
+				Expect(a.Spec.ClusterDeploymentName).NotTo(BeNil(), "Agent %s stays bound", a.Name)
+			}
+		}
+		Expect(installed).To(Equal(4), "no host is reinstalled")
+
+		Eventually(func(g Gomega) {
+			events := &eventsv1.EventList{}
+			g.Expect(c.List(ctx, events, client.InNamespace(ns))).To(Succeed())
+			var adopted []string
+			for _, e := range events.Items {
+				if e.Reason == "Adopted" && e.Regarding.Name == name {
+					adopted = append(adopted, e.Note)
+				}
+			}
+			g.Expect(adopted).To(ConsistOf(
+				"Adopted ClusterDeployment "+name+", which cluster-api-provider-openshift-assisted created for this control plane",
+				"Adopted AgentClusterInstall "+name+", which cluster-api-provider-openshift-assisted created for this control plane"))
+		}, timeout, interval).Should(Succeed())
+	})
+
+	It("then scales the workers by one, as a day-2 host", func() {
+		scaleMachineDeployment(l, ns, name+"-worker", 2)
+		Eventually(func(g Gomega) {
+			g.Expect(runningMachines(g, l, ns, workers)).To(Equal(2))
+			g.Expect(workloadNodes(g, l, ns, name)).To(HaveLen(5))
+		}, timeout, interval).Should(Succeed())
+		for _, m := range machines(Default, l, ns, nil) {
+			if uid, ok := before[m.Name]; ok {
+				Expect(m.UID).To(Equal(uid), "Machine %s is the one installed before the switch", m.Name)
+			}
+		}
+		agents := &aiv1beta1.AgentList{}
+		Expect(l.Mgmt.Client.List(ctx, agents, client.InNamespace(ns))).To(Succeed())
+		day2 := 0
+		for _, a := range agents.Items {
+			if a.Status.DebugInfo.State == models.HostStatusAddedToExistingCluster {
+				day2++
+			}
+		}
+		Expect(day2).To(Equal(1), "the new worker installs as a day-2 host of the installed cluster")
+	})
+
+	It("leaves nothing behind when the Cluster is deleted", func() {
+		deleteClusterAndExpectNothingLeft(l, ns, name)
+	})
+})
+
+// setClusterPaused sets the Cluster's spec.paused.
+func setClusterPaused(l *lab.Lab, ns, name string, paused bool) {
+	GinkgoHelper()
+	Eventually(func() error {
+		cluster := &clusterv1.Cluster{}
+		if err := l.Mgmt.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, cluster); err != nil {
+			return err
+		}
+		cluster.Spec.Paused = ptr.To(paused)
+		return l.Mgmt.Client.Update(ctx, cluster)
+	}, 30*time.Second, interval).Should(Succeed())
+}
+
+// leaveAsUpstreamLeavesIt rewrites the objects of the cluster name as
+// cluster-api-provider-openshift-assisted v0.4.0 leaves them: the control plane and every
+// OpenshiftAssistedConfig with upstream's finalizer instead of ours; the InfraEnvs, the
+// ClusterDeployment and the AgentClusterInstall with upstream's labels and owned without a
+// controller reference (upstream's controllerutil.SetOwnerReference); the Agents without the
+// labels this project's bootstrap provider adds. (Specs are left: the API refuses spec changes
+// of an installed host's config, and the adoption envtests cover upstream's spec shapes.)
+func leaveAsUpstreamLeavesIt(l *lab.Lab, ns, name string) {
+	GinkgoHelper()
+	c := l.Mgmt.Client
+	replaceFinalizer := func(obj client.Object, ours, upstream string) {
+		Eventually(func() error {
+			if err := c.Get(ctx, client.ObjectKeyFromObject(obj), obj); err != nil {
+				return err
+			}
+			controllerutil.RemoveFinalizer(obj, ours)
+			controllerutil.AddFinalizer(obj, upstream)
+			return c.Update(ctx, obj)
+		}, 30*time.Second, interval).Should(Succeed())
+	}
+	cp := controlPlane(l, ns, name)(Default)
+	replaceFinalizer(cp, controlplanev1.OpenshiftAssistedControlPlaneFinalizer, controlplanev1.UpstreamOpenshiftAssistedControlPlaneFinalizer)
+	configs := &bootstrapv1.OpenshiftAssistedConfigList{}
+	Expect(c.List(ctx, configs, client.InNamespace(ns))).To(Succeed())
+	for i := range configs.Items {
+		replaceFinalizer(&configs.Items[i], bootstrapv1.ConfigFinalizer, bootstrapv1.UpstreamConfigFinalizer)
+	}
+	// Upstream's InfraEnv (GetInfraEnvFromConfig, named after the Machine, which is the config's
+	// name) carries its config label and a plain owner reference; the Agents it approved carry no
+	// label of a config (its AgentReconciler finds the Machine by the InfraEnv's name).
+	infraEnvs := &aiv1beta1.InfraEnvList{}
+	Expect(c.List(ctx, infraEnvs, client.InNamespace(ns))).To(Succeed())
+	Expect(infraEnvs.Items).To(HaveLen(len(configs.Items)))
+	for i := range infraEnvs.Items {
+		ie := &infraEnvs.Items[i]
+		Eventually(func() error {
+			if err := c.Get(ctx, client.ObjectKeyFromObject(ie), ie); err != nil {
+				return err
+			}
+			owner := metav1.GetControllerOf(ie)
+			Expect(owner).NotTo(BeNil(), "InfraEnv %s has a controller", ie.Name)
+			owner.Controller, owner.BlockOwnerDeletion = nil, nil
+			ie.OwnerReferences = []metav1.OwnerReference{*owner}
+			ie.Labels = map[string]string{"bootstrap.cluster.x-k8s.io/openshiftAssistedConfig": owner.Name, clusterv1.ClusterNameLabel: name}
+			return c.Update(ctx, ie)
+		}, 30*time.Second, interval).Should(Succeed())
+	}
+	agents := &aiv1beta1.AgentList{}
+	Expect(c.List(ctx, agents, client.InNamespace(ns))).To(Succeed())
+	for i := range agents.Items {
+		a := &agents.Items[i]
+		Eventually(func() error {
+			if err := c.Get(ctx, client.ObjectKeyFromObject(a), a); err != nil {
+				return err
+			}
+			delete(a.Labels, bootstrapv1.AgentConfigLabel)
+			delete(a.Labels, clusterv1.ClusterNameLabel)
+			return c.Update(ctx, a)
+		}, 30*time.Second, interval).Should(Succeed())
+	}
+	upstreamLabels := map[string]string{
+		clusterv1.ClusterNameLabel: name, clusterv1.MachineControlPlaneLabel: "", clusterv1.MachineControlPlaneNameLabel: cp.Name,
+	}
+	for _, obj := range []client.Object{&hivev1.ClusterDeployment{}, &hiveextv1beta1.AgentClusterInstall{}} {
+		Eventually(func() error {
+			if err := c.Get(ctx, client.ObjectKey{Namespace: ns, Name: cp.Name}, obj); err != nil {
+				return err
+			}
+			obj.SetLabels(upstreamLabels)
+			obj.SetOwnerReferences(nil)
+			if err := controllerutil.SetOwnerReference(cp, obj, c.Scheme()); err != nil {
+				return err
+			}
+			return c.Update(ctx, obj)
+		}, 30*time.Second, interval).Should(Succeed())
+		Expect(metav1.IsControlledBy(obj, cp)).To(BeFalse())
+	}
+}
