@@ -117,6 +117,10 @@ func Setup(ctx context.Context, mgr ctrl.Manager, opts *manager.Options, o Optio
 			return err
 		}
 	}
+	recorder, err := opts.EventRecorders(ctx, mgr)
+	if err != nil {
+		return err
+	}
 	am := &infracontroller.AgentMachineReconciler{
 		Client:                        mgr.GetClient(),
 		APIReader:                     mgr.GetAPIReader(),
@@ -125,7 +129,7 @@ func Setup(ctx context.Context, mgr ctrl.Manager, opts *manager.Options, o Optio
 		AllowCrossNamespaceReferences: o.AllowCrossNamespaceReferences,
 		ClusterCache:                  cc,
 		WatchFilterValue:              opts.WatchFilterValue,
-		Recorder:                      mgr.GetEventRecorder("agentmachine-controller"),
+		Recorder:                      recorder("agentmachine-controller"),
 		IgnitionTokenRefreshPeriod:    o.IgnitionTokenRefreshPeriod,
 	}
 	if err := am.SetupWithManager(ctx, mgr, agentCache, ctrlOptions(concurrency)); err != nil {
@@ -138,7 +142,7 @@ func Setup(ctx context.Context, mgr ctrl.Manager, opts *manager.Options, o Optio
 		AgentNamespace:                o.AgentNamespace,
 		AllowCrossNamespaceReferences: o.AllowCrossNamespaceReferences,
 		WatchFilterValue:              opts.WatchFilterValue,
-		Recorder:                      mgr.GetEventRecorder("agentcluster-controller"),
+		Recorder:                      recorder("agentcluster-controller"),
 		Foreign:                       foreign.Policy{Reader: mgr.GetAPIReader(), Timeout: ptr.Deref(o.ForeignFinalizerTimeout, foreign.DefaultTimeout)},
 	}
 	if err := ac.SetupWithManager(ctx, mgr, ctrlOptions(concurrency)); err != nil {

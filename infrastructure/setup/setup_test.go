@@ -184,6 +184,17 @@ func TestStartsWithHyperShiftArguments(t *testing.T) {
 		g.Expect(agent.Spec.MachineConfigPool).To(Equal("ignition"), "the last segment of HyperShift's ignition URL")
 		g.Expect(agent.Spec.IgnitionEndpointHTTPHeaders).To(HaveKeyWithValue("NodePool", hcp+"/np"))
 	}, 60*time.Second, 200*time.Millisecond).Should(Succeed())
+	// HyperShift's Role grants core events only: the manager writes its events there, where
+	// `oc describe` and HyperShift's users see them (events.k8s.io ones would be refused).
+	g.Eventually(func(g Gomega) {
+		list := &corev1.EventList{}
+		g.Expect(env.Client.List(ctx, list, client.InNamespace(hcp))).To(Succeed())
+		var got []string
+		for _, e := range list.Items {
+			got = append(got, e.InvolvedObject.Kind+"/"+e.InvolvedObject.Name+" "+e.Reason)
+		}
+		g.Expect(got).To(ContainElements("AgentCluster/hc1 Provisioned", "AgentMachine/hc1-np-1 AgentClaimed"))
+	}, 30*time.Second, 200*time.Millisecond).Should(Succeed())
 
 	cancel()
 	select {
