@@ -18,9 +18,12 @@ package lab
 
 import (
 	"context"
+	_ "embed"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 
 	corev1 "k8s.io/api/core/v1"
@@ -68,6 +71,11 @@ type ClusterOptions struct {
 	BaseDomain string
 	// Infrastructure defaults to Metal3.
 	Infrastructure Infrastructure
+	// Upstream writes the control plane and the workers' config template as
+	// cluster-api-provider-openshift-assisted v0.4.0's multinode example does, at the versions
+	// that release stores (upstream/cluster-template-v0.4.0.yaml): they reach the providers
+	// through the conversion webhooks. Metal3 clusters only.
+	Upstream bool
 }
 
 // ArbiterHostLabel is the label of the BareMetalHost the arbiter flavor picks for the arbiter
@@ -164,7 +172,16 @@ func (l *Lab) ClusterObjects(o ClusterOptions) ([]client.Object, error) {
 	if err := Adapt(items, l.Releases.Repository()); err != nil {
 		return nil, err
 	}
+	if o.Upstream {
+		if items, err = upstreamObjects(items, vars, l.Releases.Repository()); err != nil {
+			return nil, err
+		}
+	}
 	for i := range items {
+		if o.Upstream && upstreamKinds[items[i].GetKind()] {
+			objs = append(objs, &items[i]) // as upstream wrote it: not through this repository's Go types
+			continue
+		}
 		obj, err := typed(scheme, &items[i])
 		if err != nil {
 			return nil, err
@@ -172,6 +189,40 @@ func (l *Lab) ClusterObjects(o ClusterOptions) ([]client.Object, error) {
 		objs = append(objs, obj)
 	}
 	return objs, nil
+}
+
+//go:embed upstream/cluster-template-v0.4.0.yaml
+var upstreamTemplate []byte
+
+// lab variables: ${NAME}; upstream's own per-host variables ($METADATA_NAME, ${METADATA_UUID})
+// are not the lab's and stay as they are.
+var templateVariable = regexp.MustCompile(`\$\{([A-Z_]+)\}`)
+
+// upstreamKinds are the kinds of upstreamTemplate.
+var upstreamKinds = map[string]bool{"OpenshiftAssistedControlPlane": true, "OpenshiftAssistedConfigTemplate": true}
+
+// upstreamObjects replaces, in items, the control plane and the workers' config template with
+// upstream's (upstreamTemplate) rendered with vars.
+func upstreamObjects(items []unstructured.Unstructured, vars map[string]string, releaseImageRepository string) ([]unstructured.Unstructured, error) {
+	vars = maps.Clone(vars)
+	vars["RELEASE_IMAGE_REPOSITORY"] = releaseImageRepository
+	rendered := templateVariable.ReplaceAllFunc(upstreamTemplate, func(m []byte) []byte {
+		if v, ok := vars[string(templateVariable.FindSubmatch(m)[1])]; ok {
+			return []byte(v)
+		}
+		return m
+	})
+	upstream, err := utilyaml.ToUnstructured(rendered)
+	if err != nil {
+		return nil, fmt.Errorf("parsing upstream's cluster template: %w", err)
+	}
+	out := upstream
+	for _, item := range items {
+		if !upstreamKinds[item.GetKind()] {
+			out = append(out, item)
+		}
+	}
+	return out, nil
 }
 
 // Adapt adds to a cluster's manifests what a management cluster without Cluster API's webhooks
@@ -232,7 +283,8 @@ func (l *Lab) CreateCluster(ctx context.Context, o ClusterOptions) error {
 		return err
 	}
 	for _, obj := range objs {
-		if err := l.Mgmt.Client.Create(ctx, obj); err != nil {
+		// As `kubectl apply --validate=strict`: a field the API does not know is refused.
+		if err := l.Mgmt.Client.Create(ctx, obj, client.FieldValidation(metav1.FieldValidationStrict)); err != nil {
 			return fmt.Errorf("creating %s %s: %w", obj.GetObjectKind().GroupVersionKind().Kind, obj.GetName(), err)
 		}
 	}

@@ -20,9 +20,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -30,6 +32,7 @@ import (
 	metal3ipamv1 "github.com/metal3-io/ip-address-manager/api/v1alpha1"
 	configv1 "github.com/openshift/api/config/v1"
 	corev1 "k8s.io/api/core/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
@@ -42,7 +45,9 @@ import (
 
 	ctrl "sigs.k8s.io/controller-runtime"
 
+	bootstrapv1alpha1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/bootstrap/v1alpha1"
 	bootstrapv1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/bootstrap/v1alpha2"
+	controlplanev1alpha2 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/controlplane/v1alpha2"
 	controlplanev1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/controlplane/v1alpha3"
 	infrav1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/infrastructure/v1beta1"
 	bootstrapsetup "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/bootstrap/setup"
@@ -105,12 +110,13 @@ type Lab struct {
 	errs   []error
 }
 
-// Scheme returns the management cluster's scheme: every third-party API and the three providers',
-// and the IPAM APIs CAPM3's Metal3Data controller looks up (the lab installs no IPAM: it finds
-// their CRDs missing and goes without).
+// Scheme returns the management cluster's scheme: every third-party API and the three providers'
+// (with the older versions that the bootstrap and control-plane providers convert, as their
+// main.go registers them), and the IPAM APIs CAPM3's Metal3Data controller looks up (the lab
+// installs no IPAM: it finds their CRDs missing and goes without).
 func Scheme() (*runtime.Scheme, error) {
-	return capoascheme.New(infrav1.AddToScheme, bootstrapv1.AddToScheme, controlplanev1.AddToScheme,
-		capipamv1beta1.AddToScheme, metal3ipamv1.AddToScheme)
+	return capoascheme.New(infrav1.AddToScheme, bootstrapv1.AddToScheme, bootstrapv1alpha1.AddToScheme,
+		controlplanev1.AddToScheme, controlplanev1alpha2.AddToScheme, capipamv1beta1.AddToScheme, metal3ipamv1.AddToScheme)
 }
 
 // WorkloadScheme returns the workload cluster's scheme: Kubernetes' and OpenShift's config API.
@@ -130,6 +136,8 @@ type provider struct {
 	setup manager.SetupFunc
 	// webhookDir is the folder of its webhook configurations, relative to the repository root.
 	webhookDir string
+	// group is its API group: its webhook server converts the versions of that group's CRDs.
+	group string
 }
 
 func providers(etcdConnector controlplanesetup.EtcdConnector, releaseRegistry string) []provider {
@@ -137,9 +145,9 @@ func providers(etcdConnector controlplanesetup.EtcdConnector, releaseRegistry st
 	// run with --allowed-release-registries=<mirror>.
 	cp := controlplanesetup.Options{EtcdConnector: etcdConnector, AllowedReleaseRegistries: []string{releaseRegistry}}
 	return []provider{
-		{name: "infrastructure", setup: manager.SetupWith(infrasetup.Setup, infrasetup.Options{}), webhookDir: "infrastructure/config/webhook"},
-		{name: "bootstrap", setup: manager.SetupWith(bootstrapsetup.Setup, bootstrapsetup.Options{}), webhookDir: "bootstrap/config/webhook"},
-		{name: "controlplane", setup: manager.SetupWith(controlplanesetup.Setup, cp), webhookDir: "controlplane/config/webhook"},
+		{name: "infrastructure", setup: manager.SetupWith(infrasetup.Setup, infrasetup.Options{}), webhookDir: "infrastructure/config/webhook", group: infrav1.GroupVersion.Group},
+		{name: "bootstrap", setup: manager.SetupWith(bootstrapsetup.Setup, bootstrapsetup.Options{}), webhookDir: "bootstrap/config/webhook", group: bootstrapv1.GroupVersion.Group},
+		{name: "controlplane", setup: manager.SetupWith(controlplanesetup.Setup, cp), webhookDir: "controlplane/config/webhook", group: controlplanev1.GroupVersion.Group},
 	}
 }
 
@@ -319,6 +327,9 @@ func (l *Lab) startProvider(ctx context.Context, m *management, root string, sch
 		if err := w.Install(m.env.Config); err != nil {
 			return fmt.Errorf("installing the %s webhooks: %w", p.name, err)
 		}
+		if err := convertAt(ctx, m.env.Client, p.group, w); err != nil {
+			return fmt.Errorf("pointing the %s CRDs' conversion at its webhook server: %w", p.name, err)
+		}
 		m.webhooks = append(m.webhooks, w)
 		opts.WebhookPort = w.LocalServingPort
 		opts.WebhookCertDir = w.LocalServingCertDir
@@ -361,6 +372,29 @@ func (l *Lab) startProvider(ctx context.Context, m *management, root string, sch
 	}
 	m.providers[p.name] = rp
 	rp.start()
+	return nil
+}
+
+// convertAt points the conversion webhook of group's CRDs at the webhook server that w serves, as
+// the release manifests point it at the provider's Service with cert-manager's CA. (envtest set
+// them up for a server of its own, which the lab does not run: each provider serves its own.)
+func convertAt(ctx context.Context, c client.Client, group string, w *envtest.WebhookInstallOptions) error {
+	crds := &apiextensionsv1.CustomResourceDefinitionList{}
+	if err := c.List(ctx, crds); err != nil {
+		return err
+	}
+	url := fmt.Sprintf("https://%s/convert", net.JoinHostPort(w.LocalServingHost, strconv.Itoa(w.LocalServingPort)))
+	for i := range crds.Items {
+		crd := &crds.Items[i]
+		if crd.Spec.Group != group || crd.Spec.Conversion == nil || crd.Spec.Conversion.Strategy != apiextensionsv1.WebhookConverter {
+			continue
+		}
+		before := crd.DeepCopy()
+		crd.Spec.Conversion.Webhook.ClientConfig = &apiextensionsv1.WebhookClientConfig{URL: &url, CABundle: w.LocalServingCAData}
+		if err := c.Patch(ctx, crd, client.MergeFrom(before)); err != nil {
+			return fmt.Errorf("CRD %s: %w", crd.Name, err)
+		}
+	}
 	return nil
 }
 

@@ -17,16 +17,20 @@ limitations under the License.
 package system
 
 import (
+	"strings"
 	"time"
 
+	bmov1alpha1 "github.com/metal3-io/baremetal-operator/apis/metal3.io/v1alpha1"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	hiveextv1beta1 "github.com/openshift/assisted-service/api/hiveextension/v1beta1"
 	aiv1beta1 "github.com/openshift/assisted-service/api/v1beta1"
 	"github.com/openshift/assisted-service/models"
 	hivev1 "github.com/openshift/hive/apis/hive/v1"
+	corev1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
@@ -39,14 +43,16 @@ import (
 )
 
 // A cluster that openshift-assisted/cluster-api-provider-openshift-assisted installed, switched
-// to these providers. The lab installs it, then, with the Cluster paused, leaves its objects as
-// the upstream providers leave them (their ensureClusterDeployment, ensureAgentClusterInstall and
-// bootstrap controller): their finalizers on the control plane and on every
-// OpenshiftAssistedConfig, the ClusterDeployment and AgentClusterInstall named after the control
-// plane, labelled as upstream labels them and owned by it without a controller reference. The
-// managers are restarted (the upstream ones replaced by ours) and the Cluster unpaused. The
-// object shapes and the envtest of each step are in the controlplane's adopt_test.go; here the
-// whole cluster goes through the switch, a scale-up and a deletion.
+// to these providers. The lab installs it from upstream's manifests: its multinode example, at
+// the versions upstream stores (lab.ClusterOptions.Upstream), through the conversion webhooks.
+// Then, with the Cluster paused, it leaves the objects as the upstream providers leave them (their
+// ensureClusterDeployment, ensureAgentClusterInstall and bootstrap controller): their finalizers
+// on the control plane and on every OpenshiftAssistedConfig; the ClusterDeployment,
+// AgentClusterInstall and InfraEnvs labelled as upstream labels them and owned without a
+// controller reference; the Agents without our labels. The managers are restarted (the upstream
+// ones replaced by ours) and the Cluster unpaused. The object shapes and the envtest of each step
+// are in the controlplane's adopt_test.go; here the whole cluster goes through the switch, a
+// scale-up and a deletion.
 var _ = Describe("A cluster that cluster-api-provider-openshift-assisted installed", Ordered, func() {
 	var (
 		l  *lab.Lab
@@ -62,12 +68,45 @@ var _ = Describe("A cluster that cluster-api-provider-openshift-assisted install
 	})
 	BeforeEach(func() { reportOnFailure(l, ns) })
 
-	It("is taken over by these providers without a reinstall or a replaced Machine", func() {
-		Expect(l.CreateCluster(ctx, lab.ClusterOptions{Namespace: ns, Name: name, ControlPlanes: 3, Workers: 1, Version: "4.17.3"})).To(Succeed())
+	It("installs from upstream's manifests, at the versions upstream stores, through the conversion webhooks", func() {
+		Expect(l.CreateCluster(ctx, lab.ClusterOptions{Namespace: ns, Name: name, ControlPlanes: 3, Workers: 1, Version: "4.17.3", Upstream: true})).To(Succeed())
 		expectAvailable(l, ns, name, 3, 4)
 		Eventually(func(g Gomega) {
 			g.Expect(runningMachines(g, l, ns, nil)).To(Equal(4))
 		}, timeout, interval).Should(Succeed())
+
+		// Upstream's per-host variables: metal3.io/uuid is the BareMetalHost's UID, written
+		// quoted for the control plane and bare for the workers, as upstream's example does.
+		hosts := &bmov1alpha1.BareMetalHostList{}
+		Expect(l.Mgmt.Client.List(ctx, hosts, client.InNamespace(ns))).To(Succeed())
+		uids := map[string]string{}
+		for _, h := range hosts.Items {
+			uids[h.Name] = string(h.UID)
+		}
+		nodes := &corev1.NodeList{}
+		Expect(l.Workload.Client.List(ctx, nodes)).To(Succeed())
+		labelled := 0
+		for _, n := range nodes.Items {
+			// metal3://<namespace>/<host>/<Metal3Machine>
+			parts := strings.Split(strings.TrimPrefix(n.Spec.ProviderID, "metal3://"), "/")
+			if len(parts) != 3 || parts[0] != ns {
+				continue
+			}
+			Expect(n.Labels).To(HaveKeyWithValue("metal3.io/uuid", uids[parts[1]]), "Node %s", n.Name)
+			labelled++
+		}
+		Expect(labelled).To(Equal(4))
+
+		// Read at upstream's version, as upstream's clients read it.
+		old := &unstructured.Unstructured{}
+		old.SetAPIVersion("controlplane.cluster.x-k8s.io/v1alpha2")
+		old.SetKind("OpenshiftAssistedControlPlane")
+		Expect(l.Mgmt.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, old)).To(Succeed())
+		Expect(old.Object).To(HaveKeyWithValue("status", HaveKeyWithValue("ready", true)))
+		Expect(old.GetAnnotations()).To(HaveKeyWithValue(controlplanev1.UpstreamReleaseImageRepositoryAnnotation, l.Releases.Repository()))
+	})
+
+	It("is taken over by these providers without a reinstall or a replaced Machine", func() {
 
 		setClusterPaused(l, ns, name, true)
 		Eventually(func(g Gomega) {
