@@ -53,13 +53,24 @@ func ReplaceFinalizer(ctx context.Context, c client.Client, obj client.Object, f
 	return true, nil
 }
 
+// OwnedBy tells whether owner is among obj's owners (by UID), as its controller or not.
+func OwnedBy(obj, owner metav1.Object) bool {
+	return slices.ContainsFunc(obj.GetOwnerReferences(), func(o metav1.OwnerReference) bool { return o.UID == owner.GetUID() })
+}
+
+// CreatedFor tells whether obj is what an upstream provider created for owner: owner is among
+// its owners and obj has no controller.
+func CreatedFor(obj, owner metav1.Object) bool {
+	return metav1.GetControllerOfNoCopy(obj) == nil && OwnedBy(obj, owner)
+}
+
 // AdoptOwned makes owner (of kind ownerGVK) the controller of obj, as read from the API server,
 // when obj has no controller and owner is one of its owners: what the upstream providers created
 // for owner. labels are added in the same patch (metadata only, optimistic lock: the spec the
 // upstream provider wrote is kept). It says whether it adopted obj; an object with a controller,
 // or without owner among its owners, is left alone.
 func AdoptOwned(ctx context.Context, c client.Client, owner client.Object, ownerGVK schema.GroupVersionKind, obj client.Object, labels map[string]string) (bool, error) {
-	if metav1.GetControllerOf(obj) != nil || !slices.ContainsFunc(obj.GetOwnerReferences(), func(o metav1.OwnerReference) bool { return o.UID == owner.GetUID() }) {
+	if !CreatedFor(obj, owner) {
 		return false, nil
 	}
 	before, ok := obj.DeepCopyObject().(client.Object)

@@ -74,6 +74,32 @@ func TestAdoptOwned(t *testing.T) {
 	}
 }
 
+func TestOwnedByAndCreatedFor(t *testing.T) {
+	owner := &metav1.ObjectMeta{Name: "owner", UID: "u-owner"}
+	plain := metav1.OwnerReference{APIVersion: "v1", Kind: "ConfigMap", Name: "owner", UID: "u-owner"}
+	controller := plain
+	controller.Controller = ptr.To(true)
+	other := metav1.OwnerReference{APIVersion: "v1", Kind: "ConfigMap", Name: "other", UID: "u-other", Controller: ptr.To(true)}
+	for name, tc := range map[string]struct {
+		owners                   []metav1.OwnerReference
+		ownedBy, createdForOwner bool
+	}{
+		"no owners":                          {},
+		"a plain reference (upstream's)":     {owners: []metav1.OwnerReference{plain}, ownedBy: true, createdForOwner: true},
+		"the owner is the controller":        {owners: []metav1.OwnerReference{controller}, ownedBy: true},
+		"another object is the controller":   {owners: []metav1.OwnerReference{plain, other}, ownedBy: true},
+		"only another object, as controller": {owners: []metav1.OwnerReference{other}},
+	} {
+		obj := &metav1.ObjectMeta{Name: "obj", OwnerReferences: tc.owners}
+		if got := OwnedBy(obj, owner); got != tc.ownedBy {
+			t.Errorf("%s: OwnedBy = %v, want %v", name, got, tc.ownedBy)
+		}
+		if got := CreatedFor(obj, owner); got != tc.createdForOwner {
+			t.Errorf("%s: CreatedFor = %v, want %v", name, got, tc.createdForOwner)
+		}
+	}
+}
+
 func TestReplaceFinalizer(t *testing.T) {
 	for name, tc := range map[string]struct {
 		finalizers   []string

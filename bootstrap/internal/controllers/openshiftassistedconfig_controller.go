@@ -152,8 +152,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 		if wait := reconciler.WaitForOwner(config, time.Now()); wait > 0 {
 			return ctrl.Result{RequeueAfter: wait}, nil
 		}
-	}
-	if machine != nil {
+	} else {
 		ctx = ctrl.LoggerInto(ctx, ctrl.LoggerFrom(ctx).WithValues("Machine", klog.KObj(machine)))
 		cluster, err := util.GetClusterByName(ctx, r.Client, machine.Namespace, machine.Spec.ClusterName)
 		if err != nil && !apierrors.IsNotFound(err) {
@@ -563,15 +562,7 @@ func (r *Reconciler) configAgents(ctx context.Context, c *bootstrapv1.OpenshiftA
 // cluster-api-provider-openshift-assisted created before the switch, with a plain owner
 // reference that only a garbage collector would follow).
 func ownsInfraEnv(c *bootstrapv1.OpenshiftAssistedConfig, ie *aiv1beta1.InfraEnv) bool {
-	if ref := metav1.GetControllerOfNoCopy(ie); ref != nil {
-		return ref.UID == c.UID
-	}
-	for _, ref := range ie.OwnerReferences {
-		if ref.UID == c.UID {
-			return true
-		}
-	}
-	return false
+	return metav1.IsControlledBy(ie, c) || reconciler.CreatedFor(ie, c)
 }
 
 // reconcileDelete releases the config's Agent and deletes its InfraEnv, then removes the

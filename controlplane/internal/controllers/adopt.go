@@ -19,7 +19,6 @@ package controllers
 import (
 	"context"
 	"fmt"
-	"slices"
 
 	hivev1 "github.com/openshift/hive/apis/hive/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -75,7 +74,7 @@ func (r *Reconciler) refuseUpstreamName(ctx context.Context, s *scope) error {
 		return nil
 	case err != nil:
 		return fmt.Errorf("getting ClusterDeployment %s: %w", s.oacp.Name, err)
-	case !slices.ContainsFunc(cd.OwnerReferences, func(o metav1.OwnerReference) bool { return o.UID == s.oacp.UID }):
+	case !reconciler.OwnedBy(cd, s.oacp):
 		return nil
 	}
 	return reconciler.NewProblem(controlplanev1.AvailableCondition, controlplanev1.NotOwnedReason,

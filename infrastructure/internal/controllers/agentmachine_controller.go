@@ -127,13 +127,12 @@ func (r *AgentMachineReconciler) Reconcile(ctx context.Context, req ctrl.Request
 	if err != nil && !apierrors.IsNotFound(err) {
 		return ctrl.Result{}, fmt.Errorf("getting the owner Machine: %w", err)
 	}
+	var cluster *clusterv1.Cluster
 	if machine == nil {
 		if wait := reconciler.WaitForOwner(am, time.Now()); wait > 0 {
 			return ctrl.Result{RequeueAfter: wait}, nil
 		}
-	}
-	var cluster *clusterv1.Cluster
-	if machine != nil {
+	} else {
 		log = log.WithValues("Machine", klog.KObj(machine))
 		cluster, err = util.GetClusterFromMetadata(ctx, r.Client, machine.ObjectMeta)
 		if err != nil && !apierrors.IsNotFound(err) && !errors.Is(err, util.ErrNoCluster) {
