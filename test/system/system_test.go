@@ -408,14 +408,11 @@ func scaleControlPlane(l *lab.Lab, ns, name string, replicas int32) {
 
 // scaleMachineDeployment sets the replicas of a MachineDeployment.
 func scaleMachineDeployment(l *lab.Lab, ns, name string, replicas int32) {
-	Eventually(func() error {
-		md := &clusterv1.MachineDeployment{}
-		if err := l.Mgmt.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, md); err != nil {
-			return err
-		}
+	md := &clusterv1.MachineDeployment{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}
+	updateObject(l.Mgmt.Client, md, func() error {
 		md.Spec.Replicas = ptr.To(replicas)
-		return l.Mgmt.Client.Update(ctx, md)
-	}, 30*time.Second, interval).Should(Succeed())
+		return nil
+	})
 }
 
 var _ = Describe("An installation that fails", func() {

@@ -17,6 +17,7 @@ limitations under the License.
 package system
 
 import (
+	"fmt"
 	"strings"
 	"time"
 
@@ -201,13 +202,25 @@ var _ = Describe("A cluster that cluster-api-provider-openshift-assisted install
 // setClusterPaused sets the Cluster's spec.paused.
 func setClusterPaused(l *lab.Lab, ns, name string, paused bool) {
 	GinkgoHelper()
+	cluster := &clusterv1.Cluster{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}
+	updateObject(l.Mgmt.Client, cluster, func() error {
+		cluster.Spec.Paused = ptr.To(paused)
+		return nil
+	})
+}
+
+// updateObject reads obj (by its namespace and name), applies mutate and updates it, again until
+// the update succeeds (a conflict with a controller's write) or 30 s have passed.
+func updateObject(c client.Client, obj client.Object, mutate func() error) {
+	GinkgoHelper()
 	Eventually(func() error {
-		cluster := &clusterv1.Cluster{}
-		if err := l.Mgmt.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, cluster); err != nil {
+		if err := c.Get(ctx, client.ObjectKeyFromObject(obj), obj); err != nil {
 			return err
 		}
-		cluster.Spec.Paused = ptr.To(paused)
-		return l.Mgmt.Client.Update(ctx, cluster)
+		if err := mutate(); err != nil {
+			return err
+		}
+		return c.Update(ctx, obj)
 	}, 30*time.Second, interval).Should(Succeed())
 }
 
@@ -222,14 +235,11 @@ func leaveAsUpstreamLeavesIt(l *lab.Lab, ns, name string) {
 	GinkgoHelper()
 	c := l.Mgmt.Client
 	replaceFinalizer := func(obj client.Object, ours, upstream string) {
-		Eventually(func() error {
-			if err := c.Get(ctx, client.ObjectKeyFromObject(obj), obj); err != nil {
-				return err
-			}
+		updateObject(c, obj, func() error {
 			controllerutil.RemoveFinalizer(obj, ours)
 			controllerutil.AddFinalizer(obj, upstream)
-			return c.Update(ctx, obj)
-		}, 30*time.Second, interval).Should(Succeed())
+			return nil
+		})
 	}
 	cp := controlPlane(l, ns, name)(Default)
 	replaceFinalizer(cp, controlplanev1.OpenshiftAssistedControlPlaneFinalizer, controlplanev1.UpstreamOpenshiftAssistedControlPlaneFinalizer)
@@ -246,46 +256,38 @@ func leaveAsUpstreamLeavesIt(l *lab.Lab, ns, name string) {
 	Expect(infraEnvs.Items).To(HaveLen(len(configs.Items)))
 	for i := range infraEnvs.Items {
 		ie := &infraEnvs.Items[i]
-		Eventually(func() error {
-			if err := c.Get(ctx, client.ObjectKeyFromObject(ie), ie); err != nil {
-				return err
-			}
+		updateObject(c, ie, func() error {
 			owner := metav1.GetControllerOf(ie)
-			Expect(owner).NotTo(BeNil(), "InfraEnv %s has a controller", ie.Name)
+			if owner == nil {
+				return fmt.Errorf("InfraEnv %s has no controller", ie.Name)
+			}
 			owner.Controller, owner.BlockOwnerDeletion = nil, nil
 			ie.OwnerReferences = []metav1.OwnerReference{*owner}
 			ie.Labels = map[string]string{"bootstrap.cluster.x-k8s.io/openshiftAssistedConfig": owner.Name, clusterv1.ClusterNameLabel: name}
-			return c.Update(ctx, ie)
-		}, 30*time.Second, interval).Should(Succeed())
+			return nil
+		})
 	}
 	agents := &aiv1beta1.AgentList{}
 	Expect(c.List(ctx, agents, client.InNamespace(ns))).To(Succeed())
 	for i := range agents.Items {
 		a := &agents.Items[i]
-		Eventually(func() error {
-			if err := c.Get(ctx, client.ObjectKeyFromObject(a), a); err != nil {
-				return err
-			}
+		updateObject(c, a, func() error {
 			delete(a.Labels, bootstrapv1.AgentConfigLabel)
 			delete(a.Labels, clusterv1.ClusterNameLabel)
-			return c.Update(ctx, a)
-		}, 30*time.Second, interval).Should(Succeed())
+			return nil
+		})
 	}
 	upstreamLabels := map[string]string{
 		clusterv1.ClusterNameLabel: name, clusterv1.MachineControlPlaneLabel: "", clusterv1.MachineControlPlaneNameLabel: cp.Name,
 	}
 	for _, obj := range []client.Object{&hivev1.ClusterDeployment{}, &hiveextv1beta1.AgentClusterInstall{}} {
-		Eventually(func() error {
-			if err := c.Get(ctx, client.ObjectKey{Namespace: ns, Name: cp.Name}, obj); err != nil {
-				return err
-			}
+		obj.SetNamespace(ns)
+		obj.SetName(cp.Name)
+		updateObject(c, obj, func() error {
 			obj.SetLabels(upstreamLabels)
 			obj.SetOwnerReferences(nil)
-			if err := controllerutil.SetOwnerReference(cp, obj, c.Scheme()); err != nil {
-				return err
-			}
-			return c.Update(ctx, obj)
-		}, 30*time.Second, interval).Should(Succeed())
+			return controllerutil.SetOwnerReference(cp, obj, c.Scheme())
+		})
 		Expect(metav1.IsControlledBy(obj, cp)).To(BeFalse())
 	}
 }
