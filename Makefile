@@ -61,6 +61,15 @@ manifests: ## Generate CRDs, RBAC and webhook manifests, and the third-party CRD
 	@for f in test/support/testenv/crds/metal3/*.yaml; do \
 		sed -i '0,/^  name: /s//  labels:\n    cluster.x-k8s.io\/v1beta2: v1beta2\n  name: /' $$f; \
 	done
+	@# The copy of the agent provider's CRDs that HyperShift installs over ours (see
+	@# hack/hypershift-crds/doc.go), labelled as `hypershift install` labels it; not installed by
+	@# default: the tests that meet HyperShift's hub put it in place of ours.
+	@rm -rf test/support/testenv/hypershift-crds && (cd hack/hypershift-crds && GOWORK=off $(CONTROLLER_GEN) crd \
+		paths=github.com/openshift/cluster-api-provider-agent/api/v1alpha1 paths=github.com/openshift/cluster-api-provider-agent/api/v1beta1 \
+		output:crd:artifacts:config=../../test/support/testenv/hypershift-crds)
+	@for f in test/support/testenv/hypershift-crds/*.yaml; do \
+		sed -i '0,/^  name: /s//  labels:\n    cluster.x-k8s.io\/v1beta1: v1beta1\n  name: /' $$f; \
+	done
 	@# OpenShift's ClusterVersion (for the workload cluster of the lab): its Go types carry no CRD
 	@# markers, so the CRD is the manifest the pinned github.com/openshift/api module ships.
 	@mkdir -p test/support/sim/cvo/crds && cp "$$(cd test/support && go list -m -f '{{.Dir}}' github.com/openshift/api)/config/v1/0000_00_cluster-version-operator_01_clusterversion.crd.yaml" \

@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 generated_files() {
 	find . -path ./bin -prune -o -type f \( -name 'zz_generated.*.go' -o -path '*/config/crd/bases/*' \
 		-o -path '*/config/rbac/role.yaml' -o -path '*/config/webhook/manifests.yaml' \
-		-o -path './test/support/testenv/crds/*' -o -path './test/support/sim/cvo/crds/*' \
+		-o -path './test/support/testenv/crds/*' -o -path './test/support/testenv/hypershift-crds/*' -o -path './test/support/sim/cvo/crds/*' \
 		-o -path './test/support/sim/etcd/crds/*' \) -print | LC_ALL=C sort
 }
 
