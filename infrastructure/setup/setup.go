@@ -25,13 +25,16 @@ import (
 	"time"
 
 	"github.com/spf13/pflag"
+	"k8s.io/client-go/discovery"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/cluster-api/controllers/clustercache"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 
+	infrav1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/infrastructure/v1beta1"
 	infracontroller "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/infrastructure/internal/controllers"
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/infrastructure/internal/servedschema"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/foreign"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/manager"
 )
@@ -121,8 +124,16 @@ func Setup(ctx context.Context, mgr ctrl.Manager, opts *manager.Options, o Optio
 	if err != nil {
 		return err
 	}
+	// AgentClusters and AgentMachines are written in the shape the API server serves: ours, or the
+	// copy of upstream's CRDs that HyperShift installs in place of ours.
+	dc, err := discovery.NewDiscoveryClientForConfigAndClient(mgr.GetConfig(), mgr.GetHTTPClient())
+	if err != nil {
+		return fmt.Errorf("creating a discovery client: %w", err)
+	}
+	writer := servedschema.NewClient(mgr.GetClient(), dc.OpenAPIV3(),
+		infrav1.GroupVersion.WithKind("AgentCluster"), infrav1.GroupVersion.WithKind("AgentMachine"))
 	am := &infracontroller.AgentMachineReconciler{
-		Client:                        mgr.GetClient(),
+		Client:                        writer,
 		APIReader:                     mgr.GetAPIReader(),
 		AgentReader:                   agentCache,
 		AgentNamespace:                o.AgentNamespace,
@@ -136,7 +147,7 @@ func Setup(ctx context.Context, mgr ctrl.Manager, opts *manager.Options, o Optio
 		return err
 	}
 	ac := &infracontroller.AgentClusterReconciler{
-		Client:                        mgr.GetClient(),
+		Client:                        writer,
 		APIReader:                     mgr.GetAPIReader(),
 		AgentReader:                   agentCache,
 		AgentNamespace:                o.AgentNamespace,

@@ -35,7 +35,9 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/rest"
+	logsv1 "k8s.io/component-base/logs/api/v1"
 	"k8s.io/utils/ptr"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -80,10 +82,28 @@ func get(ctx context.Context, url string) (int, string, error) {
 // (/healthz and /readyz on the --health-probe-bind-address port) and serves metrics over plain
 // HTTP on --metrics-bind-address. Ports are local ones, and the lease namespace is given since
 // the test does not run in a pod (in a pod, the pod's namespace is used).
+//
+// It runs on a hub with our CRDs and on one where `hypershift install` has put its own copy of
+// upstream's CRDs in their place (test/support/testenv/hypershift-crds), whose status schema
+// refuses ours: there the AgentCluster and AgentMachine are written in upstream's v1beta1 shape,
+// which Cluster API reads through the v1beta1 contract.
 func TestStartsWithHyperShiftArguments(t *testing.T) {
 	if os.Getenv("KUBEBUILDER_ASSETS") == "" {
 		t.Skip("needs envtest (KUBEBUILDER_ASSETS)")
 	}
+	// Each run applies the same logging flags, as main does once.
+	logsv1.ReapplyHandling = logsv1.ReapplyHandlingIgnoreUnchanged
+	for _, hyperShiftCRDs := range []bool{false, true} {
+		name := "our CRDs"
+		if hyperShiftCRDs {
+			name = "HyperShift's copy of the CRDs"
+		}
+		t.Run(name, func(t *testing.T) { startWithHyperShiftArguments(t, hyperShiftCRDs) })
+	}
+}
+
+func startWithHyperShiftArguments(t *testing.T, hyperShiftCRDs bool) {
+	t.Helper()
 	g := NewWithT(t)
 	scheme, err := capoascheme.New(infrav1.AddToScheme)
 	g.Expect(err).NotTo(HaveOccurred())
@@ -92,6 +112,9 @@ func TestStartsWithHyperShiftArguments(t *testing.T) {
 	defer func() { _ = env.Stop() }()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
+	if hyperShiftCRDs {
+		g.Expect(testenv.InstallHyperShiftAgentCRDs(ctx, env.Client, env.Config)).To(Succeed())
+	}
 	hcp, err := env.CreateNamespace(ctx, "clusters-hc1")
 	g.Expect(err).NotTo(HaveOccurred())
 	agents, err := env.CreateNamespace(ctx, "agents")
@@ -122,6 +145,8 @@ func TestStartsWithHyperShiftArguments(t *testing.T) {
 	providerOpts.AddFlags(fs)
 	g.Expect(fs.Parse(args)).To(Succeed())
 	g.Expect(opts.Validate()).To(Succeed())
+	// This process runs the provider's manager once per CRD set: as the lab does, it says so.
+	opts.InProcess = true
 
 	done := make(chan error, 1)
 	go func() {
@@ -163,7 +188,10 @@ func TestStartsWithHyperShiftArguments(t *testing.T) {
 		}
 		ac := &infrav1.AgentCluster{}
 		g.Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: hcp, Name: "hc1"}, ac)).To(Succeed())
-		g.Expect(ac.Status.Initialization.Provisioned).To(Equal(ptr.To(true)), "%+v", ac.Status.Conditions)
+		g.Expect(ac.Status.Ready).To(BeTrue(), "%+v", ac.Status.Conditions) //nolint:staticcheck // the v1beta1 contract's, which HyperShift's CRD has
+		if !hyperShiftCRDs {
+			g.Expect(ac.Status.Initialization.Provisioned).To(Equal(ptr.To(true)), "%+v", ac.Status.Conditions)
+		}
 		cd := &hivev1.ClusterDeployment{}
 		g.Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: hcp, Name: "hc1"}, cd)).To(Succeed())
 		g.Expect(cd.Spec.Installed).To(BeTrue())
@@ -184,6 +212,20 @@ func TestStartsWithHyperShiftArguments(t *testing.T) {
 		g.Expect(agent.Spec.MachineConfigPool).To(Equal("ignition"), "the last segment of HyperShift's ignition URL")
 		g.Expect(agent.Spec.IgnitionEndpointHTTPHeaders).To(HaveKeyWithValue("NodePool", hcp+"/np"))
 	}, 60*time.Second, 200*time.Millisecond).Should(Succeed())
+	// The host installs: assisted-service reports the Agent bound and installed, and the
+	// AgentMachine says it is provisioned.
+	g.Expect(installAgent(ctx, env.Client, agents, "host-1")).To(Succeed())
+	g.Eventually(func(g Gomega) {
+		am := &infrav1.AgentMachine{}
+		g.Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: hcp, Name: "hc1-np-1"}, am)).To(Succeed())
+		g.Expect(am.Status.Ready).To(BeTrue(), "%+v", am.Status.Conditions) //nolint:staticcheck // the v1beta1 contract's, which HyperShift's CRD has
+		if !hyperShiftCRDs {
+			g.Expect(am.Status.Initialization.Provisioned).To(Equal(ptr.To(true)), "%+v", am.Status.Conditions)
+		}
+	}, 30*time.Second, 200*time.Millisecond).Should(Succeed())
+	if hyperShiftCRDs {
+		expectUpstreamV1Beta1Status(ctx, g, env.Client, hcp)
+	}
 	// HyperShift's Role grants core events only: the manager writes its events there, where
 	// `oc describe` and HyperShift's users see them (events.k8s.io ones would be refused).
 	g.Eventually(func(g Gomega) {
@@ -203,6 +245,63 @@ func TestStartsWithHyperShiftArguments(t *testing.T) {
 	case <-time.After(30 * time.Second):
 		t.Fatalf("the manager did not stop: %s", strings.Join(args, " "))
 	}
+}
+
+// expectUpstreamV1Beta1Status checks, as stored, what Cluster API's v1beta1 contract and
+// upstream's clients read of the hosted cluster's AgentCluster and AgentMachine: status.ready,
+// the AgentCluster's clusterDeploymentReference, the AgentMachine's spec.providerID and
+// addresses, and Cluster API v1beta1 conditions (reason and message absent rather than empty, a
+// severity on each False one).
+func expectUpstreamV1Beta1Status(ctx context.Context, g Gomega, c client.Client, ns string) {
+	g.Eventually(func(g Gomega) {
+		for _, o := range []struct{ kind, name string }{{"AgentCluster", "hc1"}, {"AgentMachine", "hc1-np-1"}} {
+			u := &unstructured.Unstructured{}
+			u.SetGroupVersionKind(infrav1.GroupVersion.WithKind(o.kind))
+			g.Expect(c.Get(ctx, client.ObjectKey{Namespace: ns, Name: o.name}, u)).To(Succeed())
+			ready, _, _ := unstructured.NestedBool(u.Object, "status", "ready")
+			g.Expect(ready).To(BeTrue(), o.kind)
+			conds, _, _ := unstructured.NestedSlice(u.Object, "status", "conditions")
+			g.Expect(conds).NotTo(BeEmpty(), o.kind)
+			for _, c := range conds {
+				cond, ok := c.(map[string]any)
+				g.Expect(ok).To(BeTrue())
+				g.Expect(cond).NotTo(HaveKey("observedGeneration"), "%s %v", o.kind, cond)
+				for _, k := range []string{"reason", "message"} {
+					if v, ok := cond[k]; ok {
+						g.Expect(v).NotTo(BeEmpty(), "%s %v", o.kind, cond)
+					}
+				}
+				if cond["status"] == "False" {
+					g.Expect(cond).To(HaveKey("severity"), "%s %v", o.kind, cond)
+				}
+			}
+			g.Expect(u.Object).To(HaveKeyWithValue("status", Not(HaveKey("initialization"))), o.kind)
+			switch o.kind {
+			case "AgentCluster":
+				cd, _, _ := unstructured.NestedString(u.Object, "status", "clusterDeploymentReference", "name")
+				g.Expect(cd).To(Equal("hc1"))
+			case "AgentMachine":
+				id, _, _ := unstructured.NestedString(u.Object, "spec", "providerID")
+				g.Expect(id).To(Equal("agent://host-1"))
+				addrs, _, _ := unstructured.NestedSlice(u.Object, "status", "addresses")
+				g.Expect(addrs).NotTo(BeEmpty())
+			}
+		}
+	}, 30*time.Second, 200*time.Millisecond).Should(Succeed())
+}
+
+// installAgent reports the Agent as assisted-service does once its host has installed: bound and
+// installed.
+func installAgent(ctx context.Context, c client.Client, ns, name string) error {
+	agent := &aiv1beta1.Agent{}
+	if err := c.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, agent); err != nil {
+		return err
+	}
+	conditionsv1.SetStatusCondition(&agent.Status.Conditions, conditionsv1.Condition{Type: aiv1beta1.BoundCondition,
+		Status: corev1.ConditionTrue, Reason: aiv1beta1.BoundReason, Message: "The agent is bound to a cluster deployment"})
+	conditionsv1.SetStatusCondition(&agent.Status.Conditions, conditionsv1.Condition{Type: aiv1beta1.InstalledCondition,
+		Status: corev1.ConditionTrue, Reason: aiv1beta1.InstalledReason, Message: "The installation has completed: Done"})
+	return c.Status().Update(ctx, agent)
 }
 
 // grantHyperShiftRoles grants the capi-provider service account of the hosted control plane's

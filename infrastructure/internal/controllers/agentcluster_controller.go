@@ -269,7 +269,10 @@ func (r *AgentClusterReconciler) reconcileNormal(ctx context.Context, ac *infrav
 		return ctrl.Result{}, err
 	}
 	setCDCondition(ac, metav1.ConditionTrue, infrav1.ClusterDeploymentReadyReason, "")
-	if !ptr.Deref(ac.Status.Initialization.Provisioned, false) {
+	// Provisioned is told once: the AgentCluster says so in status.initialization.provisioned, or in
+	// status.ready alone where the API server serves HyperShift's copy of the CRD (upstream's v1beta1
+	// status; see package servedschema).
+	if !ptr.Deref(ac.Status.Initialization.Provisioned, false) && !ac.Status.Ready { //nolint:staticcheck // see above
 		r.Recorder.Eventf(ac, cd, corev1.EventTypeNormal, "Provisioned", "Provision",
 			"Cluster infrastructure is provisioned with ClusterDeployment %s/%s", cd.Namespace, cd.Name)
 	}

@@ -84,6 +84,13 @@ func mirrorAgent(am *infrav1.AgentMachine, agent *aiv1beta1.Agent) {
 	}
 }
 
+// machineProvisioned says whether the AgentMachine is reported provisioned: in
+// status.initialization.provisioned, or in status.ready alone where the API server serves
+// HyperShift's copy of the CRD (upstream's v1beta1 status; see package servedschema).
+func machineProvisioned(am *infrav1.AgentMachine) bool {
+	return ptr.Deref(am.Status.Initialization.Provisioned, false) || am.Status.Ready //nolint:staticcheck // see above
+}
+
 // setNodeJoined reports an AgentMachine whose host is a Node of the cluster and whose Agent is
 // gone: provisioned, with the Agent's conditions as they were when it installed.
 func setNodeJoined(am *infrav1.AgentMachine, m *clusterv1.Machine) {

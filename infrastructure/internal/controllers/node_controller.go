@@ -23,7 +23,6 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/utils/ptr"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	"sigs.k8s.io/cluster-api/controllers/clustercache"
 	"sigs.k8s.io/cluster-api/util"
@@ -59,7 +58,7 @@ func (r *NodeProviderIDReconciler) Reconcile(ctx context.Context, req ctrl.Reque
 	if err := r.Client.Get(ctx, req.NamespacedName, am); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
-	if !ptr.Deref(am.Status.Initialization.Provisioned, false) || am.Spec.ProviderID == "" || !am.DeletionTimestamp.IsZero() {
+	if !machineProvisioned(am) || am.Spec.ProviderID == "" || !am.DeletionTimestamp.IsZero() {
 		return ctrl.Result{}, nil
 	}
 	clusterName := am.Labels[clusterv1.ClusterNameLabel]

@@ -23,11 +23,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"time"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 )
@@ -115,4 +118,50 @@ func HostedControlPlaneStarted(hcp *unstructured.Unstructured) error {
 		"kubeConfig":        map[string]any{"name": "admin-kubeconfig", "key": "kubeconfig"},
 		"kubeadminPassword": map[string]any{"name": "kubeadmin-password"},
 	}, "status")
+}
+
+// HyperShiftAgentCRDDir is the folder, relative to the repository root, of the copy of the agent
+// provider's CRDs that `hypershift install` applies (see hack/hypershift-crds).
+const HyperShiftAgentCRDDir = "test/support/testenv/hypershift-crds"
+
+// InstallHyperShiftAgentCRDs puts HyperShift's copy of the agent provider's CRDs in place of the
+// installed ones, as `hypershift install` does on a hub where they exist (a server-side apply
+// with forced ownership of their spec), and waits until the API server publishes their schemas.
+func InstallHyperShiftAgentCRDs(ctx context.Context, c client.Client, cfg *rest.Config) error {
+	for _, plural := range []string{"agentclusters", "agentmachines", "agentmachinetemplates"} {
+		crd, err := ReadCRD(filepath.Join(HyperShiftAgentCRDDir, "capi-provider.agent-install.openshift.io_"+plural+".yaml"))
+		if err != nil {
+			return err
+		}
+		live := &apiextensionsv1.CustomResourceDefinition{}
+		if err := c.Get(ctx, client.ObjectKey{Name: crd.Name}, live); err != nil {
+			return err
+		}
+		live.Labels = crd.Labels
+		live.Spec = crd.Spec
+		if err := c.Update(ctx, live); err != nil {
+			return fmt.Errorf("replacing CRD %s: %w", crd.Name, err)
+		}
+	}
+	// The API server publishes a changed schema a moment later; HyperShift's has Cluster API v1beta1
+	// conditions (a severity) and no status.initialization.
+	dc, err := discovery.NewDiscoveryClientForConfig(cfg)
+	if err != nil {
+		return err
+	}
+	return wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, 30*time.Second, true, func(context.Context) (bool, error) {
+		paths, err := dc.OpenAPIV3().Paths()
+		if err != nil {
+			return false, nil //nolint:nilerr // not published yet: poll again
+		}
+		gv, ok := paths["apis/capi-provider.agent-install.openshift.io/v1beta1"]
+		if !ok {
+			return false, nil
+		}
+		doc, err := gv.Schema("application/json")
+		if err != nil {
+			return false, nil //nolint:nilerr // not published yet: poll again
+		}
+		return strings.Contains(string(doc), `"severity"`) && !strings.Contains(string(doc), `"initialization"`), nil
+	})
 }
