@@ -69,6 +69,16 @@ func ReportError(obj interface {
 	recorder.Eventf(obj, nil, corev1.EventTypeWarning, ReconcileErrorEvent, "Reconcile", "%s", capitalized(err.Error()))
 }
 
+// ReportWriteError makes visible on obj that writing obj itself failed, so that no condition of
+// it could say so (its status refused by the API server's validation, for example): a Warning
+// event. A conflict (the retry resolves it) and a NotFound (obj is gone) are not reported.
+func ReportWriteError(obj runtime.Object, recorder events.EventRecorder, err error) {
+	if err == nil || apierrors.IsConflict(err) || apierrors.IsNotFound(err) {
+		return
+	}
+	recorder.Eventf(obj, nil, corev1.EventTypeWarning, ReconcileErrorEvent, "Reconcile", "%s", capitalized(err.Error()))
+}
+
 func capitalized(s string) string {
 	if s == "" || s[0] < 'a' || s[0] > 'z' {
 		return s

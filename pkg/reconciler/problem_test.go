@@ -24,6 +24,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/client-go/tools/events"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	"sigs.k8s.io/cluster-api/util/conditions"
@@ -61,6 +62,37 @@ func TestReportError(t *testing.T) {
 			case tc.wantCondition != nil && (got == nil || got.Status != tc.wantCondition.Status || got.Reason != tc.wantCondition.Reason || got.Message != tc.wantCondition.Message):
 				t.Errorf("condition %+v, want %+v", got, tc.wantCondition)
 			}
+			var event string
+			select {
+			case event = <-recorder.Events:
+			default:
+			}
+			if event != tc.wantEvent {
+				t.Errorf("event %q, want %q", event, tc.wantEvent)
+			}
+		})
+	}
+}
+
+func TestReportWriteError(t *testing.T) {
+	gr := schema.GroupResource{Group: "capi-provider.agent-install.openshift.io", Resource: "agentmachines"}
+	for name, tc := range map[string]struct {
+		err       error
+		wantEvent string
+	}{
+		"no error: nothing": {},
+		"a refused status: a Warning event": {
+			err: fmt.Errorf("patching AgentMachine: %w", apierrors.NewInvalid(schema.GroupKind{Group: gr.Group, Kind: "AgentMachine"}, "m1",
+				field.ErrorList{field.Required(field.NewPath("status", "clusterDeploymentReference"), "")})),
+			wantEvent: `Warning ReconcileError Patching AgentMachine: AgentMachine.capi-provider.agent-install.openshift.io "m1" is invalid: ` +
+				`status.clusterDeploymentReference: Required value`,
+		},
+		"a conflict: the retry resolves it, no event": {err: fmt.Errorf("patching: %w", apierrors.NewConflict(gr, "m1", errors.New("modified")))},
+		"gone: no event":                              {err: fmt.Errorf("patching: %w", apierrors.NewNotFound(gr, "m1"))},
+	} {
+		t.Run(name, func(t *testing.T) {
+			recorder := events.NewFakeRecorder(5)
+			ReportWriteError(&clusterv1.Machine{}, recorder, tc.err)
 			var event string
 			select {
 			case event = <-recorder.Events:

@@ -192,7 +192,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 			}
 		}
 		if err := patchHelper.Patch(ctx, config, patch.WithOwnedConditions{Conditions: ownedConditions}); err != nil {
-			reterr = kerrors.NewAggregate([]error{reterr, fmt.Errorf("patching the config: %w", err)})
+			err = fmt.Errorf("patching the config: %w", err)
+			reconciler.ReportWriteError(config, r.Recorder, err)
+			reterr = kerrors.NewAggregate([]error{reterr, err})
 		}
 	}()
 

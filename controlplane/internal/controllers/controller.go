@@ -240,7 +240,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 			if !oacp.DeletionTimestamp.IsZero() && apierrors.IsNotFound(r.APIReader.Get(ctx, req.NamespacedName, &controlplanev1.OpenshiftAssistedControlPlane{})) {
 				return // deleted meanwhile (a reconcile of a stale copy): nothing left to report on
 			}
-			reterr = errors.Join(reterr, fmt.Errorf("patching the control plane: %w", err))
+			err = fmt.Errorf("patching the control plane: %w", err)
+			reconciler.ReportWriteError(oacp, r.Recorder, err)
+			reterr = errors.Join(reterr, err)
 		}
 	}()
 

@@ -166,7 +166,9 @@ func (r *AgentClusterReconciler) Reconcile(ctx context.Context, req ctrl.Request
 			ac.Status.ObservedGeneration = ac.Generation
 		}
 		if err := helper.Patch(ctx, ac, patch.WithOwnedConditions{Conditions: agentClusterOwnedConditions}); err != nil {
-			rerr = kerrors.NewAggregate([]error{rerr, fmt.Errorf("patching AgentCluster: %w", err)})
+			err = fmt.Errorf("patching AgentCluster: %w", err)
+			reconciler.ReportWriteError(ac, r.Recorder, err)
+			rerr = kerrors.NewAggregate([]error{rerr, err})
 		}
 	}()
 	if !ac.DeletionTimestamp.IsZero() {

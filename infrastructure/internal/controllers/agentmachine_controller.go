@@ -171,7 +171,9 @@ func (r *AgentMachineReconciler) Reconcile(ctx context.Context, req ctrl.Request
 			am.Status.ObservedGeneration = am.Generation
 		}
 		if err := helper.Patch(ctx, am, patch.WithOwnedConditions{Conditions: ownedConditions}); err != nil {
-			rerr = kerrors.NewAggregate([]error{rerr, fmt.Errorf("patching AgentMachine: %w", err)})
+			err = fmt.Errorf("patching AgentMachine: %w", err)
+			reconciler.ReportWriteError(am, r.Recorder, err)
+			rerr = kerrors.NewAggregate([]error{rerr, err})
 		}
 	}()
 
