@@ -88,7 +88,7 @@ func TestReportWriteError(t *testing.T) {
 				`status.clusterDeploymentReference: Required value`,
 		},
 		"a conflict: the retry resolves it, no event": {err: fmt.Errorf("patching: %w", apierrors.NewConflict(gr, "m1", errors.New("modified")))},
-		"gone: no event":                              {err: fmt.Errorf("patching: %w", apierrors.NewNotFound(gr, "m1"))},
+		"gone: no event": {err: fmt.Errorf("patching: %w", apierrors.NewNotFound(gr, "m1"))},
 	} {
 		t.Run(name, func(t *testing.T) {
 			recorder := events.NewFakeRecorder(5)
