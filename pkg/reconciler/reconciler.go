@@ -22,11 +22,12 @@ limitations under the License.
 //     --watch-filter, is not touched;
 //  3. read the owners (Machine, Cluster): a bootstrap config or infrastructure machine that no
 //     Machine owns yet is not written to for WaitForOwner's time; with a Cluster,
-//     paused.EnsurePausedCondition (Cluster API's helper; without a Cluster, annotations.HasPaused);
+//     paused.EnsurePausedCondition (Cluster API's helper; without a Cluster, annotations.HasPaused),
+//     except for a new object that is not paused (FirstPausedCondition);
 //  4. finalizers.EnsureFinalizer (Cluster API's helper) unless the object is being deleted;
 //  5. a patch.Helper whose deferred Patch writes the status, with the conditions the controller
-//     owns, and status.observedGeneration only when the reconcile succeeded; the deletion path
-//     runs under it too and removes the finalizer in memory;
+//     owns (and FirstPausedCondition's), and status.observedGeneration only when the reconcile
+//     succeeded; the deletion path runs under it too and removes the finalizer in memory;
 //  6. reconcileDelete or reconcileNormal.
 //
 // Events use the events API (k8s.io/client-go/tools/events, mgr.GetEventRecorder) with
@@ -41,6 +42,8 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+	"sigs.k8s.io/cluster-api/util/annotations"
+	"sigs.k8s.io/cluster-api/util/conditions"
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/move"
@@ -87,4 +90,21 @@ func WaitForOwner(obj metav1.Object, now time.Time) time.Duration {
 // always without a filter, else when obj's cluster.x-k8s.io/watch-filter label has that value.
 func InWatchFilter(obj metav1.Object, watchFilterValue string) bool {
 	return watchFilterValue == "" || obj.GetLabels()[clusterv1.WatchLabel] == watchFilterValue
+}
+
+// FirstPausedCondition returns the Paused condition that Cluster API's paused.EnsurePausedCondition
+// would write first on obj (False, NotPaused) when obj has none yet and neither obj nor its
+// Cluster is paused; otherwise nil, and EnsurePausedCondition handles the condition. Set the
+// returned condition after creating the reconcile's patch helper, so that it goes out with the
+// reconcile's own status patch: EnsurePausedCondition would patch it at once and end the
+// reconcile, which costs every new object a status patch and a reconcile of their own.
+func FirstPausedCondition(cluster *clusterv1.Cluster, obj interface {
+	metav1.Object
+	conditions.Getter
+}) *metav1.Condition {
+	if cluster == nil || conditions.Get(obj, clusterv1.PausedCondition) != nil || annotations.IsPaused(cluster, obj) {
+		return nil
+	}
+	return &metav1.Condition{Type: clusterv1.PausedCondition, Status: metav1.ConditionFalse, Reason: clusterv1.NotPausedReason,
+		ObservedGeneration: obj.GetGeneration()}
 }

@@ -23,6 +23,7 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	"sigs.k8s.io/cluster-api/util/conditions"
 )
@@ -119,6 +120,39 @@ func TestSetReadySummary(t *testing.T) {
 			}
 			if c.ObservedGeneration != 3 {
 				t.Errorf("observedGeneration %d, want 3", c.ObservedGeneration)
+			}
+		})
+	}
+}
+
+func TestFirstPausedCondition(t *testing.T) {
+	paused := &clusterv1.Cluster{Spec: clusterv1.ClusterSpec{Paused: ptr.To(true)}}
+	running := &clusterv1.Cluster{}
+	withCondition := func(status metav1.ConditionStatus) *clusterv1.Machine {
+		m := &clusterv1.Machine{ObjectMeta: metav1.ObjectMeta{Generation: 3}}
+		conditions.Set(m, metav1.Condition{Type: clusterv1.PausedCondition, Status: status, Reason: "Any"})
+		return m
+	}
+	annotated := &clusterv1.Machine{ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{clusterv1.PausedAnnotation: ""}}}
+	for name, tc := range map[string]struct {
+		cluster *clusterv1.Cluster
+		obj     *clusterv1.Machine
+		want    bool
+	}{
+		"a new object of a running Cluster: set with the reconcile's patch": {cluster: running, obj: &clusterv1.Machine{ObjectMeta: metav1.ObjectMeta{Generation: 3}}, want: true},
+		"no Cluster: nothing":                          {obj: &clusterv1.Machine{}},
+		"a paused Cluster: Cluster API's helper":       {cluster: paused, obj: &clusterv1.Machine{}},
+		"a paused object: Cluster API's helper":        {cluster: running, obj: annotated},
+		"a condition already: Cluster API's helper":    {cluster: running, obj: withCondition(metav1.ConditionFalse)},
+		"paused before, not now: Cluster API's helper": {cluster: running, obj: withCondition(metav1.ConditionTrue)},
+	} {
+		t.Run(name, func(t *testing.T) {
+			got := FirstPausedCondition(tc.cluster, tc.obj)
+			if (got != nil) != tc.want {
+				t.Fatalf("FirstPausedCondition = %+v, want a condition: %v", got, tc.want)
+			}
+			if got != nil && (got.Status != metav1.ConditionFalse || got.Reason != clusterv1.NotPausedReason || got.ObservedGeneration != 3) {
+				t.Errorf("FirstPausedCondition = %+v, want False, %s, observedGeneration 3 (as paused.EnsurePausedCondition writes it)", got, clusterv1.NotPausedReason)
 			}
 		})
 	}

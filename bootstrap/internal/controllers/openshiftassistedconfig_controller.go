@@ -161,11 +161,12 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 		s.cluster = cluster
 	}
 
-	if s.cluster != nil {
+	firstPaused := reconciler.FirstPausedCondition(s.cluster, config)
+	if s.cluster != nil && firstPaused == nil {
 		if isPaused, requeue, err := paused.EnsurePausedCondition(ctx, r.Client, s.cluster, config); err != nil || isPaused || requeue {
 			return ctrl.Result{}, err
 		}
-	} else if annotations.HasPaused(config) && config.DeletionTimestamp.IsZero() {
+	} else if s.cluster == nil && annotations.HasPaused(config) && config.DeletionTimestamp.IsZero() {
 		return ctrl.Result{}, nil
 	}
 	if config.DeletionTimestamp.IsZero() {
@@ -180,6 +181,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 	patchHelper, err := patch.NewHelper(config, r.Client)
 	if err != nil {
 		return ctrl.Result{}, fmt.Errorf("creating the patch helper: %w", err)
+	}
+	if firstPaused != nil {
+		conditions.Set(config, *firstPaused)
 	}
 	deleting := !config.DeletionTimestamp.IsZero()
 	defer func() {

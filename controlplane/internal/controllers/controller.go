@@ -36,6 +36,7 @@ import (
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	"sigs.k8s.io/cluster-api/controllers/clustercache"
 	"sigs.k8s.io/cluster-api/util"
+	"sigs.k8s.io/cluster-api/util/conditions"
 	"sigs.k8s.io/cluster-api/util/finalizers"
 	"sigs.k8s.io/cluster-api/util/patch"
 	"sigs.k8s.io/cluster-api/util/paused"
@@ -211,8 +212,11 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 	log = log.WithValues("Cluster", klog.KObj(cluster))
 	ctx = ctrl.LoggerInto(ctx, log)
 
-	if isPaused, requeue, err := paused.EnsurePausedCondition(ctx, r.Client, cluster, oacp); err != nil || isPaused || requeue {
-		return ctrl.Result{}, err
+	firstPaused := reconciler.FirstPausedCondition(cluster, oacp)
+	if firstPaused == nil {
+		if isPaused, requeue, err := paused.EnsurePausedCondition(ctx, r.Client, cluster, oacp); err != nil || isPaused || requeue {
+			return ctrl.Result{}, err
+		}
 	}
 	if oacp.DeletionTimestamp.IsZero() {
 		if replaced, err := reconciler.ReplaceFinalizer(ctx, r.Client, oacp,
@@ -227,6 +231,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 	helper, err := patch.NewHelper(oacp, r.Client)
 	if err != nil {
 		return ctrl.Result{}, fmt.Errorf("creating the patch helper: %w", err)
+	}
+	if firstPaused != nil {
+		conditions.Set(oacp, *firstPaused)
 	}
 	s := &scope{oacp: oacp, cluster: cluster}
 	defer func() {

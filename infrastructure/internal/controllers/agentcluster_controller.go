@@ -137,8 +137,11 @@ func (r *AgentClusterReconciler) Reconcile(ctx context.Context, req ctrl.Request
 	if err != nil && !apierrors.IsNotFound(err) {
 		return ctrl.Result{}, fmt.Errorf("getting the owner Cluster: %w", err)
 	}
+	firstPaused := reconciler.FirstPausedCondition(cluster, ac)
 	if cluster != nil {
 		ctx = ctrl.LoggerInto(ctx, ctrl.LoggerFrom(ctx).WithValues("Cluster", klog.KObj(cluster)))
+	}
+	if cluster != nil && firstPaused == nil {
 		if isPaused, requeue, err := paused.EnsurePausedCondition(ctx, r.Client, cluster, ac); err != nil || isPaused || requeue {
 			return ctrl.Result{}, err
 		}
@@ -154,6 +157,9 @@ func (r *AgentClusterReconciler) Reconcile(ctx context.Context, req ctrl.Request
 	helper, err := patch.NewHelper(ac, r.Client)
 	if err != nil {
 		return ctrl.Result{}, fmt.Errorf("creating patch helper: %w", err)
+	}
+	if firstPaused != nil {
+		conditions.Set(ac, *firstPaused)
 	}
 	defer func() {
 		// A reconcile error reaches the AgentCluster (Warning event; a Problem's condition), not only the log.

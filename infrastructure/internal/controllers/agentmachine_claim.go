@@ -204,19 +204,26 @@ func (r *AgentMachineReconciler) claim(ctx context.Context, s *machineScope) (*a
 	// rv is the AgentMachine's resourceVersion after this reconcile's last write of the choice;
 	// am keeps the one it was read with, for the patch helper.
 	rv := am.ResourceVersion
+	if hasChoice && s.finalizerUnsaved {
+		// A choice recorded without the finalizer (by an older release): record it again with it,
+		// before the claim.
+		if err := r.choose(ctx, s, &rv, &chosen); err != nil {
+			return nil, ctrl.Result{}, err
+		}
+	}
 	passed := map[client.ObjectKey]bool{}
 	for range claimAttempts {
 		if !hasChoice {
 			i := slices.IndexFunc(ranked, func(a *aiv1beta1.Agent) bool { return !passed[client.ObjectKeyFromObject(a)] })
 			if i < 0 {
 				// Every fit was claimed by others first: forget the choice, and explain.
-				if err := r.choose(ctx, am, &rv, nil); err != nil {
+				if err := r.choose(ctx, s, &rv, nil); err != nil {
 					return nil, ctrl.Result{}, err
 				}
 				return nil, ctrl.Result{}, r.explainNoAgent(ctx, am, request)
 			}
 			chosen = client.ObjectKeyFromObject(ranked[i])
-			if err := r.choose(ctx, am, &rv, &chosen); err != nil {
+			if err := r.choose(ctx, s, &rv, &chosen); err != nil {
 				return nil, ctrl.Result{}, err // a conflict: another reconcile chose first
 			}
 		}
@@ -259,14 +266,20 @@ func (r *AgentMachineReconciler) explainNoAgent(ctx context.Context, am *infrav1
 // updated): of two reconciles that choose at once (two processes during a leader hand-over, or
 // one behind a stale cache), one fails with a conflict and reads the other's choice on its next
 // try. am gets the annotations, not the new resourceVersion: the patch helper's later patches
-// must not carry one.
-func (r *AgentMachineReconciler) choose(ctx context.Context, am *infrav1.AgentMachine, rv *string, agent *client.ObjectKey) error {
+// must not carry one. The first choice also saves the AgentMachine's finalizer (set in memory by
+// Reconcile), so that no Agent is claimed for an AgentMachine that could go without releasing it.
+func (r *AgentMachineReconciler) choose(ctx context.Context, s *machineScope, rv *string, agent *client.ObjectKey) error {
+	am := s.agentMachine
 	if _, ok := am.Annotations[infrav1.ChosenAgentAnnotation]; !ok && agent == nil {
 		return nil
 	}
 	base := am.DeepCopy()
 	base.ResourceVersion = *rv
-	changed := base.DeepCopy()
+	if s.finalizerUnsaved {
+		controllerutil.RemoveFinalizer(base, infrav1.AgentMachineFinalizer) // as stored: the patch adds it
+	}
+	changed := am.DeepCopy()
+	changed.ResourceVersion = *rv
 	if changed.Annotations == nil {
 		changed.Annotations = map[string]string{}
 	}
@@ -281,6 +294,7 @@ func (r *AgentMachineReconciler) choose(ctx context.Context, am *infrav1.AgentMa
 		return fmt.Errorf("%s: %w", what, err)
 	}
 	am.Annotations, *rv = changed.Annotations, changed.ResourceVersion
+	s.finalizerUnsaved = false
 	return nil
 }
 

@@ -31,11 +31,12 @@ import (
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	"sigs.k8s.io/cluster-api/controllers/clustercache"
 	"sigs.k8s.io/cluster-api/util"
-	"sigs.k8s.io/cluster-api/util/finalizers"
+	"sigs.k8s.io/cluster-api/util/conditions"
 	"sigs.k8s.io/cluster-api/util/patch"
 	"sigs.k8s.io/cluster-api/util/paused"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	infrav1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/infrastructure/v1beta1"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/reconciler"
@@ -95,6 +96,9 @@ type machineScope struct {
 	agentMachine *infrav1.AgentMachine
 	machine      *clusterv1.Machine
 	cluster      *clusterv1.Cluster
+	// finalizerUnsaved says that the AgentMachine's finalizer is set in memory only: the choice
+	// of an Agent, the first write before a claim, carries it (see choose).
+	finalizerUnsaved bool
 }
 
 // RBAC: only the verbs the code uses (docs/architecture_design.md, "Privileges"). Objects are
@@ -139,8 +143,11 @@ func (r *AgentMachineReconciler) Reconcile(ctx context.Context, req ctrl.Request
 			return ctrl.Result{}, fmt.Errorf("getting the Cluster: %w", err)
 		}
 	}
+	firstPaused := reconciler.FirstPausedCondition(cluster, am)
 	if cluster != nil {
 		log = log.WithValues("Cluster", klog.KObj(cluster))
+	}
+	if cluster != nil && firstPaused == nil {
 		if isPaused, requeue, err := paused.EnsurePausedCondition(ctx, r.Client, cluster, am); err != nil || isPaused || requeue {
 			return ctrl.Result{}, err
 		}
@@ -151,16 +158,22 @@ func (r *AgentMachineReconciler) Reconcile(ctx context.Context, req ctrl.Request
 		if replaced, err := reconciler.ReplaceFinalizer(ctx, r.Client, am, infrav1.UpstreamAgentMachineFinalizer, infrav1.AgentMachineFinalizer); err != nil || replaced {
 			return ctrl.Result{}, err
 		}
-		if added, err := finalizers.EnsureFinalizer(ctx, r.Client, am, infrav1.AgentMachineFinalizer); err != nil || added {
-			return ctrl.Result{}, err
-		}
 	}
 
 	helper, err := patch.NewHelper(am, r.Client)
 	if err != nil {
 		return ctrl.Result{}, fmt.Errorf("creating patch helper: %w", err)
 	}
+	if firstPaused != nil {
+		conditions.Set(am, *firstPaused)
+	}
 	s := &machineScope{agentMachine: am, machine: machine, cluster: cluster}
+	// The finalizer is not written in a patch and a reconcile of its own (Cluster API's
+	// finalizers.EnsureFinalizer): it goes out with the choice of an Agent, before the claim of
+	// any host (choose), or else with this reconcile's deferred patch.
+	if am.DeletionTimestamp.IsZero() && controllerutil.AddFinalizer(am, infrav1.AgentMachineFinalizer) {
+		s.finalizerUnsaved = true
+	}
 	defer func() {
 		// A reconcile error reaches the AgentMachine (Warning event; a Problem's condition), not only the log.
 		reconciler.ReportError(am, r.Recorder, rerr)

@@ -31,6 +31,8 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	infrav1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/infrastructure/v1beta1"
 	capoascheme "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/scheme"
@@ -109,7 +111,7 @@ func TestAgentMachineWaits(t *testing.T) {
 				WithIndex(&aiv1beta1.Agent{}, agentFreeIndex, indexFreeAgent).
 				Build()
 			r := &AgentMachineReconciler{Client: c, APIReader: c, AgentReader: c, Recorder: events.NewFakeRecorder(10)}
-			// The first reconcile of an AgentMachine with a Cluster records Paused=False and returns.
+			// Twice, as the first one's writes bring it back: what it reports must be stable.
 			for range 2 {
 				_, err := r.Reconcile(ctx, ctrl.Request{NamespacedName: client.ObjectKeyFromObject(am)})
 				g.Expect(err).NotTo(HaveOccurred())
@@ -172,4 +174,81 @@ func TestDeletedForMoveIsLeftAlone(t *testing.T) {
 	gotAM := &infrav1.AgentMachine{}
 	g.Expect(c.Get(context.Background(), client.ObjectKeyFromObject(am), gotAM)).To(Succeed())
 	g.Expect(gotAM.Finalizers).To(ConsistOf(infrav1.AgentMachineFinalizer), "clusterctl removes the finalizers itself")
+}
+
+// TestNewAgentMachineIsClaimedInOneReconcile: the first reconcile of a new AgentMachine claims
+// its Agent. Its Paused condition and its finalizer take no write and no reconcile of their own
+// (Cluster API's paused.EnsurePausedCondition and finalizers.EnsureFinalizer would each write and
+// end the reconcile): the finalizer goes out with the choice of the Agent, before the claim, and
+// the condition with the reconcile's status.
+func TestNewAgentMachineIsClaimedInOneReconcile(t *testing.T) {
+	g := NewWithT(t)
+	ctx := context.Background()
+	scheme, err := capoascheme.New(infrav1.AddToScheme)
+	g.Expect(err).NotTo(HaveOccurred())
+	const ns = "ns"
+	cluster := &clusterv1.Cluster{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "c1"},
+		Spec: clusterv1.ClusterSpec{InfrastructureRef: clusterv1.ContractVersionedObjectReference{
+			APIGroup: infrav1.GroupVersion.Group, Kind: "AgentCluster", Name: "c1",
+		}},
+		Status: clusterv1.ClusterStatus{Initialization: clusterv1.ClusterInitializationStatus{InfrastructureProvisioned: ptr.To(true)}},
+	}
+	machine := &clusterv1.Machine{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "m1", UID: "machine-uid", Labels: map[string]string{clusterv1.ClusterNameLabel: "c1"}},
+		Spec:       clusterv1.MachineSpec{ClusterName: "c1", Bootstrap: clusterv1.Bootstrap{DataSecretName: ptr.To("data")}},
+	}
+	ac := &infrav1.AgentCluster{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "c1"},
+		Spec: infrav1.AgentClusterSpec{ClusterDeploymentRef: &infrav1.ClusterDeploymentReference{Name: "cd"}}}
+	data := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "data"}, Data: map[string][]byte{
+		"format": []byte("ignition"), "value": []byte(`{"ignition":{"version":"3.1.0"}}`),
+	}}
+	agent := testAgent("a1")
+	agent.Namespace = ns
+	am := &infrav1.AgentMachine{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "m1", UID: "am-uid",
+		OwnerReferences: []metav1.OwnerReference{{APIVersion: clusterv1.GroupVersion.String(), Kind: "Machine", Name: "m1", UID: "machine-uid"}}}}
+
+	var writes []string
+	finalizedAtClaim := false
+	c := fake.NewClientBuilder().WithScheme(scheme).
+		WithObjects(am, cluster, machine, ac, data, agent).
+		WithStatusSubresource(&infrav1.AgentMachine{}, &clusterv1.Cluster{}).
+		WithIndex(&aiv1beta1.Agent{}, agentClaimIndex, indexAgentClaim).
+		WithIndex(&aiv1beta1.Agent{}, agentFreeIndex, indexFreeAgent).
+		WithInterceptorFuncs(interceptor.Funcs{
+			Patch: func(ctx context.Context, c client.WithWatch, obj client.Object, patch client.Patch, opts ...client.PatchOption) error {
+				switch obj.(type) {
+				case *aiv1beta1.Agent:
+					stored := &infrav1.AgentMachine{}
+					if err := c.Get(ctx, client.ObjectKeyFromObject(am), stored); err != nil {
+						return err
+					}
+					finalizedAtClaim = controllerutil.ContainsFinalizer(stored, infrav1.AgentMachineFinalizer)
+				case *infrav1.AgentMachine:
+					writes = append(writes, "patch")
+				}
+				return c.Patch(ctx, obj, patch, opts...)
+			},
+			SubResourcePatch: func(ctx context.Context, c client.Client, sub string, obj client.Object, patch client.Patch, opts ...client.SubResourcePatchOption) error {
+				if _, ok := obj.(*infrav1.AgentMachine); ok {
+					writes = append(writes, sub)
+				}
+				return c.SubResource(sub).Patch(ctx, obj, patch, opts...)
+			},
+		}).Build()
+	r := &AgentMachineReconciler{Client: c, APIReader: c, AgentReader: c, Recorder: events.NewFakeRecorder(10)}
+	_, err = r.Reconcile(ctx, ctrl.Request{NamespacedName: client.ObjectKeyFromObject(am)})
+	g.Expect(err).NotTo(HaveOccurred())
+
+	got := &infrav1.AgentMachine{}
+	g.Expect(c.Get(ctx, client.ObjectKeyFromObject(am), got)).To(Succeed())
+	g.Expect(got.Spec.ProviderID).To(Equal("agent://a1"), "claimed in the first reconcile")
+	g.Expect(finalizedAtClaim).To(BeTrue(), "the finalizer is stored before the Agent is claimed")
+	g.Expect(got.Finalizers).To(ContainElement(infrav1.AgentMachineFinalizer))
+	g.Expect(conditions.Get(got, clusterv1.PausedCondition)).To(HaveField("Reason", clusterv1.NotPausedReason))
+	// First the choice, with the finalizer; then the deferred patch helper's: the AgentMachine
+	// (providerID), its conditions and its other status fields.
+	g.Expect(writes).To(HaveLen(4))
+	g.Expect(writes[0]).To(Equal("patch"))
+	g.Expect(writes[1:]).To(ConsistOf("patch", "status", "status"))
 }
