@@ -22,6 +22,7 @@ import (
 	"fmt"
 	"reflect"
 	"sync"
+	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -43,16 +44,25 @@ type Client struct {
 	OpenAPI openapi.Client
 	// Adapted are the kinds whose patches are adapted.
 	Adapted []schema.GroupVersionKind
+	// RereadAfter is how long after reading a kind's served schema a refused patch may read it
+	// again (DefaultRereadAfter), so that patches refused for another reason do not each cost
+	// discovery requests.
+	RereadAfter time.Duration
 
 	mu sync.Mutex
 	// schemas holds the served schema of each kind read so far: nil when it is ours (or could
 	// not be read).
 	schemas map[schema.GroupVersionKind]Schema
+	// read is when each kind's schema was last read.
+	read map[schema.GroupVersionKind]time.Time
 }
+
+// DefaultRereadAfter is the RereadAfter of NewClient.
+const DefaultRereadAfter = 10 * time.Second
 
 // NewClient returns a Client for the Adapted kinds.
 func NewClient(c client.Client, oa openapi.Client, adapted ...schema.GroupVersionKind) *Client {
-	return &Client{Client: c, OpenAPI: oa, Adapted: adapted}
+	return &Client{Client: c, OpenAPI: oa, Adapted: adapted, RereadAfter: DefaultRereadAfter}
 }
 
 // Patch patches obj, adapted to the served schema.
@@ -161,7 +171,7 @@ func (c *Client) adapted(obj client.Object) (schema.GroupVersionKind, bool) {
 func (c *Client) schema(ctx context.Context, gvk schema.GroupVersionKind, refresh bool) Schema {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if s, ok := c.schemas[gvk]; ok && !refresh {
+	if s, ok := c.schemas[gvk]; ok && (!refresh || time.Since(c.read[gvk]) < c.RereadAfter) {
 		return s
 	}
 	log := ctrl.LoggerFrom(ctx).WithValues("kind", gvk.Kind, "version", gvk.Version)
@@ -173,8 +183,9 @@ func (c *Client) schema(ctx context.Context, gvk schema.GroupVersionKind, refres
 		s = nil // ours
 	}
 	if c.schemas == nil {
-		c.schemas = map[schema.GroupVersionKind]Schema{}
+		c.schemas, c.read = map[schema.GroupVersionKind]Schema{}, map[schema.GroupVersionKind]time.Time{}
 	}
+	c.read[gvk] = time.Now()
 	if old, ok := c.schemas[gvk]; !ok || !reflect.DeepEqual(old, s) {
 		if s != nil {
 			log.Info("The API server serves another schema of this kind than this provider's CRD (as HyperShift installs it): " +

@@ -131,6 +131,7 @@ func TestClientWritesTheServedShape(t *testing.T) {
 				WithInterceptorFuncs(w.funcs()).Build()
 			oa := openAPI(t, tc.served)
 			c := NewClient(base, oa, infrav1.GroupVersion.WithKind("AgentCluster"))
+			c.RereadAfter = 0 // the CRD is replaced right after the first read
 			// The schema is read on the first write; the CRD is replaced after that.
 			isOurs := tc.served.Declares("status", "initialization")
 			g.Expect(c.schema(ctx, infrav1.GroupVersion.WithKind("AgentCluster"), false) == nil).To(Equal(isOurs), "nothing to adapt to our CRD")
@@ -149,4 +150,30 @@ func TestClientWritesTheServedShape(t *testing.T) {
 			g.Expect(w.sent).To(HaveLen(len(tc.want)))
 		})
 	}
+}
+
+// TestRefusedPatchesDoNotEachReadTheSchema: a patch refused within RereadAfter of the last read
+// of the schema does not read it again; it is refused as the API server said.
+func TestRefusedPatchesDoNotEachReadTheSchema(t *testing.T) {
+	g := NewWithT(t)
+	ctx := context.Background()
+	scheme := runtime.NewScheme()
+	g.Expect(infrav1.AddToScheme(scheme)).To(Succeed())
+	served := hyperShiftSchema(t, "agentclusters")
+	w := &writes{served: &served}
+	base := fake.NewClientBuilder().WithScheme(scheme).WithStatusSubresource(&infrav1.AgentCluster{}).
+		WithObjects(&infrav1.AgentCluster{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "hc1"}}).
+		WithInterceptorFuncs(w.funcs()).Build()
+	oa := openAPI(t, oursSchema(t, "agentclusters"))
+	c := NewClient(base, oa, infrav1.GroupVersion.WithKind("AgentCluster"))
+	g.Expect(c.schema(ctx, infrav1.GroupVersion.WithKind("AgentCluster"), false)).To(BeNil(), "ours, when first read")
+	oa.PathsMap = openAPI(t, served).PathsMap // replaced right after: not read again yet
+
+	ac := &infrav1.AgentCluster{}
+	g.Expect(c.Get(ctx, client.ObjectKey{Namespace: "ns", Name: "hc1"}, ac)).To(Succeed())
+	before := ac.DeepCopy()
+	ac.Status.Conditions = []metav1.Condition{{Type: "Ready", Status: metav1.ConditionTrue, Reason: "Ready", LastTransitionTime: metav1.Now()}}
+	err := c.Status().Patch(ctx, ac, client.MergeFrom(before))
+	g.Expect(apierrors.IsInvalid(err)).To(BeTrue(), "%v", err)
+	g.Expect(w.sent).To(HaveLen(1), "sent once, not again in another shape")
 }
