@@ -34,6 +34,7 @@ package servedschema
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -112,22 +113,16 @@ func (s Schema) Declares(path ...string) bool {
 //
 // Properties under metadata, apiVersion and kind are kept as they are.
 func (s Schema) Adapt(patch map[string]any) map[string]any {
-	out := map[string]any{}
-	for k, v := range patch {
-		switch k {
-		case "metadata", "apiVersion", "kind":
-			out[k] = v
-		default:
-			props, _ := s["properties"].(map[string]any)
-			if sub, ok := props[k].(map[string]any); ok {
-				if a, keep := adapt(sub, v); keep {
-					out[k] = a
-				}
-			} else if !declaresAny(s) {
-				out[k] = v
-			}
+	rest := maps.Clone(patch)
+	kept := map[string]any{}
+	for _, k := range []string{"metadata", "apiVersion", "kind"} {
+		if v, ok := rest[k]; ok {
+			kept[k] = v
+			delete(rest, k)
 		}
 	}
+	out := adaptObject(s, rest)
+	maps.Copy(out, kept)
 	return out
 }
 
