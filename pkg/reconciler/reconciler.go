@@ -22,8 +22,8 @@ limitations under the License.
 //     --watch-filter, is not touched;
 //  3. read the owners (Machine, Cluster): a bootstrap config or infrastructure machine that no
 //     Machine owns yet is not written to for WaitForOwner's time; with a Cluster,
-//     paused.EnsurePausedCondition (Cluster API's helper; without a Cluster, annotations.HasPaused),
-//     except for a new object that is not paused (FirstPausedCondition);
+//     EnsurePausedCondition (Cluster API's helper, but for a new object that is not paused;
+//     without a Cluster, annotations.HasPaused);
 //  4. finalizers.EnsureFinalizer (Cluster API's helper) unless the object is being deleted;
 //  5. a patch.Helper whose deferred Patch writes the status, with the conditions the controller
 //     owns (and FirstPausedCondition's), and status.observedGeneration only when the reconcile
@@ -44,7 +44,9 @@ import (
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	"sigs.k8s.io/cluster-api/util/annotations"
 	"sigs.k8s.io/cluster-api/util/conditions"
+	"sigs.k8s.io/cluster-api/util/paused"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/move"
 )
@@ -90,6 +92,19 @@ func WaitForOwner(obj metav1.Object, now time.Time) time.Duration {
 // always without a filter, else when obj's cluster.x-k8s.io/watch-filter label has that value.
 func InWatchFilter(obj metav1.Object, watchFilterValue string) bool {
 	return watchFilterValue == "" || obj.GetLabels()[clusterv1.WatchLabel] == watchFilterValue
+}
+
+// EnsurePausedCondition is Cluster API's paused.EnsurePausedCondition for obj of cluster (nothing
+// without a Cluster), except for a new object that is not paused: then it writes nothing and
+// returns the first Paused condition (FirstPausedCondition), for the caller to set once its patch
+// helper exists.
+func EnsurePausedCondition(ctx context.Context, c client.Client, cluster *clusterv1.Cluster, obj paused.ConditionSetter) (
+	first *metav1.Condition, isPaused, requeue bool, err error) {
+	if first = FirstPausedCondition(cluster, obj); first != nil || cluster == nil {
+		return first, false, false, nil
+	}
+	isPaused, requeue, err = paused.EnsurePausedCondition(ctx, c, cluster, obj)
+	return nil, isPaused, requeue, err
 }
 
 // FirstPausedCondition returns the Paused condition that Cluster API's paused.EnsurePausedCondition

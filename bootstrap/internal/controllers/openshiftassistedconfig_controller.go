@@ -43,7 +43,6 @@ import (
 	"sigs.k8s.io/cluster-api/util/conditions"
 	"sigs.k8s.io/cluster-api/util/finalizers"
 	"sigs.k8s.io/cluster-api/util/patch"
-	"sigs.k8s.io/cluster-api/util/paused"
 	"sigs.k8s.io/cluster-api/util/predicates"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
@@ -161,12 +160,11 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 		s.cluster = cluster
 	}
 
-	firstPaused := reconciler.FirstPausedCondition(s.cluster, config)
-	if s.cluster != nil && firstPaused == nil {
-		if isPaused, requeue, err := paused.EnsurePausedCondition(ctx, r.Client, s.cluster, config); err != nil || isPaused || requeue {
-			return ctrl.Result{}, err
-		}
-	} else if s.cluster == nil && annotations.HasPaused(config) && config.DeletionTimestamp.IsZero() {
+	firstPaused, isPaused, requeue, err := reconciler.EnsurePausedCondition(ctx, r.Client, s.cluster, config)
+	if err != nil || isPaused || requeue {
+		return ctrl.Result{}, err
+	}
+	if s.cluster == nil && annotations.HasPaused(config) && config.DeletionTimestamp.IsZero() {
 		return ctrl.Result{}, nil
 	}
 	if config.DeletionTimestamp.IsZero() {

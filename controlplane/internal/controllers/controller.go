@@ -39,7 +39,6 @@ import (
 	"sigs.k8s.io/cluster-api/util/conditions"
 	"sigs.k8s.io/cluster-api/util/finalizers"
 	"sigs.k8s.io/cluster-api/util/patch"
-	"sigs.k8s.io/cluster-api/util/paused"
 	"sigs.k8s.io/cluster-api/util/predicates"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
@@ -212,11 +211,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 	log = log.WithValues("Cluster", klog.KObj(cluster))
 	ctx = ctrl.LoggerInto(ctx, log)
 
-	firstPaused := reconciler.FirstPausedCondition(cluster, oacp)
-	if firstPaused == nil {
-		if isPaused, requeue, err := paused.EnsurePausedCondition(ctx, r.Client, cluster, oacp); err != nil || isPaused || requeue {
-			return ctrl.Result{}, err
-		}
+	firstPaused, isPaused, requeue, err := reconciler.EnsurePausedCondition(ctx, r.Client, cluster, oacp)
+	if err != nil || isPaused || requeue {
+		return ctrl.Result{}, err
 	}
 	if oacp.DeletionTimestamp.IsZero() {
 		if replaced, err := reconciler.ReplaceFinalizer(ctx, r.Client, oacp,

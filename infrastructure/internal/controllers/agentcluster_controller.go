@@ -43,7 +43,6 @@ import (
 	"sigs.k8s.io/cluster-api/util/conditions"
 	"sigs.k8s.io/cluster-api/util/finalizers"
 	"sigs.k8s.io/cluster-api/util/patch"
-	"sigs.k8s.io/cluster-api/util/paused"
 	"sigs.k8s.io/cluster-api/util/predicates"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
@@ -137,14 +136,12 @@ func (r *AgentClusterReconciler) Reconcile(ctx context.Context, req ctrl.Request
 	if err != nil && !apierrors.IsNotFound(err) {
 		return ctrl.Result{}, fmt.Errorf("getting the owner Cluster: %w", err)
 	}
-	firstPaused := reconciler.FirstPausedCondition(cluster, ac)
 	if cluster != nil {
 		ctx = ctrl.LoggerInto(ctx, ctrl.LoggerFrom(ctx).WithValues("Cluster", klog.KObj(cluster)))
 	}
-	if cluster != nil && firstPaused == nil {
-		if isPaused, requeue, err := paused.EnsurePausedCondition(ctx, r.Client, cluster, ac); err != nil || isPaused || requeue {
-			return ctrl.Result{}, err
-		}
+	firstPaused, isPaused, requeue, err := reconciler.EnsurePausedCondition(ctx, r.Client, cluster, ac)
+	if err != nil || isPaused || requeue {
+		return ctrl.Result{}, err
 	}
 	if ac.DeletionTimestamp.IsZero() {
 		if replaced, err := reconciler.ReplaceFinalizer(ctx, r.Client, ac, infrav1.UpstreamAgentClusterFinalizer, infrav1.AgentClusterFinalizer); err != nil || replaced {

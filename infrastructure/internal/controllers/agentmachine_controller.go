@@ -33,7 +33,6 @@ import (
 	"sigs.k8s.io/cluster-api/util"
 	"sigs.k8s.io/cluster-api/util/conditions"
 	"sigs.k8s.io/cluster-api/util/patch"
-	"sigs.k8s.io/cluster-api/util/paused"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
@@ -143,14 +142,12 @@ func (r *AgentMachineReconciler) Reconcile(ctx context.Context, req ctrl.Request
 			return ctrl.Result{}, fmt.Errorf("getting the Cluster: %w", err)
 		}
 	}
-	firstPaused := reconciler.FirstPausedCondition(cluster, am)
 	if cluster != nil {
 		log = log.WithValues("Cluster", klog.KObj(cluster))
 	}
-	if cluster != nil && firstPaused == nil {
-		if isPaused, requeue, err := paused.EnsurePausedCondition(ctx, r.Client, cluster, am); err != nil || isPaused || requeue {
-			return ctrl.Result{}, err
-		}
+	firstPaused, isPaused, requeue, err := reconciler.EnsurePausedCondition(ctx, r.Client, cluster, am)
+	if err != nil || isPaused || requeue {
+		return ctrl.Result{}, err
 	}
 	ctx = ctrl.LoggerInto(ctx, log)
 
