@@ -24,12 +24,17 @@ import (
 	"fmt"
 	"time"
 
+	aiv1beta1 "github.com/openshift/assisted-service/api/v1beta1"
 	"github.com/spf13/pflag"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/discovery"
 	"k8s.io/utils/ptr"
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	"sigs.k8s.io/cluster-api/controllers/clustercache"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 
 	infrav1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/infrastructure/v1beta1"
@@ -50,7 +55,39 @@ const LeaderElectionID = "capi-provider-agent-leader-election"
 func NewManagerOptions() *manager.Options {
 	o := manager.NewOptions(LeaderElectionID)
 	o.NoWebhooks = true
+	o.CacheByObject = CacheByObject()
+	// A burst of claims writes 3 AgentMachine requests per machine, and controller-runtime rate
+	// limits each resource's client apart: Cluster API's 20 QPS would bind 500 machines in no
+	// less than 75 s. Chosen from make bench (docs/architecture_design.md, "Fleet scale").
+	o.QPS, o.Burst = DefaultQPS, DefaultBurst
 	return o
+}
+
+// DefaultQPS and DefaultBurst are the infrastructure manager's client rate limits
+// (--kube-api-qps, --kube-api-burst).
+const (
+	DefaultQPS   = 100
+	DefaultBurst = 150
+)
+
+// CacheByObject trims what the provider's caches store (issue 19: a hub caches every Agent):
+// Agents to the fields the controllers read (infracontroller.TrimAgent), AgentMachines and
+// AgentClusters without their managed fields. Secrets are cached only when they carry a Cluster
+// API cluster name label, as Cluster API's managers cache them: the bootstrap data of Machines
+// (read through the cache, see infracontroller.AgentMachineReconciler.SecretReader); the
+// manager's client reads every other Secret from the API server.
+func CacheByObject() map[client.Object]cache.ByObject {
+	strip := cache.TransformStripManagedFields()
+	clusterSecrets, err := labels.Parse(clusterv1.ClusterNameLabel)
+	if err != nil {
+		panic(err) // a constant
+	}
+	return map[client.Object]cache.ByObject{
+		&aiv1beta1.Agent{}:      {Transform: infracontroller.TrimAgent},
+		&infrav1.AgentMachine{}: {Transform: strip},
+		&infrav1.AgentCluster{}: {Transform: strip},
+		&corev1.Secret{}:        {Label: clusterSecrets, Transform: strip},
+	}
 }
 
 // Options are the settings of this provider beyond the shared manager options.
@@ -103,6 +140,7 @@ func Setup(ctx context.Context, mgr ctrl.Manager, opts *manager.Options, o Optio
 			Mapper:            mgr.GetRESTMapper(),
 			HTTPClient:        mgr.GetHTTPClient(),
 			DefaultNamespaces: map[string]cache.Config{o.AgentNamespace: {}},
+			ByObject:          map[client.Object]cache.ByObject{&aiv1beta1.Agent{}: {Transform: infracontroller.TrimAgent}},
 		})
 		if err != nil {
 			return fmt.Errorf("creating the cache of Agents in namespace %s: %w", o.AgentNamespace, err)
@@ -136,6 +174,7 @@ func Setup(ctx context.Context, mgr ctrl.Manager, opts *manager.Options, o Optio
 		Client:                        writer,
 		APIReader:                     mgr.GetAPIReader(),
 		AgentReader:                   agentCache,
+		SecretReader:                  mgr.GetCache(),
 		AgentNamespace:                o.AgentNamespace,
 		AllowCrossNamespaceReferences: o.AllowCrossNamespaceReferences,
 		ClusterCache:                  cc,

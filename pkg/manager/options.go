@@ -80,8 +80,11 @@ type Options struct {
 	// webhook server unless --webhook-port asks for one.
 	NoWebhooks     bool
 	WebhookCertDir string
-	QPS            float32
-	Burst          int
+	// CacheByObject sets the manager cache's options per kind (cache.Options.ByObject), such as
+	// a transform that trims what is stored.
+	CacheByObject map[client.Object]cache.ByObject
+	QPS           float32
+	Burst         int
 
 	// CAPI holds the diagnostics (metrics) and TLS flags, shared with Cluster API's own managers.
 	CAPI flags.ManagerOptions
@@ -96,11 +99,20 @@ type Options struct {
 	flags *pflag.FlagSet
 }
 
+// DefaultQPS and DefaultBurst are the client rate limits of a manager unless its provider sets
+// others in its options before AddFlags (--kube-api-qps, --kube-api-burst): Cluster API's.
+const (
+	DefaultQPS   = 20
+	DefaultBurst = 30
+)
+
 // NewOptions returns the defaults for a provider whose leader election lease is leaderElectionID.
 func NewOptions(leaderElectionID string) *Options {
 	return &Options{
 		LeaderElectionID: leaderElectionID,
 		Logs:             logsv1.NewLoggingConfiguration(),
+		QPS:              DefaultQPS,
+		Burst:            DefaultBurst,
 	}
 }
 
@@ -145,8 +157,8 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 		"Webhook server port. 0 disables the webhook server.")
 	fs.StringVar(&o.WebhookCertDir, "webhook-cert-dir", "/tmp/k8s-webhook-server/serving-certs/",
 		"Folder holding the webhook server's tls.crt and tls.key.")
-	fs.Float32Var(&o.QPS, "kube-api-qps", 20, "Maximum queries per second to the Kubernetes API server.")
-	fs.IntVar(&o.Burst, "kube-api-burst", 30, "Maximum burst of queries to the Kubernetes API server.")
+	fs.Float32Var(&o.QPS, "kube-api-qps", o.QPS, "Maximum queries per second to the Kubernetes API server.")
+	fs.IntVar(&o.Burst, "kube-api-burst", o.Burst, "Maximum burst of queries to the Kubernetes API server.")
 	flags.AddManagerOptions(fs, &o.CAPI)
 	o.flags = fs
 }
@@ -184,7 +196,7 @@ func (o *Options) ManagerOptions(scheme *runtime.Scheme) (ctrl.Options, error) {
 	if err != nil {
 		return ctrl.Options{}, fmt.Errorf("invalid diagnostics or TLS flags: %w", err)
 	}
-	cacheOptions := cache.Options{SyncPeriod: &o.SyncPeriod}
+	cacheOptions := cache.Options{SyncPeriod: &o.SyncPeriod, ByObject: o.CacheByObject}
 	if o.WatchNamespace != "" {
 		cacheOptions.DefaultNamespaces = map[string]cache.Config{o.WatchNamespace: {}}
 	}

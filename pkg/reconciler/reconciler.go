@@ -27,7 +27,9 @@ limitations under the License.
 //  4. finalizers.EnsureFinalizer (Cluster API's helper) unless the object is being deleted;
 //  5. a patch.Helper whose deferred Patch writes the status, with the conditions the controller
 //     owns (and FirstPausedCondition's), and status.observedGeneration only when the reconcile
-//     succeeded; the deletion path runs under it too and removes the finalizer in memory;
+//     succeeded; the deletion path runs under it too and removes the finalizer in memory. The
+//     AgentMachine reconciler, which binds hosts in bursts, uses Patcher instead: one status
+//     write per reconcile, observedGeneration included;
 //  6. reconcileDelete or reconcileNormal.
 //
 // Events use the events API (k8s.io/client-go/tools/events, mgr.GetEventRecorder) with

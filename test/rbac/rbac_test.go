@@ -121,12 +121,15 @@ const (
 	status    = "status and conditions are patched by Cluster API's patch helper"
 	finalizer = "sets owner references with blockOwnerDeletion to it (OwnerReferencesPermissionEnforcement asks update on finalizers)"
 	noSecrets = "Secrets are not cached (pkg/manager: client DisableFor): read one by one, never listed or watched"
+	// clusterSecrets: the infrastructure manager binds hosts in bursts (issue 19).
+	clusterSecrets = "its informer of the Secrets labelled cluster.x-k8s.io/cluster-name (Machines' bootstrap data), as Cluster API's " +
+		"own managers cache them; RBAC cannot restrict a list or watch to a label, so the grant is of every Secret"
 )
 
 var infrastructureRows = []row{
 	can(cached, "get,list,watch", agentInfra, "agentmachines", all),
 	can("finalizer, claim and release are patches", "patch", agentInfra, "agentmachines", tenant),
-	can(status, "patch", agentInfra, "agentmachines/status", tenant),
+	can("status and conditions are patched (reconciler.Patcher: one merge patch per reconcile)", "patch", agentInfra, "agentmachines/status", tenant),
 	can("the ignition token Secret is owned by its AgentMachine; "+finalizer, "update", agentInfra, "agentmachines/finalizers", tenant),
 	can(cached, "get,list,watch", agentInfra, "agentclusters", all),
 	can("finalizer and ClusterDeployment reference are patches", "patch", agentInfra, "agentclusters", tenant),
@@ -134,7 +137,7 @@ var infrastructureRows = []row{
 	can("the ClusterDeployment and AgentClusterInstall it creates are owned by the AgentCluster; "+finalizer, "update", agentInfra, "agentclusters/finalizers", tenant),
 	cannot(patchOnly, "update", agentInfra, "agentmachines", tenant),
 	cannot(patchOnly, "update", agentInfra, "agentclusters", tenant),
-	cannot(status, "update", agentInfra, "agentmachines/status", tenant),
+	cannot("status and conditions are patched, never updated", "update", agentInfra, "agentmachines/status", tenant),
 	cannot("Cluster API creates and deletes AgentMachines (from templates)", "create,delete", agentInfra, "agentmachines", tenant),
 	can(cached, "get,list,watch", assisted, "agents", all),
 	can("claims, binds and releases Agents with resourceVersion-locked merge patches", "patch", assisted, "agents", tenant),
@@ -154,8 +157,8 @@ var infrastructureRows = []row{
 	cannot(patchOnly, "update", hiveExt, "agentclusterinstalls", tenant),
 	can("bootstrap data Secret of a Machine, workload kubeconfig (ClusterCache), the ignition token Secret", "get", core, "secrets", tenant),
 	can("writes the ignition token Secret its AgentMachine owns", "create,update", core, "secrets", tenant),
-	cannot(noSecrets, "list,watch", core, "secrets", all),
-	cannot(noSecrets, "list,watch", core, "secrets", tenant),
+	can(clusterSecrets, "list,watch", core, "secrets", all),
+	can(clusterSecrets, "list,watch", core, "secrets", tenant),
 	cannot("the ignition token Secret is garbage-collected with its AgentMachine; no Secret is ever deleted or patched", "delete,patch", core, "secrets", tenant),
 	cannot("the bootstrap provider's own objects", "get,list,watch", infraGrp, "metal3machines", all),
 	can("a deletion reads whether the CRD of a ClusterDeployment or AgentClusterInstall it waits for is uninstalled (uncached)",

@@ -21,8 +21,8 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/json"
+	"errors"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
@@ -41,10 +41,16 @@ import (
 	infrav1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/infrastructure/v1beta1"
 )
 
+// errCacheBehind says that this process claimed the AgentMachine's Agent moments ago and its
+// cache does not show the claim yet: the reconcile waits for the cache (the Agent's watch event
+// starts the next one) rather than read the Agent from the API server.
+var errCacheBehind = errors.New("the cache does not show the claim of the Agent yet")
+
 // claimedAgent returns the Agent this AgentMachine holds, if any (see findClaimedAgent), with a
-// claim that cluster-api-provider-agent made for it adopted.
-func (r *AgentMachineReconciler) claimedAgent(ctx context.Context, am *infrav1.AgentMachine) (*aiv1beta1.Agent, error) {
-	agent, err := r.findClaimedAgent(ctx, am)
+// claim that cluster-api-provider-agent made for it adopted. With waitForCache, a claim this
+// process made that the cache does not show yet is errCacheBehind.
+func (r *AgentMachineReconciler) claimedAgent(ctx context.Context, am *infrav1.AgentMachine, waitForCache bool) (*aiv1beta1.Agent, error) {
+	agent, err := r.findClaimedAgent(ctx, am, waitForCache)
 	if err != nil || agent == nil || agent.Labels[infrav1.AgentClaimedByLabel] == string(am.UID) {
 		return agent, err
 	}
@@ -74,7 +80,7 @@ func (r *AgentMachineReconciler) adoptUpstreamClaim(ctx context.Context, am *inf
 // from the claim index (which survives restarts and lost status updates), else the Agent the
 // AgentMachine chose, read from the API server (a claim the cache does not show yet, or whose
 // response was lost).
-func (r *AgentMachineReconciler) findClaimedAgent(ctx context.Context, am *infrav1.AgentMachine) (*aiv1beta1.Agent, error) {
+func (r *AgentMachineReconciler) findClaimedAgent(ctx context.Context, am *infrav1.AgentMachine, waitForCache bool) (*aiv1beta1.Agent, error) {
 	uid := string(am.UID)
 	if ref := am.Status.AgentRef; ref != nil {
 		agent := &aiv1beta1.Agent{}
@@ -98,6 +104,9 @@ func (r *AgentMachineReconciler) findClaimedAgent(ctx context.Context, am *infra
 	key, ok := chosenAgent(am)
 	if !ok {
 		return nil, nil
+	}
+	if waitForCache && r.reserved.claimedBy(key, am.UID, time.Now()) {
+		return nil, errCacheBehind
 	}
 	agent := &aiv1beta1.Agent{}
 	if err := r.APIReader.Get(ctx, key, agent); err != nil {
@@ -148,9 +157,9 @@ func (r *AgentMachineReconciler) claim(ctx context.Context, s *machineScope) (*a
 			fmt.Sprintf("Waiting for the AgentCluster of Cluster %s to reference a ClusterDeployment", cluster.Name))
 		return nil, ctrl.Result{}, nil
 	}
-	secret := &corev1.Secret{}
 	secretKey := client.ObjectKey{Namespace: machine.Namespace, Name: *machine.Spec.Bootstrap.DataSecretName}
-	if err := r.Client.Get(ctx, secretKey, secret); err != nil {
+	secret, err := r.bootstrapData(ctx, secretKey)
+	if err != nil {
 		if apierrors.IsNotFound(err) {
 			setReserved(am, metav1.ConditionFalse, infrav1.WaitingForBootstrapDataReason,
 				fmt.Sprintf("Waiting for bootstrap data Secret %s", secretKey.Name))
@@ -170,18 +179,40 @@ func (r *AgentMachineReconciler) claim(ctx context.Context, s *machineScope) (*a
 		setReserved(am, metav1.ConditionFalse, infrav1.NoSuitableAgentsReason, err.Error())
 		return nil, ctrl.Result{}, nil // a user error: reported in the condition, retried on change.
 	}
-	fd := request.failureDomain
-	if fd == "" {
-		fd = anyFailureDomain
+	pool, err := r.agentPool(ctx)
+	if err != nil {
+		return nil, ctrl.Result{}, err
 	}
-	free := &aiv1beta1.AgentList{}
-	if err := r.AgentReader.List(ctx, free, r.agentListOptions(client.MatchingFields{agentFreeIndex: fd})...); err != nil {
-		return nil, ctrl.Result{}, fmt.Errorf("listing free Agents: %w", err)
+	passed := map[client.ObjectKey]bool{}
+	// next returns the best fit that no other reconcile of this process holds, reserved for this
+	// AgentMachine until it is chosen (a reservation this reconcile does not use is released).
+	var candidate *client.ObjectKey
+	next := func() *client.ObjectKey {
+		for {
+			now := time.Now()
+			a := pool.best(request, func(key client.ObjectKey) bool {
+				return passed[key] || r.reserved.heldByOther(key, am.UID, now)
+			})
+			if a == nil {
+				return nil
+			}
+			key := client.ObjectKeyFromObject(a)
+			if r.reserved.tryReserve(key, am.UID, now) {
+				return &key
+			}
+			passed[key] = true
+		}
 	}
-	ranked, _ := rankAgents(request, pointers(free.Items))
+	defer func() {
+		if candidate != nil {
+			r.reserved.release(*candidate, am.UID)
+		}
+	}()
 	chosen, hasChoice := chosenAgent(am)
-	if len(ranked) == 0 && !hasChoice {
-		return nil, ctrl.Result{}, r.explainNoAgent(ctx, am, request)
+	if !hasChoice {
+		if candidate = next(); candidate == nil {
+			return nil, ctrl.Result{}, r.explainNoAgent(ctx, am, request)
+		}
 	}
 	if hasChoice {
 		// Recorded by an earlier reconcile, maybe of another process: the cached AgentMachine must
@@ -211,19 +242,21 @@ func (r *AgentMachineReconciler) claim(ctx context.Context, s *machineScope) (*a
 			return nil, ctrl.Result{}, err
 		}
 	}
-	passed := map[client.ObjectKey]bool{}
 	for range claimAttempts {
 		if !hasChoice {
-			i := slices.IndexFunc(ranked, func(a *aiv1beta1.Agent) bool { return !passed[client.ObjectKeyFromObject(a)] })
-			if i < 0 {
+			if candidate == nil {
+				candidate = next()
+			}
+			if candidate == nil {
 				// Every fit was claimed by others first: forget the choice, and explain.
 				if err := r.choose(ctx, s, &rv, nil); err != nil {
 					return nil, ctrl.Result{}, err
 				}
 				return nil, ctrl.Result{}, r.explainNoAgent(ctx, am, request)
 			}
-			chosen = client.ObjectKeyFromObject(ranked[i])
+			chosen, candidate = *candidate, nil
 			if err := r.choose(ctx, s, &rv, &chosen); err != nil {
+				r.reserved.release(chosen, am.UID)
 				return nil, ctrl.Result{}, err // a conflict: another reconcile chose first
 			}
 		}
@@ -236,12 +269,14 @@ func (r *AgentMachineReconciler) claim(ctx context.Context, s *machineScope) (*a
 		case err != nil:
 			return nil, ctrl.Result{}, fmt.Errorf("claiming Agent %s: %w", chosen, err)
 		case agent != nil:
+			r.reserved.reserve(chosen, am.UID, true, time.Now())
 			log.Info("Claimed Agent", "Agent", klog.KObj(agent))
 			r.Recorder.Eventf(am, agent, corev1.EventTypeNormal, "AgentClaimed", "Claim",
 				"Claimed Agent %s/%s and bound it to ClusterDeployment %s/%s", agent.Namespace, agent.Name, cd.Namespace, cd.Name)
 			return agent, ctrl.Result{}, nil
 		}
 		log.V(4).Info("The chosen Agent can no longer be claimed; choosing another", "Agent", chosen, "reason", why)
+		r.reserved.release(chosen, am.UID)
 		passed[chosen], hasChoice = true, false
 	}
 	setReserved(am, metav1.ConditionFalse, infrav1.NoSuitableAgentsReason,
@@ -256,9 +291,25 @@ func (r *AgentMachineReconciler) explainNoAgent(ctx context.Context, am *infrav1
 	if err := r.AgentReader.List(ctx, all, r.agentListOptions()...); err != nil {
 		return fmt.Errorf("listing Agents: %w", err)
 	}
-	_, summary := rankAgents(request, pointers(all.Items))
-	setReserved(am, metav1.ConditionFalse, infrav1.NoSuitableAgentsReason, summary)
+	setReserved(am, metav1.ConditionFalse, infrav1.NoSuitableAgentsReason, summarizeFit(request, all.Items))
 	return nil
+}
+
+// agentPool returns the pool of free Agents the Agent watch feeds (SetupWithManager); a
+// reconciler built without it (a unit test's) pools the Agents it lists.
+func (r *AgentMachineReconciler) agentPool(ctx context.Context) (*agentPool, error) {
+	if r.pool != nil {
+		return r.pool, nil
+	}
+	all := &aiv1beta1.AgentList{}
+	if err := r.AgentReader.List(ctx, all, r.agentListOptions()...); err != nil {
+		return nil, fmt.Errorf("listing Agents: %w", err)
+	}
+	pool := newAgentPool()
+	for i := range all.Items {
+		pool.observe(&all.Items[i])
+	}
+	return pool, nil
 }
 
 // choose records the Agent this AgentMachine is about to claim (ChosenAgentAnnotation), or
@@ -298,14 +349,16 @@ func (r *AgentMachineReconciler) choose(ctx context.Context, s *machineScope, rv
 	return nil
 }
 
-// claimChosen claims the Agent the AgentMachine chose, read from the API server. It returns the
+// claimChosen claims the Agent the AgentMachine chose, read from the cache. It returns the
 // Agent when it is claimed (now or before, by a response that was lost), or why it can no longer
 // be (gone, claimed by another AgentMachine, no longer a fit): only then may another be chosen.
-// A conflict means it changed since it was read; it is tried again.
+// A conflict means it changed since it was read (the claim's patch carries the resourceVersion
+// the cache holds, so a stale cache can never claim it twice); it is tried again once the cache
+// caught up.
 func (r *AgentMachineReconciler) claimChosen(ctx context.Context, am *infrav1.AgentMachine, key client.ObjectKey, request agentRequest,
 	bind binding) (*aiv1beta1.Agent, string, error) {
 	agent := &aiv1beta1.Agent{}
-	if err := r.APIReader.Get(ctx, key, agent); err != nil {
+	if err := r.AgentReader.Get(ctx, key, agent); err != nil {
 		if apierrors.IsNotFound(err) {
 			return nil, "deleted", nil
 		}
@@ -522,12 +575,4 @@ func (r *AgentMachineReconciler) ensurePreTerminateHook(ctx context.Context, mac
 		return fmt.Errorf("adding the pre-terminate hook to Machine %s: %w", machine.Name, err)
 	}
 	return nil
-}
-
-func pointers(agents []aiv1beta1.Agent) []*aiv1beta1.Agent {
-	out := make([]*aiv1beta1.Agent, len(agents))
-	for i := range agents {
-		out[i] = &agents[i]
-	}
-	return out
 }

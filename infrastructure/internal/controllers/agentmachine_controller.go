@@ -32,7 +32,6 @@ import (
 	"sigs.k8s.io/cluster-api/controllers/clustercache"
 	"sigs.k8s.io/cluster-api/util"
 	"sigs.k8s.io/cluster-api/util/conditions"
-	"sigs.k8s.io/cluster-api/util/patch"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
@@ -67,6 +66,9 @@ type AgentMachineReconciler struct {
 	APIReader client.Reader
 	// AgentReader reads Agents: the manager's cache, or the cache of --agent-namespace.
 	AgentReader client.Reader
+	// SecretReader, when set, reads bootstrap data Secrets from a cache of the Secrets labelled
+	// with a Cluster's name (see bootstrapData); others are read from the API server.
+	SecretReader client.Reader
 	// AgentNamespace, when set, is the only namespace Agents are taken from.
 	AgentNamespace string
 	// AllowCrossNamespaceReferences: see setup.Options.
@@ -86,8 +88,15 @@ type AgentMachineReconciler struct {
 
 	// tokens holds, per AgentMachine UID, the hash of the ignition token last written to its
 	// token Secret, so that a refresh that finds the same token writes nothing and reads no more
-	// than the bootstrap data (Secrets are not cached).
+	// than the bootstrap data.
 	tokens sync.Map
+	// tokensRead holds, per AgentMachine UID, when its bootstrap data was last read for the
+	// ignition token (see refreshIgnition).
+	tokensRead sync.Map
+	// reserved are the Agents this process chose or claimed lately (see reservations).
+	reserved reservations
+	// pool holds the free Agents, fed by the Agent watch (see agentPool).
+	pool *agentPool
 }
 
 // machineScope is what one reconcile of an AgentMachine works with.
@@ -104,9 +113,12 @@ type machineScope struct {
 // written with patches (the patch helper, merge patches), never a full update; get/list/watch
 // are the cache's informers. Status is patched; finalizers/update lets the controller set
 // blockOwnerDeletion owner references to an AgentMachine (the OwnerReferencesPermissionEnforcement
-// admission plugin asks for it). Secrets are not cached (pkg/manager): get reads the bootstrap
-// data Secret and, through the ClusterCache, the workload kubeconfig; create and update write the
-// ignition token Secret the AgentMachine owns (garbage-collected with it, never deleted here).
+// admission plugin asks for it). The manager's client does not cache Secrets (pkg/manager): get
+// reads, through the ClusterCache, the workload kubeconfig, and the bootstrap data Secrets that
+// have no cluster name label; list/watch is the informer of those that have it (the Secrets of
+// Cluster API's clusters: as Cluster API's own managers cache them, see bootstrapData); create and
+// update write the ignition token Secret the AgentMachine owns (garbage-collected with it, never
+// deleted here).
 // +kubebuilder:rbac:groups=capi-provider.agent-install.openshift.io,resources=agentmachines,verbs=get;list;watch;patch
 // +kubebuilder:rbac:groups=capi-provider.agent-install.openshift.io,resources=agentmachines/status,verbs=patch
 // +kubebuilder:rbac:groups=capi-provider.agent-install.openshift.io,resources=agentmachines/finalizers,verbs=update
@@ -114,7 +126,7 @@ type machineScope struct {
 // +kubebuilder:rbac:groups=agent-install.openshift.io,resources=agents,verbs=get;list;watch;patch
 // +kubebuilder:rbac:groups=cluster.x-k8s.io,resources=clusters,verbs=get;list;watch
 // +kubebuilder:rbac:groups=cluster.x-k8s.io,resources=machines,verbs=get;list;watch;patch
-// +kubebuilder:rbac:groups="",resources=secrets,verbs=get;create;update
+// +kubebuilder:rbac:groups="",resources=secrets,verbs=get;list;watch;create;update
 
 // Reconcile claims, binds and reflects the Agent of an AgentMachine, or releases it on deletion.
 func (r *AgentMachineReconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Result, rerr error) {
@@ -157,10 +169,10 @@ func (r *AgentMachineReconciler) Reconcile(ctx context.Context, req ctrl.Request
 		}
 	}
 
-	helper, err := patch.NewHelper(am, r.Client)
-	if err != nil {
-		return ctrl.Result{}, fmt.Errorf("creating patch helper: %w", err)
-	}
+	// One status write per reconcile, with observedGeneration as the spec patch leaves it (not
+	// patch.Helper's separate conditions patch, nor a reconcile more for observedGeneration after
+	// providerID bumps the generation): issue 19's fleet-scale budget.
+	patcher := reconciler.NewPatcher(am, r.Client)
 	if firstPaused != nil {
 		conditions.Set(am, *firstPaused)
 	}
@@ -177,10 +189,11 @@ func (r *AgentMachineReconciler) Reconcile(ctx context.Context, req ctrl.Request
 		if err := setReady(am); err != nil {
 			rerr = kerrors.NewAggregate([]error{rerr, err})
 		}
+		var observe func(int64)
 		if rerr == nil {
-			am.Status.ObservedGeneration = am.Generation
+			observe = func(generation int64) { am.Status.ObservedGeneration = generation }
 		}
-		if err := helper.Patch(ctx, am, patch.WithOwnedConditions{Conditions: ownedConditions}); err != nil {
+		if err := patcher.Patch(ctx, am, observe); err != nil {
 			err = fmt.Errorf("patching AgentMachine: %w", err)
 			reconciler.ReportWriteError(am, r.Recorder, err)
 			rerr = kerrors.NewAggregate([]error{rerr, err})
@@ -208,7 +221,10 @@ func (r *AgentMachineReconciler) reconcileNormal(ctx context.Context, s *machine
 		return ctrl.Result{}, nil
 	}
 
-	agent, err := r.claimedAgent(ctx, am)
+	agent, err := r.claimedAgent(ctx, am, true)
+	if errors.Is(err, errCacheBehind) {
+		return ctrl.Result{RequeueAfter: claimRetryDelay}, nil
+	}
 	if err != nil {
 		return ctrl.Result{}, err
 	}

@@ -85,6 +85,7 @@ func (r *AgentMachineReconciler) reconcileDelete(ctx context.Context, s *machine
 	controllerutil.RemoveFinalizer(s.agentMachine, infrav1.AgentMachineFinalizer)
 	controllerutil.RemoveFinalizer(s.agentMachine, infrav1.UpstreamAgentMachineFinalizer)
 	r.tokens.Delete(s.agentMachine.UID)
+	r.tokensRead.Delete(s.agentMachine.UID)
 	return ctrl.Result{}, nil
 }
 
@@ -93,7 +94,7 @@ func (r *AgentMachineReconciler) reconcileDelete(ctx context.Context, s *machine
 // An Agent that vanished is released at once.
 func (r *AgentMachineReconciler) release(ctx context.Context, am *infrav1.AgentMachine) (ctrl.Result, bool, error) {
 	log := ctrl.LoggerFrom(ctx)
-	agent, err := r.claimedAgent(ctx, am)
+	agent, err := r.claimedAgent(ctx, am, false)
 	if err != nil {
 		return ctrl.Result{}, false, err
 	}
@@ -156,6 +157,7 @@ func (r *AgentMachineReconciler) release(ctx context.Context, am *infrav1.AgentM
 		return ctrl.Result{}, false, fmt.Errorf("releasing Agent %s/%s: %w", agent.Namespace, agent.Name, err)
 	}
 	delete(am.Annotations, infrav1.ChosenAgentAnnotation)
+	r.reserved.release(client.ObjectKeyFromObject(agent), am.UID)
 	log.Info("Released Agent", "Agent", klog.KObj(agent))
 	r.Recorder.Eventf(am, agent, corev1.EventTypeNormal, "AgentReleased", "Release", "Released Agent %s/%s", agent.Namespace, agent.Name)
 	am.Status.AgentRef = nil

@@ -56,7 +56,6 @@ func FuzzAgentMachineReconcile(f *testing.F) {
 		c := fake.NewClientBuilder().WithScheme(scheme).WithObjects(objs...).
 			WithStatusSubresource(&infrav1.AgentMachine{}, &infrav1.AgentCluster{}, &clusterv1.Cluster{}, &clusterv1.Machine{}, &aiv1beta1.Agent{}).
 			WithIndex(&aiv1beta1.Agent{}, agentClaimIndex, indexAgentClaim).
-			WithIndex(&aiv1beta1.Agent{}, agentFreeIndex, indexFreeAgent).
 			WithIndex(&infrav1.AgentMachine{}, waitingIndex, indexWaiting).
 			WithIndex(&infrav1.AgentMachine{}, agentMachineUIDIndex, indexAgentMachineUID).
 			Build()

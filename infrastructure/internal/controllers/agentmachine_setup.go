@@ -55,6 +55,7 @@ func (r *AgentMachineReconciler) SetupWithManager(ctx context.Context, mgr ctrl.
 	if err := setupIndexes(ctx, agentCache, mgr.GetFieldIndexer()); err != nil {
 		return err
 	}
+	r.pool = newAgentPool()
 	log := ctrl.LoggerFrom(ctx).WithValues("controller", "agentmachine")
 	scheme := mgr.GetScheme()
 	filter := predicates.ResourceHasFilterLabel(scheme, log, r.WatchFilterValue)
@@ -116,9 +117,20 @@ func (r *AgentMachineReconciler) agentEventHandler() handler.TypedEventHandler[*
 	}
 	return handler.TypedFuncs[*aiv1beta1.Agent, reconcile.Request]{
 		CreateFunc: func(ctx context.Context, e event.TypedCreateEvent[*aiv1beta1.Agent], q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+			r.observeAgent(e.Object)
+			if e.IsInInitialList {
+				// The waiting AgentMachines are reconciled after the cache's first sync anyway
+				// (their own initial events): waking every one of them for each of a hub's
+				// Agents would cost Agents x AgentMachines at every start.
+				if owner := r.claimOwner(ctx, e.Object); owner != nil {
+					q.Add(*owner)
+				}
+				return
+			}
 			add(q, r.agentToAgentMachines(ctx, e.Object))
 		},
 		UpdateFunc: func(ctx context.Context, e event.TypedUpdateEvent[*aiv1beta1.Agent], q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+			r.observeAgent(e.ObjectNew)
 			oldOwner, newOwner := r.claimOwner(ctx, e.ObjectOld), r.claimOwner(ctx, e.ObjectNew)
 			if oldOwner != nil && (newOwner == nil || *newOwner != *oldOwner) {
 				q.Add(*oldOwner)
@@ -135,14 +147,31 @@ func (r *AgentMachineReconciler) agentEventHandler() handler.TypedEventHandler[*
 			}
 		},
 		DeleteFunc: func(ctx context.Context, e event.TypedDeleteEvent[*aiv1beta1.Agent], q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+			if r.pool != nil {
+				r.pool.forget(client.ObjectKeyFromObject(e.Object))
+			}
 			if owner := r.claimOwner(ctx, e.Object); owner != nil {
 				q.Add(*owner)
 			}
 		},
 		GenericFunc: func(ctx context.Context, e event.TypedGenericEvent[*aiv1beta1.Agent], q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+			r.observeAgent(e.Object)
 			add(q, r.agentToAgentMachines(ctx, e.Object))
 		},
 	}
+}
+
+// observeAgent keeps the pool of free Agents in step with the cache, before the AgentMachines the
+// event wakes look into it. An Agent outside --agent-namespace is never pooled.
+func (r *AgentMachineReconciler) observeAgent(agent *aiv1beta1.Agent) {
+	if r.pool == nil {
+		return
+	}
+	if r.AgentNamespace != "" && agent.Namespace != r.AgentNamespace {
+		r.pool.forget(client.ObjectKeyFromObject(agent))
+		return
+	}
+	r.pool.observe(agent)
 }
 
 // claimOwner names the AgentMachine that claimed the Agent: its claim-owner annotation, or, when

@@ -39,12 +39,6 @@ import (
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/reconciler"
 )
 
-// ownedConditions are the conditions this controller writes, for the patch helper.
-var ownedConditions = []string{
-	clusterv1.ReadyCondition, infrav1.AgentReservedCondition, infrav1.AgentConnectedCondition, infrav1.AgentSpecSyncedCondition,
-	infrav1.AgentValidatedCondition, infrav1.AgentRequirementsMetCondition, infrav1.InstalledCondition,
-}
-
 // mirrored maps the Agent's conditions to the AgentMachine's.
 var mirrored = []struct {
 	from conditionsv1.ConditionType

@@ -18,7 +18,6 @@ package controllers
 
 import (
 	"fmt"
-	"hash/fnv"
 	"sort"
 	"strings"
 
@@ -116,39 +115,18 @@ func sameArchitecture(kube, agent string) bool {
 	return strings.EqualFold(kube, agent)
 }
 
-// rankAgents returns the Agents that fit the request, best first, and a summary of why the others
-// do not. The best fit is the smallest host that fits (fewest CPU cores, then least memory, then
-// smallest disk total), which keeps bigger hosts for Machines that need them; among equally sized
-// hosts the order is a rendezvous hash of the request key and the Agent UID, so that it is
-// deterministic for one AgentMachine while parallel AgentMachines prefer different Agents.
-func rankAgents(req agentRequest, agents []*aiv1beta1.Agent) ([]*aiv1beta1.Agent, string) {
-	fit := make([]*aiv1beta1.Agent, 0, len(agents))
+// summarizeFit says how many Agents fit the request and why the others do not.
+func summarizeFit(req agentRequest, agents []aiv1beta1.Agent) string {
+	fit := 0
 	reasons := map[string]int{}
-	for _, a := range agents {
-		if reason := req.mismatch(a); reason != "" {
+	for i := range agents {
+		if reason := req.mismatch(&agents[i]); reason != "" {
 			reasons[reason]++
 			continue
 		}
-		fit = append(fit, a)
+		fit++
 	}
-	sort.SliceStable(fit, func(i, j int) bool {
-		a, b := fit[i], fit[j]
-		if ca, cb := a.Status.Inventory.Cpu.Count, b.Status.Inventory.Cpu.Count; ca != cb {
-			return ca < cb
-		}
-		if ma, mb := a.Status.Inventory.Memory.PhysicalBytes, b.Status.Inventory.Memory.PhysicalBytes; ma != mb {
-			return ma < mb
-		}
-		if da, db := diskBytes(a), diskBytes(b); da != db {
-			return da < db
-		}
-		ha, hb := tieBreak(req.key, string(a.UID)+a.Namespace+"/"+a.Name), tieBreak(req.key, string(b.UID)+b.Namespace+"/"+b.Name)
-		if ha != hb {
-			return ha > hb
-		}
-		return a.Namespace+"/"+a.Name < b.Namespace+"/"+b.Name
-	})
-	return fit, summarize(len(agents), len(fit), reasons)
+	return summarize(len(agents), fit, reasons)
 }
 
 func diskBytes(a *aiv1beta1.Agent) int64 {
@@ -157,14 +135,6 @@ func diskBytes(a *aiv1beta1.Agent) int64 {
 		total += d.SizeBytes
 	}
 	return total
-}
-
-func tieBreak(key, agent string) uint64 {
-	h := fnv.New64a()
-	_, _ = h.Write([]byte(key))
-	_, _ = h.Write([]byte{0})
-	_, _ = h.Write([]byte(agent))
-	return h.Sum64()
 }
 
 // summarize writes "0 of 12 agents fit: 5 claimed, 7 not matching agentLabelSelector".

@@ -17,7 +17,6 @@ limitations under the License.
 package controllers
 
 import (
-	"fmt"
 	"testing"
 
 	. "github.com/onsi/gomega"
@@ -120,45 +119,12 @@ func TestAgentRequestBootstrapConfig(t *testing.T) {
 	}
 }
 
-func TestRankAgentsBestFitAndDeterministic(t *testing.T) {
-	g := NewWithT(t)
-	agents := []*aiv1beta1.Agent{
-		testAgent("big", withCPU(32)),
-		testAgent("small", withCPU(4)),
-		testAgent("off", withCPU(2), func(a *aiv1beta1.Agent) { a.Spec.Approved = false }),
-		testAgent("mid", withCPU(8)),
-	}
-	ranked, summary := rankAgents(agentRequest{key: "m1"}, agents)
-	g.Expect(names(ranked)).To(Equal([]string{"small", "mid", "big"}))
-	g.Expect(summary).To(Equal("3 of 4 agents fit: 1 not approved"))
-
-	// Equal hosts: the order depends on the request key only, and differs between keys.
-	var equal []*aiv1beta1.Agent
-	for i := range 20 {
-		equal = append(equal, testAgent(fmt.Sprintf("a%02d", i)))
-	}
-	first, _ := rankAgents(agentRequest{key: "m1"}, equal)
-	reversed := make([]*aiv1beta1.Agent, len(equal))
-	for i := range equal {
-		reversed[len(equal)-1-i] = equal[i]
-	}
-	second, _ := rankAgents(agentRequest{key: "m1"}, reversed)
-	g.Expect(names(second)).To(Equal(names(first)))
-	tops := map[string]bool{}
-	for i := range 10 {
-		r, _ := rankAgents(agentRequest{key: fmt.Sprintf("machine-%d", i)}, equal)
-		tops[r[0].Name] = true
-	}
-	g.Expect(len(tops)).To(BeNumerically(">", 3), "parallel machines should prefer different agents")
-}
-
 func TestSummaryOfNoFit(t *testing.T) {
 	g := NewWithT(t)
 	sel, _ := labels.Parse("rack=r9")
-	agents := []*aiv1beta1.Agent{testAgent("a"), testAgent("b"), testAgent("c", withLabel(infrav1.AgentClaimedByLabel, "x"))}
-	ranked, summary := rankAgents(agentRequest{selector: sel}, agents)
-	g.Expect(ranked).To(BeEmpty())
-	g.Expect(summary).To(Equal("0 of 3 agents fit: 1 claimed, 2 not matching agentLabelSelector"))
+	agents := []aiv1beta1.Agent{*testAgent("a"), *testAgent("b"), *testAgent("c", withLabel(infrav1.AgentClaimedByLabel, "x"))}
+	g.Expect(summarizeFit(agentRequest{selector: sel}, agents)).To(Equal("0 of 3 agents fit: 1 claimed, 2 not matching agentLabelSelector"))
+	g.Expect(summarizeFit(agentRequest{}, agents)).To(Equal("2 of 3 agents fit: 1 claimed"))
 }
 
 func TestParseBootstrapData(t *testing.T) {
@@ -212,23 +178,12 @@ func TestAgentAddresses(t *testing.T) {
 	g.Expect(agentAddresses(a)).To(ContainElement(clusterv1.MachineAddress{Type: clusterv1.MachineHostName, Address: "requested"}))
 }
 
-func TestFreeAgentIndex(t *testing.T) {
+func TestAgentClaimIndex(t *testing.T) {
 	g := NewWithT(t)
-	g.Expect(indexFreeAgent(testAgent("a"))).To(Equal([]string{anyFailureDomain}))
-	g.Expect(indexFreeAgent(testAgent("a", withLabel(infrav1.FailureDomainLabel, "fd1")))).To(Equal([]string{anyFailureDomain, "fd1"}))
-	g.Expect(indexFreeAgent(testAgent("a", withLabel(infrav1.AgentClaimedByLabel, "u")))).To(BeEmpty())
+	g.Expect(indexAgentClaim(testAgent("a"))).To(BeEmpty())
 	g.Expect(indexAgentClaim(testAgent("a", withLabel(infrav1.AgentClaimedByLabel, "u")))).To(Equal([]string{"u"}))
 	// A claim cluster-api-provider-agent recorded is a claim, found under the same AgentMachine UID.
-	g.Expect(indexFreeAgent(testAgent("a", withLabel(infrav1.UpstreamAgentClaimLabel, "u")))).To(BeEmpty())
 	g.Expect(indexAgentClaim(testAgent("a", withLabel(infrav1.UpstreamAgentClaimLabel, "u")))).To(Equal([]string{"u"}))
-}
-
-func names(agents []*aiv1beta1.Agent) []string {
-	out := make([]string, 0, len(agents))
-	for _, a := range agents {
-		out = append(out, a.Name)
-	}
-	return out
 }
 
 func TestBracketIPv6(t *testing.T) {

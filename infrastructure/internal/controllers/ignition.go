@@ -25,6 +25,7 @@ import (
 	"maps"
 	"net/url"
 	"strings"
+	"time"
 
 	aiv1beta1 "github.com/openshift/assisted-service/api/v1beta1"
 	conditionsv1 "github.com/openshift/custom-resource-status/conditions/v1"
@@ -136,6 +137,20 @@ func parseBootstrapData(secret *corev1.Secret) (ignitionSource, error) {
 // here, so the bootstrap data is read again every IgnitionTokenRefreshPeriod (not right after the
 // claim, which read it), and the token Secret and the Agent's headers are written only when they
 // changed.
+// bootstrapData reads a Machine's bootstrap data Secret: from SecretReader, the cache of the
+// Secrets that carry their Cluster's name label (as Cluster API's bootstrap providers, ours
+// included, label their data), else from the API server (HyperShift's user-data Secrets have no
+// such label).
+func (r *AgentMachineReconciler) bootstrapData(ctx context.Context, key client.ObjectKey) (*corev1.Secret, error) {
+	secret := &corev1.Secret{}
+	if r.SecretReader != nil {
+		if err := r.SecretReader.Get(ctx, key, secret); err == nil || !apierrors.IsNotFound(err) {
+			return secret, err
+		}
+	}
+	return secret, r.Client.Get(ctx, key, secret)
+}
+
 func (r *AgentMachineReconciler) refreshIgnition(ctx context.Context, s *machineScope, agent *aiv1beta1.Agent, claimedNow bool) (ctrl.Result, error) {
 	period := r.IgnitionTokenRefreshPeriod
 	if period == 0 {
@@ -145,13 +160,23 @@ func (r *AgentMachineReconciler) refreshIgnition(ctx context.Context, s *machine
 		conditionsv1.IsStatusConditionTrue(agent.Status.Conditions, aiv1beta1.InstalledCondition) {
 		return ctrl.Result{}, nil
 	}
+	am := s.agentMachine
+	now := time.Now()
 	if claimedNow {
+		r.tokensRead.Store(am.UID, now)
 		return ctrl.Result{RequeueAfter: period}, nil
 	}
-	am := s.agentMachine
-	secret := &corev1.Secret{}
+	// At most once per period: the reconciles a claimed host's Agent starts (assisted-service
+	// updates it often during an install) do not each read the Secret.
+	if last, ok := r.tokensRead.Load(am.UID); ok {
+		if wait := period - now.Sub(last.(time.Time)); wait > 0 {
+			return ctrl.Result{RequeueAfter: wait}, nil
+		}
+	}
+	r.tokensRead.Store(am.UID, now)
 	key := client.ObjectKey{Namespace: s.machine.Namespace, Name: *s.machine.Spec.Bootstrap.DataSecretName}
-	if err := r.Client.Get(ctx, key, secret); err != nil {
+	secret, err := r.bootstrapData(ctx, key)
+	if err != nil {
 		if apierrors.IsNotFound(err) {
 			return ctrl.Result{RequeueAfter: period}, nil // the host keeps the token it has
 		}

@@ -29,11 +29,6 @@ import (
 const (
 	// agentClaimIndex indexes Agents by the UID of the AgentMachine that claimed them (see claimUID).
 	agentClaimIndex = "agent.claimedBy"
-	// agentFreeIndex indexes the Agents that may be claimed (approved, connected, validated, not
-	// claimed) under anyFailureDomain and, when they have one, under their failure domain.
-	agentFreeIndex = "agent.freeInFailureDomain"
-	// anyFailureDomain is the key of agentFreeIndex under which every free Agent is found.
-	anyFailureDomain = "*"
 	// waitingIndex indexes the AgentMachines that wait for an Agent.
 	waitingIndex = "agentMachine.waitingForAgent"
 	// agentMachineUIDIndex indexes AgentMachines by UID (the value of an Agent's claim label).
@@ -51,17 +46,6 @@ func indexAgentClaim(o client.Object) []string {
 
 func indexAgentMachineUID(o client.Object) []string {
 	return []string{string(o.GetUID())}
-}
-
-func indexFreeAgent(o client.Object) []string {
-	agent, ok := o.(*aiv1beta1.Agent)
-	if !ok || agentUsable(agent) != "" {
-		return nil
-	}
-	if fd := agent.Labels[infrav1.FailureDomainLabel]; fd != "" && fd != anyFailureDomain {
-		return []string{anyFailureDomain, fd}
-	}
-	return []string{anyFailureDomain}
 }
 
 func indexWaiting(o client.Object) []string {
@@ -82,9 +66,6 @@ func waitsForAgent(am *infrav1.AgentMachine) bool {
 func setupIndexes(ctx context.Context, agentIndexer, machineIndexer client.FieldIndexer) error {
 	if err := agentIndexer.IndexField(ctx, &aiv1beta1.Agent{}, agentClaimIndex, indexAgentClaim); err != nil {
 		return fmt.Errorf("indexing Agents by claim: %w", err)
-	}
-	if err := agentIndexer.IndexField(ctx, &aiv1beta1.Agent{}, agentFreeIndex, indexFreeAgent); err != nil {
-		return fmt.Errorf("indexing free Agents: %w", err)
 	}
 	if err := machineIndexer.IndexField(ctx, &infrav1.AgentMachine{}, waitingIndex, indexWaiting); err != nil {
 		return fmt.Errorf("indexing waiting AgentMachines: %w", err)

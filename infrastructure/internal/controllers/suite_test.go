@@ -95,6 +95,9 @@ func startManager(tb testing.TB, mc managerConfig) (stop func()) {
 // injector, as a pod whose container exits and is restarted).
 func tryStartManager(tb testing.TB, mc managerConfig) (stop func(), err error) {
 	tb.Helper()
+	if mc.opts.CacheByObject == nil {
+		mc.opts.CacheByObject = setup.CacheByObject() // as in production
+	}
 	if mc.opts.Concurrency == 0 {
 		mc.opts.Concurrency = 10
 	}
@@ -208,7 +211,9 @@ func newFixtureWith(tb testing.TB, ctx context.Context, prefix string, labels ma
 	}
 	g.Expect(env.Client.Create(ctx, cluster)).To(Succeed())
 	secret := &corev1.Secret{
-		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "bootstrap-data"},
+		// Labelled with its Cluster, as Cluster API's bootstrap providers (ours included) label
+		// bootstrap data: read from the provider's cache of such Secrets.
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "bootstrap-data", Labels: map[string]string{clusterv1.ClusterNameLabel: f.cluster}},
 		Data: map[string][]byte{
 			"format": []byte("ignition"),
 			"value": []byte(`{"ignition":{"version":"3.1.0","config":{"merge":[{"source":"https://api.c1.example.com:22623/config/worker",` +
@@ -252,11 +257,38 @@ func createAgent(tb testing.TB, ctx context.Context, ns, name string, labels map
 		Spec:       aiv1beta1.AgentSpec{Approved: true, Role: "worker"},
 	}
 	g.Expect(env.Client.Create(ctx, a)).To(Succeed())
+	a.Status = smallStatus(name, cpus)
+	g.Expect(env.Client.Status().Update(ctx, a)).To(Succeed())
+}
+
+// smallStatus is the status of a ready Agent with the least inventory the controllers read: one
+// NIC, no disks, no CPU flags (see realisticStatus for a real server's).
+func smallStatus(name string, cpus int64) aiv1beta1.AgentStatus {
+	idx := agentIndex(name)
+	return aiv1beta1.AgentStatus{
+		Conditions: readyAgentConditions(),
+		Inventory: aiv1beta1.HostInventory{
+			Hostname: "host-" + name,
+			Cpu:      aiv1beta1.HostCPU{Count: cpus, Architecture: "x86_64", Flags: []string{}},
+			Memory:   aiv1beta1.HostMemory{PhysicalBytes: 32 << 30},
+			Interfaces: []aiv1beta1.HostInterface{{
+				Name: "eth0", MacAddress: fmt.Sprintf("52:54:00:00:00:%02x", idx),
+				IPV4Addresses: []string{fmt.Sprintf("192.168.111.%d/24", idx+1)},
+				IPV6Addresses: []string{fmt.Sprintf("fd00::%x/64", idx+1)},
+				Flags:         []string{},
+			}},
+			SystemVendor: aiv1beta1.HostSystemVendor{Manufacturer: "Red Hat", ProductName: "KVM", SerialNumber: name},
+		},
+	}
+}
+
+// readyAgentConditions are the conditions of an Agent that is connected, validated and unbound.
+func readyAgentConditions() []conditionsv1.Condition {
 	now := metav1.Now()
 	cond := func(t conditionsv1.ConditionType, s corev1.ConditionStatus, reason string) conditionsv1.Condition {
 		return conditionsv1.Condition{Type: t, Status: s, Reason: reason, Message: reason, LastHeartbeatTime: now, LastTransitionTime: now}
 	}
-	a.Status.Conditions = []conditionsv1.Condition{
+	return []conditionsv1.Condition{
 		cond(aiv1beta1.ConnectedCondition, corev1.ConditionTrue, aiv1beta1.AgentConnectedReason),
 		cond(aiv1beta1.ValidatedCondition, corev1.ConditionTrue, aiv1beta1.ValidationsPassingReason),
 		cond(aiv1beta1.RequirementsMetCondition, corev1.ConditionTrue, aiv1beta1.AgentReadyReason),
@@ -264,20 +296,6 @@ func createAgent(tb testing.TB, ctx context.Context, ns, name string, labels map
 		cond(aiv1beta1.InstalledCondition, corev1.ConditionFalse, aiv1beta1.InstallationNotStartedReason),
 		cond(aiv1beta1.BoundCondition, corev1.ConditionFalse, aiv1beta1.UnboundReason),
 	}
-	idx := agentIndex(name)
-	a.Status.Inventory = aiv1beta1.HostInventory{
-		Hostname: "host-" + name,
-		Cpu:      aiv1beta1.HostCPU{Count: cpus, Architecture: "x86_64", Flags: []string{}},
-		Memory:   aiv1beta1.HostMemory{PhysicalBytes: 32 << 30},
-		Interfaces: []aiv1beta1.HostInterface{{
-			Name: "eth0", MacAddress: fmt.Sprintf("52:54:00:00:00:%02x", idx),
-			IPV4Addresses: []string{fmt.Sprintf("192.168.111.%d/24", idx+1)},
-			IPV6Addresses: []string{fmt.Sprintf("fd00::%x/64", idx+1)},
-			Flags:         []string{},
-		}},
-		SystemVendor: aiv1beta1.HostSystemVendor{Manufacturer: "Red Hat", ProductName: "KVM", SerialNumber: name},
-	}
-	g.Expect(env.Client.Status().Update(ctx, a)).To(Succeed())
 }
 
 // setAgentCondition plays assisted-service reporting a condition of an Agent.
