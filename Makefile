@@ -155,6 +155,19 @@ test: envtest verify-generated verify-fmt verify-dockerfiles verify-layout lint 
 	done; \
 	echo "fault suites (what they injected and found):"; cat "$$FAULT_REPORT"
 
+BENCH_POOLS ?= 2000 10000
+BENCH_MACHINES ?= 500
+BENCH_ARGS ?=
+
+.PHONY: bench
+bench: envtest ## Benchmarks, not part of make test: BENCH_MACHINES (500) AgentMachines bound from pools of BENCH_POOLS (2000 10000) Agents by the infrastructure manager's binary at its default flags (BENCH_ARGS adds some); prints the bind table.
+	@export KUBEBUILDER_ASSETS="$$(hack/ensure-envtest.sh)"; \
+	for n in $(BENCH_POOLS); do \
+		(cd infrastructure && BENCH_AGENTS=$$n BENCH_MACHINES=$(BENCH_MACHINES) BENCH_ARGS="$(BENCH_ARGS)" \
+			go test -count=1 -timeout 60m -run '^$$' -bench '^BenchmarkBind$$' -benchtime 1x ./internal/controllers/ 2>&1 | \
+			grep -Ev '^[IWE][0-9]{4} ') || exit 1; \
+	done
+
 E2E_ARGS ?=
 
 .PHONY: test-e2e

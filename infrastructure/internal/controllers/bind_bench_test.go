@@ -19,73 +19,32 @@ package controllers_test
 import (
 	"context"
 	"fmt"
+	"io"
+	"net"
 	"net/http"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
-	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
 	. "github.com/onsi/gomega"
+	aiv1beta1 "github.com/openshift/assisted-service/api/v1beta1"
+	conditionsv1 "github.com/openshift/custom-resource-status/conditions/v1"
 	"golang.org/x/sync/errgroup"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	infrav1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/infrastructure/v1beta1"
-	setup "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/infrastructure/setup"
-	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/manager"
 )
-
-// requestCounter counts the API requests of a client, by verb and resource.
-type requestCounter struct {
-	next  http.RoundTripper
-	total atomic.Int64
-	mu    sync.Mutex
-	byKey map[string]int
-}
-
-func (c *requestCounter) RoundTrip(req *http.Request) (*http.Response, error) {
-	c.total.Add(1)
-	verb := req.Method
-	if req.URL.Query().Get("watch") == "true" {
-		verb = "WATCH"
-	}
-	parts := strings.Split(strings.Trim(req.URL.Path, "/"), "/")
-	resource := parts[len(parts)-1]
-	for i, p := range parts {
-		if p == "namespaces" && i+2 < len(parts) {
-			resource = parts[i+2]
-			if i+4 < len(parts) {
-				resource += "/" + parts[i+4]
-			}
-		}
-	}
-	c.mu.Lock()
-	c.byKey[verb+" "+resource]++
-	c.mu.Unlock()
-	return c.next.RoundTrip(req)
-}
-
-func (c *requestCounter) summary() string {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	keys := make([]string, 0, len(c.byKey))
-	for k := range c.byKey {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	var b strings.Builder
-	for _, k := range keys {
-		fmt.Fprintf(&b, "  %-40s %6d\n", k, c.byKey[k])
-	}
-	return b.String()
-}
 
 func envInt(name string, def int) int {
 	if v, err := strconv.Atoi(os.Getenv(name)); err == nil && v > 0 {
@@ -95,15 +54,31 @@ func envInt(name string, def int) int {
 }
 
 // BenchmarkBind binds BENCH_MACHINES (500) AgentMachines out of a pool of BENCH_AGENTS (2,000)
-// Agents and prints the time and the provider's API requests (counted by a RoundTripper on its
-// REST config). The provider runs alone (Cluster API's controllers would add their own
-// requests), with the production client limits (--kube-api-qps 20, --kube-api-burst 30) unless
-// BENCH_QPS is set. Run it with:
+// Agents, as assisted-service reports real servers (realisticStatus), and prints one row of the
+// bind table: wall time until all are bound, the API requests the manager sent until it went
+// quiet (per machine, reads and writes), its peak RSS and CPU time. The manager is the
+// provider's own binary, built here and run as a process of its own with its default flags
+// (BENCH_ARGS adds some), as in production; its requests are read from its
+// rest_client_requests_total metric. It runs alone (Cluster API's controllers would add their
+// own requests). make bench runs it; by hand:
 //
-//	go test ./controllers/ -run XXX -bench BenchmarkBind -benchtime 1x
+//	go test ./internal/controllers/ -run XXX -bench BenchmarkBind -benchtime 1x
 func BenchmarkBind(b *testing.B) {
 	machines, agents := envInt("BENCH_MACHINES", 500), envInt("BENCH_AGENTS", 2000)
-	qps := envInt("BENCH_QPS", 20)
+	// BENCH_AGENT_SHAPE=small: the least inventory the controllers read (smallStatus), as the
+	// Agents of the issue's first measurements.
+	shape, status := "realistic", realisticStatus
+	if os.Getenv("BENCH_AGENT_SHAPE") == "small" {
+		shape = "small"
+		status = func(name string, _ int, cpus int64, _ []conditionsv1.Condition) aiv1beta1.AgentStatus {
+			return smallStatus(name, cpus)
+		}
+	}
+	bin := filepath.Join(b.TempDir(), "manager")
+	build := exec.CommandContext(b.Context(), "go", "build", "-o", bin, "../..")
+	if out, err := build.CombinedOutput(); err != nil {
+		b.Fatalf("building the manager: %v\n%s", err, out)
+	}
 	for range b.N {
 		b.StopTimer()
 		ctx := context.Background()
@@ -112,6 +87,8 @@ func BenchmarkBind(b *testing.B) {
 		fast := rest.CopyConfig(env.Config)
 		fast.QPS, fast.Burst = -1, -1
 		fastClient, err := client.New(fast, client.Options{Scheme: env.Scheme})
+		g.Expect(err).NotTo(HaveOccurred())
+		watcher, err := client.NewWithWatch(fast, client.Options{Scheme: env.Scheme})
 		g.Expect(err).NotTo(HaveOccurred())
 
 		// The infrastructure is provisioned, as Cluster API's Cluster controller would report.
@@ -123,47 +100,253 @@ func BenchmarkBind(b *testing.B) {
 		var eg errgroup.Group
 		eg.SetLimit(32)
 		for i := range agents {
-			eg.Go(func() error { createAgent(b, ctx, f.ns, agentName(i), nil, int64(4+i%8)); return nil })
+			eg.Go(func() error {
+				return createReadyAgent(ctx, fastClient, f.ns, agentName(i), status(agentName(i), i, int64(4+i%8), readyAgentConditions()))
+			})
 		}
 		for i := range machines {
 			eg.Go(func() error { return createOwnedMachine(ctx, fastClient, f, fmt.Sprintf("m%04d", i)) })
 		}
 		g.Expect(eg.Wait()).To(Succeed())
 
-		counter := &requestCounter{byKey: map[string]int{}}
-		cfg := rest.CopyConfig(env.Config)
-		cfg.QPS, cfg.Burst = float32(qps), qps*3/2
-		cfg.WrapTransport = func(rt http.RoundTripper) http.RoundTripper { counter.next = rt; return counter }
+		kubeconfig := filepath.Join(b.TempDir(), "kubeconfig")
+		g.Expect(env.WriteKubeconfig(kubeconfig)).To(Succeed())
+		metricsAddr := freeAddress(b)
+		args := append([]string{"--namespace", f.ns, "--metrics-bind-address", metricsAddr, "--health-addr", "127.0.0.1:0"},
+			strings.Fields(os.Getenv("BENCH_ARGS"))...)
+		logPath := filepath.Join(b.TempDir(), "manager.log")
+		logFile, err := os.Create(logPath)
+		g.Expect(err).NotTo(HaveOccurred())
+		defer func() {
+			if b.Failed() {
+				out, _ := os.ReadFile(logPath)
+				b.Logf("the manager's log:\n%s", out)
+			}
+		}()
+		cmd := exec.CommandContext(ctx, bin, args...) //nolint:gosec // the manager just built, with the benchmark's flags
+		cmd.Env = append(os.Environ(), "KUBECONFIG="+kubeconfig)
+		cmd.Stdout, cmd.Stderr = logFile, logFile
+		served := apiserverRequests(g, ctx, fast)
+		serverCPU := cpuOf(g, "kube-apiserver") + cpuOf(g, "etcd")
 		b.StartTimer()
 		start := time.Now()
-		stop := startManager(b, managerConfig{
-			opts:       manager.Options{WatchNamespace: f.ns, Concurrency: 10},
-			infra:      setup.Options{AgentNamespace: f.ns},
-			restConfig: cfg,
-			noCAPI:     true,
-		})
-		g.Eventually(func(g Gomega) {
-			list := &infrav1.AgentMachineList{}
-			g.Expect(fastClient.List(ctx, list, client.InNamespace(f.ns))).To(Succeed())
-			bound := 0
-			for i := range list.Items {
-				if list.Items[i].Spec.ProviderID != "" {
-					bound++
-				}
+		g.Expect(cmd.Start()).To(Succeed())
+		stopped := false
+		stop := func() {
+			if !stopped {
+				stopped = true
+				_ = cmd.Process.Signal(syscall.SIGTERM)
+				_ = cmd.Wait()
 			}
-			g.Expect(bound).To(Equal(machines))
-		}, 30*time.Minute, 500*time.Millisecond).Should(Succeed())
+		}
+		defer stop()
+		firstBound := waitBound(g, ctx, watcher, f.ns, machines)
 		elapsed := time.Since(start)
+		binding := elapsed - firstBound.Sub(start)
 		b.StopTimer()
+
+		// Until the manager goes quiet: no request for 5 s.
+		var requests map[string]int
+		last, quietSince := -1, time.Now()
+		for time.Since(quietSince) < 5*time.Second {
+			time.Sleep(500 * time.Millisecond)
+			requests = scrapeRequests(g, metricsAddr)
+			if n := sum(requests); n != last {
+				last, quietSince = n, time.Now()
+			}
+		}
+		for k, v := range apiserverRequests(g, ctx, fast) {
+			served[k] = v - served[k]
+		}
+		serverCPU = cpuOf(g, "kube-apiserver") + cpuOf(g, "etcd") - serverCPU
+		rssKiB, cpu := processUsage(g, cmd.Process.Pid)
 		stop()
 		g.Expect(claimedAgents(g, ctx, f.ns)).To(HaveLen(machines))
-		total := counter.total.Load()
+		total := sum(requests)
+		reads := requests["GET"] + requests["LIST"]
+		perMachine := func(n int) float64 { return float64(n) / float64(machines) }
 		b.ReportMetric(elapsed.Seconds(), "s/bind-all")
-		b.ReportMetric(float64(total), "requests")
-		b.ReportMetric(float64(total)/float64(machines), "requests/machine")
-		fmt.Printf("bound %d machines out of %d agents in %s with %d API requests (%.1f per machine; client QPS %d)\n%s",
-			machines, agents, elapsed.Round(time.Millisecond), total, float64(total)/float64(machines), qps, counter.summary())
+		b.ReportMetric(binding.Seconds(), "s/first-to-last-bound")
+		b.ReportMetric(perMachine(total), "requests/machine")
+		b.ReportMetric(float64(rssKiB)/1024, "MiB-peak-RSS")
+		fmt.Printf("| binding %d AgentMachines out of %d Agents (%s) | wall to all bound (from the first) | requests / machine until quiet | reads / machine | writes / machine | "+
+			"manager peak RSS | manager CPU | API server and etcd CPU |\n", machines, agents, shape)
+		fmt.Printf("| --- | --- | --- | --- | --- | --- | --- | --- |\n")
+		fmt.Printf("| ours, flags %q | %.1f s (%.1f s) | %.2f | %.2f | %.2f | %.0f MiB | %.1f s | %.1f s |\n", strings.Join(args[6:], " "),
+			elapsed.Seconds(), binding.Seconds(), perMachine(total), perMachine(reads), perMachine(total-reads), float64(rssKiB)/1024, cpu.Seconds(), serverCPU.Seconds())
+		fmt.Printf("the manager's requests by method until quiet: %v\n", requests)
+		fmt.Printf("the API server's requests during the run, by verb and resource (the benchmark's own list and watch of AgentMachines included):\n")
+		keys := make([]string, 0, len(served))
+		for k, v := range served {
+			if v > 0 {
+				keys = append(keys, k)
+			}
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			fmt.Printf("  %-50s %6d  %5.2f / machine\n", k, served[k], perMachine(served[k]))
+		}
 	}
+}
+
+// waitBound waits until n AgentMachines of the namespace have a providerID. It watches them
+// rather than list them again and again: a LIST of hundreds of AgentMachines several times a
+// second would cost the API server, which the manager shares the machine with, more than the
+// manager's own requests.
+func waitBound(g Gomega, ctx context.Context, c client.WithWatch, ns string, n int) (first time.Time) {
+	list := &infrav1.AgentMachineList{}
+	g.Expect(c.List(ctx, list, client.InNamespace(ns))).To(Succeed())
+	bound := map[string]bool{}
+	for i := range list.Items {
+		if list.Items[i].Spec.ProviderID != "" {
+			bound[list.Items[i].Name] = true
+		}
+	}
+	w, err := c.Watch(ctx, &infrav1.AgentMachineList{}, client.InNamespace(ns), &client.ListOptions{Raw: &metav1.ListOptions{ResourceVersion: list.ResourceVersion}})
+	g.Expect(err).NotTo(HaveOccurred())
+	defer w.Stop()
+	timeout := time.After(30 * time.Minute)
+	for len(bound) < n {
+		select {
+		case ev, ok := <-w.ResultChan():
+			g.Expect(ok).To(BeTrue(), "the watch of AgentMachines ended")
+			if am, isAM := ev.Object.(*infrav1.AgentMachine); isAM && am.Spec.ProviderID != "" {
+				if len(bound) == 0 {
+					first = time.Now()
+				}
+				bound[am.Name] = true
+			}
+		case <-timeout:
+			g.Expect(bound).To(HaveLen(n), "AgentMachines bound in 30 minutes")
+		}
+	}
+	return first
+}
+
+// freeAddress returns a local address with a port nothing listens on.
+func freeAddress(tb testing.TB) string {
+	tb.Helper()
+	l, err := (&net.ListenConfig{}).Listen(tb.Context(), "tcp", "127.0.0.1:0")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().String()
+}
+
+// scrapeRequests reads the manager's client requests by method from its metrics
+// (controller-runtime's rest_client_requests_total; a watch counts as a GET).
+func scrapeRequests(g Gomega, addr string) map[string]int {
+	resp, err := http.Get("http://" + addr + "/metrics") //nolint:noctx // a test against a local process
+	g.Expect(err).NotTo(HaveOccurred())
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	g.Expect(err).NotTo(HaveOccurred())
+	out := map[string]int{}
+	for _, line := range strings.Split(string(body), "\n") {
+		if !strings.HasPrefix(line, "rest_client_requests_total{") {
+			continue
+		}
+		_, rest, _ := strings.Cut(line, `method="`)
+		method, _, _ := strings.Cut(rest, `"`)
+		fields := strings.Fields(line)
+		v, err := strconv.ParseFloat(fields[len(fields)-1], 64)
+		g.Expect(err).NotTo(HaveOccurred())
+		out[method] += int(v)
+	}
+	return out
+}
+
+// apiserverRequests reads the API server's apiserver_request_total by verb and resource
+// (resource/subresource).
+func apiserverRequests(g Gomega, ctx context.Context, cfg *rest.Config) map[string]int {
+	cs, err := kubernetes.NewForConfig(cfg)
+	g.Expect(err).NotTo(HaveOccurred())
+	body, err := cs.RESTClient().Get().AbsPath("/metrics").DoRaw(ctx)
+	g.Expect(err).NotTo(HaveOccurred())
+	label := func(line, name string) string {
+		_, rest, _ := strings.Cut(line, name+`="`)
+		v, _, _ := strings.Cut(rest, `"`)
+		return v
+	}
+	out := map[string]int{}
+	for _, line := range strings.Split(string(body), "\n") {
+		if !strings.HasPrefix(line, "apiserver_request_total{") {
+			continue
+		}
+		resource := label(line, "resource")
+		if resource == "" {
+			continue
+		}
+		if sub := label(line, "subresource"); sub != "" {
+			resource += "/" + sub
+		}
+		fields := strings.Fields(line)
+		v, err := strconv.ParseFloat(fields[len(fields)-1], 64)
+		g.Expect(err).NotTo(HaveOccurred())
+		out[label(line, "verb")+" "+resource] += int(v)
+	}
+	return out
+}
+
+func sum(m map[string]int) int {
+	n := 0
+	for _, v := range m {
+		n += v
+	}
+	return n
+}
+
+// cpuOf sums the CPU time of the processes of this name (the test environment's kube-apiserver
+// and etcd), from /proc.
+func cpuOf(g Gomega, name string) time.Duration {
+	dirs, err := filepath.Glob("/proc/[0-9]*/comm")
+	g.Expect(err).NotTo(HaveOccurred())
+	var total time.Duration
+	for _, comm := range dirs {
+		if b, err := os.ReadFile(comm); err != nil || strings.TrimSpace(string(b)) != name {
+			continue
+		}
+		pid, err := strconv.Atoi(filepath.Base(filepath.Dir(comm)))
+		g.Expect(err).NotTo(HaveOccurred())
+		_, cpu := processUsage(g, pid)
+		total += cpu
+	}
+	return total
+}
+
+// processUsage reads a process's peak resident set (VmHWM, KiB) and CPU time from /proc.
+func processUsage(g Gomega, pid int) (int, time.Duration) {
+	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	g.Expect(err).NotTo(HaveOccurred())
+	rss := 0
+	for _, line := range strings.Split(string(status), "\n") {
+		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			rss, err = strconv.Atoi(strings.TrimSuffix(strings.TrimSpace(v), " kB"))
+			g.Expect(err).NotTo(HaveOccurred())
+		}
+	}
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	g.Expect(err).NotTo(HaveOccurred())
+	// Fields after the command name (which may hold spaces): utime and stime are the 12th and 13th.
+	fields := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+2:]))
+	utime, _ := strconv.Atoi(fields[11])
+	stime, _ := strconv.Atoi(fields[12])
+	const clockTicks = 100 // USER_HZ on Linux
+	return rss, time.Duration(utime+stime) * time.Second / clockTicks
+}
+
+// createReadyAgent creates an approved Agent with this status.
+func createReadyAgent(ctx context.Context, c client.Client, ns, name string, status aiv1beta1.AgentStatus) error {
+	a := &aiv1beta1.Agent{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
+		Spec:       aiv1beta1.AgentSpec{Approved: true, Role: "worker"},
+	}
+	if err := c.Create(ctx, a); err != nil {
+		return err
+	}
+	a.Status = status
+	return c.Status().Update(ctx, a)
 }
 
 // createOwnedMachine creates a Machine and its AgentMachine with the owner reference and labels
