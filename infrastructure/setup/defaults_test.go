@@ -20,6 +20,11 @@ import (
 	"testing"
 
 	"github.com/spf13/pflag"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 
 	setup "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/infrastructure/setup"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/manager"
@@ -51,5 +56,42 @@ func TestClientRateLimits(t *testing.T) {
 	}
 	if setup.DefaultQPS == manager.DefaultQPS {
 		t.Error("the infrastructure manager's defaults are Cluster API's")
+	}
+}
+
+// TestSecretCache: the cache holds only the Secrets of Cluster API clusters (by their label), and
+// of those the data of bootstrap data alone, without managed fields.
+func TestSecretCache(t *testing.T) {
+	var secrets *cache.ByObject
+	for obj, by := range setup.CacheByObject() {
+		if _, ok := obj.(*corev1.Secret); ok {
+			secrets = &by
+		}
+	}
+	if secrets == nil || secrets.Label == nil || secrets.Transform == nil {
+		t.Fatal("Secrets are not cached by label with a transform")
+	}
+	if !secrets.Label.Matches(labels.Set{clusterv1.ClusterNameLabel: "c1"}) || secrets.Label.Matches(labels.Set{"other": "x"}) {
+		t.Errorf("selector %s: want the Secrets with a cluster name label only", secrets.Label)
+	}
+	meta := func(name string) metav1.ObjectMeta {
+		return metav1.ObjectMeta{Name: name, Labels: map[string]string{clusterv1.ClusterNameLabel: "c1"},
+			ManagedFields: []metav1.ManagedFieldsEntry{{Manager: "m"}}}
+	}
+	data := &corev1.Secret{ObjectMeta: meta("m1-data"), Data: map[string][]byte{"format": []byte("ignition"), "value": []byte("{}")}}
+	kubeconfig := &corev1.Secret{ObjectMeta: meta("c1-kubeconfig"), Data: map[string][]byte{"value.kubeconfig": []byte("secret")}}
+	for _, s := range []*corev1.Secret{data, kubeconfig} {
+		if _, err := secrets.Transform(s); err != nil {
+			t.Fatal(err)
+		}
+		if s.ManagedFields != nil {
+			t.Errorf("%s keeps its managed fields", s.Name)
+		}
+	}
+	if len(data.Data) != 2 {
+		t.Errorf("bootstrap data dropped: %v", data.Data)
+	}
+	if kubeconfig.Data != nil {
+		t.Errorf("a kubeconfig's data is cached: %v", kubeconfig.Data)
 	}
 }

@@ -86,8 +86,24 @@ func CacheByObject() map[client.Object]cache.ByObject {
 		&aiv1beta1.Agent{}:      {Transform: infracontroller.TrimAgent},
 		&infrav1.AgentMachine{}: {Transform: strip},
 		&infrav1.AgentCluster{}: {Transform: strip},
-		&corev1.Secret{}:        {Label: clusterSecrets, Transform: strip},
+		&corev1.Secret{}:        {Label: clusterSecrets, Transform: trimClusterSecret},
 	}
+}
+
+// trimClusterSecret keeps of a cached Secret its metadata, without managed fields, and its data
+// only when it is a Machine's bootstrap data (a "value"): the same label selects every Secret of
+// a cluster (kubeconfigs, certificates), whose data this provider never reads from the cache. As
+// Cluster API's core manager drops the data of the cluster Secrets it does not use
+// (sigs.k8s.io/cluster-api core/setup/setup.go).
+func trimClusterSecret(obj any) (any, error) {
+	if s, ok := obj.(*corev1.Secret); ok {
+		s.ManagedFields = nil
+		if _, bootstrapData := s.Data["value"]; !bootstrapData {
+			s.Data = nil
+		}
+		delete(s.Annotations, corev1.LastAppliedConfigAnnotation)
+	}
+	return obj, nil
 }
 
 // Options are the settings of this provider beyond the shared manager options.
