@@ -32,6 +32,7 @@ import (
 	"sigs.k8s.io/cluster-api/test/framework/clusterctl"
 	ctrl "sigs.k8s.io/controller-runtime"
 
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/specdigest"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/support/testenv"
 )
 
@@ -85,7 +86,7 @@ func TestE2E(t *testing.T) {
 	if suiteConfig.LabelFilter == "" && os.Getenv(fullRunEnv) == "" {
 		suiteConfig.LabelFilter = smokeLabel
 	}
-	RunSpecs(t, "capoa-e2e", suiteConfig, reporterConfig)
+	specdigest.RunSpecs(t, "capoa-e2e", suiteConfig, reporterConfig)
 }
 
 var _ = BeforeSuite(func() {

@@ -29,6 +29,8 @@ import (
 	. "github.com/onsi/gomega"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/specdigest"
 )
 
 const (
@@ -45,7 +47,7 @@ func TestSystem(t *testing.T) {
 		ctrl.SetLogger(zap.New(zap.WriteTo(io.Discard)))
 	}
 	RegisterFailHandler(Fail)
-	RunSpecs(t, "System")
+	specdigest.RunSpecs(t, "System")
 }
 
 var ctx = context.Background()

@@ -34,6 +34,7 @@ import (
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 	"github.com/google/go-containerregistry/pkg/v1/remote"
 	imagev1 "github.com/openshift/api/image/v1"
+	"golang.org/x/sync/singleflight"
 )
 
 const (
@@ -82,7 +83,7 @@ type Info struct {
 
 // Reader resolves release images through a registry client. It caches what it reads per image
 // digest (a digest's content never changes) and trusts a tag's digest for a while. It is safe for
-// concurrent use.
+// concurrent use, and concurrent reads of one tag or digest cost one registry read.
 type Reader struct {
 	// Options are passed to every registry call (authentication, transport, platform).
 	Options []remote.Option
@@ -97,6 +98,10 @@ type Reader struct {
 	byDigest map[string]string
 	byTag    map[string]tagEntry
 	now      func() time.Time
+	// tags and reads collapse concurrent resolutions of one tag and reads of one digest into
+	// one registry request. A waiter shares the reading call's context: reconciles of the same
+	// manager, whose contexts end together.
+	tags, reads singleflight.Group
 }
 
 type tagEntry struct {
@@ -128,30 +133,48 @@ func (r *Reader) Read(ctx context.Context, ref string) (Info, error) {
 	}
 	pinned := parsed.Context().Digest(digest)
 	info := Info{Digest: digest, DigestImage: pinned.String()}
-	if v, ok := r.cached(digest); ok {
-		info.KubernetesVersion = v
-		return info, nil
+	// The clusters of a fleet created at once on one release ask for the same digest together:
+	// one of them reads it, the others wait for its answer (issue 19). The key is the pinned
+	// image, not the digest alone: a caller never waits on a read from another repository.
+	v, err, _ := r.reads.Do(pinned.String(), func() (any, error) {
+		if v, ok := r.cached(digest); ok {
+			return v, nil
+		}
+		v, err := readKubernetesVersion(pinned, opts)
+		if err != nil {
+			return "", err
+		}
+		r.mu.Lock()
+		if r.byDigest == nil {
+			r.byDigest = map[string]string{}
+		}
+		r.byDigest[digest] = v
+		r.mu.Unlock()
+		return v, nil
+	})
+	if err != nil {
+		return Info{}, err
 	}
+	info.KubernetesVersion = v.(string) //nolint:forcetypeassert // the function above returns a string
+	return info, nil
+}
+
+// readKubernetesVersion reads the Kubernetes version of the release image pinned, from the
+// registry.
+func readKubernetesVersion(pinned name.Digest, opts []remote.Option) (string, error) {
 	img, err := remote.Image(pinned, opts...)
 	if err != nil {
-		return Info{}, &stageError{stage: "reading release image " + pinned.String(), err: err}
+		return "", &stageError{stage: "reading release image " + pinned.String(), err: err}
 	}
 	data, err := findFile(img, ImageReferencesPath)
 	if err != nil {
-		return Info{}, &stageError{stage: fmt.Sprintf("reading %s from release image %s", ImageReferencesPath, pinned), err: err}
+		return "", &stageError{stage: fmt.Sprintf("reading %s from release image %s", ImageReferencesPath, pinned), err: err}
 	}
 	v, err := KubernetesVersionFromImageReferences(data)
 	if err != nil {
-		return Info{}, &stageError{stage: "release image " + pinned.String(), err: err}
+		return "", &stageError{stage: "release image " + pinned.String(), err: err}
 	}
-	r.mu.Lock()
-	if r.byDigest == nil {
-		r.byDigest = map[string]string{}
-	}
-	r.byDigest[digest] = v
-	r.mu.Unlock()
-	info.KubernetesVersion = v
-	return info, nil
+	return v, nil
 }
 
 func (r *Reader) cached(digest string) (string, bool) {
@@ -175,23 +198,29 @@ func (r *Reader) digest(ref name.Reference, opts []remote.Option) (string, error
 		return d.DigestStr(), nil
 	}
 	key := ref.String()
-	r.mu.Lock()
-	e, ok := r.byTag[key]
-	r.mu.Unlock()
-	if ok && r.clock().Sub(e.fetched) < tagCacheTTL {
-		return e.digest, nil
-	}
-	desc, err := remote.Head(ref, opts...)
+	d, err, _ := r.tags.Do(key, func() (any, error) {
+		r.mu.Lock()
+		e, ok := r.byTag[key]
+		r.mu.Unlock()
+		if ok && r.clock().Sub(e.fetched) < tagCacheTTL {
+			return e.digest, nil
+		}
+		desc, err := remote.Head(ref, opts...)
+		if err != nil {
+			return "", &stageError{stage: "resolving release image " + key, err: err}
+		}
+		r.mu.Lock()
+		if r.byTag == nil {
+			r.byTag = map[string]tagEntry{}
+		}
+		r.byTag[key] = tagEntry{digest: desc.Digest.String(), fetched: r.clock()}
+		r.mu.Unlock()
+		return desc.Digest.String(), nil
+	})
 	if err != nil {
-		return "", &stageError{stage: "resolving release image " + key, err: err}
+		return "", err
 	}
-	r.mu.Lock()
-	if r.byTag == nil {
-		r.byTag = map[string]tagEntry{}
-	}
-	r.byTag[key] = tagEntry{digest: desc.Digest.String(), fetched: r.clock()}
-	r.mu.Unlock()
-	return desc.Digest.String(), nil
+	return d.(string), nil //nolint:forcetypeassert // the function above returns a string
 }
 
 // findFile returns the content of file p in img, reading the layers from the top: the release

@@ -19,6 +19,7 @@ package release_test
 import (
 	"context"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/controlplane/internal/release"
@@ -161,4 +162,47 @@ func BenchmarkReaderRead(b *testing.B) {
 			}
 		}
 	})
+}
+
+// TestReaderReadsOnceForConcurrentCallers: the control planes of a fleet created at once on one
+// release read it together; the registry sees one tag resolution and one read of the image.
+func TestReaderReadsOnceForConcurrentCallers(t *testing.T) {
+	reg := startRegistry(t)
+	ref := release.Image(reg.Host+"/ocp-release", "4.17.3", "x86_64")
+	if _, err := reg.PushRelease(ref, "1.30.4"); err != nil {
+		t.Fatal(err)
+	}
+	// What one read costs, from a Reader of its own.
+	m0, b0 := reg.ManifestRequests.Load(), reg.BlobGets.Load()
+	if _, err := allowing(reg.Host).Read(context.Background(), ref); err != nil {
+		t.Fatal(err)
+	}
+	oneManifests, oneBlobs := reg.ManifestRequests.Load()-m0, reg.BlobGets.Load()-b0
+	m0, b0 = reg.ManifestRequests.Load(), reg.BlobGets.Load()
+
+	r := allowing(reg.Host)
+	const callers = 50
+	start := make(chan struct{})
+	var wg sync.WaitGroup
+	infos := make([]release.Info, callers)
+	errs := make([]error, callers)
+	for i := range callers {
+		wg.Go(func() {
+			<-start
+			infos[i], errs[i] = r.Read(context.Background(), ref)
+		})
+	}
+	close(start)
+	wg.Wait()
+	for i := range callers {
+		if errs[i] != nil || infos[i].KubernetesVersion != "v1.30.4" {
+			t.Fatalf("caller %d: %+v, %v", i, infos[i], errs[i])
+		}
+	}
+	manifests, blobs := reg.ManifestRequests.Load()-m0, reg.BlobGets.Load()-b0
+	// The callers that come after the first read ends find the caches; those during it wait for it.
+	if manifests != oneManifests || blobs != oneBlobs {
+		t.Errorf("%d concurrent reads cost %d manifest requests and %d blob reads; one read costs %d and %d",
+			callers, manifests, blobs, oneManifests, oneBlobs)
+	}
 }

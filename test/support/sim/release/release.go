@@ -80,13 +80,15 @@ func Image(files map[string][]byte) (v1.Image, error) {
 }
 
 // Registry is an in-process registry (plain HTTP on 127.0.0.1, which go-containerregistry talks
-// to without TLS) that counts the blobs it serves.
+// to without TLS) that counts the blobs and manifests it serves.
 type Registry struct {
 	// Host is the registry's host:port.
 	Host string
 	// BlobGets counts the blob downloads served.
 	BlobGets atomic.Int32
-	server   *httptest.Server
+	// ManifestRequests counts the manifest requests served (HEAD, to resolve a tag, and GET).
+	ManifestRequests atomic.Int32
+	server           *httptest.Server
 }
 
 // StartRegistry starts an in-process registry; Close stops it.
@@ -96,6 +98,9 @@ func StartRegistry() *Registry {
 	r.server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		if req.Method == http.MethodGet && strings.Contains(req.URL.Path, "/blobs/") {
 			r.BlobGets.Add(1)
+		}
+		if strings.Contains(req.URL.Path, "/manifests/") {
+			r.ManifestRequests.Add(1)
 		}
 		reg.ServeHTTP(w, req)
 	}))
