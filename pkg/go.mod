@@ -39,6 +39,7 @@ require (
 
 require (
 	github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api v0.0.0
+	github.com/prometheus/client_golang v1.23.2
 	golang.org/x/crypto v0.55.0
 )
 
@@ -93,7 +94,6 @@ require (
 	github.com/openshift/assisted-service v1.0.10-0.20230830164851-6573b5d7021d // indirect
 	github.com/pkg/errors v0.9.1 // indirect
 	github.com/pmezard/go-difflib v1.0.1-0.20181226105442-5d4384ee4fb2 // indirect
-	github.com/prometheus/client_golang v1.23.2 // indirect
 	github.com/prometheus/client_model v0.6.2 // indirect
 	github.com/prometheus/common v0.66.1 // indirect
 	github.com/prometheus/procfs v0.16.1 // indirect

@@ -30,6 +30,7 @@ import (
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/bootstrap/internal/controllers"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/bootstrap/internal/webhooks"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/manager"
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/metrics"
 )
 
 // LeaderElectionID names the manager's leader election Lease (in its own namespace). The
@@ -56,6 +57,7 @@ func Setup(ctx context.Context, mgr ctrl.Manager, opts *manager.Options, _ Optio
 	if err := r.SetupWithManager(ctx, mgr, crcontroller.Options{MaxConcurrentReconciles: concurrency}); err != nil {
 		return err
 	}
+	metrics.RegisterBootstrap()
 	if opts.WebhookPort != 0 {
 		if err := webhooks.SetupWithManager(mgr); err != nil {
 			return fmt.Errorf("setting up the OpenshiftAssistedConfig webhook: %w", err)

@@ -38,6 +38,7 @@ import (
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/controlplane/internal/webhooks"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/foreign"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/manager"
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/metrics"
 )
 
 // EtcdConnector opens a client to the etcd member of one control-plane node of a workload
@@ -103,6 +104,7 @@ func Setup(ctx context.Context, mgr ctrl.Manager, opts *manager.Options, o Optio
 	if err := r.SetupWithManager(ctx, mgr, crcontroller.Options{MaxConcurrentReconciles: concurrency}); err != nil {
 		return err
 	}
+	metrics.RegisterControlPlane(controllers.CountControlPlanes(mgr.GetCache()))
 	if opts.WebhookPort != 0 {
 		if err := webhooks.SetupWithManager(mgr); err != nil {
 			return fmt.Errorf("setting up the OpenshiftAssistedControlPlane webhook: %w", err)

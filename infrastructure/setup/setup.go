@@ -42,6 +42,7 @@ import (
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/infrastructure/internal/servedschema"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/foreign"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/manager"
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/metrics"
 )
 
 // LeaderElectionID names the manager's leader election Lease (in its own namespace). The
@@ -201,6 +202,7 @@ func Setup(ctx context.Context, mgr ctrl.Manager, opts *manager.Options, o Optio
 	if err := am.SetupWithManager(ctx, mgr, agentCache, ctrlOptions(concurrency)); err != nil {
 		return err
 	}
+	metrics.RegisterInfrastructure(infracontroller.CountAgents(agentCache))
 	ac := &infracontroller.AgentClusterReconciler{
 		Client:                        writer,
 		APIReader:                     mgr.GetAPIReader(),

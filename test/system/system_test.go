@@ -39,10 +39,12 @@ import (
 	"k8s.io/utils/ptr"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	bootstrapv1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/bootstrap/v1alpha2"
 	controlplanev1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/controlplane/v1alpha3"
 	infrav1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/infrastructure/v1beta1"
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/metrics"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/lab"
 )
 
@@ -234,6 +236,10 @@ var _ = Describe("A cluster of 3 control-plane nodes and 2 workers", Ordered, fu
 		Expect(l.Mgmt.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, aci)).To(Succeed())
 		Expect(aci.Spec.ProvisionRequirements.ControlPlaneAgents).To(Equal(3))
 		Expect(aci.Spec.ProvisionRequirements.WorkerAgents).To(Equal(2))
+		// Metal3 hosts: the bootstrap provider approved their Agents (counted in this process's
+		// registry, which the lab's managers share).
+		Expect(metricValue(metrics.AgentsApprovedName, nil)).To(BeNumerically(">=", 5))
+		Expect(metricValue(metrics.ControlPlanesName, map[string]string{"namespace": ns, "reason": "Installed"})).To(BeEquivalentTo(1))
 	})
 
 	It("scales the workers from 2 to 4 as day-2 hosts, and back to 1", func() {
@@ -328,6 +334,7 @@ var _ = Describe("A cluster of 3 control-plane nodes and 2 workers", Ordered, fu
 			g.Expect(cp.Status.DistributionVersion).To(Equal("4.17.5"))
 			g.Expect(cp.Status.Version).To(Equal("v1.30.6"))
 		}, timeout, interval).Should(Succeed())
+		Expect(metricValue(metrics.UpgradesName, nil)).To(BeNumerically(">=", 1))
 	})
 
 	It("leaves nothing behind when the Cluster is deleted", func() {
@@ -481,6 +488,14 @@ var _ = Describe("A cluster of self-booted hosts (AgentMachine)", Ordered, func(
 			Expect(agent.Spec.ClusterDeploymentName).NotTo(BeNil())
 			Expect(agent.Spec.ClusterDeploymentName.Name).To(Equal(name))
 		}
+
+		// The providers' metrics say so (the lab's managers share this process's registry, which
+		// their metrics endpoints serve; counters and histograms add up over the specs).
+		Expect(metricValue(metrics.AgentsName, map[string]string{"namespace": ns, "availability": "claimed"})).To(BeEquivalentTo(4))
+		Expect(metricValue(metrics.AgentsName, map[string]string{"namespace": ns, "availability": "free"})).To(BeZero())
+		Expect(metricValue(metrics.AgentMachineClaimSecondsName, nil)).To(BeNumerically(">=", 4))
+		Expect(metricValue(metrics.InstallSecondsName, nil)).To(BeNumerically(">=", 1))
+		Expect(metricValue(metrics.ControlPlanesName, map[string]string{"namespace": ns, "reason": "Installed"})).To(BeEquivalentTo(1))
 	})
 
 	It("moves to another management cluster: the AgentMachines stay provisioned without their Agents", func() {
@@ -519,3 +534,39 @@ var _ = Describe("A cluster of self-booted hosts (AgentMachine)", Ordered, func(
 		deleteClusterAndExpectNothingLeft(l, ns, name)
 	})
 })
+
+// metricValue sums, over the series of the named metric in controller-runtime's registry whose
+// labels include want, their values (a histogram's: its count of observations). The lab runs the
+// providers in this process: the registry is what their metrics endpoints serve.
+func metricValue(name string, want map[string]string) float64 {
+	GinkgoHelper()
+	families, err := ctrlmetrics.Registry.Gather()
+	Expect(err).NotTo(HaveOccurred())
+	total := 0.0
+	for _, f := range families {
+		if f.GetName() != name {
+			continue
+		}
+	series:
+		for _, m := range f.GetMetric() {
+			labels := map[string]string{}
+			for _, l := range m.GetLabel() {
+				labels[l.GetName()] = l.GetValue()
+			}
+			for k, v := range want {
+				if labels[k] != v {
+					continue series
+				}
+			}
+			switch {
+			case m.GetHistogram() != nil:
+				total += float64(m.GetHistogram().GetSampleCount())
+			case m.GetCounter() != nil:
+				total += m.GetCounter().GetValue()
+			case m.GetGauge() != nil:
+				total += m.GetGauge().GetValue()
+			}
+		}
+	}
+	return total
+}

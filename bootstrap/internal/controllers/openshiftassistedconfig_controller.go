@@ -52,6 +52,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 
 	bootstrapv1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/bootstrap/v1alpha2"
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/metrics"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/reconciler"
 )
 
@@ -453,6 +454,7 @@ func (r *Reconciler) reconcileAgent(ctx context.Context, s *scope) (bool, error)
 		return false, fmt.Errorf("configuring Agent %s: %w", agent.Name, err)
 	}
 	if !wasApproved {
+		metrics.AgentsApproved.Inc()
 		r.Recorder.Eventf(c, agent, corev1.EventTypeNormal, "AgentApproved", "ApproveAgent", "Approved Agent %s as %s %s", agent.Name, settings.Role, settings.Hostname)
 		ctrl.LoggerFrom(ctx).Info("Approved Agent", "Agent", agent.Name, "role", settings.Role)
 	}

@@ -20,6 +20,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -32,6 +33,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	controlplanev1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/controlplane/v1alpha3"
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/metrics"
 )
 
 // adminKubeconfigKey is the key of the admin kubeconfig in the Secret assisted-service writes.
@@ -66,6 +68,7 @@ func (r *Reconciler) reconcileKubeconfig(ctx context.Context, s *scope) error {
 			return fmt.Errorf("creating the kubeconfig Secret: %w", err)
 		}
 		ctrl.LoggerFrom(ctx).Info("Wrote the kubeconfig Secret", "Secret", secret.Name(s.cluster.Name, secret.Kubeconfig))
+		metrics.InstallSeconds.Observe(time.Since(s.oacp.CreationTimestamp.Time).Seconds())
 		r.Recorder.Eventf(s.oacp, nil, corev1.EventTypeNormal, "KubeconfigAvailable", "WriteKubeconfig",
 			"The cluster is installed; wrote Secret %s", secret.Name(s.cluster.Name, secret.Kubeconfig))
 	case err != nil:

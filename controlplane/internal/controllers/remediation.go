@@ -32,6 +32,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	controlplanev1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/controlplane/v1alpha3"
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/metrics"
 )
 
 // Remediation follows the Cluster API contract for control-plane providers: a MachineHealthCheck
@@ -186,6 +187,7 @@ func (r *Reconciler) reconcileRemediation(ctx context.Context, s *scope) (bool, 
 		_ = r.setOwnerRemediated(ctx, s, m, controlplanev1.RemediationInternalErrorReason, fmt.Sprintf("Deleting the Machine failed: %v", err))
 		return false, fmt.Errorf("deleting unhealthy Machine %s: %w", m.Name, err)
 	}
+	metrics.Remediations.Inc()
 	ctrl.LoggerFrom(ctx).Info("Deleting unhealthy control-plane Machine (remediation)", "Machine", m.Name, "retry", d.data.RetryCount)
 	r.Recorder.Eventf(s.oacp, m, corev1.EventTypeWarning, "Remediating", "DeleteMachine",
 		"Replacing unhealthy control-plane Machine %s (retry %d): its etcd member is removed before its host goes", m.Name, d.data.RetryCount)

@@ -34,6 +34,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/controlplane/internal/upgradepath"
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/metrics"
 )
 
 // clusterVersionName is the name of the workload cluster's only ClusterVersion.
@@ -193,6 +194,7 @@ func (r *Reconciler) reconcileUpgrade(ctx context.Context, s *scope) error {
 		if err := w.client.Patch(ctx, u, client.MergeFrom(before)); err != nil {
 			return fmt.Errorf("setting the workload cluster's ClusterVersion desiredUpdate: %w", err)
 		}
+		metrics.Upgrades.Inc()
 		ctrl.LoggerFrom(ctx).Info("Requested an OpenShift upgrade", "from", current, "to", target)
 		r.Recorder.Eventf(oacp, nil, corev1.EventTypeNormal, "UpgradeStarted", "Upgrade", "Requested the upgrade from OpenShift %s to %s", current, target)
 	}

@@ -28,7 +28,7 @@ import (
 // an AgentMachine's status needs. Kept:
 //   - metadata, but its managed fields and kubectl's last-applied annotation;
 //   - the whole spec, which claims and releases write;
-//   - status conditions;
+//   - status conditions, and the host state of debugInfo (the capoa_agents metric);
 //   - of the inventory: hostname, CPU count and architecture, physical memory, each disk's size
 //     and each NIC's MAC and IP addresses (ranking, architecture match, Machine addresses).
 //
@@ -59,6 +59,8 @@ func TrimAgent(obj any) (any, error) {
 	agent.Status = aiv1beta1.AgentStatus{
 		Conditions: agent.Status.Conditions,
 		Inventory:  trimmed,
+		// The host state, for the capoa_agents metric (CountAgents).
+		DebugInfo: aiv1beta1.DebugInfo{State: agent.Status.DebugInfo.State},
 	}
 	return agent, nil
 }

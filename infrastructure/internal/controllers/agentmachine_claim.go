@@ -39,6 +39,7 @@ import (
 
 	bootstrapv1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/bootstrap/v1alpha2"
 	infrav1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/infrastructure/v1beta1"
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/metrics"
 )
 
 // errCacheBehind says that this process claimed the AgentMachine's Agent moments ago and its
@@ -407,6 +408,7 @@ func (r *AgentMachineReconciler) claimAgent(ctx context.Context, am *infrav1.Age
 	if err := r.Client.Patch(ctx, agent, lockedPatch(cached)); err != nil {
 		return nil, err
 	}
+	metrics.AgentMachineClaimSeconds.Observe(time.Since(am.CreationTimestamp.Time).Seconds())
 	return agent, nil
 }
 

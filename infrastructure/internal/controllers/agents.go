@@ -17,6 +17,7 @@ limitations under the License.
 package controllers
 
 import (
+	"context"
 	"fmt"
 	"sort"
 	"strings"
@@ -24,9 +25,11 @@ import (
 	aiv1beta1 "github.com/openshift/assisted-service/api/v1beta1"
 	conditionsv1 "github.com/openshift/custom-resource-status/conditions/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	bootstrapv1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/bootstrap/v1alpha2"
 	infrav1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/infrastructure/v1beta1"
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/metrics"
 )
 
 // claimUID returns the UID of the AgentMachine that claimed the Agent: ours (AgentClaimedByLabel),
@@ -153,4 +156,30 @@ func summarize(total, fit int, reasons map[string]int) string {
 		parts = append(parts, fmt.Sprintf("%d %s", reasons[k], k))
 	}
 	return msg + ": " + strings.Join(parts, ", ")
+}
+
+// CountAgents counts the Agents reader holds, for the capoa_agents metric: by namespace, by
+// availability ("free" when an AgentMachine may claim it, else why not: claimed, not-approved,
+// not-connected, not-validated, deleting) and by assisted-service's host state.
+func CountAgents(reader client.Reader) metrics.Source {
+	return func(ctx context.Context) ([]metrics.Count, error) {
+		list := &aiv1beta1.AgentList{}
+		if err := reader.List(ctx, list, client.UnsafeDisableDeepCopy); err != nil {
+			return nil, fmt.Errorf("listing Agents: %w", err)
+		}
+		keys := make([][]string, 0, len(list.Items))
+		for i := range list.Items {
+			a := &list.Items[i]
+			availability := agentUsable(a)
+			if availability == "" {
+				availability = "free"
+			}
+			state := a.Status.DebugInfo.State
+			if state == "" {
+				state = "unknown"
+			}
+			keys = append(keys, []string{a.Namespace, strings.ReplaceAll(availability, " ", "-"), state})
+		}
+		return metrics.Tally(keys), nil
+	}
 }

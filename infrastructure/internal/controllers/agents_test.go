@@ -17,6 +17,7 @@ limitations under the License.
 package controllers
 
 import (
+	"context"
 	"testing"
 
 	. "github.com/onsi/gomega"
@@ -25,11 +26,14 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	bootstrapv1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/bootstrap/v1alpha2"
 	infrav1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/infrastructure/v1beta1"
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/metrics"
 )
 
 type agentOpt func(*aiv1beta1.Agent)
@@ -224,4 +228,29 @@ func TestBaseDomain(t *testing.T) {
 	g.Expect(baseDomain("c1", "api.c1.example.com")).To(Equal("example.com"))
 	g.Expect(baseDomain("c1", "api.other.example.com")).To(Equal("other.example.com"))
 	g.Expect(baseDomain("c1", "192.168.1.5")).To(Equal("local"))
+}
+
+func TestCountAgents(t *testing.T) {
+	g := NewWithT(t)
+	scheme := runtime.NewScheme()
+	g.Expect(aiv1beta1.AddToScheme(scheme)).To(Succeed())
+	state := func(s string) agentOpt { return func(a *aiv1beta1.Agent) { a.Status.DebugInfo.State = s } }
+	notApproved := func(a *aiv1beta1.Agent) { a.Spec.Approved = false }
+	c := fake.NewClientBuilder().WithScheme(scheme).WithObjects(
+		testAgent("free-1", state("known")),
+		testAgent("free-2", state("known")),
+		testAgent("claimed", state("installing"), withLabel(infrav1.AgentClaimedByLabel, "u")),
+		testAgent("upstream", state("installed"), withLabel(infrav1.UpstreamAgentClaimLabel, "u2")),
+		testAgent("new", notApproved),
+		testAgent("lost", state("disconnected"), withCondition(aiv1beta1.ConnectedCondition, corev1.ConditionFalse)),
+	).Build()
+	counts, err := CountAgents(c)(context.Background())
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(counts).To(Equal([]metrics.Count{
+		{Labels: []string{"agents", "claimed", "installed"}, Value: 1},
+		{Labels: []string{"agents", "claimed", "installing"}, Value: 1},
+		{Labels: []string{"agents", "free", "known"}, Value: 2},
+		{Labels: []string{"agents", "not-approved", "unknown"}, Value: 1},
+		{Labels: []string{"agents", "not-connected", "disconnected"}, Value: 1},
+	}))
 }
