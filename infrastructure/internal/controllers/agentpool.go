@@ -55,6 +55,8 @@ type pooled struct {
 	m       member
 	size    sizeClass
 	domains []string
+	// uid of the Agent pooled: a new Agent under the same name hashes elsewhere.
+	uid string
 }
 
 type sizeClass struct{ cpu, memory, disk int64 }
@@ -104,18 +106,32 @@ func hashOf(parts ...string) uint64 {
 // observe records the Agent as it is now: pooled when it may be claimed, else not.
 func (p *agentPool) observe(agent *aiv1beta1.Agent) {
 	key := client.ObjectKeyFromObject(agent)
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.remove(key)
-	if agentUsable(agent) != "" {
-		return
-	}
+	usable := agentUsable(agent) == ""
 	domains := []string{anyFailureDomain}
 	if fd := agent.Labels[infrav1.FailureDomainLabel]; fd != "" && fd != anyFailureDomain {
 		domains = append(domains, fd)
 	}
-	m := member{hash: hashOf(string(agent.UID), key.String()), key: key, agent: agent}
 	size := sizeOf(agent)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if at, ok := p.in[key]; ok && usable && at.size == size && string(agent.UID) == at.uid && slices.Equal(at.domains, domains) {
+		// Most updates of a free Agent are assisted-service's status heartbeats: it keeps its
+		// place in every list (the hash is of its UID and key), only the copy it points at is new.
+		for _, d := range domains {
+			list := p.domains[d].members[size]
+			if i, found := slices.BinarySearchFunc(list, at.m, compareMember); found {
+				list[i].agent = agent
+			}
+		}
+		at.m.agent = agent
+		p.in[key] = at
+		return
+	}
+	p.remove(key)
+	if !usable {
+		return
+	}
+	m := member{hash: hashOf(string(agent.UID), key.String()), key: key, agent: agent}
 	for _, d := range domains {
 		dp := p.domains[d]
 		if dp == nil {
@@ -130,7 +146,7 @@ func (p *agentPool) observe(agent *aiv1beta1.Agent) {
 		i, _ := slices.BinarySearchFunc(list, m, compareMember)
 		dp.members[size] = slices.Insert(list, i, m)
 	}
-	p.in[key] = pooled{m: m, size: size, domains: domains}
+	p.in[key] = pooled{m: m, size: size, domains: domains, uid: string(agent.UID)}
 }
 
 // forget removes a deleted Agent.
