@@ -115,7 +115,9 @@ func (g *gauge) Collect(ch chan<- prometheus.Metric) {
 	if src == nil {
 		return
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	// A cache still syncing (a manager that just started) makes List wait: not longer than a
+	// fraction of Prometheus's default 10 s scrape timeout.
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 	defer cancel()
 	counts, err := (*src)(ctx)
 	if err != nil {
