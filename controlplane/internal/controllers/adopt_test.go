@@ -56,9 +56,14 @@ func TestAdoptsWhatTheUpstreamProviderInstalled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	f := newFixture(ctx, t, fixtureOptions{replicas: 3, paused: true})
-	oacp := f.getOACP(ctx, g)
-	controllerutil.AddFinalizer(oacp, controlplanev1.UpstreamOpenshiftAssistedControlPlaneFinalizer)
-	g.Expect(mgmt.Client.Update(ctx, oacp)).To(Succeed())
+	// The controller writes the paused control plane's Paused condition meanwhile: read again on
+	// a conflict.
+	var oacp *controlplanev1.OpenshiftAssistedControlPlane
+	g.Eventually(func(g Gomega) {
+		oacp = f.getOACP(ctx, g)
+		controllerutil.AddFinalizer(oacp, controlplanev1.UpstreamOpenshiftAssistedControlPlaneFinalizer)
+		g.Expect(mgmt.Client.Update(ctx, oacp)).To(Succeed())
+	}).Should(Succeed())
 
 	upstreamLabels := map[string]string{
 		clusterv1.ClusterNameLabel: f.cluster.Name, clusterv1.MachineControlPlaneLabel: "", clusterv1.MachineControlPlaneNameLabel: oacp.Name,
