@@ -55,8 +55,6 @@ type pooled struct {
 	m       member
 	size    sizeClass
 	domains []string
-	// uid of the Agent pooled: a new Agent under the same name hashes elsewhere.
-	uid string
 }
 
 type sizeClass struct{ cpu, memory, disk int64 }
@@ -114,9 +112,10 @@ func (p *agentPool) observe(agent *aiv1beta1.Agent) {
 	size := sizeOf(agent)
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if at, ok := p.in[key]; ok && usable && at.size == size && string(agent.UID) == at.uid && slices.Equal(at.domains, domains) {
+	if at, ok := p.in[key]; ok && usable && at.size == size && at.m.agent.UID == agent.UID && slices.Equal(at.domains, domains) {
 		// Most updates of a free Agent are assisted-service's status heartbeats: it keeps its
-		// place in every list (the hash is of its UID and key), only the copy it points at is new.
+		// place in every list (the hash is of its UID and key; an Agent recreated under the same
+		// name has another UID), only the copy it points at is new.
 		for _, d := range domains {
 			list := p.domains[d].members[size]
 			if i, found := slices.BinarySearchFunc(list, at.m, compareMember); found {
@@ -146,7 +145,7 @@ func (p *agentPool) observe(agent *aiv1beta1.Agent) {
 		i, _ := slices.BinarySearchFunc(list, m, compareMember)
 		dp.members[size] = slices.Insert(list, i, m)
 	}
-	p.in[key] = pooled{m: m, size: size, domains: domains, uid: string(agent.UID)}
+	p.in[key] = pooled{m: m, size: size, domains: domains}
 }
 
 // forget removes a deleted Agent.
