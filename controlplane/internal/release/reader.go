@@ -83,7 +83,8 @@ type Info struct {
 
 // Reader resolves release images through a registry client. It caches what it reads per image
 // digest (a digest's content never changes) and trusts a tag's digest for a while. It is safe for
-// concurrent use, and concurrent reads of one tag or digest cost one registry read.
+// concurrent use: a cached answer costs a lock, and concurrent reads of one tag or digest cost one
+// registry read.
 type Reader struct {
 	// Options are passed to every registry call (authentication, transport, platform).
 	Options []remote.Option
@@ -133,12 +134,16 @@ func (r *Reader) Read(ctx context.Context, ref string) (Info, error) {
 	}
 	pinned := parsed.Context().Digest(digest)
 	info := Info{Digest: digest, DigestImage: pinned.String()}
+	if v, ok := r.cached(digest); ok {
+		info.KubernetesVersion = v
+		return info, nil
+	}
 	// The clusters of a fleet created at once on one release ask for the same digest together:
 	// one of them reads it, the others wait for its answer (issue 19). The key is the pinned
 	// image, not the digest alone: a caller never waits on a read from another repository.
 	v, err, _ := r.reads.Do(pinned.String(), func() (any, error) {
 		if v, ok := r.cached(digest); ok {
-			return v, nil
+			return v, nil // read by a flight that ended after this caller looked
 		}
 		v, err := readKubernetesVersion(pinned, opts)
 		if err != nil {
@@ -184,6 +189,17 @@ func (r *Reader) cached(digest string) (string, bool) {
 	return v, ok
 }
 
+// cachedTag returns the digest tag key was resolved to, if that was less than tagCacheTTL ago.
+func (r *Reader) cachedTag(key string) (string, bool) {
+	r.mu.Lock()
+	e, ok := r.byTag[key]
+	r.mu.Unlock()
+	if !ok || r.clock().Sub(e.fetched) >= tagCacheTTL {
+		return "", false
+	}
+	return e.digest, true
+}
+
 func (r *Reader) clock() time.Time {
 	if r.now != nil {
 		return r.now()
@@ -198,12 +214,12 @@ func (r *Reader) digest(ref name.Reference, opts []remote.Option) (string, error
 		return d.DigestStr(), nil
 	}
 	key := ref.String()
+	if d, ok := r.cachedTag(key); ok {
+		return d, nil
+	}
 	d, err, _ := r.tags.Do(key, func() (any, error) {
-		r.mu.Lock()
-		e, ok := r.byTag[key]
-		r.mu.Unlock()
-		if ok && r.clock().Sub(e.fetched) < tagCacheTTL {
-			return e.digest, nil
+		if d, ok := r.cachedTag(key); ok {
+			return d, nil // resolved by a flight that ended after this caller looked
 		}
 		desc, err := remote.Head(ref, opts...)
 		if err != nil {
