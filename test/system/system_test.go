@@ -39,13 +39,13 @@ import (
 	"k8s.io/utils/ptr"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	bootstrapv1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/bootstrap/v1alpha2"
 	controlplanev1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/controlplane/v1alpha3"
 	infrav1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/infrastructure/v1beta1"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/metrics"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/lab"
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/support/faults"
 )
 
 // startLab starts a lab for the specs of one container and stops it after them.
@@ -535,38 +535,11 @@ var _ = Describe("A cluster of self-booted hosts (AgentMachine)", Ordered, func(
 	})
 })
 
-// metricValue sums, over the series of the named metric in controller-runtime's registry whose
-// labels include want, their values (a histogram's: its count of observations). The lab runs the
-// providers in this process: the registry is what their metrics endpoints serve.
+// metricValue is faults.SumMetric: the lab runs the providers in this process, so
+// controller-runtime's registry is what their metrics endpoints serve.
 func metricValue(name string, want map[string]string) float64 {
 	GinkgoHelper()
-	families, err := ctrlmetrics.Registry.Gather()
+	v, err := faults.SumMetric(name, want)
 	Expect(err).NotTo(HaveOccurred())
-	total := 0.0
-	for _, f := range families {
-		if f.GetName() != name {
-			continue
-		}
-	series:
-		for _, m := range f.GetMetric() {
-			labels := map[string]string{}
-			for _, l := range m.GetLabel() {
-				labels[l.GetName()] = l.GetValue()
-			}
-			for k, v := range want {
-				if labels[k] != v {
-					continue series
-				}
-			}
-			switch {
-			case m.GetHistogram() != nil:
-				total += float64(m.GetHistogram().GetSampleCount())
-			case m.GetCounter() != nil:
-				total += m.GetCounter().GetValue()
-			case m.GetGauge() != nil:
-				total += m.GetGauge().GetValue()
-			}
-		}
-	}
-	return total
+	return v
 }

@@ -184,15 +184,39 @@ func Summary(injectors ...*Injector) (int, string) {
 // ReconcilePanics is controller-runtime's count of recovered reconcile panics, over every
 // controller of the process.
 func ReconcilePanics() (float64, error) {
+	return SumMetric("controller_runtime_reconcile_panics_total", nil)
+}
+
+// SumMetric sums, over the series of the named metric in controller-runtime's registry whose
+// labels include want, their values (a histogram's: its count of observations).
+func SumMetric(name string, want map[string]string) (float64, error) {
 	mfs, err := ctrlmetrics.Registry.Gather()
 	if err != nil {
 		return 0, fmt.Errorf("gathering the controller metrics: %w", err)
 	}
 	total := 0.0
 	for _, mf := range mfs {
-		if mf.GetName() == "controller_runtime_reconcile_panics_total" {
-			for _, m := range mf.GetMetric() {
+		if mf.GetName() != name {
+			continue
+		}
+	series:
+		for _, m := range mf.GetMetric() {
+			labels := map[string]string{}
+			for _, l := range m.GetLabel() {
+				labels[l.GetName()] = l.GetValue()
+			}
+			for k, v := range want {
+				if labels[k] != v {
+					continue series
+				}
+			}
+			switch {
+			case m.GetHistogram() != nil:
+				total += float64(m.GetHistogram().GetSampleCount())
+			case m.GetCounter() != nil:
 				total += m.GetCounter().GetValue()
+			case m.GetGauge() != nil:
+				total += m.GetGauge().GetValue()
 			}
 		}
 	}
