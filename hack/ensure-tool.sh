@@ -17,12 +17,16 @@ die() { log "ERROR: $*"; exit 1; }
 usage() {
   cat >&2 <<'USAGE'
 usage: hack/ensure-tool.sh NAME
-  NAME is one of: controller-gen, kustomize, clusterctl, ginkgo
+  NAME is one of: controller-gen, kustomize, clusterctl, ginkgo, helm, actionlint,
+  cluster-api-operator
   Pins (override with the variable shown):
     controller-gen  sigs.k8s.io/controller-tools/cmd/controller-gen  CONTROLLER_GEN_VERSION=v0.20.1
     kustomize       sigs.k8s.io/kustomize/kustomize/v5                KUSTOMIZE_VERSION=v5.8.2
     clusterctl      sigs.k8s.io/cluster-api/cmd/clusterctl           CLUSTERCTL_VERSION=v1.13.4
     ginkgo          github.com/onsi/ginkgo/v2/ginkgo                 GINKGO_VERSION=v2.34.0
+    helm            helm.sh/helm/v3/cmd/helm                         HELM_VERSION=v3.22.0
+    actionlint      github.com/rhysd/actionlint/cmd/actionlint       ACTIONLINT_VERSION=v1.7.12
+    cluster-api-operator  sigs.k8s.io/cluster-api-operator/cmd       CAPI_OPERATOR_VERSION=v0.29.0
 USAGE
 }
 
@@ -30,6 +34,8 @@ USAGE
 name="$1"
 
 ldflags=""
+# The binary go install writes, when the package's last element is not the tool's name.
+built_name="${name}"
 case "${name}" in
   controller-gen)
     version="${CONTROLLER_GEN_VERSION:-v0.20.1}"
@@ -50,6 +56,20 @@ case "${name}" in
     # Keep in step with the github.com/onsi/ginkgo/v2 version in go.mod.
     version="${GINKGO_VERSION:-v2.34.0}"
     pkg="github.com/onsi/ginkgo/v2/ginkgo"
+    ;;
+  helm)
+    version="${HELM_VERSION:-v3.22.0}"
+    pkg="helm.sh/helm/v3/cmd/helm"
+    ;;
+  actionlint)
+    version="${ACTIONLINT_VERSION:-v1.7.12}"
+    pkg="github.com/rhysd/actionlint/cmd/actionlint"
+    ;;
+  cluster-api-operator)
+    # The Cluster API Operator's manager (its module's cmd package, which go install names cmd).
+    version="${CAPI_OPERATOR_VERSION:-v0.29.0}"
+    pkg="sigs.k8s.io/cluster-api-operator/cmd"
+    built_name="cmd"
     ;;
   -h|--help)
     usage; exit 0
@@ -105,9 +125,9 @@ if [[ ! -f "${bin}" || ! -x "${bin}" ]]; then
     go install -trimpath ${ldflags:+-ldflags "${ldflags}"} "${pkg}@${version}"
   ) >&2 || die "go install ${pkg}@${version} failed (see above)"
 
-  built="${stage}/${name}"
+  built="${stage}/${built_name}"
   [[ -f "${built}" && -x "${built}" ]] \
-    || die "go install ${pkg}@${version} did not produce ${name} (got: $(find "${stage}" -mindepth 1 -printf '%f '))"
+    || die "go install ${pkg}@${version} did not produce ${built_name} (got: $(find "${stage}" -mindepth 1 -printf '%f '))"
   mv -f -- "${built}" "${bin}"
   log "${name} ${version} ready"
 fi
