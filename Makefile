@@ -108,9 +108,12 @@ docker-build-%:
 	docker build -f $(DOCKERFILE_$*) --build-arg VERSION=$(VERSION) -t $(IMAGE_REGISTRY)/capoa-$*:$(IMAGE_TAG) .
 
 .PHONY: verify-dockerfiles
-verify-dockerfiles: ## Check that each Dockerfile builds with the Makefile's own build target.
+verify-dockerfiles: ## Check that each Dockerfile builds with the Makefile's own build target, for buildx's target platform, with the VERSION build arg.
 	@$(foreach m,$(PROVIDERS),\
 		grep -q "make build-$(m) " $(DOCKERFILE_$(m)) || { echo "$(DOCKERFILE_$(m)) does not run make build-$(m)" >&2; exit 1; }; \
+		grep -q '^FROM --platform=$$BUILDPLATFORM golang' $(DOCKERFILE_$(m)) && grep -q '^ARG TARGETOS TARGETARCH$$' $(DOCKERFILE_$(m)) && \
+			grep -qF 'GOOS=$${TARGETOS} GOARCH=$${TARGETARCH} make build-$(m) VERSION=$${VERSION}' $(DOCKERFILE_$(m)) && grep -q '^ARG VERSION=' $(DOCKERFILE_$(m)) || \
+			{ echo "$(DOCKERFILE_$(m)) does not cross-compile make build-$(m) for TARGETOS/TARGETARCH with ARG VERSION (docker-buildx, the release workflow)" >&2; exit 1; }; \
 		grep -q "^USER 65532" $(DOCKERFILE_$(m)) || { echo "$(DOCKERFILE_$(m)) does not run as non-root" >&2; exit 1; };)
 
 .PHONY: build-all-modules
