@@ -101,6 +101,8 @@ type Lab struct {
 	Etcd *etcd.Simulator
 
 	opts Options
+	// kubeVersions caches the Kubernetes version of each release image read (kubernetesVersion).
+	kubeVersions sync.Map
 	// mgmts are the management clusters started, the current one (Mgmt) last: Move adds one.
 	mgmts  []*management
 	ctx    context.Context //nolint:containedctx // the lab's lifetime: every manager it starts, now or in a later Move, runs until Stop
@@ -260,6 +262,8 @@ func (l *Lab) startManagement(ctx context.Context) (*management, error) {
 	m.assisted = &assisted.Simulator{
 		Inventory: l.Inventory,
 		Workload:  l.Workload.Config,
+		// The Nodes run the kubelet of the release installed, read from the lab's registry.
+		KubernetesVersion: l.kubernetesVersion,
 		OnClusterInstalled: func(ctx context.Context, c assisted.InstalledCluster) error {
 			return cvo.EnsureClusterVersion(ctx, c.Workload, cvo.Release("", c.ReleaseImage))
 		},
@@ -491,6 +495,20 @@ func (l *Lab) AddRelease(version, kubernetesVersion string) error {
 		return fmt.Errorf("pushing the release image of %s: %w", version, err)
 	}
 	return nil
+}
+
+// kubernetesVersion returns the Kubernetes version of a release image of the lab's registry,
+// read from the image once.
+func (l *Lab) kubernetesVersion(ctx context.Context, image string) (string, error) {
+	if v, ok := l.kubeVersions.Load(image); ok {
+		return v.(string), nil //nolint:forcetypeassert // only strings are stored
+	}
+	v, err := release.KubernetesVersion(ctx, image)
+	if err != nil {
+		return "", err
+	}
+	l.kubeVersions.Store(image, v)
+	return v, nil
 }
 
 // AddHosts adds n simulated hosts named <prefix>-<i> to the inventory and creates their

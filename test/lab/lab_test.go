@@ -64,4 +64,16 @@ func TestSingleNodeClusterInstalls(t *testing.T) {
 		g.Expect(l.Mgmt.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "sno"}, cluster)).To(Succeed())
 		g.Expect(cluster.Status.Initialization.ControlPlaneInitialized).To(Equal(ptr.To(true)))
 	}, 3*time.Minute, time.Second).Should(Succeed())
+
+	// The host's Node runs the kubelet of the release installed: the Kubernetes version of
+	// OpenShift 4.17.3, which its Machine names.
+	g.Eventually(func(g Gomega) {
+		machines := &clusterv1.MachineList{}
+		g.Expect(l.Mgmt.Client.List(ctx, machines, client.InNamespace(ns))).To(Succeed())
+		g.Expect(machines.Items).To(HaveLen(1))
+		m := machines.Items[0]
+		g.Expect(m.Spec.Version).To(Equal("v" + Releases["4.17.3"]))
+		g.Expect(m.Status.NodeInfo).NotTo(BeNil())
+		g.Expect(m.Status.NodeInfo.KubeletVersion).To(Equal(m.Spec.Version))
+	}, time.Minute, time.Second).Should(Succeed())
 }

@@ -314,7 +314,7 @@ func (s *Simulator) reconcileAgent(ctx context.Context, req ctrl.Request) (ctrl.
 			info = string(stage)
 			break
 		}
-		if err := s.ensureNode(ctx, a, host, role); err != nil {
+		if err := s.ensureNode(ctx, a, host, role, cl); err != nil {
 			return ctrl.Result{}, err
 		}
 		s.mu.Lock()
@@ -413,13 +413,24 @@ func (s *Simulator) effectiveRole(a *aiv1beta1.Agent) models.HostRole {
 }
 
 // ensureNode creates (or refreshes) the host's Node in the workload cluster, as the kubelet does.
-func (s *Simulator) ensureNode(ctx context.Context, a *aiv1beta1.Agent, h *inventory.Host, role models.HostRole) error {
+// The kubelet is the one of the release cl installs.
+func (s *Simulator) ensureNode(ctx context.Context, a *aiv1beta1.Agent, h *inventory.Host, role models.HostRole, cl *cluster) error {
+	kubelet, err := s.kubeletVersion(ctx, cl)
+	if err != nil {
+		return err
+	}
+	crio := ""
+	if kubelet != "" {
+		// OpenShift ships the CRI-O of its Kubernetes minor (CRI-O's versions follow
+		// Kubernetes': cri-o 1.30 for Kubernetes 1.30, in OpenShift 4.17).
+		crio = "cri-o://" + strings.TrimPrefix(kubelet, "v")
+	}
 	name := h.Hostname
 	if a.Spec.Hostname != "" {
 		name = a.Spec.Hostname
 	}
 	node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name}}
-	err := s.workload.Get(ctx, client.ObjectKeyFromObject(node), node)
+	err = s.workload.Get(ctx, client.ObjectKeyFromObject(node), node)
 	if apierrors.IsNotFound(err) {
 		node.Labels = map[string]string{
 			corev1.LabelHostname: name, corev1.LabelOSStable: "linux", corev1.LabelArchStable: "amd64",
@@ -463,7 +474,7 @@ func (s *Simulator) ensureNode(ctx context.Context, a *aiv1beta1.Agent, h *inven
 		NodeInfo: corev1.NodeSystemInfo{
 			SystemUUID: strings.ToLower(h.SystemUUID), MachineID: strings.ReplaceAll(strings.ToLower(h.SystemUUID), "-", ""),
 			BootID: string(a.UID), OSImage: "Red Hat Enterprise Linux CoreOS (simulated)", OperatingSystem: "linux",
-			Architecture: "amd64", KernelVersion: "5.14.0", ContainerRuntimeVersion: "cri-o://1.28.0", KubeletVersion: "v1.28.0",
+			Architecture: "amd64", KernelVersion: "5.14.0", ContainerRuntimeVersion: crio, KubeletVersion: kubelet,
 		},
 		// What a healthy kubelet reports (Cluster API's NodeHealthy reads all four).
 		Conditions: []corev1.NodeCondition{
@@ -481,6 +492,26 @@ func (s *Simulator) ensureNode(ctx context.Context, a *aiv1beta1.Agent, h *inven
 		return fmt.Errorf("updating Node %s status in the workload cluster: %w", name, err)
 	}
 	return nil
+}
+
+// kubeletVersion is the Kubernetes version of the release cl installs (its ClusterImageSet's
+// release image), "" when unknown.
+func (s *Simulator) kubeletVersion(ctx context.Context, cl *cluster) (string, error) {
+	if s.KubernetesVersion == nil || cl == nil || cl.aci.Spec.ImageSetRef == nil {
+		return "", nil
+	}
+	cis := &hivev1.ClusterImageSet{}
+	if err := s.Client.Get(ctx, client.ObjectKey{Name: cl.aci.Spec.ImageSetRef.Name}, cis); err != nil {
+		if apierrors.IsNotFound(err) {
+			return "", nil
+		}
+		return "", fmt.Errorf("reading ClusterImageSet %s: %w", cl.aci.Spec.ImageSetRef.Name, err)
+	}
+	v, err := s.KubernetesVersion(ctx, cis.Spec.ReleaseImage)
+	if err != nil {
+		return "", fmt.Errorf("reading the Kubernetes version of release %s: %w", cis.Spec.ReleaseImage, err)
+	}
+	return v, nil
 }
 
 // agentsOfACI maps an AgentClusterInstall to the Agents bound to its ClusterDeployment.

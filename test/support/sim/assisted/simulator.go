@@ -128,6 +128,12 @@ type Simulator struct {
 	WorkloadScheme *runtime.Scheme
 	// ImageServiceURL is the base of ISO URLs (default https://assisted-image-service.lab.sim).
 	ImageServiceURL string
+	// KubernetesVersion, when set, returns the Kubernetes version (v1.30.4) of an OpenShift
+	// release image: the version of the kubelet that the release's RHCOS runs, which a host's Node
+	// reports in status.nodeInfo.kubeletVersion (the lab reads it from its release registry, as
+	// the control plane reads Machine.spec.version). Unset, or for a cluster without a
+	// ClusterImageSet, the Nodes report no kubelet version rather than a wrong one.
+	KubernetesVersion func(ctx context.Context, releaseImage string) (string, error)
 	// OnClusterInstalled, when set, runs once a cluster has installed, before the
 	// ClusterDeployment is marked installed (the lab installs the ClusterVersion there).
 	OnClusterInstalled func(ctx context.Context, c InstalledCluster) error

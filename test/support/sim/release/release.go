@@ -20,7 +20,10 @@ limitations under the License.
 package release
 
 import (
+	"archive/tar"
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log"
@@ -64,6 +67,62 @@ func ImageReferences(kubeVersion string) []byte {
 		panic(err) // a literal map of strings always marshals
 	}
 	return data
+}
+
+// ImageReferencesPath is where a release image holds its image-references.
+const ImageReferencesPath = "release-manifests/image-references"
+
+// KubernetesVersion reads the Kubernetes version of the release image ref from its registry, as
+// the control-plane provider does (controlplane/internal/release): the kubernetes entry of the
+// hyperkube tag's io.openshift.build.versions annotation in release-manifests/image-references,
+// with a leading v (v1.30.4). It is the version of the kubelet that the release's RHCOS runs, so
+// the simulators give it to the Nodes of a cluster installed from ref.
+func KubernetesVersion(ctx context.Context, ref string) (string, error) {
+	parsed, err := name.ParseReference(ref)
+	if err != nil {
+		return "", fmt.Errorf("parsing release image %q: %w", ref, err)
+	}
+	img, err := remote.Image(parsed, remote.WithContext(ctx))
+	if err != nil {
+		return "", fmt.Errorf("reading release image %s: %w", ref, err)
+	}
+	rc := mutate.Extract(img)
+	defer func() { _ = rc.Close() }()
+	tr := tar.NewReader(rc)
+	for {
+		h, err := tr.Next()
+		if errors.Is(err, io.EOF) {
+			return "", fmt.Errorf("release image %s has no %s", ref, ImageReferencesPath)
+		}
+		if err != nil {
+			return "", fmt.Errorf("reading release image %s: %w", ref, err)
+		}
+		if strings.TrimPrefix(h.Name, "/") != ImageReferencesPath {
+			continue
+		}
+		var stream struct {
+			Spec struct {
+				Tags []struct {
+					Name        string            `json:"name"`
+					Annotations map[string]string `json:"annotations"`
+				} `json:"tags"`
+			} `json:"spec"`
+		}
+		if err := json.NewDecoder(tr).Decode(&stream); err != nil {
+			return "", fmt.Errorf("parsing %s of release image %s: %w", ImageReferencesPath, ref, err)
+		}
+		for _, tag := range stream.Spec.Tags {
+			if tag.Name != "hyperkube" {
+				continue
+			}
+			for _, pair := range strings.Split(tag.Annotations["io.openshift.build.versions"], ",") {
+				if k, v, ok := strings.Cut(strings.TrimSpace(pair), "="); ok && k == "kubernetes" && v != "" {
+					return "v" + strings.TrimPrefix(v, "v"), nil
+				}
+			}
+		}
+		return "", fmt.Errorf("release image %s: no kubernetes version on the hyperkube tag of %s", ref, ImageReferencesPath)
+	}
 }
 
 // Image builds a release-like image: a random base layer and a top layer holding files.
@@ -125,7 +184,7 @@ func (r *Registry) Push(img v1.Image, ref string) error {
 
 // PushRelease builds and pushes the release image ref whose Kubernetes version is kubeVersion.
 func (r *Registry) PushRelease(ref, kubeVersion string) (v1.Image, error) {
-	img, err := Image(map[string][]byte{"release-manifests/image-references": ImageReferences(kubeVersion)})
+	img, err := Image(map[string][]byte{ImageReferencesPath: ImageReferences(kubeVersion)})
 	if err != nil {
 		return nil, err
 	}

@@ -18,6 +18,7 @@ package release
 
 import (
 	"archive/tar"
+	"context"
 	"encoding/json"
 	"io"
 	"testing"
@@ -74,5 +75,35 @@ func TestPushedReleaseCarriesItsKubernetesVersion(t *testing.T) {
 			}
 		}
 		t.Fatal("no hyperkube tag in image-references")
+	}
+}
+
+func TestKubernetesVersionIsReadFromTheRegistry(t *testing.T) {
+	r := StartRegistry()
+	defer r.Close()
+	for version, kube := range map[string]string{"4.16.20": "1.29.10", "4.17.3": "1.30.4"} {
+		if _, err := r.PushRelease(r.Repository()+":"+version+"-x86_64", kube); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := KubernetesVersion(context.Background(), r.Repository()+":4.17.3-x86_64")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got != "v1.30.4" {
+		t.Errorf("KubernetesVersion(4.17.3) = %q, want v1.30.4", got)
+	}
+	if _, err := KubernetesVersion(context.Background(), r.Repository()+":4.99.0-x86_64"); err == nil {
+		t.Error("KubernetesVersion of a release the registry does not hold: no error")
+	}
+	img, err := Image(map[string][]byte{"other": []byte("x")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Push(img, r.Repository()+":no-manifests"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := KubernetesVersion(context.Background(), r.Repository()+":no-manifests"); err == nil {
+		t.Error("KubernetesVersion of an image without image-references: no error")
 	}
 }

@@ -42,6 +42,9 @@ import (
 
 const releaseImage = "quay.io/openshift-release-dev/ocp-release:4.14.3-x86_64"
 
+// releaseKubernetesVersion is the Kubernetes version of releaseImage.
+const releaseKubernetesVersion = "v1.27.8"
+
 func aciState(a *hiveextv1beta1.AgentClusterInstall) string { return a.Status.DebugInfo.State }
 
 // createCluster creates what the control-plane provider creates for a cluster: a
@@ -216,6 +219,9 @@ func TestClusterInstall(t *testing.T) {
 		g.Expect(remote.Get(ctx, client.ObjectKey{Name: h.Hostname}, node)).To(Succeed())
 		g.Expect(node.Status.NodeInfo.SystemUUID).To(Equal(h.SystemUUID))
 		g.Expect(node.Status.Addresses).To(ContainElement(corev1.NodeAddress{Type: corev1.NodeInternalIP, Address: h.IPv4()}))
+		// The kubelet and CRI-O of the release installed, not of another one.
+		g.Expect(node.Status.NodeInfo.KubeletVersion).To(Equal(releaseKubernetesVersion))
+		g.Expect(node.Status.NodeInfo.ContainerRuntimeVersion).To(Equal("cri-o://1.27.8"))
 	}
 	cv := &configv1.ClusterVersion{}
 	g.Expect(remote.Get(ctx, client.ObjectKey{Name: cvo.ClusterVersionName}, cv)).To(Succeed())
@@ -229,7 +235,9 @@ func TestClusterInstall(t *testing.T) {
 	}, timeout).Should(Succeed())
 	g.Eventually(day2States.States, timeout).Should(Equal([]string{models.HostStatusDiscovering, models.HostStatusKnown,
 		models.HostStatusInstalling, models.HostStatusInstallingInProgress, models.HostStatusAddedToExistingCluster}))
-	g.Expect(remote.Get(ctx, client.ObjectKey{Name: day2.Hostname}, &corev1.Node{})).To(Succeed())
+	day2Node := &corev1.Node{}
+	g.Expect(remote.Get(ctx, client.ObjectKey{Name: day2.Hostname}, day2Node)).To(Succeed())
+	g.Expect(day2Node.Status.NodeInfo.KubeletVersion).To(Equal(releaseKubernetesVersion))
 	g.Expect(mgmt.Client.Get(ctx, client.ObjectKeyFromObject(aci), aci)).To(Succeed())
 	g.Expect(aci.Status.DebugInfo.State).To(Equal(models.ClusterStatusAddingHosts))
 

@@ -100,6 +100,14 @@ func run(m *testing.M) int {
 	}
 	sim = &assisted.Simulator{
 		Inventory: inv, Workload: workload.Config,
+		// The release registry's answer for the tests' release (OpenShift 4.14.3 is Kubernetes
+		// 1.27.8); the release package's own test reads it from a registry.
+		KubernetesVersion: func(_ context.Context, image string) (string, error) {
+			if image != releaseImage {
+				return "", fmt.Errorf("no release %s in the tests' registry", image)
+			}
+			return releaseKubernetesVersion, nil
+		},
 		OnClusterInstalled: func(ctx context.Context, c assisted.InstalledCluster) error {
 			return cvo.EnsureClusterVersion(ctx, c.Workload, cvo.Release("", c.ReleaseImage))
 		},
