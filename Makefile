@@ -16,7 +16,13 @@ export GONOSUMDB ?= github.com/openshift,github.com/metal3-io,k8s.io/kubernetes
 CONTROLLER_GEN = $(shell $(ROOT)/hack/ensure-tool.sh controller-gen)
 KUSTOMIZE = $(shell $(ROOT)/hack/ensure-tool.sh kustomize)
 
-VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+# One version for a release: RELEASE_VERSION (vX.Y.Z on the command line, or else an exact vX.Y.Z
+# tag on HEAD) is then also the managers' VERSION, the images' IMAGE_TAG and the version of the
+# release manifests and metadata (`make release`). Without one (development), VERSION and IMAGE_TAG
+# come from git describe, and release-manifests writes v0.1.0.
+RELEASE_TAG = $(shell git describe --tags --exact-match --match 'v[0-9]*' 2>/dev/null)
+RELEASE_VERSION ?= $(RELEASE_TAG)
+VERSION ?= $(or $(RELEASE_VERSION),$(shell git describe --tags --always --dirty 2>/dev/null || echo dev))
 LDFLAGS ?= -s -w -X main.version=$(VERSION)
 GO_BUILD = CGO_ENABLED=0 go build -trimpath -ldflags "$(LDFLAGS)"
 
@@ -107,6 +113,29 @@ docker-build: $(addprefix docker-build-,$(PROVIDERS)) ## Build the three images 
 docker-build-%:
 	docker build -f $(DOCKERFILE_$*) --build-arg VERSION=$(VERSION) -t $(IMAGE_REGISTRY)/capoa-$*:$(IMAGE_TAG) .
 
+.PHONY: docker-push
+docker-push: $(addprefix docker-push-,$(PROVIDERS)) ## Push the three images docker-build tagged (IMAGE_REGISTRY, IMAGE_TAG).
+
+.PHONY: docker-push-%
+docker-push-%:
+	docker push $(IMAGE_REGISTRY)/capoa-$*:$(IMAGE_TAG)
+
+# The platforms of a release's images (docker-buildx) and binaries (release): space- or comma-separated.
+PLATFORMS ?= linux/amd64 linux/arm64
+comma := ,
+empty :=
+space := $(empty) $(empty)
+PUSH ?= false
+
+.PHONY: docker-buildx
+docker-buildx: $(addprefix docker-buildx-,$(PROVIDERS)) ## Build the three images for PLATFORMS with buildx (PUSH=true pushes them; what the release workflow does).
+
+.PHONY: docker-buildx-%
+docker-buildx-%:
+	docker buildx build --platform $(subst $(space),$(comma),$(strip $(subst $(comma),$(space),$(PLATFORMS)))) \
+		-f $(DOCKERFILE_$*) --build-arg VERSION=$(VERSION) -t $(IMAGE_REGISTRY)/capoa-$*:$(IMAGE_TAG) \
+		$(if $(filter true,$(PUSH)),--push) .
+
 .PHONY: verify-dockerfiles
 verify-dockerfiles: ## Check that each Dockerfile builds with the Makefile's own build target, for buildx's target platform, with the VERSION build arg.
 	@$(foreach m,$(PROVIDERS),\
@@ -184,12 +213,31 @@ e2e-kind: ## The same e2e suite on kind with Metal3/Ironic, assisted-service, Hi
 
 ##@ Release
 
-RELEASE_VERSION ?= v0.1.0
 RELEASE_DIR ?= $(ROOT)/out
+# The version release-manifests writes: RELEASE_VERSION, or v0.1.0 in development (no version given,
+# HEAD not tagged).
+MANIFESTS_VERSION = $(or $(RELEASE_VERSION),v0.1.0)
+
+.PHONY: release
+release: ## Everything a release carries, into out/, with RELEASE_VERSION (or HEAD's exact tag) throughout: the managers for PLATFORMS (out/bin/), the manifests and the operator ConfigMaps; then hack/verify-release.sh checks it.
+	@hack/release-version.sh "$(RELEASE_VERSION)"
+	@[[ "$(VERSION)" == "$(RELEASE_VERSION)" && "$(IMAGE_TAG)" == "$(RELEASE_VERSION)" ]] || { \
+		echo "release: VERSION ($(VERSION)) and IMAGE_TAG ($(IMAGE_TAG)) must be RELEASE_VERSION ($(RELEASE_VERSION)), one version throughout: leave them unset" >&2; exit 1; }
+	rm -rf $(RELEASE_DIR)/bin
+	@$(MAKE) --no-print-directory release-binaries operator-configmaps \
+		RELEASE_VERSION=$(RELEASE_VERSION) VERSION=$(RELEASE_VERSION) IMAGE_TAG=$(RELEASE_VERSION)
+	IMAGE_REGISTRY=$(IMAGE_REGISTRY) RELEASE_PLATFORMS="$(PLATFORMS)" hack/verify-release.sh $(RELEASE_DIR) $(RELEASE_VERSION)
+
+.PHONY: release-binaries
+release-binaries: ## Build the three managers for every PLATFORMS entry into out/bin/<provider>-manager-<os>-<arch>, with VERSION.
+	@for p in $(PROVIDERS); do for platform in $(subst $(comma),$(space),$(PLATFORMS)); do \
+		os="$${platform%/*}" arch="$${platform#*/}"; echo "go build $$p-manager-$$os-$$arch (version $(VERSION))"; \
+		(cd $$p && GOOS="$$os" GOARCH="$$arch" $(GO_BUILD) -o $(RELEASE_DIR)/bin/$$p-manager-$$os-$$arch .) || exit 1; \
+	done; done
 
 .PHONY: release-manifests
-release-manifests: ## Write the components, metadata.yaml, templates and a local clusterctl repository into out/.
-	RELEASE_VERSION=$(RELEASE_VERSION) IMAGE_REGISTRY=$(IMAGE_REGISTRY) IMAGE_TAG=$(RELEASE_VERSION) \
+release-manifests: ## Write the components, metadata.yaml, templates and a local clusterctl repository into out/ (RELEASE_VERSION, v0.1.0 without one).
+	RELEASE_VERSION=$(MANIFESTS_VERSION) IMAGE_REGISTRY=$(IMAGE_REGISTRY) IMAGE_TAG=$(MANIFESTS_VERSION) \
 		KUSTOMIZE=$(KUSTOMIZE) hack/release-manifests.sh $(RELEASE_DIR)
 
 .PHONY: operator-configmaps
@@ -210,11 +258,12 @@ FLAVOR ?= multinode
 SPEED ?= fast
 KEEP ?= false
 DEMO_TIMEOUT ?= 15m
+HOSTS ?= 0
 
 .PHONY: demo
-demo: envtest ## The main job: the simulated lab creates an OpenShift cluster (FLAVOR=multinode|sno|agent, SPEED=fast|realistic, KEEP=true).
+demo: envtest ## The main job: the simulated lab creates an OpenShift cluster, printing the management kubeconfig first (FLAVOR=multinode|sno|agent, SPEED=fast|realistic, KEEP=true, HOSTS=n spare hosts).
 	@export KUBEBUILDER_ASSETS="$$(hack/ensure-envtest.sh)"; \
-	cd test && go run ./lab/cmd/demo --flavor=$(FLAVOR) --speed=$(SPEED) --keep=$(KEEP) \
+	cd test && go run ./lab/cmd/demo --flavor=$(FLAVOR) --speed=$(SPEED) --keep=$(KEEP) --hosts=$(HOSTS) \
 		--timeout=$(DEMO_TIMEOUT) --out=$(ROOT)/_artifacts/demo
 
 .PHONY: clean
