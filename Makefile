@@ -145,6 +145,10 @@ verify-dockerfiles: ## Check that each Dockerfile builds with the Makefile's own
 			{ echo "$(DOCKERFILE_$(m)) does not cross-compile make build-$(m) for TARGETOS/TARGETARCH with ARG VERSION (docker-buildx, the release workflow)" >&2; exit 1; }; \
 		grep -q "^USER 65532" $(DOCKERFILE_$(m)) || { echo "$(DOCKERFILE_$(m)) does not run as non-root" >&2; exit 1; };)
 
+.PHONY: verify-workflows
+verify-workflows: ## actionlint on .github/workflows, and the release workflow's images, Dockerfiles, platforms and build args against the Makefile's.
+	hack/verify-workflows.sh
+
 .PHONY: build-all-modules
 build-all-modules: ## go build ./... in every module, with go.work and with GOWORK=off.
 	@for m in $(MODULES); do \
@@ -179,7 +183,7 @@ envtest: ## Build (once, cached outside the repo) the kube-apiserver and etcd th
 	@hack/ensure-envtest.sh >/dev/null
 
 .PHONY: test
-test: envtest verify-generated verify-fmt verify-dockerfiles verify-layout lint build build-all-modules vet ## The test command: set-up, generation check, build, vet, and every module's tests.
+test: envtest verify-generated verify-fmt verify-dockerfiles verify-workflows verify-layout lint build build-all-modules vet ## The test command: set-up, generation check, build, vet, and every module's tests.
 	@export KUBEBUILDER_ASSETS="$$(hack/ensure-envtest.sh)"; \
 	export FAULT_REPORT="$$(mktemp)"; trap 'rm -f "$$FAULT_REPORT"' EXIT; \
 	for m in $(MODULES); do \
