@@ -47,6 +47,7 @@ func main() {
 	keep := flag.Bool("keep", false, "keep the lab running once the cluster is available, until interrupted")
 	timeout := flag.Duration("timeout", 15*time.Minute, "give up after this long")
 	out := flag.String("out", "_artifacts/demo", "folder for the kubeconfigs")
+	hosts := flag.Int("hosts", 0, "spare hosts beyond the cluster's, available to scale its MachineDeployment up (BareMetalHosts, or self-booted hosts for the agent flavor)")
 	verbose := flag.Bool("v", false, "show the controllers' logs")
 	flag.Parse()
 
@@ -56,7 +57,7 @@ func main() {
 		ctrl.SetLogger(zap.New(zap.WriteTo(io.Discard)))
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	err := run(ctx, *flavor, lab.Speed(*speed), *keep, *timeout, *out)
+	err := run(ctx, *flavor, lab.Speed(*speed), *keep, *timeout, *out, *hosts)
 	stop()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "demo:", err)
@@ -64,7 +65,7 @@ func main() {
 	}
 }
 
-func run(ctx context.Context, flavor string, speed lab.Speed, keep bool, timeout time.Duration, out string) error {
+func run(ctx context.Context, flavor string, speed lab.Speed, keep bool, timeout time.Duration, out string, spare int) error {
 	o := lab.ClusterOptions{Namespace: "demo", Name: "demo", Version: "4.17.3"}
 	switch flavor {
 	case "multinode":
@@ -79,6 +80,9 @@ func run(ctx context.Context, flavor string, speed lab.Speed, keep bool, timeout
 	if speed != lab.Fast && speed != lab.Realistic {
 		return fmt.Errorf("unknown speed %q: use fast or realistic", speed)
 	}
+	if spare < 0 {
+		return fmt.Errorf("--hosts=%d: the number of spare hosts cannot be negative", spare)
+	}
 	start := time.Now()
 	fmt.Printf("Starting the lab (management and workload API servers, Cluster API, CAPM3, the providers, the simulators)...\n")
 	l, err := lab.Start(ctx, lab.Options{Speed: speed})
@@ -90,17 +94,29 @@ func run(ctx context.Context, flavor string, speed lab.Speed, keep bool, timeout
 	if err != nil {
 		return err
 	}
-	fmt.Printf("Lab ready in %s. Creating %s cluster %q (OpenShift %s) from %s.\n", time.Since(start).Round(time.Millisecond),
-		flavor, o.Name, o.Version, filepath.Base(template))
+	// The management cluster can be watched from another shell while the cluster installs.
+	mgmtKubeconfig, err := writeManagementKubeconfig(l, out)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("Lab ready in %s. Management cluster kubeconfig: %s\n", time.Since(start).Round(time.Millisecond), mgmtKubeconfig)
+	fmt.Printf("Watch the install from another shell:\n  KUBECONFIG=%s clusterctl describe cluster %s -n %s\n  KUBECONFIG=%s kubectl get clusters,machines,baremetalhosts,agents -n %s\n",
+		mgmtKubeconfig, o.Name, o.Namespace, mgmtKubeconfig, o.Namespace)
+	fmt.Printf("Creating %s cluster %q (OpenShift %s) from %s.\n", flavor, o.Name, o.Version, filepath.Base(template))
 
 	c := l.Mgmt.Client
 	if err := c.Create(ctx, &corev1.Namespace{ObjectMeta: ctrlObjectMeta(o.Namespace)}); err != nil {
 		return err
 	}
+	// The hosts the cluster needs, and the spare ones a scale-up claims.
+	n := int(o.ControlPlanes+o.Workers) + spare
 	if o.Infrastructure == lab.Agent {
-		l.AddSelfBootedHosts("host", int(o.ControlPlanes+o.Workers))
-	} else if _, err := l.AddHosts(ctx, o.Namespace, "host", int(o.ControlPlanes+o.Workers)); err != nil {
+		l.AddSelfBootedHosts("host", n)
+	} else if _, err := l.AddHosts(ctx, o.Namespace, "host", n); err != nil {
 		return err
+	}
+	if spare > 0 {
+		fmt.Printf("%d spare host(s) beyond the cluster's %d.\n", spare, o.ControlPlanes+o.Workers)
 	}
 	if err := l.CreateCluster(ctx, o); err != nil {
 		return err
@@ -135,13 +151,17 @@ func run(ctx context.Context, flavor string, speed lab.Speed, keep bool, timeout
 		}
 	}
 	fmt.Printf("\nCluster %q is available after %s.\n", o.Name, time.Since(start).Round(time.Second))
-	paths, err := writeKubeconfigs(ctx, l, o, out)
+	workloadKubeconfig, err := writeWorkloadKubeconfig(ctx, l, o, out)
 	if err != nil {
 		return err
 	}
-	fmt.Printf("Workload cluster kubeconfig: %s\n", paths[1])
+	fmt.Printf("Workload cluster kubeconfig: %s\nManagement cluster kubeconfig: %s\n", workloadKubeconfig, mgmtKubeconfig)
 	if keep {
-		fmt.Printf("Management cluster kubeconfig: %s\nThe lab keeps running: try KUBECONFIG=%s kubectl get clusters,machines,agents -A. Ctrl-C stops it.\n", paths[0], paths[0])
+		fmt.Printf("The lab keeps running: try KUBECONFIG=%s kubectl get clusters,machines,agents -A. Ctrl-C stops it.\n", mgmtKubeconfig)
+		if o.Workers > 0 && spare > 0 {
+			fmt.Printf("Scale the workers up onto the spare hosts:\n  KUBECONFIG=%s kubectl scale machinedeployment %s-worker -n %s --replicas=%d\n",
+				mgmtKubeconfig, o.Name, o.Namespace, int(o.Workers)+spare)
+		}
 		<-ctx.Done()
 	}
 	return nil
@@ -160,23 +180,37 @@ func controlPlaneAvailable(ctx context.Context, c client.Client, o lab.ClusterOp
 	return false, nil
 }
 
-// writeKubeconfigs writes the management cluster's kubeconfig and the workload cluster's (from
-// the <cluster>-kubeconfig Secret the control plane wrote) into out.
-func writeKubeconfigs(ctx context.Context, l *lab.Lab, o lab.ClusterOptions, out string) ([2]string, error) {
-	var paths [2]string
+// writeManagementKubeconfig writes the management cluster's kubeconfig into out, as an absolute
+// path that works from any folder.
+func writeManagementKubeconfig(l *lab.Lab, out string) (string, error) {
 	if err := os.MkdirAll(out, 0o700); err != nil {
-		return paths, err
+		return "", fmt.Errorf("creating %s: %w", out, err)
 	}
-	paths[0] = filepath.Join(out, "management.kubeconfig")
-	if err := l.Mgmt.WriteKubeconfig(paths[0]); err != nil {
-		return paths, err
+	path, err := filepath.Abs(filepath.Join(out, "management.kubeconfig"))
+	if err != nil {
+		return "", fmt.Errorf("locating the management kubeconfig: %w", err)
 	}
+	if err := l.Mgmt.WriteKubeconfig(path); err != nil {
+		return "", fmt.Errorf("writing the management kubeconfig: %w", err)
+	}
+	return path, nil
+}
+
+// writeWorkloadKubeconfig writes the workload cluster's kubeconfig (from the <cluster>-kubeconfig
+// Secret the control plane wrote) into out.
+func writeWorkloadKubeconfig(ctx context.Context, l *lab.Lab, o lab.ClusterOptions, out string) (string, error) {
 	secret := &corev1.Secret{}
 	if err := l.Mgmt.Client.Get(ctx, client.ObjectKey{Namespace: o.Namespace, Name: o.Name + "-kubeconfig"}, secret); err != nil {
-		return paths, fmt.Errorf("reading the workload kubeconfig Secret: %w", err)
+		return "", fmt.Errorf("reading the workload kubeconfig Secret: %w", err)
 	}
-	paths[1] = filepath.Join(out, o.Name+".kubeconfig")
-	return paths, os.WriteFile(paths[1], secret.Data["value"], 0o600)
+	path, err := filepath.Abs(filepath.Join(out, o.Name+".kubeconfig"))
+	if err != nil {
+		return "", fmt.Errorf("locating the workload kubeconfig: %w", err)
+	}
+	if err := os.WriteFile(path, secret.Data["value"], 0o600); err != nil {
+		return "", fmt.Errorf("writing the workload kubeconfig: %w", err)
+	}
+	return path, nil
 }
 
 // progress shows snapshots: a table redrawn in place on a terminal, else a line per change.
