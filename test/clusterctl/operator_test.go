@@ -62,6 +62,9 @@ var operatorProviderTypes = map[string]clusterctlv1.ProviderType{
 // Operator does for spec.fetchConfig.selector: list by the selector in the provider's namespace,
 // take the version, decode metadata.yaml and its release series, decompress the components when
 // compressed, and process them with clusterctl's library for the provider's namespace.
+// TestOperatorInstallsProviders runs the operator itself on the same files; this test stays as
+// the quick check that names the ConfigMap and the field at fault, where the operator only
+// reports a condition on a provider object.
 func TestOperatorConfigMaps(t *testing.T) {
 	g := NewWithT(t)
 	ctx := context.Background()
