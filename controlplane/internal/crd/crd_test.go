@@ -54,6 +54,7 @@ func controlPlane(ns, name string) *controlplanev1.OpenshiftAssistedControlPlane
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
 		Spec: controlplanev1.OpenshiftAssistedControlPlaneSpec{
 			DistributionVersion: "4.17.3",
+			Replicas:            ptr.To[int32](3),
 			Config: controlplanev1.OpenshiftAssistedControlPlaneConfigSpec{
 				BaseDomain:  "example.com",
 				ClusterName: "prod",
@@ -102,6 +103,7 @@ func TestRoundTrip(t *testing.T) {
 
 	// Defaults: one replica (single-node OpenShift).
 	sno := controlPlane(ns, "sno")
+	sno.Spec.Replicas = nil
 	sno.Spec.Config.APIVIPs, sno.Spec.Config.IngressVIPs = nil, nil
 	g.Expect(env.Client.Create(ctx, sno)).To(Succeed())
 	g.Expect(sno.Spec.Replicas).To(HaveValue(BeEquivalentTo(1)))
@@ -208,6 +210,10 @@ func TestSchemaRejectsBadInput(t *testing.T) {
 	}{
 		{"two replicas without an arbiter", func(cp *controlplanev1.OpenshiftAssistedControlPlane) { cp.Spec.Replicas = ptr.To[int32](2) },
 			"spec.replicas: Invalid value: replicas 2 needs spec.arbiter: two-node OpenShift keeps etcd's quorum with a third, smaller arbiter node"},
+		{"VIPs on a single node", func(cp *controlplanev1.OpenshiftAssistedControlPlane) { cp.Spec.Replicas = ptr.To[int32](1) },
+			"spec.config.apiVIPs: Invalid value: a single-node control plane (replicas 1, also when replicas is not set) takes no apiVIPs or ingressVIPs"},
+		{"VIPs without replicas", func(cp *controlplanev1.OpenshiftAssistedControlPlane) { cp.Spec.Replicas = nil },
+			"a single-node control plane (replicas 1, also when replicas is not set) takes no apiVIPs or ingressVIPs"},
 		{"six replicas", func(cp *controlplanev1.OpenshiftAssistedControlPlane) { cp.Spec.Replicas = ptr.To[int32](6) },
 			"replicas must be 1 (single-node OpenShift), 2 (two-node OpenShift with spec.arbiter), 3, 4 or 5"},
 		{"an arbiter with three replicas", func(cp *controlplanev1.OpenshiftAssistedControlPlane) {
@@ -325,6 +331,7 @@ func TestSchemaRejectsBadInput(t *testing.T) {
 	dual.Spec.Config.IngressVIPs = []string{"192.168.111.4", "fd00::4"}
 	g.Expect(env.Client.Create(ctx, dual)).To(Succeed())
 	sno := controlPlane(ns, "named-sno")
+	sno.Spec.Replicas = ptr.To[int32](1)
 	sno.Spec.Config.APIVIPs, sno.Spec.Config.IngressVIPs = nil, nil
 	sno.Spec.OpenshiftAssistedConfigSpec.NodeRegistration.Name = "sno-0"
 	sno.Spec.OpenshiftAssistedConfigSpec.NodeRegistration.ProviderID = "metal3://sno-0"
@@ -384,6 +391,10 @@ func TestReplicaTransitionsOpenShiftDoesNotSupport(t *testing.T) {
 				g := NewWithT(t)
 				cp := controlPlane(ns, fmt.Sprintf("r%d-%d-%s", tc.from, tc.to, strings.ReplaceAll(how, " ", "-")))
 				cp.Spec.Replicas = ptr.To(tc.from)
+				if tc.from == 1 {
+					// Single-node OpenShift takes no VIPs.
+					cp.Spec.Config.APIVIPs, cp.Spec.Config.IngressVIPs = nil, nil
+				}
 				g.Expect(env.Client.Create(ctx, cp)).To(Succeed())
 				err := set(cp, tc.to)
 				got := &controlplanev1.OpenshiftAssistedControlPlane{}

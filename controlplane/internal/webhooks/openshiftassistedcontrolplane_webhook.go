@@ -142,8 +142,9 @@ func proxySettings(p *hiveextv1beta1.Proxy) *validation.ProxySettings {
 }
 
 // ignoredVIPsWarning warns, on create or when they change, that the VIPs of a single-node control
-// plane are not used (it is installed with platform None); nil otherwise. A warning, not a
-// refusal: the upstream provider accepts such a control plane.
+// plane are not used (it is installed with platform None); nil otherwise. This API version's
+// schema refuses such a control plane (a CEL rule on the spec); the upstream provider's
+// v1alpha2 accepts it, so a v1alpha2 request gets this warning instead of a refusal.
 func ignoredVIPsWarning(cp, old *controlplanev1.OpenshiftAssistedControlPlane) admission.Warnings {
 	if ptr.Deref(cp.Spec.Replicas, 1) != 1 || len(cp.Spec.Config.APIVIPs)+len(cp.Spec.Config.IngressVIPs) == 0 {
 		return nil
