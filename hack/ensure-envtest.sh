@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# ensure-envtest.sh: make sure a kube-apiserver and an etcd binary exist for
-# envtest and print the absolute folder holding both on stdout:
+# ensure-envtest.sh: make sure a kube-apiserver, an etcd and a kubectl binary exist
+# for envtest (and for tests that run kubectl as a user would) and print the absolute
+# folder holding them on stdout:
 #
 #   export KUBEBUILDER_ASSETS="$(hack/ensure-envtest.sh)"
 #
@@ -40,9 +41,18 @@ kube_want="Kubernetes ${KUBE_VERSION}"
 etcd_want="etcd Version: ${ETCD_VERSION#v}"
 kube_ok() { version_ok "$1" "${kube_want}"; }
 etcd_ok() { version_ok "$1" "${etcd_want}"; }
+# kubectl has no --version: `kubectl version --client` prints "Client Version: v1.Y.Z".
+# (Read whole, then matched: grep -q in a pipe would close it early, and kubectl's next write
+# would fail the pipeline under pipefail.)
+kubectl_ok() {
+  local out
+  [[ -f "$1" && -x "$1" ]] || return 1
+  out="$("$1" version --client 2>/dev/null)" || return 1
+  grep -qxF -- "Client Version: ${KUBE_VERSION}" <<<"${out}"
+}
 
 # Warm path: nothing to do, no lock, no go command.
-if kube_ok "${dest}/kube-apiserver" && etcd_ok "${dest}/etcd"; then
+if kube_ok "${dest}/kube-apiserver" && etcd_ok "${dest}/etcd" && kubectl_ok "${dest}/kubectl"; then
   (cd "${dest}" && pwd -P)
   exit 0
 fi
@@ -98,9 +108,10 @@ go_header() {
   ' "$1"
 }
 
-build_kube_apiserver() {
-  local work kmod tmpbin replaces
-  log "building kube-apiserver ${KUBE_VERSION} from source (k8s.io/kubernetes; cold takes ~5-8 min on 2 cores)..."
+# build_kube CMD: build k8s.io/kubernetes/cmd/CMD (kube-apiserver or kubectl) at KUBE_VERSION into dest.
+build_kube() {
+  local cmd="$1" work kmod tmpbin replaces
+  log "building ${cmd} ${KUBE_VERSION} from source (k8s.io/kubernetes; cold takes ~5-8 min on 2 cores)..."
   work="$(mktemp -d "${TMPDIR:-/tmp}/capoa-envtest-kube.XXXXXX")"
   tmp_paths+=("${work}")
   cd "${work}"
@@ -128,11 +139,11 @@ build_kube_apiserver() {
     echo ")"
   } >go.mod
 
-  log "resolving k8s.io/kubernetes/cmd/kube-apiserver@${KUBE_VERSION} (staging modules at ${staging_version})..."
-  go get "k8s.io/kubernetes/cmd/kube-apiserver@${KUBE_VERSION}" >&2 \
-    || die "go get k8s.io/kubernetes/cmd/kube-apiserver@${KUBE_VERSION} failed (see above)"
+  log "resolving k8s.io/kubernetes/cmd/${cmd}@${KUBE_VERSION} (staging modules at ${staging_version})..."
+  go get "k8s.io/kubernetes/cmd/${cmd}@${KUBE_VERSION}" >&2 \
+    || die "go get k8s.io/kubernetes/cmd/${cmd}@${KUBE_VERSION} failed (see above)"
 
-  tmpbin="${dest}/.kube-apiserver.tmp.$$"
+  tmpbin="${dest}/.${cmd}.tmp.$$"
   tmp_paths+=("${tmpbin}")
   local ldflags="-s -w"
   local pkg
@@ -141,13 +152,16 @@ build_kube_apiserver() {
     ldflags+=" -X ${pkg}.gitMajor=1 -X ${pkg}.gitMinor=${kube_minor}"
     ldflags+=" -X ${pkg}.gitTreeState=clean"
   done
-  log "compiling kube-apiserver..."
-  go build -trimpath -ldflags "${ldflags}" -o "${tmpbin}" k8s.io/kubernetes/cmd/kube-apiserver >&2 \
-    || die "go build k8s.io/kubernetes/cmd/kube-apiserver@${KUBE_VERSION} failed (see above)"
-  kube_ok "${tmpbin}" || die "the built kube-apiserver does not report '${kube_want}'"
-  mv -f -- "${tmpbin}" "${dest}/kube-apiserver"
+  log "compiling ${cmd}..."
+  go build -trimpath -ldflags "${ldflags}" -o "${tmpbin}" "k8s.io/kubernetes/cmd/${cmd}" >&2 \
+    || die "go build k8s.io/kubernetes/cmd/${cmd}@${KUBE_VERSION} failed (see above)"
+  case "${cmd}" in
+    kube-apiserver) kube_ok "${tmpbin}" || die "the built kube-apiserver does not report '${kube_want}'" ;;
+    kubectl) kubectl_ok "${tmpbin}" || die "the built kubectl does not report 'Client Version: ${KUBE_VERSION}'" ;;
+  esac
+  mv -f -- "${tmpbin}" "${dest}/${cmd}"
   cd /
-  log "kube-apiserver ${KUBE_VERSION} ready"
+  log "${cmd} ${KUBE_VERSION} ready"
 }
 
 build_etcd() {
@@ -196,9 +210,11 @@ GO
 }
 
 # Re-check under the lock: another caller may have built them meanwhile.
-kube_ok "${dest}/kube-apiserver" || build_kube_apiserver
+kube_ok "${dest}/kube-apiserver" || build_kube kube-apiserver
 etcd_ok "${dest}/etcd" || build_etcd
+kubectl_ok "${dest}/kubectl" || build_kube kubectl
 
 kube_ok "${dest}/kube-apiserver" || die "${dest}/kube-apiserver does not report '${kube_want}'"
 etcd_ok "${dest}/etcd" || die "${dest}/etcd does not report '${etcd_want}'"
+kubectl_ok "${dest}/kubectl" || die "${dest}/kubectl does not report 'Client Version: ${KUBE_VERSION}'"
 printf '%s\n' "${dest}"
