@@ -8,11 +8,15 @@
 #       infrastructure-agent, bootstrap-openshift-assisted, control-plane-openshift-assisted
 #       (RELEASE_VERSION), cluster-api and infrastructure-metal3 (built from the modules pinned in
 #       test/go.mod, so that `clusterctl init --infrastructure agent,metal3 ...` needs no network)
-#   OUT/clusterctl.yaml                  a clusterctl config whose providers: point at OUT/repository
+#   OUT/repository/cert-manager/<version>/cert-manager.yaml   cert-manager at the version this
+#       clusterctl installs, rendered from cert-manager's own chart the way its release renders
+#       cert-manager.yaml, so that `clusterctl init` and `clusterctl init list-images` need no network
+#   OUT/clusterctl.yaml                  a clusterctl config whose providers: and cert-manager: point
+#                                        at OUT/repository
 #
 # Environment: RELEASE_VERSION (v0.1.0; needs a release series in metadata.yaml),
-# IMAGE_REGISTRY (quay.io/openshift-assisted), IMAGE_TAG (RELEASE_VERSION), KUSTOMIZE (from
-# hack/ensure-tool.sh). Components are built with kustomize from each provider's config/default.
+# IMAGE_REGISTRY (quay.io/openshift-assisted), IMAGE_TAG (RELEASE_VERSION), KUSTOMIZE and HELM
+# (from hack/ensure-tool.sh). Components are built with kustomize from each provider's config/default.
 set -euo pipefail
 
 root="$(cd "$(dirname "$0")/.." && pwd -P)"
@@ -24,6 +28,7 @@ RELEASE_VERSION="${RELEASE_VERSION:-v0.1.0}"
 IMAGE_REGISTRY="${IMAGE_REGISTRY:-quay.io/openshift-assisted}"
 IMAGE_TAG="${IMAGE_TAG:-${RELEASE_VERSION}}"
 KUSTOMIZE="${KUSTOMIZE:-$("${root}/hack/ensure-tool.sh" kustomize)}"
+HELM="${HELM:-$("${root}/hack/ensure-tool.sh" helm)}"
 
 log() { printf 'release-manifests: %s\n' "$*" >&2; }
 die() { log "ERROR: $*"; exit 1; }
@@ -96,6 +101,33 @@ mkdir -p "${repo}/infrastructure-metal3/${capm3_version}"
 cp "${capm3_dir}/metadata.yaml" "${repo}/infrastructure-metal3/${capm3_version}/metadata.yaml"
 log "infrastructure-metal3 ${capm3_version}"
 
+# cert-manager at the version clusterctl installs (CertManagerDefaultVersion of the clusterctl this
+# project pins), rendered as cert-manager's release renders cert-manager.yaml (its
+# make/manifests.mk: the namespace, then `helm template` of deploy/charts/cert-manager with the
+# CRDs, creator=static and no startupapicheck).
+cm_version="$(sed -nE 's/^[[:space:]]*CertManagerDefaultVersion[[:space:]]*=[[:space:]]*"(v[^"]+)".*/\1/p' \
+  "${capi_dir}/cmd/clusterctl/client/config/cert_manager_client.go")"
+[[ -n "${cm_version}" ]] || die "no CertManagerDefaultVersion in clusterctl ${capi_version}"
+cm_dir="$(cd "${TMPDIR:-/tmp}" && GOWORK=off GOFLAGS=-mod=mod go mod download -json "github.com/cert-manager/cert-manager@${cm_version}" \
+  | sed -nE 's/^[[:space:]]*"Dir": "(.*)",?$/\1/p')"
+[[ -d "${cm_dir}/deploy/charts/cert-manager" ]] || die "no cert-manager chart in github.com/cert-manager/cert-manager@${cm_version}"
+chart="$(mktemp -d "${TMPDIR:-/tmp}/capoa-cert-manager-chart.XXXXXX")"
+trap 'rm -rf -- "${chart}"' EXIT
+cp -R "${cm_dir}/deploy/charts/cert-manager" "${chart}/cert-manager"
+chmod -R u+w "${chart}"
+sed -e "s/^version: .*/version: ${cm_version}/" -e "s/^appVersion: .*/appVersion: ${cm_version}/" \
+  -e 's/{{IS_PRERELEASE}}/false/' "${chart}/cert-manager/Chart.template.yaml" > "${chart}/cert-manager/Chart.yaml"
+mkdir -p "${repo}/cert-manager/${cm_version}"
+{
+  cat "${cm_dir}/deploy/manifests/namespace.yaml"
+  echo "---"
+  "${HELM}" template --kube-version=1.29.0 --api-versions="" --namespace=cert-manager --set=crds.enabled=true \
+    --set=creator=static --set=startupapicheck.enabled=false cert-manager "${chart}/cert-manager" | sed -e '1{/^---$/d;}'
+} > "${repo}/cert-manager/${cm_version}/cert-manager.yaml" || die "helm template of cert-manager ${cm_version} failed"
+grep -q "quay.io/jetstack/cert-manager-controller:${cm_version}" "${repo}/cert-manager/${cm_version}/cert-manager.yaml" \
+  || die "the rendered cert-manager.yaml does not run cert-manager-controller ${cm_version}"
+log "cert-manager ${cm_version}"
+
 cat > "${out}/clusterctl.yaml" <<EOF
 # clusterctl configuration for the local repository written by hack/release-manifests.sh:
 #   clusterctl init --config ${out}/clusterctl.yaml \\
@@ -117,5 +149,8 @@ providers:
 - name: openshift-assisted
   type: ControlPlaneProvider
   url: file://${repo}/control-plane-openshift-assisted/${RELEASE_VERSION}/control-plane-components.yaml
+cert-manager:
+  url: file://${repo}/cert-manager/${cm_version}/cert-manager.yaml
+  version: ${cm_version}
 EOF
 log "clusterctl config: ${out}/clusterctl.yaml"
