@@ -18,9 +18,7 @@ package clusterctl_test
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -435,24 +433,4 @@ func printLogTail(t *testing.T, path string) {
 		raw = raw[len(raw)-tail:]
 	}
 	t.Logf("the operator's log (last %d bytes):\n%s", len(raw), raw)
-}
-
-// moduleDir returns the folder of module at version in the module cache, downloading it through
-// the Go module proxy when it is not there yet (as certManagerCRDDir does).
-func moduleDir(module, version string) (string, error) {
-	cmd := exec.CommandContext(context.Background(), "go", "mod", "download", "-json", module+"@"+version)
-	cmd.Dir = os.TempDir()
-	cmd.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=-mod=mod")
-	out, err := cmd.Output()
-	if err != nil {
-		return "", fmt.Errorf("downloading %s@%s: %w", module, version, err)
-	}
-	var mod struct{ Dir, Error string }
-	if err := json.Unmarshal(out, &mod); err != nil {
-		return "", fmt.Errorf("reading go mod download's answer: %w", err)
-	}
-	if mod.Error != "" || mod.Dir == "" {
-		return "", fmt.Errorf("downloading %s@%s: %s", module, version, mod.Error)
-	}
-	return mod.Dir, nil
 }
