@@ -24,6 +24,7 @@ die() { log "ERROR: $*"; exit 1; }
 [[ $# -eq 2 ]] || die "usage: $0 DIR VERSION"
 dir="$1" version="$2"
 [[ -d "${dir}" ]] || die "${dir} does not exist: run make release first"
+dir="$(cd "${dir}" && pwd -P)"
 IMAGE_REGISTRY="${IMAGE_REGISTRY:-quay.io/openshift-assisted}"
 platforms="${RELEASE_PLATFORMS:-linux/amd64 linux/arm64}"
 platforms="${platforms//,/ }"
@@ -48,7 +49,7 @@ for p in infrastructure bootstrap controlplane; do
   f="${dir}/${file}" cms=""
   want="${IMAGE_REGISTRY}/capoa-${p}:${version}"
   [[ -f "${f}" ]] || die "${f} is missing"
-  images="$(sed -n 's/^[[:space:]-]*image:[[:space:]]*//p' "${f}" | tr -d '"'"'" | sort -u)"
+  images="$(sed -nE 's/^[[:space:]-]*image:[[:space:]]*([^[:space:]].*)$/\1/p' "${f}" | tr -d '"'"'" | sort -u)"
   [[ -n "${images}" ]] || die "${file} has no image"
   while read -r img; do
     [[ "${img}" == "${want}" ]] || die "${file} runs image ${img}, not ${want}"

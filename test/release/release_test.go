@@ -125,6 +125,15 @@ func TestRelease(t *testing.T) {
 	if out, ok := verify(version); !ok {
 		t.Fatalf("verify-release.sh refuses what make release wrote:\n%s", out)
 	}
+	// The folder as a path relative to the repository (make release RELEASE_DIR=out gives one).
+	rel, err := filepath.Rel(root, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out, ok := run(t, root, []string{"IMAGE_REGISTRY=" + registry, "RELEASE_PLATFORMS=" + platform},
+		filepath.Join(root, "hack/verify-release.sh"), rel, version); !ok {
+		t.Errorf("verify-release.sh %s %s refuses what make release wrote:\n%s", rel, version, out)
+	}
 	bootstrap := filepath.Join(dir, "bootstrap-components.yaml")
 	manager := filepath.Join(dir, "bin", "infrastructure-manager-linux-"+runtime.GOARCH)
 	for _, tc := range []struct {
