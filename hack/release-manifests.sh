@@ -33,14 +33,8 @@ HELM="${HELM:-$("${root}/hack/ensure-tool.sh" helm)}"
 log() { printf 'release-manifests: %s\n' "$*" >&2; }
 die() { log "ERROR: $*"; exit 1; }
 
-[[ "${RELEASE_VERSION}" =~ ^v([0-9]+)\.([0-9]+)\.([0-9]+)(-[0-9A-Za-z.-]+)?$ ]] \
-  || die "RELEASE_VERSION '${RELEASE_VERSION}' is not a semantic version such as v0.1.0"
-major="${BASH_REMATCH[1]}" minor="${BASH_REMATCH[2]}"
-# metadata.yaml must map this release's series to a contract, or clusterctl refuses it.
-awk -v M="${major}" -v m="${minor}" '
-  /^- major:/ { maj = $3 } /^  minor:/ { if (maj == M && $2 == m) found = 1 }
-  END { exit found ? 0 : 1 }' "${root}/metadata.yaml" \
-  || die "metadata.yaml has no release series ${major}.${minor} for ${RELEASE_VERSION}"
+# A semantic version whose release series metadata.yaml maps to a contract, or clusterctl refuses it.
+"${root}/hack/release-version.sh" "${RELEASE_VERSION}" || die "RELEASE_VERSION ${RELEASE_VERSION} cannot be released"
 
 # build DIR: kustomize build, with the image placeholders of config/default/manager_image_patch.yaml set.
 build() {
