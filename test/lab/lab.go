@@ -85,6 +85,11 @@ type Options struct {
 	// fault injector. A provider whose manager then exits is started again, as the kubelet
 	// restarts its pod (ProviderRestarts counts it).
 	ProviderTransport func(provider string) func(http.RoundTripper) http.RoundTripper
+	// ClusterctlInventory makes the management cluster a clusterctl management cluster: it
+	// records the providers running in-process in clusterctl's inventory (see
+	// writeClusterctlInventory), so that `clusterctl upgrade plan` finds its core provider. The
+	// demo sets it; the tests that need no clusterctl leave it off.
+	ClusterctlInventory bool
 }
 
 // Lab is a running lab: a management and a workload API server with every controller running.
@@ -292,6 +297,11 @@ func (l *Lab) startManagement(ctx context.Context) (*management, error) {
 	for _, p := range providers(l.Etcd, l.Releases.Host) {
 		if err := l.startProvider(ctx, m, root, scheme, p); err != nil {
 			return nil, err
+		}
+	}
+	if l.opts.ClusterctlInventory {
+		if err := writeClusterctlInventory(ctx, m.env.Config); err != nil {
+			return nil, fmt.Errorf("writing the clusterctl inventory of %s: %w", m.name, err)
 		}
 	}
 	l.Mgmt, l.Assisted = m.env, m.assisted

@@ -18,6 +18,11 @@ package lab
 
 import (
 	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -25,10 +30,57 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/utils/ptr"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+	clusterctlclient "sigs.k8s.io/cluster-api/cmd/clusterctl/client"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	controlplanev1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/controlplane/v1alpha3"
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/support/testenv"
 )
+
+// upgradePlan runs clusterctl's upgrade plan against the lab with a local repository holding the
+// metadata.yaml of each provider's version: Cluster API's and CAPM3's from their modules, this
+// repository's own (what hack/release-manifests.sh puts in the repository it writes).
+func upgradePlan(g Gomega, ctx context.Context, dir string, l *Lab) {
+	providers, err := InventoryProviders(ctx)
+	g.Expect(err).NotTo(HaveOccurred())
+	root, err := testenv.RepoRoot()
+	g.Expect(err).NotTo(HaveOccurred())
+	config := "providers:\n"
+	for _, p := range providers {
+		metadata := filepath.Join(root, "metadata.yaml")
+		if p.Version != DevelopmentVersion {
+			module := map[string]string{"cluster-api": "sigs.k8s.io/cluster-api", "metal3": "github.com/metal3-io/cluster-api-provider-metal3"}[p.Name]
+			out, err := exec.CommandContext(ctx, "go", "list", "-m", "-f", "{{.Dir}}", module).Output()
+			g.Expect(err).NotTo(HaveOccurred(), "locating module %s", module)
+			metadata = filepath.Join(strings.TrimSpace(string(out)), "metadata.yaml")
+		}
+		data, err := os.ReadFile(metadata)
+		g.Expect(err).NotTo(HaveOccurred())
+		version := filepath.Join(dir, "repository", p.ManifestLabel(), p.Version)
+		g.Expect(os.MkdirAll(version, 0o700)).To(Succeed())
+		g.Expect(os.WriteFile(filepath.Join(version, "metadata.yaml"), data, 0o600)).To(Succeed())
+		config += fmt.Sprintf("- name: %s\n  type: %s\n  url: file://%s/components.yaml\n", p.Name, p.Type, version)
+	}
+	configPath := filepath.Join(dir, "clusterctl.yaml")
+	g.Expect(os.WriteFile(configPath, []byte(config), 0o600)).To(Succeed())
+	kubeconfig := filepath.Join(dir, "management.kubeconfig")
+	g.Expect(l.Mgmt.WriteKubeconfig(kubeconfig)).To(Succeed())
+
+	c, err := clusterctlclient.New(ctx, configPath)
+	g.Expect(err).NotTo(HaveOccurred())
+	plans, err := c.PlanUpgrade(ctx, clusterctlclient.PlanUpgradeOptions{Kubeconfig: clusterctlclient.Kubeconfig{Path: kubeconfig}})
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(plans).NotTo(BeEmpty())
+	got := map[string]string{}
+	for _, item := range plans[0].Providers {
+		got[item.ManifestLabel()] = item.Version
+	}
+	want := map[string]string{}
+	for _, p := range providers {
+		want[p.ManifestLabel()] = p.Version
+	}
+	g.Expect(got).To(Equal(want))
+}
 
 // TestSingleNodeClusterInstalls creates a single-node OpenShift cluster on one simulated host,
 // through every real controller, and waits for the control plane to be initialized with its
@@ -37,9 +89,14 @@ func TestSingleNodeClusterInstalls(t *testing.T) {
 	g := NewWithT(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	l, err := Start(ctx, Options{})
+	l, err := Start(ctx, Options{ClusterctlInventory: true})
 	g.Expect(err).NotTo(HaveOccurred())
 	defer func() { g.Expect(l.Stop()).To(Succeed()) }()
+
+	// A clusterctl management cluster: `clusterctl upgrade plan` (the library the binary runs)
+	// finds its core provider and every other one in the inventory, each at a version of a release
+	// series of its repository.
+	t.Run("clusterctl upgrade plan", func(t *testing.T) { upgradePlan(NewWithT(t), ctx, t.TempDir(), l) })
 
 	ns, err := l.Mgmt.CreateNamespace(ctx, "sno")
 	g.Expect(err).NotTo(HaveOccurred())

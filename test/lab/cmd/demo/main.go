@@ -85,7 +85,9 @@ func run(ctx context.Context, flavor string, speed lab.Speed, keep bool, timeout
 	}
 	start := time.Now()
 	fmt.Printf("Starting the lab (management and workload API servers, Cluster API, CAPM3, the providers, the simulators)...\n")
-	l, err := lab.Start(ctx, lab.Options{Speed: speed})
+	// A clusterctl management cluster: the providers running in-process are in clusterctl's
+	// inventory (lab.Options.ClusterctlInventory says why it is written, not installed).
+	l, err := lab.Start(ctx, lab.Options{Speed: speed, ClusterctlInventory: true})
 	if err != nil {
 		return err
 	}
@@ -102,6 +104,8 @@ func run(ctx context.Context, flavor string, speed lab.Speed, keep bool, timeout
 	fmt.Printf("Lab ready in %s. Management cluster kubeconfig: %s\n", time.Since(start).Round(time.Millisecond), mgmtKubeconfig)
 	fmt.Printf("Watch the install from another shell:\n  KUBECONFIG=%s clusterctl describe cluster %s -n %s\n  KUBECONFIG=%s kubectl get clusters,machines,baremetalhosts,agents -n %s\n",
 		mgmtKubeconfig, o.Name, o.Namespace, mgmtKubeconfig, o.Namespace)
+	fmt.Printf("It is a clusterctl management cluster (after make release-manifests, which writes out/clusterctl.yaml):\n  KUBECONFIG=%s clusterctl upgrade plan --config out/clusterctl.yaml\n",
+		mgmtKubeconfig)
 	fmt.Printf("Creating %s cluster %q (OpenShift %s) from %s.\n", flavor, o.Name, o.Version, filepath.Base(template))
 
 	c := l.Mgmt.Client
