@@ -24,6 +24,7 @@ import (
 
 	aiv1beta1 "github.com/openshift/assisted-service/api/v1beta1"
 	conditionsv1 "github.com/openshift/custom-resource-status/conditions/v1"
+	hivev1 "github.com/openshift/hive/apis/hive/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -122,6 +123,25 @@ func (r *AgentMachineReconciler) release(ctx context.Context, am *infrav1.AgentM
 	}
 	requested, _ := time.Parse(time.RFC3339, agent.Annotations[infrav1.UnbindRequestedAnnotation])
 	if requested.IsZero() {
+		if previous.ClusterDeploymentName != nil {
+			going, err := r.clusterDeploymentGoing(ctx, previous.ClusterDeploymentName)
+			if err != nil {
+				return ctrl.Result{}, false, err
+			}
+			if going {
+				// Bound back to a ClusterDeployment that is being deleted, the Agent would stay
+				// pointed at a cluster that no longer exists: assisted-service unbinds a deleted
+				// cluster's Agents when its AgentClusterInstall goes, and may already have.
+				log.Info("The ClusterDeployment the Agent had before the claim is being deleted: unbinding the Agent to none",
+					"Agent", klog.KObj(agent), "ClusterDeployment", previous.ClusterDeploymentName.Namespace+"/"+previous.ClusterDeploymentName.Name)
+				previous.ClusterDeploymentName = nil
+				raw, err := json.Marshal(previous)
+				if err != nil {
+					return ctrl.Result{}, false, fmt.Errorf("encoding the previous spec of Agent %s: %w", agent.Name, err)
+				}
+				agent.Annotations[infrav1.PreviousSpecAnnotation] = string(raw)
+			}
+		}
 		agent.Spec.ClusterDeploymentName = previous.ClusterDeploymentName
 		agent.Spec.IgnitionEndpointTokenReference = previous.IgnitionEndpointTokenReference
 		agent.Spec.IgnitionEndpointHTTPHeaders = previous.IgnitionEndpointHTTPHeaders
@@ -164,6 +184,18 @@ func (r *AgentMachineReconciler) release(ctx context.Context, am *infrav1.AgentM
 	clearAgentConditions(am, "The Agent is released")
 	setReserved(am, metav1.ConditionFalse, infrav1.NoAgentReason, "The Agent is released")
 	return ctrl.Result{}, true, nil
+}
+
+// clusterDeploymentGoing tells whether the ClusterDeployment ref names is gone or being deleted.
+func (r *AgentMachineReconciler) clusterDeploymentGoing(ctx context.Context, ref *aiv1beta1.ClusterReference) (bool, error) {
+	cd := &hivev1.ClusterDeployment{}
+	switch err := r.Client.Get(ctx, client.ObjectKey{Namespace: ref.Namespace, Name: ref.Name}, cd); {
+	case apierrors.IsNotFound(err):
+		return true, nil
+	case err != nil:
+		return false, fmt.Errorf("reading ClusterDeployment %s/%s: %w", ref.Namespace, ref.Name, err)
+	}
+	return !cd.DeletionTimestamp.IsZero(), nil
 }
 
 // unbound tells whether assisted-service reports the Agent unbound (or bound back to the

@@ -24,6 +24,7 @@ import (
 
 	. "github.com/onsi/gomega"
 	aiv1beta1 "github.com/openshift/assisted-service/api/v1beta1"
+	hivev1 "github.com/openshift/hive/apis/hive/v1"
 	corev1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -389,6 +390,55 @@ func TestDeletionUnbinds(t *testing.T) {
 		g.Expect(a.Labels).NotTo(HaveKey(infrav1.AgentClaimedByLabel))
 		g.Expect(a.Annotations).NotTo(HaveKey(infrav1.ClaimOwnerAnnotation))
 		g.Expect(a.Annotations).NotTo(HaveKey(infrav1.PreviousSpecAnnotation))
+	}, timeout, interval).Should(Succeed())
+}
+
+// TestReleaseDoesNotRebindToADeletedCluster: an Agent that was bound to the cluster's own
+// ClusterDeployment before its claim (a host booted from that cluster's InfraEnv) is unbound to
+// none, not bound back, when the ClusterDeployment is being deleted by the time the Machine goes.
+func TestReleaseDoesNotRebindToADeletedCluster(t *testing.T) {
+	g := NewWithT(t)
+	ctx := context.Background()
+	f := newFixture(t, ctx, "delete-cd", nil)
+	startManager(t, isolated(f, 0))
+	name := agentName(3)
+	key := client.ObjectKey{Namespace: f.ns, Name: name}
+	createAgent(t, ctx, f.ns, name, nil, 8)
+	a := &aiv1beta1.Agent{}
+	g.Expect(env.Client.Get(ctx, key, a)).To(Succeed())
+	before := a.DeepCopy()
+	a.Spec.ClusterDeploymentName = &aiv1beta1.ClusterReference{Namespace: f.ns, Name: f.cd}
+	g.Expect(env.Client.Patch(ctx, a, client.MergeFrom(before))).To(Succeed())
+	f.machine(t, ctx, "m1", nil)
+	g.Eventually(func(g Gomega) {
+		g.Expect(getAM(g, ctx, f.ns, "m1").Spec.ProviderID).NotTo(BeEmpty())
+	}, timeout, interval).Should(Succeed())
+
+	// The cluster goes: its ClusterDeployment first, held by a finalizer, then the Machine.
+	cd := &hivev1.ClusterDeployment{}
+	g.Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: f.ns, Name: f.cd}, cd)).To(Succeed())
+	cdBefore := cd.DeepCopy()
+	cd.Finalizers = append(cd.Finalizers, "test.example.com/hold")
+	g.Expect(env.Client.Patch(ctx, cd, client.MergeFrom(cdBefore))).To(Succeed())
+	g.Expect(env.Client.Delete(ctx, cd)).To(Succeed())
+	t.Cleanup(func() {
+		cd := &hivev1.ClusterDeployment{}
+		if env.Client.Get(ctx, client.ObjectKey{Namespace: f.ns, Name: f.cd}, cd) == nil {
+			before := cd.DeepCopy()
+			cd.Finalizers = nil
+			_ = env.Client.Patch(ctx, cd, client.MergeFrom(before))
+		}
+	})
+	g.Expect(env.Client.Delete(ctx, &clusterv1.Machine{ObjectMeta: metav1.ObjectMeta{Namespace: f.ns, Name: "m1"}})).To(Succeed())
+	// The Agent reports itself unbound (Bound False, Unbound), which is what an unbind to none
+	// waits for: bound back to the ClusterDeployment, it would wait for Bound True instead.
+	g.Eventually(func(g Gomega) {
+		err := env.Client.Get(ctx, client.ObjectKey{Namespace: f.ns, Name: "m1"}, &clusterv1.Machine{})
+		g.Expect(apierrors.IsNotFound(err)).To(BeTrue(), "the Machine is gone")
+		a := &aiv1beta1.Agent{}
+		g.Expect(env.Client.Get(ctx, key, a)).To(Succeed())
+		g.Expect(a.Spec.ClusterDeploymentName).To(BeNil(), "not bound back to the ClusterDeployment being deleted")
+		g.Expect(a.Labels).NotTo(HaveKey(infrav1.AgentClaimedByLabel))
 	}, timeout, interval).Should(Succeed())
 }
 
