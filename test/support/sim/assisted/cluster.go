@@ -23,6 +23,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 
 	hiveextv1beta1 "github.com/openshift/assisted-service/api/hiveextension/v1beta1"
 	aiv1beta1 "github.com/openshift/assisted-service/api/v1beta1"
@@ -40,6 +41,7 @@ import (
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 )
 
 // Names and labels of the credentials Secrets, as assisted-service and Hive write them.
@@ -69,6 +71,11 @@ func (s *Simulator) reconcileACI(ctx context.Context, req ctrl.Request) (ctrl.Re
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
 	if !aci.DeletionTimestamp.IsZero() {
+		if controllerutil.ContainsFinalizer(aci, AgentClusterInstallFinalizer) {
+			if err := s.unbindAgents(ctx, client.ObjectKey{Namespace: aci.Namespace, Name: aci.Spec.ClusterDeploymentRef.Name}); err != nil {
+				return ctrl.Result{}, err
+			}
+		}
 		s.forgetInstallSet(req.NamespacedName)
 		s.timer.Forget(aci.UID)
 		return ctrl.Result{}, removeFinalizer(ctx, s.Client, aci, AgentClusterInstallFinalizer)
@@ -550,9 +557,49 @@ func randomPassword() (string, error) {
 	return base64.RawURLEncoding.EncodeToString(b), nil
 }
 
+// unbindAgents does what assisted-service does to the Agents of a cluster whose
+// AgentClusterInstall is deleted (its ClusterDeploymentsReconciler.agentClusterInstallFinalizer
+// and unbindAgents, internal/controller/controllers/clusterdeployments_controller.go): every
+// Agent bound to the ClusterDeployment cd is deleted when it registered through an InfraEnv
+// whose clusterRef is cd (shouldDeleteAgentOnUnbind: the host booted that cluster's own
+// discovery ISO), and unbound (spec.clusterDeploymentName removed) otherwise, so that it goes
+// back to its InfraEnv's pool.
+func (s *Simulator) unbindAgents(ctx context.Context, cd client.ObjectKey) error {
+	agents := &aiv1beta1.AgentList{}
+	if err := s.Client.List(ctx, agents); err != nil {
+		return fmt.Errorf("listing Agents: %w", err)
+	}
+	for i := range agents.Items {
+		agent := &agents.Items[i]
+		ref := agent.Spec.ClusterDeploymentName
+		if ref == nil || ref.Name != cd.Name || ref.Namespace != cd.Namespace {
+			continue
+		}
+		ie := &aiv1beta1.InfraEnv{}
+		err := s.Client.Get(ctx, client.ObjectKey{Namespace: agent.Namespace, Name: agent.Labels[aiv1beta1.InfraEnvNameLabel]}, ie)
+		if err != nil && !apierrors.IsNotFound(err) {
+			return fmt.Errorf("reading the InfraEnv of Agent %s: %w", agent.Name, err)
+		}
+		if err == nil && ie.Spec.ClusterRef != nil && ie.Spec.ClusterRef.Name == cd.Name && ie.Spec.ClusterRef.Namespace == cd.Namespace {
+			if err := s.Client.Delete(ctx, agent); err != nil && !apierrors.IsNotFound(err) {
+				return fmt.Errorf("deleting Agent %s of the deleted cluster: %w", agent.Name, err)
+			}
+			continue
+		}
+		before := agent.DeepCopy()
+		agent.Spec.ClusterDeploymentName = nil
+		if err := s.Client.Patch(ctx, agent, client.MergeFromWithOptions(before, client.MergeFromWithOptimisticLock{})); err != nil && !apierrors.IsNotFound(err) {
+			return fmt.Errorf("unbinding Agent %s from the deleted cluster: %w", agent.Name, err)
+		}
+	}
+	return nil
+}
+
 // reconcileClusterDeployment keeps assisted-service's finalizer on ClusterDeployments installed
-// through an AgentClusterInstall. When one is deleted it deletes the credentials Secrets it owns
-// (a real cluster's garbage collector would; the lab has none) and releases it.
+// through an AgentClusterInstall. When one is deleted it deletes its AgentClusterInstall and waits
+// until that is gone, as assisted-service does (clusterDeploymentFinalizer, deleteClusterInstall),
+// then deletes the credentials Secrets it owns (a real cluster's garbage collector would; the lab
+// has none) and releases it.
 func (s *Simulator) reconcileClusterDeployment(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	cd := &hivev1.ClusterDeployment{}
 	if err := s.Client.Get(ctx, req.NamespacedName, cd); err != nil {
@@ -563,6 +610,21 @@ func (s *Simulator) reconcileClusterDeployment(ctx context.Context, req ctrl.Req
 	}
 	if cd.DeletionTimestamp.IsZero() {
 		return ctrl.Result{}, addFinalizer(ctx, s.Client, cd, ClusterDeploymentFinalizer)
+	}
+	if !controllerutil.ContainsFinalizer(cd, ClusterDeploymentFinalizer) {
+		return ctrl.Result{}, nil
+	}
+	aci := &hiveextv1beta1.AgentClusterInstall{}
+	switch err := s.Client.Get(ctx, client.ObjectKey{Namespace: cd.Namespace, Name: cd.Spec.ClusterInstallRef.Name}, aci); {
+	case err == nil:
+		if aci.DeletionTimestamp.IsZero() {
+			if err := s.Client.Delete(ctx, aci); err != nil && !apierrors.IsNotFound(err) {
+				return ctrl.Result{}, fmt.Errorf("deleting the AgentClusterInstall of the deleted ClusterDeployment: %w", err)
+			}
+		}
+		return ctrl.Result{RequeueAfter: time.Second}, nil
+	case !apierrors.IsNotFound(err):
+		return ctrl.Result{}, fmt.Errorf("reading the AgentClusterInstall: %w", err)
 	}
 	for _, name := range []string{AdminKubeconfigSecretName(cd.Name), fmt.Sprintf(adminPasswordSecretFormat, cd.Name)} {
 		sec := &corev1.Secret{}
