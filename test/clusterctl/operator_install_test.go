@@ -23,7 +23,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"testing"
 	"time"
 
@@ -363,12 +362,7 @@ func startOperatorEnv(t *testing.T) (*testenv.Environment, string) {
 func startOperator(t *testing.T, opEnv *testenv.Environment, kubeconfig string) {
 	t.Helper()
 	g := NewWithT(t)
-	ensure := exec.CommandContext(context.Background(), filepath.Join(repoRoot, "hack", "ensure-tool.sh"), "cluster-api-operator")
-	ensure.Dir = repoRoot
-	ensure.Stderr = os.Stderr
-	out, err := ensure.Output()
-	g.Expect(err).NotTo(HaveOccurred(), "building the Cluster API Operator with hack/ensure-tool.sh")
-	binary := strings.TrimSpace(string(out))
+	binary := toolPath(g, "hack/ensure-tool.sh", "cluster-api-operator")
 
 	dir := t.TempDir()
 	logPath := filepath.Join(dir, "operator.log")
