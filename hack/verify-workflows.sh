@@ -51,10 +51,27 @@ for entry in "${made[@]}"; do
   done
 done
 
+# One Go: the workflows' setup-go builds with the Go of the Dockerfiles' builder image (go.work's
+# go line is only the oldest Go the modules accept).
+for entry in "${made[@]}"; do
+  dockerfile="${root}/${entry#* }"
+  v="$(sed -nE 's/^ARG GO_VERSION=(.+)$/\1/p' "${dockerfile}")"
+  [[ -n "${v}" ]] || die "${dockerfile##*/} has no ARG GO_VERSION default"
+  go_versions+=("${v}")
+done
+[[ "$(printf '%s\n' "${go_versions[@]}" | sort -u | wc -l)" == 1 ]] || die "the Dockerfiles build with different Go versions: ${go_versions[*]}"
+for wf in "${workflows[@]}"; do
+  if grep -q "actions/setup-go" "${wf}"; then
+    grep -qE "^[[:space:]]*go-version: \"${go_versions[0]}\"$" "${wf}" \
+      || die "${wf##*/}: setup-go must set go-version: \"${go_versions[0]}\", the Go of the Dockerfiles (ARG GO_VERSION)"
+    ! grep -qE "go-version-file" "${wf}" || die "${wf##*/}: setup-go reads go-version-file; set go-version: \"${go_versions[0]}\" instead"
+  fi
+done
+
 # One version: the tag.
 tag='\$\{\{ github.ref_name \}\}'
 grep -qE "^[[:space:]]*RELEASE_VERSION: ${tag}$" "${release}" || die "release.yaml does not set RELEASE_VERSION to the tag"
 grep -qE 'make release RELEASE_VERSION="\$\{RELEASE_VERSION\}"' "${release}" || die "release.yaml does not run make release RELEASE_VERSION=<tag>"
 grep -qE "^[[:space:]]*build-args: VERSION=${tag}$" "${release}" || die "release.yaml does not pass the tag as the VERSION build arg"
 grep -qE "^[[:space:]]*IMAGE: .*/capoa-\\\$\{\{ matrix.provider \}\}:${tag}$" "${release}" || die "release.yaml does not tag the images capoa-<provider>:<tag>"
-log "ok: release.yaml builds ${matrix[*]} for ${platforms} with build args ${build_args[*]}, all versioned by the tag"
+log "ok: release.yaml builds ${matrix[*]} for ${platforms} with Go ${go_versions[0]} and build args ${build_args[*]}, all versioned by the tag"

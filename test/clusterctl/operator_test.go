@@ -45,9 +45,9 @@ import (
 // version label (else the ConfigMap's name), the metadata and components keys, and gzipped
 // components in binaryData under the compressed annotation.
 const (
-	operatorVersionLabel        = "provider.cluster.x-k8s.io/version"
-	operatorCompressedAnnotaton = "provider.cluster.x-k8s.io/compressed"
-	operatorMaxConfigMapSize    = 1024 * 1024
+	operatorVersionLabel         = "provider.cluster.x-k8s.io/version"
+	operatorCompressedAnnotation = "provider.cluster.x-k8s.io/compressed"
+	operatorMaxConfigMapSize     = 1024 * 1024
 )
 
 var operatorProviderTypes = map[string]clusterctlv1.ProviderType{
@@ -78,7 +78,7 @@ func TestOperatorConfigMaps(t *testing.T) {
 		g.Expect(err).NotTo(HaveOccurred())
 		var cm corev1.ConfigMap
 		g.Expect(yaml.UnmarshalStrict(raw, &cm)).To(Succeed(), f)
-		if cm.Annotations[operatorCompressedAnnotaton] == "true" {
+		if cm.Annotations[operatorCompressedAnnotation] == "true" {
 			compressed++
 			g.Expect(cm.BinaryData).To(HaveKey("components"), f)
 		}
@@ -142,7 +142,7 @@ func readLikeTheOperator(g Gomega, o unstructured.Unstructured, providerType clu
 	g.Expect(series.Contract).To(Equal("v1beta2"))
 
 	var components []byte
-	if cm.Annotations[operatorCompressedAnnotaton] == "true" {
+	if cm.Annotations[operatorCompressedAnnotation] == "true" {
 		zr, err := gzip.NewReader(bytes.NewReader(cm.BinaryData["components"]))
 		g.Expect(err).NotTo(HaveOccurred())
 		components, err = io.ReadAll(zr)
