@@ -24,11 +24,9 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"strings"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
@@ -142,7 +140,7 @@ func writeClusterctlInventory(ctx context.Context, cfg *rest.Config) error {
 			return fmt.Errorf("installing clusterctl's inventory CRD %s: %w", objs[i].GetName(), err)
 		}
 	}
-	if err := waitForCRD(ctx, c, "providers."+clusterctlv1.GroupVersion.Group); err != nil {
+	if err := testenv.WaitForCRD(ctx, c, "providers."+clusterctlv1.GroupVersion.Group); err != nil {
 		return err
 	}
 	providers, err := InventoryProviders(ctx)
@@ -168,25 +166,4 @@ func writeClusterctlInventory(ctx context.Context, cfg *rest.Config) error {
 		}
 	}
 	return nil
-}
-
-// waitForCRD waits until the CRD name is established, as clusterctl does after creating its own.
-func waitForCRD(ctx context.Context, c client.Client, name string) error {
-	for {
-		crd := &apiextensionsv1.CustomResourceDefinition{}
-		err := c.Get(ctx, client.ObjectKey{Name: name}, crd)
-		if err != nil && !apierrors.IsNotFound(err) {
-			return fmt.Errorf("reading CRD %s: %w", name, err)
-		}
-		for _, cond := range crd.Status.Conditions {
-			if cond.Type == apiextensionsv1.Established && cond.Status == apiextensionsv1.ConditionTrue {
-				return nil
-			}
-		}
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("waiting for CRD %s to be established: %w", name, ctx.Err())
-		case <-time.After(100 * time.Millisecond):
-		}
-	}
 }

@@ -67,21 +67,7 @@ func InstallHostedControlPlaneCRD(ctx context.Context, c client.Client) error {
 	// The feature-gate annotations are for OpenShift's manifest renderer, which drops them (the
 	// empty-named one is not a valid annotation key).
 	crd.Annotations = nil
-	if err := c.Create(ctx, crd); client.IgnoreAlreadyExists(err) != nil {
-		return fmt.Errorf("creating the HostedControlPlane CRD: %w", err)
-	}
-	return wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
-		live := &apiextensionsv1.CustomResourceDefinition{}
-		if err := c.Get(ctx, client.ObjectKeyFromObject(crd), live); err != nil {
-			return false, err
-		}
-		for _, cond := range live.Status.Conditions {
-			if cond.Type == apiextensionsv1.Established && cond.Status == apiextensionsv1.ConditionTrue {
-				return true, nil
-			}
-		}
-		return false, nil
-	})
+	return InstallCRD(ctx, c, crd)
 }
 
 // HostedControlPlane is a HostedControlPlane as HyperShift writes it for the agent platform
