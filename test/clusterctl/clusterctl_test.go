@@ -24,7 +24,6 @@ import (
 	"time"
 
 	. "github.com/onsi/gomega"
-	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -148,16 +147,7 @@ func TestClusterctlInitAndGenerateCluster(t *testing.T) {
 	// No webhook server runs here (no Pods), so the admission webhooks every provider installed
 	// would reject every request: remove them. The dry run then checks the CRD schemas (OpenAPI
 	// and CEL), which is what this test is about; the webhooks have their own envtest tests.
-	var vwcs admissionregistrationv1.ValidatingWebhookConfigurationList
-	g.Expect(env.Client.List(ctx, &vwcs)).To(Succeed())
-	for i := range vwcs.Items {
-		g.Expect(env.Client.Delete(ctx, &vwcs.Items[i])).To(Succeed())
-	}
-	var mwcs admissionregistrationv1.MutatingWebhookConfigurationList
-	g.Expect(env.Client.List(ctx, &mwcs)).To(Succeed())
-	for i := range mwcs.Items {
-		g.Expect(env.Client.Delete(ctx, &mwcs.Items[i])).To(Succeed())
-	}
+	g.Expect(deleteWebhookConfigurations(ctx, env.Client)).To(Succeed())
 
 	ns, err := env.CreateNamespace(ctx, "clusters")
 	g.Expect(err).NotTo(HaveOccurred())

@@ -20,6 +20,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -291,18 +292,7 @@ func removeWebhookConfigurations(ctx context.Context, c client.Client) (stop fun
 		ticker := time.NewTicker(100 * time.Millisecond)
 		defer ticker.Stop()
 		for {
-			var vwcs admissionregistrationv1.ValidatingWebhookConfigurationList
-			if c.List(ctx, &vwcs) == nil {
-				for i := range vwcs.Items {
-					_ = client.IgnoreNotFound(c.Delete(ctx, &vwcs.Items[i]))
-				}
-			}
-			var mwcs admissionregistrationv1.MutatingWebhookConfigurationList
-			if c.List(ctx, &mwcs) == nil {
-				for i := range mwcs.Items {
-					_ = client.IgnoreNotFound(c.Delete(ctx, &mwcs.Items[i]))
-				}
-			}
+			_ = deleteWebhookConfigurations(ctx, c)
 			select {
 			case <-ctx.Done():
 				return
@@ -311,6 +301,23 @@ func removeWebhookConfigurations(ctx context.Context, c client.Client) (stop fun
 		}
 	}()
 	return func() { cancel(); <-done }
+}
+
+// deleteWebhookConfigurations deletes every validating and mutating webhook configuration; it
+// goes on past a failure and returns them all.
+func deleteWebhookConfigurations(ctx context.Context, c client.Client) error {
+	var errs []error
+	var vwcs admissionregistrationv1.ValidatingWebhookConfigurationList
+	errs = append(errs, c.List(ctx, &vwcs))
+	for i := range vwcs.Items {
+		errs = append(errs, c.Delete(ctx, &vwcs.Items[i]))
+	}
+	var mwcs admissionregistrationv1.MutatingWebhookConfigurationList
+	errs = append(errs, c.List(ctx, &mwcs))
+	for i := range mwcs.Items {
+		errs = append(errs, c.Delete(ctx, &mwcs.Items[i]))
+	}
+	return errors.Join(errs...)
 }
 
 // checkOnlineProviders checks the guide's online clusterctl configuration against the offline one
