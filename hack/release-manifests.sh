@@ -70,7 +70,7 @@ provider bootstrap-openshift-assisted bootstrap-components.yaml "${root}/bootstr
 provider control-plane-openshift-assisted control-plane-components.yaml "${root}/controlplane/config/default"
 cp "${root}/metadata.yaml" "${out}/metadata.yaml"
 # Cluster templates belong to the infrastructure provider's repository (clusterctl generate cluster
-# --infrastructure agent [--flavor sno|agent]).
+# --infrastructure agent [--flavor sno|agent|agent-sno|arbiter]).
 for t in "${root}"/templates/cluster-template*.yaml; do
   cp "${t}" "${out}/"
   cp "${t}" "${repo}/infrastructure-agent/${RELEASE_VERSION}/"

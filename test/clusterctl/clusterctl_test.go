@@ -160,6 +160,7 @@ func TestClusterctlInitAndGenerateCluster(t *testing.T) {
 		{"sno", []string{"Cluster", "Metal3Cluster", "Metal3DataTemplate", "OpenshiftAssistedControlPlane", "Metal3MachineTemplate"}},
 		{"agent", []string{"Cluster", "AgentCluster", "OpenshiftAssistedControlPlane", "AgentMachineTemplate",
 			"MachineDeployment", "OpenshiftAssistedConfigTemplate", "AgentMachineTemplate"}},
+		{"agent-sno", []string{"Cluster", "AgentCluster", "OpenshiftAssistedControlPlane", "AgentMachineTemplate"}},
 	}
 	for _, f := range flavors {
 		name := "default"

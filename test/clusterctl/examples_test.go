@@ -61,7 +61,7 @@ func TestExamplesAreRenderedFromTheTemplates(t *testing.T) {
 
 	templates, err := filepath.Glob(filepath.Join(repoRoot, "templates", "cluster-template*.yaml"))
 	g.Expect(err).NotTo(HaveOccurred())
-	g.Expect(templates).To(HaveLen(4))
+	g.Expect(templates).To(HaveLen(5))
 	for _, tmplPath := range templates {
 		base := filepath.Base(tmplPath)
 		flavor := strings.TrimPrefix(strings.TrimPrefix(strings.TrimSuffix(base, ".yaml"), "cluster-template"), "-")
@@ -72,7 +72,7 @@ func TestExamplesAreRenderedFromTheTemplates(t *testing.T) {
 			g := NewWithT(t)
 			controlPlanes := int64(3)
 			switch flavor {
-			case "sno":
+			case "sno", "agent-sno":
 				controlPlanes = 1
 			case "arbiter":
 				controlPlanes = 2

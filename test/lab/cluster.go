@@ -57,7 +57,7 @@ const (
 type ClusterOptions struct {
 	Namespace, Name string
 	// ControlPlanes is the number of control-plane nodes: 1 (single-node OpenShift, the sno
-	// flavor), 2 (with Arbiter), 3, 4 or 5.
+	// flavor, or agent-sno on self-booted hosts), 2 (with Arbiter), 3, 4 or 5.
 	ControlPlanes int32
 	// Arbiter makes two-node OpenShift with an arbiter (the arbiter flavor): its arbiter host is
 	// the BareMetalHost labelled ArbiterHostLabel=true, and the hub's assisted-service must
@@ -87,9 +87,10 @@ const (
 	ingressVIP = "192.168.111.4"
 )
 
-// Template returns the path of the cluster template (templates/) that o is generated from: the
-// sno flavor for one control-plane node, the agent flavor for self-booted hosts, the default
-// (Metal3) otherwise.
+// Template returns the path of the cluster template (templates/) that o is generated from: for
+// self-booted hosts the agent-sno flavor for one control-plane node, the agent flavor otherwise;
+// on Metal3 the arbiter flavor with Arbiter, the sno flavor for one control-plane node, the
+// default otherwise. A single-node flavor has no workers.
 func (o ClusterOptions) Template() (string, error) {
 	root, err := testenv.RepoRoot()
 	if err != nil {
@@ -97,6 +98,11 @@ func (o ClusterOptions) Template() (string, error) {
 	}
 	name := "cluster-template.yaml"
 	switch {
+	case o.Infrastructure == Agent && o.ControlPlanes == 1:
+		if o.Workers > 0 {
+			return "", fmt.Errorf("the agent-sno flavor has no workers")
+		}
+		name = "cluster-template-agent-sno.yaml"
 	case o.Infrastructure == Agent:
 		name = "cluster-template-agent.yaml"
 	case o.Infrastructure != "" && o.Infrastructure != Metal3:

@@ -543,3 +543,80 @@ func metricValue(name string, want map[string]string) float64 {
 	Expect(err).NotTo(HaveOccurred())
 	return v
 }
+
+var _ = Describe("Single-node OpenShift on a self-booted host (agent-sno flavor)", Ordered, func() {
+	var (
+		l  *lab.Lab
+		ns string
+	)
+	const name = "agent-sno"
+
+	BeforeAll(func() {
+		l = startLab()
+		var err error
+		ns, err = l.Mgmt.CreateNamespace(ctx, "agent-sno")
+		Expect(err).NotTo(HaveOccurred())
+		l.AddSelfBootedHosts("agent-sno", 1)
+	})
+	BeforeEach(func() { reportOnFailure(l, ns) })
+
+	It("installs to Available: one control-plane Machine bound to the one Agent, no VIPs, no workers", func() {
+		o := lab.ClusterOptions{Namespace: ns, Name: name, ControlPlanes: 1, Version: "4.17.3", Infrastructure: lab.Agent}
+		template, err := o.Template()
+		Expect(err).NotTo(HaveOccurred())
+		Expect(template).To(HaveSuffix("cluster-template-agent-sno.yaml"))
+		Expect(l.CreateCluster(ctx, o)).To(Succeed())
+		expectAvailable(l, ns, name, 1, 1)
+		Eventually(func(g Gomega) {
+			g.Expect(runningMachines(g, l, ns, nil)).To(Equal(1))
+		}, timeout, interval).Should(Succeed())
+
+		// One Machine, the control plane's, on an AgentMachine that claimed the one Agent.
+		all := machines(Default, l, ns, nil)
+		Expect(all).To(HaveLen(1))
+		m := all[0]
+		Expect(m.Labels).To(HaveKey(clusterv1.MachineControlPlaneLabel))
+		Expect(m.Spec.InfrastructureRef.Kind).To(Equal("AgentMachine"))
+		am := &infrav1.AgentMachine{}
+		Expect(l.Mgmt.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: m.Spec.InfrastructureRef.Name}, am)).To(Succeed())
+		Expect(am.Status.Initialization.Provisioned).To(Equal(ptr.To(true)), "AgentMachine %s provisioned", am.Name)
+		Expect(am.Spec.ProviderID).To(HavePrefix("agent://"))
+		Expect(m.Spec.ProviderID).To(Equal(am.Spec.ProviderID))
+		agents := &aiv1beta1.AgentList{}
+		Expect(l.Mgmt.Client.List(ctx, agents, client.InNamespace(ns))).To(Succeed())
+		Expect(agents.Items).To(HaveLen(1))
+		agent := agents.Items[0]
+		Expect(am.Spec.ProviderID).To(Equal("agent://" + agent.Name))
+		Expect(agent.Spec.Approved).To(BeTrue())
+		Expect(string(agent.Spec.Role)).To(Equal("master"))
+		Expect(agent.Labels).To(HaveKeyWithValue(bootstrapv1.AgentConfigLabel, m.Spec.Bootstrap.ConfigRef.Name))
+		Expect(agent.Labels).To(HaveKeyWithValue(infrav1.AgentClaimedByLabel, string(am.UID)))
+		Expect(agent.Spec.ClusterDeploymentName).NotTo(BeNil())
+		Expect(agent.Spec.ClusterDeploymentName.Name).To(Equal(name))
+		Expect(m.Status.NodeRef.IsDefined()).To(BeTrue())
+		Expect(workloadNodes(Default, l, ns, name)).To(ConsistOf(m.Status.NodeRef.Name))
+
+		// Single-node OpenShift: platform None, no VIPs, one control-plane Agent and no worker;
+		// the API is reached at api.<name>.<base domain>.
+		aci := &hiveextv1beta1.AgentClusterInstall{}
+		Expect(l.Mgmt.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, aci)).To(Succeed())
+		Expect(aci.Spec.ProvisionRequirements.ControlPlaneAgents).To(Equal(1))
+		Expect(aci.Spec.ProvisionRequirements.WorkerAgents).To(Equal(0))
+		Expect(aci.Spec.PlatformType).To(Equal(hiveextv1beta1.NonePlatformType))
+		Expect(aci.Spec.APIVIPs).To(BeEmpty())
+		Expect(aci.Spec.IngressVIPs).To(BeEmpty())
+		ac := &infrav1.AgentCluster{}
+		Expect(l.Mgmt.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, ac)).To(Succeed())
+		Expect(ac.Spec.ControlPlaneEndpoint.Host).To(Equal("api." + name + ".lab.example.com"))
+		cluster := &clusterv1.Cluster{}
+		Expect(l.Mgmt.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, cluster)).To(Succeed())
+		Expect(cluster.Spec.ControlPlaneEndpoint.Host).To(Equal(ac.Spec.ControlPlaneEndpoint.Host))
+		mds := &clusterv1.MachineDeploymentList{}
+		Expect(l.Mgmt.Client.List(ctx, mds, client.InNamespace(ns))).To(Succeed())
+		Expect(mds.Items).To(BeEmpty())
+	})
+
+	It("releases its host when the Cluster is deleted", func() {
+		deleteClusterAndExpectNothingLeft(l, ns, name)
+	})
+})

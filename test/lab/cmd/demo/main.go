@@ -42,12 +42,12 @@ import (
 )
 
 func main() {
-	flavor := flag.String("flavor", "multinode", "cluster to create: multinode (3 control planes, 2 workers on Metal3 hosts), sno (one Metal3 host) or agent (3 control planes, 2 workers on self-booted hosts claimed by AgentMachines)")
+	flavor := flag.String("flavor", "multinode", "cluster to create: multinode (3 control planes, 2 workers on Metal3 hosts), sno (one Metal3 host), agent (3 control planes, 2 workers on self-booted hosts claimed by AgentMachines) or agent-sno (one self-booted host claimed by an AgentMachine)")
 	speed := flag.String("speed", string(lab.Fast), "simulated step speed: fast or realistic")
 	keep := flag.Bool("keep", false, "keep the lab running once the cluster is available, until interrupted")
 	timeout := flag.Duration("timeout", 15*time.Minute, "give up after this long")
 	out := flag.String("out", "_artifacts/demo", "folder for the kubeconfigs")
-	hosts := flag.Int("hosts", 0, "spare hosts beyond the cluster's, available to scale its MachineDeployment up (BareMetalHosts, or self-booted hosts for the agent flavor)")
+	hosts := flag.Int("hosts", 0, "spare hosts beyond the cluster's, available to scale its MachineDeployment up (BareMetalHosts, or self-booted hosts for the agent and agent-sno flavors)")
 	verbose := flag.Bool("v", false, "show the controllers' logs")
 	flag.Parse()
 
@@ -74,8 +74,10 @@ func run(ctx context.Context, flavor string, speed lab.Speed, keep bool, timeout
 		o.ControlPlanes = 1
 	case "agent":
 		o.ControlPlanes, o.Workers, o.Infrastructure = 3, 2, lab.Agent
+	case "agent-sno":
+		o.ControlPlanes, o.Infrastructure = 1, lab.Agent
 	default:
-		return fmt.Errorf("unknown flavor %q: use multinode, sno or agent", flavor)
+		return fmt.Errorf("unknown flavor %q: use multinode, sno, agent or agent-sno", flavor)
 	}
 	if speed != lab.Fast && speed != lab.Realistic {
 		return fmt.Errorf("unknown speed %q: use fast or realistic", speed)
