@@ -44,6 +44,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	infrav1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/infrastructure/v1beta1"
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/support/procstat"
 )
 
 func envInt(name string, def int) int {
@@ -298,42 +299,18 @@ func sum(m map[string]int) int {
 }
 
 // cpuOf sums the CPU time of the processes of this name (the test environment's kube-apiserver
-// and etcd), from /proc.
+// and etcd).
 func cpuOf(g Gomega, name string) time.Duration {
-	dirs, err := filepath.Glob("/proc/[0-9]*/comm")
+	cpu, err := procstat.CPUOf(name)
 	g.Expect(err).NotTo(HaveOccurred())
-	var total time.Duration
-	for _, comm := range dirs {
-		if b, err := os.ReadFile(comm); err != nil || strings.TrimSpace(string(b)) != name {
-			continue
-		}
-		pid, err := strconv.Atoi(filepath.Base(filepath.Dir(comm)))
-		g.Expect(err).NotTo(HaveOccurred())
-		_, cpu := processUsage(g, pid)
-		total += cpu
-	}
-	return total
+	return cpu
 }
 
-// processUsage reads a process's peak resident set (VmHWM, KiB) and CPU time from /proc.
+// processUsage reads a process's peak resident set (KiB) and CPU time.
 func processUsage(g Gomega, pid int) (int, time.Duration) {
-	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	rss, cpu, err := procstat.Usage(pid)
 	g.Expect(err).NotTo(HaveOccurred())
-	rss := 0
-	for _, line := range strings.Split(string(status), "\n") {
-		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
-			rss, err = strconv.Atoi(strings.TrimSuffix(strings.TrimSpace(v), " kB"))
-			g.Expect(err).NotTo(HaveOccurred())
-		}
-	}
-	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	g.Expect(err).NotTo(HaveOccurred())
-	// Fields after the command name (which may hold spaces): utime and stime are the 12th and 13th.
-	fields := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+2:]))
-	utime, _ := strconv.Atoi(fields[11])
-	stime, _ := strconv.Atoi(fields[12])
-	const clockTicks = 100 // USER_HZ on Linux
-	return rss, time.Duration(utime+stime) * time.Second / clockTicks
+	return rss, cpu
 }
 
 // createReadyAgent creates an approved Agent with this status.

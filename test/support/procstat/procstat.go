@@ -1,0 +1,88 @@
+/*
+Copyright 2026 The cluster-api-provider-openshift-assisted Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package procstat reads what the benchmarks report of a process from Linux's /proc: its peak
+// resident set and its CPU time.
+package procstat
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// clockTicks is USER_HZ, the unit of /proc/<pid>/stat's times, on Linux.
+const clockTicks = 100
+
+// Usage returns a process's peak resident set in KiB (VmHWM, /proc/<pid>/status) and the CPU
+// time it used, user and system (/proc/<pid>/stat).
+func Usage(pid int) (peakRSSKiB int, cpu time.Duration, err error) {
+	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0, 0, fmt.Errorf("reading the status of process %d: %w", pid, err)
+	}
+	for _, line := range strings.Split(string(status), "\n") {
+		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			if peakRSSKiB, err = strconv.Atoi(strings.TrimSuffix(strings.TrimSpace(v), " kB")); err != nil {
+				return 0, 0, fmt.Errorf("process %d: VmHWM %q: %w", pid, v, err)
+			}
+		}
+	}
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, 0, fmt.Errorf("reading the stat of process %d: %w", pid, err)
+	}
+	// The fields after the command name (which may hold spaces): utime and stime are the 12th
+	// and 13th (proc(5): fields 14 and 15 of the line).
+	fields := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+2:]))
+	if len(fields) < 13 {
+		return 0, 0, fmt.Errorf("process %d: a stat of %d fields", pid, len(fields))
+	}
+	utime, err1 := strconv.Atoi(fields[11])
+	stime, err2 := strconv.Atoi(fields[12])
+	if err1 != nil || err2 != nil {
+		return 0, 0, fmt.Errorf("process %d: utime %q, stime %q", pid, fields[11], fields[12])
+	}
+	return peakRSSKiB, time.Duration(utime+stime) * time.Second / clockTicks, nil
+}
+
+// CPUOf sums the CPU time of the processes of this command name (such as the test
+// environment's kube-apiserver and etcd).
+func CPUOf(name string) (time.Duration, error) {
+	comms, err := filepath.Glob("/proc/[0-9]*/comm")
+	if err != nil {
+		return 0, err
+	}
+	var total time.Duration
+	for _, comm := range comms {
+		if b, err := os.ReadFile(comm); err != nil || strings.TrimSpace(string(b)) != name {
+			continue
+		}
+		pid, err := strconv.Atoi(filepath.Base(filepath.Dir(comm)))
+		if err != nil {
+			return 0, err
+		}
+		_, cpu, err := Usage(pid)
+		if err != nil {
+			continue // it exited meanwhile
+		}
+		total += cpu
+	}
+	return total, nil
+}
