@@ -23,6 +23,7 @@ package inventory
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -280,6 +281,17 @@ type GenerateOptions struct {
 	DiskBytes    int64
 }
 
+// hostIP returns the n-th address (1-254) of subnet (the first three octets); past 254 it goes
+// on in the next /24s (a fleet of hundreds of hosts).
+func hostIP(subnet string, n int) string {
+	i := strings.LastIndexByte(subnet, '.')
+	c, err := strconv.Atoi(subnet[i+1:])
+	if n <= 254 || i < 0 || err != nil {
+		return fmt.Sprintf("%s.%d", subnet, n)
+	}
+	return fmt.Sprintf("%s.%d.%d", subnet[:i], c+(n-1)/254, (n-1)%254+1)
+}
+
 // Generate makes n hosts named <prefix>-<i>, with deterministic MACs, system UUIDs, serial numbers
 // and addresses (the same prefix always gives the same hosts; different prefixes differ).
 func Generate(prefix string, n int, o GenerateOptions) []*Host {
@@ -321,7 +333,7 @@ func Generate(prefix string, n int, o GenerateOptions) []*Host {
 			RAMMebibytes: o.RAMMebibytes,
 			NICs: []NIC{{
 				Name: "enp1s0", MAC: fmt.Sprintf("52:54:%02x:%02x:%02x:%02x", a, b, byte(i>>8), byte(i)),
-				IPv4: fmt.Sprintf("%s.%d/24", o.Subnet, o.FirstIP+i), SpeedGbps: 10,
+				IPv4: hostIP(o.Subnet, o.FirstIP+i) + "/24", SpeedGbps: 10,
 			}},
 			Disks: []Disk{{
 				Name: "/dev/sda", SizeBytes: o.DiskBytes, Type: bmov1alpha1.SSD, Model: "SimDisk", Vendor: "Simulated",

@@ -17,6 +17,7 @@ limitations under the License.
 package inventory
 
 import (
+	"net/netip"
 	"testing"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -36,6 +37,26 @@ func TestGenerateIsDeterministicAndUnique(t *testing.T) {
 			}
 			seen[v] = true
 		}
+	}
+}
+
+// TestGenerateAddressesAFleet: hundreds of hosts get valid, distinct addresses, going on in the
+// next /24 past the 254th.
+func TestGenerateAddressesAFleet(t *testing.T) {
+	hosts := Generate("fleet", 600, GenerateOptions{})
+	seen := map[string]bool{}
+	for _, h := range hosts {
+		ip, err := netip.ParseAddr(h.IPv4())
+		if err != nil || !ip.Is4() || seen[h.IPv4()] {
+			t.Fatalf("host %s: address %q invalid or not unique (%v)", h.Name, h.IPv4(), err)
+		}
+		seen[h.IPv4()] = true
+	}
+	if got := hosts[0].IPv4(); got != "192.168.111.20" {
+		t.Fatalf("the first host's address is %s, want 192.168.111.20 as before", got)
+	}
+	if got := hosts[235].IPv4(); got != "192.168.112.1" {
+		t.Fatalf("the 255th address is %s, want 192.168.112.1", got)
 	}
 }
 
