@@ -30,6 +30,7 @@ import (
 	aiv1beta1 "github.com/openshift/assisted-service/api/v1beta1"
 	hivev1 "github.com/openshift/hive/apis/hive/v1"
 	corev1 "k8s.io/api/core/v1"
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -450,8 +451,12 @@ func (r *Reconciler) reconcileAgent(ctx context.Context, s *scope) (bool, error)
 	before := agent.DeepCopy()
 	wasApproved := agent.Spec.Approved
 	applyAgentSettings(agent, settings)
-	if err := r.Client.Patch(ctx, agent, client.MergeFrom(before)); err != nil {
-		return false, fmt.Errorf("configuring Agent %s: %w", agent.Name, err)
+	// An Agent already configured is not written again: assisted-service updates its status many
+	// times during an install, and each update reconciles the config.
+	if !apiequality.Semantic.DeepEqual(before, agent) {
+		if err := r.Client.Patch(ctx, agent, client.MergeFrom(before)); err != nil {
+			return false, fmt.Errorf("configuring Agent %s: %w", agent.Name, err)
+		}
 	}
 	if !wasApproved {
 		metrics.AgentsApproved.Inc()
