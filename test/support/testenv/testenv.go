@@ -133,6 +133,9 @@ type Options struct {
 	// CRDs, when set, are installed instead of the project's and the third-party CRDs (and
 	// ExtraCRDPaths): an API server as an older release left it, for upgrade tests.
 	CRDs []*apiextensionsv1.CustomResourceDefinition
+	// APIServerArgs are further kube-apiserver flags (without the leading dashes), e.g. an
+	// audit log for a benchmark that counts every client's requests.
+	APIServerArgs map[string]string
 }
 
 // Start starts an API server and etcd, installs the CRDs and waits until they are served.
@@ -175,6 +178,9 @@ func StartWithOptions(o Options) (*Environment, error) {
 		// default 20 s to start or to drain its connections and stop.
 		ControlPlaneStartTimeout: time.Minute,
 		ControlPlaneStopTimeout:  time.Minute,
+	}
+	for k, v := range o.APIServerArgs {
+		env.ControlPlane.GetAPIServer().Configure().Set(k, v)
 	}
 	cfg, err := env.Start()
 	if err != nil {

@@ -419,6 +419,10 @@ func (s *Simulator) ensureNode(ctx context.Context, a *aiv1beta1.Agent, h *inven
 	if err != nil {
 		return err
 	}
+	workload, err := s.workloadOf(ctx, client.ObjectKeyFromObject(cl.cd))
+	if err != nil {
+		return err
+	}
 	crio := ""
 	if kubelet != "" {
 		// OpenShift ships the CRI-O of its Kubernetes minor (CRI-O's versions follow
@@ -430,7 +434,7 @@ func (s *Simulator) ensureNode(ctx context.Context, a *aiv1beta1.Agent, h *inven
 		name = a.Spec.Hostname
 	}
 	node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name}}
-	err = s.workload.Get(ctx, client.ObjectKeyFromObject(node), node)
+	err = workload.client.Get(ctx, client.ObjectKeyFromObject(node), node)
 	if apierrors.IsNotFound(err) {
 		node.Labels = map[string]string{
 			corev1.LabelHostname: name, corev1.LabelOSStable: "linux", corev1.LabelArchStable: "amd64",
@@ -458,7 +462,7 @@ func (s *Simulator) ensureNode(ctx context.Context, a *aiv1beta1.Agent, h *inven
 			return fmt.Errorf("host %s: %w", name, err)
 		}
 		node.Spec.ProviderID = providerID
-		if err := s.workload.Create(ctx, node); err != nil {
+		if err := workload.client.Create(ctx, node); err != nil {
 			return fmt.Errorf("creating Node %s in the workload cluster: %w", name, err)
 		}
 	} else if err != nil {
@@ -488,7 +492,7 @@ func (s *Simulator) ensureNode(ctx context.Context, a *aiv1beta1.Agent, h *inven
 				Message: "kubelet is posting ready status", LastHeartbeatTime: now, LastTransitionTime: now},
 		},
 	}
-	if err := s.workload.Status().Update(ctx, node); err != nil {
+	if err := workload.client.Status().Update(ctx, node); err != nil {
 		return fmt.Errorf("updating Node %s status in the workload cluster: %w", name, err)
 	}
 	return nil

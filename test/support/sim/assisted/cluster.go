@@ -36,6 +36,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 	"k8s.io/utils/ptr"
@@ -451,7 +452,11 @@ func (s *Simulator) forgetInstallSet(key types.NamespacedName) {
 // completeInstall writes what a finished installation leaves: the credentials Secrets and the
 // cluster metadata (assisted-service), and the ClusterDeployment installed (Hive).
 func (s *Simulator) completeInstall(ctx context.Context, aci *hiveextv1beta1.AgentClusterInstall, cd *hivev1.ClusterDeployment) error {
-	kubeconfig, err := s.workloadKubeconfig(cd.Name)
+	workload, err := s.workloadOf(ctx, client.ObjectKeyFromObject(cd))
+	if err != nil {
+		return err
+	}
+	kubeconfig, err := workloadKubeconfig(workload.config, cd.Name)
 	if err != nil {
 		return err
 	}
@@ -480,7 +485,7 @@ func (s *Simulator) completeInstall(ctx context.Context, aci *hiveextv1beta1.Age
 		}
 	}
 	if s.OnClusterInstalled != nil {
-		ic := InstalledCluster{ClusterDeployment: cd, AgentClusterInstall: aci, Workload: s.workload}
+		ic := InstalledCluster{ClusterDeployment: cd, AgentClusterInstall: aci, Workload: workload.client}
 		if aci.Spec.ImageSetRef != nil {
 			cis := &hivev1.ClusterImageSet{}
 			if err := s.Client.Get(ctx, client.ObjectKey{Name: aci.Spec.ImageSetRef.Name}, cis); err == nil {
@@ -529,8 +534,7 @@ func (s *Simulator) ensureSecret(ctx context.Context, cd *hivev1.ClusterDeployme
 }
 
 // workloadKubeconfig is a kubeconfig of the workload API server, as an administrator.
-func (s *Simulator) workloadKubeconfig(clusterName string) ([]byte, error) {
-	c := s.Workload
+func workloadKubeconfig(c *rest.Config, clusterName string) ([]byte, error) {
 	server := c.Host
 	if !strings.Contains(server, "://") {
 		server = "https://" + server

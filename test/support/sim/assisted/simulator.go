@@ -121,8 +121,13 @@ type Simulator struct {
 	Inventory *inventory.Inventory
 	Durations Durations
 	// Workload is the rest.Config of the workload cluster's API server: its kubeconfig is what
-	// the admin kubeconfig Secret holds, and Nodes are created there. Required.
+	// the admin kubeconfig Secret holds, and Nodes are created there. It or WorkloadFor is
+	// required.
 	Workload *rest.Config
+	// WorkloadFor, when set, returns the API server of the cluster of this ClusterDeployment
+	// instead of Workload: every cluster gets a workload cluster of its own (the fleet
+	// benchmark's light stand-ins). It is asked once per cluster.
+	WorkloadFor func(ctx context.Context, clusterDeployment types.NamespacedName) (*rest.Config, error)
 	// WorkloadScheme is the scheme of the workload cluster's client (default: Kubernetes' and
 	// OpenShift's config.openshift.io/v1).
 	WorkloadScheme *runtime.Scheme
@@ -143,9 +148,11 @@ type Simulator struct {
 	timer *steps.Timer
 	// reader reads what the service's database holds now: the API server, not the cache.
 	reader   client.Reader
-	workload client.Client
-	agentsCh chan event.GenericEvent
-	acisCh   chan event.GenericEvent
+	workload *workloadCluster
+	// workloads holds the workload cluster of each ClusterDeployment when WorkloadFor is set.
+	workloads sync.Map // types.NamespacedName → *workloadCluster
+	agentsCh  chan event.GenericEvent
+	acisCh    chan event.GenericEvent
 
 	// down: the service is not running (SetAvailable(false)), as when assisted-service's pod is
 	// gone: nothing is reconciled and no host can register; its database (this state) survives.
@@ -167,7 +174,7 @@ type Simulator struct {
 // SetupWithManager registers the InfraEnv, Agent, AgentClusterInstall and ClusterDeployment
 // controllers of the simulator with mgr.
 func (s *Simulator) SetupWithManager(_ context.Context, mgr ctrl.Manager, opts controller.Options) error {
-	if s.Inventory == nil || s.Workload == nil {
+	if s.Inventory == nil || (s.Workload == nil && s.WorkloadFor == nil) {
 		return fmt.Errorf("the assisted-service simulator needs an inventory and the workload cluster's rest.Config")
 	}
 	if s.Client == nil {
@@ -191,11 +198,13 @@ func (s *Simulator) SetupWithManager(_ context.Context, mgr ctrl.Manager, opts c
 			}
 		}
 	}
-	wc, err := client.New(s.Workload, client.Options{Scheme: s.WorkloadScheme})
-	if err != nil {
-		return fmt.Errorf("creating the workload cluster client: %w", err)
+	if s.Workload != nil {
+		wc, err := client.New(s.Workload, client.Options{Scheme: s.WorkloadScheme})
+		if err != nil {
+			return fmt.Errorf("creating the workload cluster client: %w", err)
+		}
+		s.workload = &workloadCluster{config: s.Workload, client: wc}
 	}
-	s.workload = wc
 	s.timer = steps.NewTimer(s.Clock)
 	s.agentsCh = make(chan event.GenericEvent, 1024)
 	s.acisCh = make(chan event.GenericEvent, 1024)
@@ -316,4 +325,31 @@ func (s *Simulator) now() time.Time {
 		return time.Now()
 	}
 	return s.Clock.Now()
+}
+
+// workloadCluster is a cluster's workload API server: its rest.Config and a client of it.
+type workloadCluster struct {
+	config *rest.Config
+	client client.Client
+}
+
+// workloadOf returns the workload cluster of the ClusterDeployment cd: Workload, shared, or the
+// one WorkloadFor gives it.
+func (s *Simulator) workloadOf(ctx context.Context, cd types.NamespacedName) (*workloadCluster, error) {
+	if s.WorkloadFor == nil {
+		return s.workload, nil
+	}
+	if w, ok := s.workloads.Load(cd); ok {
+		return w.(*workloadCluster), nil //nolint:forcetypeassert // only *workloadCluster is stored
+	}
+	cfg, err := s.WorkloadFor(ctx, cd)
+	if err != nil {
+		return nil, fmt.Errorf("reaching the workload cluster of %s: %w", cd, err)
+	}
+	c, err := client.New(cfg, client.Options{Scheme: s.WorkloadScheme})
+	if err != nil {
+		return nil, fmt.Errorf("creating the workload cluster client of %s: %w", cd, err)
+	}
+	w, _ := s.workloads.LoadOrStore(cd, &workloadCluster{config: cfg, client: c})
+	return w.(*workloadCluster), nil //nolint:forcetypeassert // only *workloadCluster is stored
 }
