@@ -23,6 +23,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -35,6 +36,7 @@ import (
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	capipamv1beta1 "sigs.k8s.io/cluster-api/api/ipam/v1beta1" //nolint:staticcheck // the version CAPM3 v1.13's IPAM integration (Metal3Data) still reads
@@ -90,6 +92,19 @@ type Options struct {
 	// writeClusterctlInventory), so that `clusterctl upgrade plan` finds its core provider. The
 	// demo sets it; the tests that need no clusterctl leave it off.
 	ClusterctlInventory bool
+	// Workloads, when set, gives each cluster a workload API server of its own, the one it
+	// returns for the cluster's ClusterDeployment (the fleet benchmark's light stand-ins,
+	// test/support/sim/workload), instead of the lab's one envtest API server that every cluster
+	// shares. No etcd or cluster-version operator simulator runs then: the clusters' etcd is
+	// etcd.SingleMembers, and their ClusterVersion is written installed and never upgraded.
+	Workloads func(ctx context.Context, clusterDeployment types.NamespacedName) (*rest.Config, error)
+	// ProviderCommand, when set, runs each provider as a process of its own, as a pod runs it:
+	// the command it returns for the provider's name and flags (which calls
+	// RunProviderProcess), with $KUBECONFIG added. The lab stops it with SIGTERM;
+	// ProviderPIDs tells its process IDs. The processes' etcd connector is etcd.SingleMembers.
+	ProviderCommand func(name string, args []string) *exec.Cmd
+	// APIServerArgs are further flags of the management cluster's API server (an audit log).
+	APIServerArgs map[string]string
 }
 
 // Lab is a running lab: a management and a workload API server with every controller running.
@@ -183,34 +198,46 @@ func Start(ctx context.Context, o Options) (*Lab, error) {
 			return nil, err
 		}
 	}
+	if o.Workloads == nil {
+		if err := l.startWorkload(ctx, workloadScheme); err != nil {
+			return nil, err
+		}
+	}
+	if _, err := l.startManagement(ctx); err != nil {
+		return nil, err
+	}
+	ok = true
+	return l, nil
+}
+
+// startWorkload starts the workload API server that the lab's clusters share, with the
+// cluster-version operator and etcd simulators.
+func (l *Lab) startWorkload(ctx context.Context, workloadScheme *runtime.Scheme) error {
+	o := l.opts
+	var err error
 	if l.Workload, err = testenv.Start(workloadScheme); err != nil {
-		return nil, fmt.Errorf("starting the workload API server: %w", err)
+		return fmt.Errorf("starting the workload API server: %w", err)
 	}
 	if err := cvo.InstallCRD(ctx, l.Workload.Config); err != nil {
-		return nil, fmt.Errorf("installing the ClusterVersion CRD in the workload cluster: %w", err)
+		return fmt.Errorf("installing the ClusterVersion CRD in the workload cluster: %w", err)
 	}
 	workloadMgr, err := ctrl.NewManager(l.Workload.Config, ctrl.Options{Scheme: workloadScheme, Metrics: metricsserver.Options{BindAddress: "0"},
 		Controller: testenv.ControllerConfig()})
 	if err != nil {
-		return nil, fmt.Errorf("creating the workload manager: %w", err)
+		return fmt.Errorf("creating the workload manager: %w", err)
 	}
 	cvoSim := &cvo.Reconciler{}
 	if o.Speed == Realistic {
 		cvoSim.Durations = cvo.RealisticDurations()
 	}
 	if err := cvoSim.SetupWithManager(workloadMgr, controller.Options{MaxConcurrentReconciles: o.Concurrency}); err != nil {
-		return nil, fmt.Errorf("setting up the cluster-version operator simulator: %w", err)
+		return fmt.Errorf("setting up the cluster-version operator simulator: %w", err)
 	}
 	if err := l.setupEtcd(ctx, workloadMgr); err != nil {
-		return nil, err
+		return err
 	}
 	l.run("workload", func() error { return workloadMgr.Start(ctx) })
-
-	if _, err := l.startManagement(ctx); err != nil {
-		return nil, err
-	}
-	ok = true
-	return l, nil
+	return nil
 }
 
 // management is one management cluster of the lab: its API server, Cluster API's and CAPM3's
@@ -224,6 +251,8 @@ type management struct {
 	webhooks []*envtest.WebhookInstallOptions
 	// providers are the running providers, by name.
 	providers map[string]*runningProvider
+	// kubeconfig is the kubeconfig file of the providers run as processes (kubeconfigFile).
+	kubeconfig string
 }
 
 // runningProvider is a provider's manager, which RestartProvider stops and starts again.
@@ -234,6 +263,40 @@ type runningProvider struct {
 	done  chan struct{}
 	// crashes counts the exits of its manager that the lab did not ask for.
 	crashes int
+	// pid is the process ID of a provider run as a process (Options.ProviderCommand).
+	pid int
+}
+
+// ProviderPIDs returns the process ID of each provider of the current management cluster that
+// runs as a process of its own (Options.ProviderCommand), by name.
+func (l *Lab) ProviderPIDs() map[string]int {
+	out := map[string]int{}
+	for name, rp := range l.current().providers {
+		rp.mu.Lock()
+		if rp.pid != 0 {
+			out[name] = rp.pid
+		}
+		rp.mu.Unlock()
+	}
+	return out
+}
+
+// kubeconfigFile writes, once, a kubeconfig of the management cluster's API server for the
+// providers that run as processes, in a folder of its own.
+func (m *management) kubeconfigFile() (string, error) {
+	if m.kubeconfig != "" {
+		return m.kubeconfig, nil
+	}
+	dir, err := os.MkdirTemp("", "capoa-lab-"+m.name+"-")
+	if err != nil {
+		return "", fmt.Errorf("creating the folder of %s's kubeconfig: %w", m.name, err)
+	}
+	path := filepath.Join(dir, "kubeconfig")
+	if err := m.env.WriteKubeconfig(path); err != nil {
+		return "", fmt.Errorf("writing %s's kubeconfig: %w", m.name, err)
+	}
+	m.kubeconfig = path
+	return path, nil
 }
 
 // startManagement starts a management cluster and makes it the lab's current one (Mgmt).
@@ -245,7 +308,7 @@ func (l *Lab) startManagement(ctx context.Context) (*management, error) {
 	m := &management{name: fmt.Sprintf("management-%d", len(l.mgmts)+1), providers: map[string]*runningProvider{}}
 	// Stop stops it, started or not.
 	l.mgmts = append(l.mgmts, m)
-	if m.env, err = testenv.Start(scheme); err != nil {
+	if m.env, err = testenv.StartWithOptions(testenv.Options{Scheme: scheme, APIServerArgs: l.opts.APIServerArgs}); err != nil {
 		return nil, fmt.Errorf("starting the API server of %s: %w", m.name, err)
 	}
 
@@ -265,13 +328,16 @@ func (l *Lab) startManagement(ctx context.Context) (*management, error) {
 	}
 	copts := controller.Options{MaxConcurrentReconciles: l.opts.Concurrency}
 	m.assisted = &assisted.Simulator{
-		Inventory: l.Inventory,
-		Workload:  l.Workload.Config,
+		Inventory:   l.Inventory,
+		WorkloadFor: l.opts.Workloads,
 		// The Nodes run the kubelet of the release installed, read from the lab's registry.
 		KubernetesVersion: l.kubernetesVersion,
 		OnClusterInstalled: func(ctx context.Context, c assisted.InstalledCluster) error {
 			return cvo.EnsureClusterVersion(ctx, c.Workload, cvo.Release("", c.ReleaseImage))
 		},
+	}
+	if l.Workload != nil {
+		m.assisted.Workload = l.Workload.Config
 	}
 	bmh := &baremetal.Reconciler{Inventory: l.Inventory, Hosts: l.hostEvents(m.assisted)}
 	if l.opts.Speed == Realistic {
@@ -355,6 +421,28 @@ func (l *Lab) startProvider(ctx context.Context, m *management, root string, sch
 		cfg.WrapTransport = l.opts.ProviderTransport(p.name)
 	}
 	rp := &runningProvider{}
+	m.providers[p.name] = rp
+	if l.opts.ProviderCommand != nil {
+		kubeconfig, err := m.kubeconfigFile()
+		if err != nil {
+			return err
+		}
+		healthAddr, err := freeAddress(ctx)
+		if err != nil {
+			return err
+		}
+		cmd, done, err := l.startProcess(p, kubeconfig, processArgs(p, healthAddr, opts.WebhookPort, opts.WebhookCertDir, l.Releases.Host))
+		if err != nil {
+			return err
+		}
+		rp.pid = cmd.Process.Pid
+		if err := waitReady(ctx, p, healthAddr, done); err != nil {
+			_ = cmd.Process.Kill()
+			return err
+		}
+		l.run(m.name+"/"+p.name, func() error { return stopProcess(ctx, p, cmd, done) })
+		return nil
+	}
 	rp.start = func() {
 		pctx, cancel := context.WithCancel(ctx)
 		done := make(chan struct{})
@@ -384,7 +472,6 @@ func (l *Lab) startProvider(ctx context.Context, m *management, root string, sch
 			}
 		})
 	}
-	m.providers[p.name] = rp
 	rp.start()
 	return nil
 }
@@ -419,6 +506,9 @@ func (l *Lab) RestartProvider(name string) error {
 	rp := l.current().providers[name]
 	if rp == nil {
 		return fmt.Errorf("no provider %q", name)
+	}
+	if rp.start == nil {
+		return fmt.Errorf("provider %q runs as a process, which the lab does not restart", name)
 	}
 	rp.mu.Lock()
 	stop, done := rp.stop, rp.done
