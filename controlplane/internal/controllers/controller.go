@@ -93,7 +93,9 @@ type Reconciler struct {
 // controller set blockOwnerDeletion owner references to the control plane (on its Machines,
 // configs, infrastructure clones, ClusterDeployment, AgentClusterInstall and kubeconfig Secret).
 // Infrastructure machines and templates are read as unstructured objects, which the client does
-// not cache: get, list (leftovers), create (clones), patch (template owner) and delete, no watch.
+// not cache: get, list (leftovers), create (clones), patch (template owner) and delete; what is
+// read of them on every reconcile (the templates' owners, the clones' cloned-from annotations) is
+// their metadata, which the metadata cache keeps: list and watch (metadataReader).
 // customresourcedefinitions: Cluster API's contract lookup reads the CRDs' metadata (cached).
 // Secrets are not cached (pkg/manager), so no list or watch: get reads the admin kubeconfig
 // assisted-service wrote and, through the ClusterCache, the <cluster>-kubeconfig; create, patch
@@ -107,8 +109,8 @@ type Reconciler struct {
 // +kubebuilder:rbac:groups=cluster.x-k8s.io,resources=machines,verbs=get;list;watch;create;patch;delete
 // +kubebuilder:rbac:groups=cluster.x-k8s.io,resources=machines/status,verbs=patch
 // +kubebuilder:rbac:groups=bootstrap.cluster.x-k8s.io,resources=openshiftassistedconfigs,verbs=get;list;watch;create;delete
-// +kubebuilder:rbac:groups=infrastructure.cluster.x-k8s.io,resources=*,verbs=get;list;create;patch;delete
-// +kubebuilder:rbac:groups=capi-provider.agent-install.openshift.io,resources=agentmachinetemplates;agentmachines,verbs=get;list;create;patch;delete
+// +kubebuilder:rbac:groups=infrastructure.cluster.x-k8s.io,resources=*,verbs=get;list;watch;create;patch;delete
+// +kubebuilder:rbac:groups=capi-provider.agent-install.openshift.io,resources=agentmachinetemplates;agentmachines,verbs=get;list;watch;create;patch;delete
 // +kubebuilder:rbac:groups=extensions.hive.openshift.io,resources=agentclusterinstalls,verbs=get;list;watch;create;patch;delete
 // +kubebuilder:rbac:groups=hive.openshift.io,resources=clusterdeployments;clusterimagesets,verbs=get;list;watch;create;patch;delete
 // +kubebuilder:rbac:groups="",resources=secrets,verbs=get;create;patch;delete

@@ -27,6 +27,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/apiserver/pkg/storage/names"
 	"k8s.io/utils/ptr"
@@ -393,7 +394,7 @@ func (r *Reconciler) reconcileTemplateOwner(ctx context.Context, s *scope) error
 }
 
 func (r *Reconciler) ownTemplate(ctx context.Context, s *scope, ref clusterv1.ContractVersionedObjectReference) error {
-	template, err := getTemplate(ctx, r.Client, s.oacp.Namespace, ref)
+	template, err := getTemplate(ctx, metadataReader{r.Client}, s.oacp.Namespace, ref)
 	if apierrors.IsNotFound(err) {
 		return nil
 	}
@@ -416,7 +417,7 @@ func (r *Reconciler) ownTemplate(ctx context.Context, s *scope, ref clusterv1.Co
 }
 
 // getTemplate returns an infrastructure template of the control plane.
-func getTemplate(ctx context.Context, c client.Client, namespace string, ref clusterv1.ContractVersionedObjectReference) (*unstructured.Unstructured, error) {
+func getTemplate(ctx context.Context, c client.Reader, namespace string, ref clusterv1.ContractVersionedObjectReference) (*unstructured.Unstructured, error) {
 	t, err := external.GetObjectFromContractVersionedRef(ctx, c, ref, namespace)
 	if err != nil {
 		return nil, fmt.Errorf("getting the infrastructure template %s %s: %w", ref.Kind, ref.Name, err)
@@ -467,5 +468,33 @@ func (r *Reconciler) reconcileMachinesUpToDate(ctx context.Context, s *scope) er
 			return fmt.Errorf("setting the UpToDate condition of Machine %s: %w", m.Name, err)
 		}
 	}
+	return nil
+}
+
+// metadataReader reads an unstructured object (an infrastructure template or machine of any
+// provider) as its metadata only, from the manager's metadata cache: the reconciles that look at
+// nothing else (the templates' owner, the clones' cloned-from annotations) ran on every reconcile
+// and were each an uncached GET of the whole object, two per control-plane Machine and reconcile
+// (make bench, the fleet table). The object it fills has apiVersion, kind and metadata only;
+// other kinds are read as c reads them.
+type metadataReader struct{ client.Reader }
+
+func (m metadataReader) Get(ctx context.Context, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
+	u, ok := obj.(*unstructured.Unstructured)
+	if !ok {
+		return m.Reader.Get(ctx, key, obj, opts...)
+	}
+	gvk := u.GroupVersionKind()
+	meta := &metav1.PartialObjectMetadata{}
+	meta.SetGroupVersionKind(gvk)
+	if err := m.Reader.Get(ctx, key, meta, opts...); err != nil {
+		return err
+	}
+	raw, err := runtime.DefaultUnstructuredConverter.ToUnstructured(meta)
+	if err != nil {
+		return fmt.Errorf("reading the metadata of %s %s: %w", gvk.Kind, key.Name, err)
+	}
+	u.Object = raw
+	u.SetGroupVersionKind(gvk)
 	return nil
 }

@@ -94,7 +94,7 @@ func (r *Reconciler) infrastructureOutdated(ctx context.Context, s *scope, m *cl
 	if !m.Spec.InfrastructureRef.IsDefined() {
 		return "", nil
 	}
-	infra, err := external.GetObjectFromContractVersionedRef(ctx, r.Client, m.Spec.InfrastructureRef, m.Namespace)
+	infra, err := external.GetObjectFromContractVersionedRef(ctx, metadataReader{r.Client}, m.Spec.InfrastructureRef, m.Namespace)
 	if apierrors.IsNotFound(err) {
 		return "", nil // gone or not created yet: the Machine reports it
 	}
