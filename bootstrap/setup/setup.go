@@ -24,7 +24,10 @@ import (
 	"fmt"
 
 	"github.com/spf13/pflag"
+	corev1 "k8s.io/api/core/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	crcontroller "sigs.k8s.io/controller-runtime/pkg/controller"
 
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/bootstrap/internal/controllers"
@@ -36,6 +39,15 @@ import (
 // LeaderElectionID names the manager's leader election Lease (in its own namespace). The
 // leader-election Role of config/rbac grants get and update on this name only: keep them equal.
 const LeaderElectionID = "capoa-bootstrap-leader-election"
+
+// NewManagerOptions returns the provider's manager options with their defaults: its cache keeps
+// the Secrets labelled with a cluster name (manager.ClusterSecretsCache), where the controller
+// looks at the bootstrap data Secrets it wrote before it reads them from the API server.
+func NewManagerOptions() *manager.Options {
+	o := manager.NewOptions(LeaderElectionID)
+	o.CacheByObject = map[client.Object]cache.ByObject{&corev1.Secret{}: manager.ClusterSecretsCache()}
+	return o
+}
 
 // Options are the bootstrap provider's own flags, beside the shared manager.Options. It has none
 // yet; the type keeps the Setup signature the same for every provider.
@@ -54,6 +66,9 @@ func Setup(ctx context.Context, mgr ctrl.Manager, opts *manager.Options, _ Optio
 		Recorder:         mgr.GetEventRecorder("openshiftassistedconfig-controller"),
 		WatchFilterValue: opts.WatchFilterValue,
 	}
+	if cachesSecrets(opts) {
+		r.SecretReader = mgr.GetCache()
+	}
 	if err := r.SetupWithManager(ctx, mgr, crcontroller.Options{MaxConcurrentReconciles: concurrency}); err != nil {
 		return err
 	}
@@ -64,4 +79,15 @@ func Setup(ctx context.Context, mgr ctrl.Manager, opts *manager.Options, _ Optio
 		}
 	}
 	return nil
+}
+
+// cachesSecrets tells whether the manager's cache is told how to keep Secrets (NewManagerOptions):
+// without it, reading one through the cache would start an informer of every Secret.
+func cachesSecrets(opts *manager.Options) bool {
+	for obj := range opts.CacheByObject {
+		if _, ok := obj.(*corev1.Secret); ok {
+			return true
+		}
+	}
+	return false
 }

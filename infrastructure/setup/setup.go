@@ -27,10 +27,8 @@ import (
 	aiv1beta1 "github.com/openshift/assisted-service/api/v1beta1"
 	"github.com/spf13/pflag"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/discovery"
 	"k8s.io/utils/ptr"
-	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	"sigs.k8s.io/cluster-api/controllers/clustercache"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
@@ -79,32 +77,12 @@ const (
 // manager's client reads every other Secret from the API server.
 func CacheByObject() map[client.Object]cache.ByObject {
 	strip := cache.TransformStripManagedFields()
-	clusterSecrets, err := labels.Parse(clusterv1.ClusterNameLabel)
-	if err != nil {
-		panic(err) // a constant
-	}
 	return map[client.Object]cache.ByObject{
 		&aiv1beta1.Agent{}:      {Transform: infracontroller.TrimAgent},
 		&infrav1.AgentMachine{}: {Transform: strip},
 		&infrav1.AgentCluster{}: {Transform: strip},
-		&corev1.Secret{}:        {Label: clusterSecrets, Transform: trimClusterSecret},
+		&corev1.Secret{}:        manager.ClusterSecretsCache(),
 	}
-}
-
-// trimClusterSecret keeps of a cached Secret its metadata, without managed fields, and its data
-// only when it is a Machine's bootstrap data (a "value"): the same label selects every Secret of
-// a cluster (kubeconfigs, certificates), whose data this provider never reads from the cache. As
-// Cluster API's core manager drops the data of the cluster Secrets it does not use
-// (sigs.k8s.io/cluster-api core/setup/setup.go).
-func trimClusterSecret(obj any) (any, error) {
-	if s, ok := obj.(*corev1.Secret); ok {
-		s.ManagedFields = nil
-		if _, bootstrapData := s.Data["value"]; !bootstrapData {
-			s.Data = nil
-		}
-		delete(s.Annotations, corev1.LastAppliedConfigAnnotation)
-	}
-	return obj, nil
 }
 
 // Options are the settings of this provider beyond the shared manager options.

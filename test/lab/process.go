@@ -78,7 +78,7 @@ func RunProviderProcess(name string, args []string) error {
 			setup = manager.SetupWith(infrasetup.Setup, po)
 		}
 	case "bootstrap":
-		opts = manager.NewOptions(bootstrapsetup.LeaderElectionID)
+		opts = bootstrapsetup.NewManagerOptions()
 		opts.AddFlags(fs)
 		var po bootstrapsetup.Options
 		po.AddFlags(fs)

@@ -42,7 +42,6 @@ import (
 
 	bootstrapv1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/bootstrap/v1alpha2"
 	setup "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/bootstrap/setup"
-	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/manager"
 	capoascheme "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/scheme"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/support/testenv"
 )
@@ -84,7 +83,8 @@ func run(m *testing.M) int {
 	}()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	opts := manager.NewOptions("test")
+	opts := setup.NewManagerOptions() // as in production: bootstrap data Secrets cached
+	opts.LeaderElectionID = "test"
 	opts.Concurrency = 2
 	mgr, err := env.NewManager(opts)
 	if err != nil {

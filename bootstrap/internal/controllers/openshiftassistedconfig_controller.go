@@ -17,6 +17,7 @@ limitations under the License.
 package controllers
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -61,8 +62,10 @@ import (
 // written with patches (the patch helper, CreateOrPatch, merge patches), never a full update;
 // get/list/watch are the cache's informers. Status is patched; finalizers/update lets the
 // controller set blockOwnerDeletion owner references to a config (on its InfraEnv and data
-// Secret). Secrets are not cached (pkg/manager): the controller only gets, creates and patches
-// its own bootstrap data Secret (CreateOrPatch), which is garbage-collected with the config.
+// Secret). The controller only gets, creates and patches its own bootstrap data Secret
+// (CreateOrPatch), which is garbage-collected with the config; it looks at it first in the
+// manager's cache of Secrets labelled with a cluster name (SecretReader, list and watch), as
+// Cluster API's managers cache them, and writes only when that copy differs.
 // +kubebuilder:rbac:groups=bootstrap.cluster.x-k8s.io,resources=openshiftassistedconfigs,verbs=get;list;watch;patch
 // +kubebuilder:rbac:groups=bootstrap.cluster.x-k8s.io,resources=openshiftassistedconfigs/status,verbs=patch
 // +kubebuilder:rbac:groups=bootstrap.cluster.x-k8s.io,resources=openshiftassistedconfigs/finalizers,verbs=update
@@ -73,12 +76,18 @@ import (
 // +kubebuilder:rbac:groups=agent-install.openshift.io,resources=agents,verbs=get;list;watch;patch
 // +kubebuilder:rbac:groups=infrastructure.cluster.x-k8s.io,resources=metal3machines,verbs=get;list;watch;patch
 // +kubebuilder:rbac:groups=metal3.io,resources=baremetalhosts,verbs=get;list;watch
-// +kubebuilder:rbac:groups="",resources=secrets,verbs=get;create;patch
+// +kubebuilder:rbac:groups="",resources=secrets,verbs=get;list;watch;create;patch
 
 // Reconciler reconciles OpenshiftAssistedConfigs.
 type Reconciler struct {
 	Client   client.Client
 	Recorder events.EventRecorder
+	// SecretReader, when set, reads the bootstrap data Secrets from a cache (the manager's, of
+	// the Secrets labelled with a cluster name, manager.ClusterSecretsCache): a config whose
+	// Secret is up to date there is not read from the API server. Every reconcile of a config
+	// (assisted-service updates its Agent and AgentClusterInstall tens of times per install)
+	// otherwise read it.
+	SecretReader client.Reader
 	// WatchFilterValue, when set, limits the controller to configs whose
 	// cluster.x-k8s.io/watch-filter label has this value.
 	WatchFilterValue string
@@ -373,6 +382,13 @@ func (r *Reconciler) reconcileDataSecret(ctx context.Context, s *scope) (bool, e
 		return false, nil //nolint:nilerr // a user error: reported in the condition, retried when the config changes
 	}
 	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: c.Namespace, Name: dataSecretName(c)}}
+	if r.dataSecretUpToDate(ctx, c, s.cluster.Name, data) {
+		c.Status.DataSecretName = secret.Name
+		c.Status.Initialization.DataSecretCreated = ptr.To(true)
+		conditions.Set(c, metav1.Condition{Type: bootstrapv1.DataSecretAvailableCondition, Status: metav1.ConditionTrue,
+			Reason: bootstrapv1.DataSecretCreatedReason, Message: fmt.Sprintf("Bootstrap data Secret %s is available", secret.Name)})
+		return true, nil
+	}
 	result, err := controllerutil.CreateOrPatch(ctx, r.Client, secret, func() error {
 		if err := controllerutil.SetControllerReference(c, secret, r.Client.Scheme()); err != nil {
 			return err
@@ -396,6 +412,23 @@ func (r *Reconciler) reconcileDataSecret(ctx context.Context, s *scope) (bool, e
 	conditions.Set(c, metav1.Condition{Type: bootstrapv1.DataSecretAvailableCondition, Status: metav1.ConditionTrue,
 		Reason: bootstrapv1.DataSecretCreatedReason, Message: fmt.Sprintf("Bootstrap data Secret %s is available", secret.Name)})
 	return true, nil
+}
+
+// dataSecretUpToDate tells whether the cached copy of the config's bootstrap data Secret holds
+// data and is what reconcileDataSecret writes: the config's, labelled with the cluster, of Cluster
+// API's Secret type. A copy the cache has not seen yet, or one that differs, is written through
+// the API server.
+func (r *Reconciler) dataSecretUpToDate(ctx context.Context, c *bootstrapv1.OpenshiftAssistedConfig, cluster string, data []byte) bool {
+	if r.SecretReader == nil || !ptr.Deref(c.Status.Initialization.DataSecretCreated, false) {
+		return false
+	}
+	cached := &corev1.Secret{}
+	if err := r.SecretReader.Get(ctx, client.ObjectKey{Namespace: c.Namespace, Name: dataSecretName(c)}, cached); err != nil {
+		return false
+	}
+	return metav1.IsControlledBy(cached, c) && cached.Labels[clusterv1.ClusterNameLabel] == cluster &&
+		cached.Type == clusterv1.ClusterSecretType && len(cached.Data) == 2 && bytes.Equal(cached.Data["value"], data) &&
+		string(cached.Data["format"]) == string(bootstrapv1.BootstrapDataFormatIgnition)
 }
 
 // dataSecretName is the name of the config's bootstrap data Secret (as in Cluster API's kubeadm
