@@ -99,7 +99,13 @@ func BenchmarkFleet(b *testing.B) {
 	for _, n := range sizes {
 		b.Run(fmt.Sprintf("clusters=%d", n), func(b *testing.B) {
 			for range b.N {
-				r := runFleet(b, n)
+				r := runFleet(b, n, func(running bool) {
+					if running {
+						b.StartTimer()
+					} else {
+						b.StopTimer()
+					}
+				})
 				b.ReportMetric(r.wall.Seconds(), "s/all-available")
 				b.ReportMetric(float64(r.hubPerCluster()), "hub-requests/cluster")
 				results = append(results, r)
@@ -107,6 +113,34 @@ func BenchmarkFleet(b *testing.B) {
 		})
 	}
 	printResults(results)
+}
+
+// smokeCeilings are at most how many requests per cluster each provider may send in
+// TestFleetSmoke: about twice what two clusters cost (make bench prints the figures), so that a
+// provider that starts writing in a loop, or reading what it should cache, fails make test.
+var smokeCeilings = map[string]int{"infrastructure": 80, "bootstrap": 170, "controlplane": 150}
+
+// TestFleetSmoke runs the fleet benchmark's harness with two clusters: both become Available
+// with the three providers running as processes (lab.RunProviderProcess, as their main.go),
+// every provider is counted in the audit log, and none sends more requests per cluster than
+// smokeCeilings allows.
+func TestFleetSmoke(t *testing.T) {
+	r := runFleet(t, 2, nil)
+	if t.Failed() {
+		return
+	}
+	if len(r.available) != 2 || len(r.clusterAvailable) != 2 {
+		t.Fatalf("Available: %d control planes and %d Clusters of 2", len(r.available), len(r.clusterAvailable))
+	}
+	for _, p := range providers {
+		n := r.hub.Total(lab.ProviderUserAgent(p)) / r.clusters
+		if n == 0 || n > smokeCeilings[p] {
+			t.Errorf("the %s provider sent %d requests per cluster, want between 1 and %d: %v", p, n, smokeCeilings[p], r.hub[lab.ProviderUserAgent(p)])
+		}
+		if r.rssKiB[p] == 0 {
+			t.Errorf("no peak RSS read for the %s provider", p)
+		}
+	}
 }
 
 func (r result) hubPerCluster() float64 {
@@ -117,28 +151,33 @@ func (r result) hubPerCluster() float64 {
 	return float64(n) / float64(r.clusters)
 }
 
-func runFleet(b *testing.B, n int) result {
-	b.Helper()
-	b.StopTimer()
+// runFleet runs a fleet of n clusters and measures it; timer, when set, is told when the time
+// from the first creation to the last Available starts (true) and ends (false).
+func runFleet(tb testing.TB, n int, timer func(running bool)) result {
+	tb.Helper()
+	if timer == nil {
+		timer = func(bool) {}
+	}
+	timer(false)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	dir := b.TempDir()
+	dir := tb.TempDir()
 	policy, auditLog := filepath.Join(dir, "audit-policy.yaml"), filepath.Join(dir, "audit.log")
 	if err := os.WriteFile(policy, []byte(fleet.AuditPolicy), 0o600); err != nil {
-		b.Fatal(err)
+		tb.Fatal(err)
 	}
 	workloadScheme, err := lab.WorkloadScheme()
 	if err != nil {
-		b.Fatal(err)
+		tb.Fatal(err)
 	}
 	workloads, err := workload.New(workloadScheme, workload.DefaultKinds())
 	if err != nil {
-		b.Fatal(err)
+		tb.Fatal(err)
 	}
 	defer func() { _ = workloads.Close() }()
 	self, err := os.Executable()
 	if err != nil {
-		b.Fatal(err)
+		tb.Fatal(err)
 	}
 	r := result{clusters: n, load: [2]string{loadAverage()}}
 	l, err := lab.Start(ctx, lab.Options{
@@ -155,36 +194,36 @@ func runFleet(b *testing.B, n int) result {
 		APIServerArgs: fleet.AuditArgs(policy, auditLog),
 	})
 	if err != nil {
-		b.Fatal(err)
+		tb.Fatal(err)
 	}
 	defer func() {
 		if err := l.Stop(); err != nil {
-			b.Errorf("stopping the lab: %v", err)
+			tb.Errorf("stopping the lab: %v", err)
 		}
 	}()
 	pids := l.ProviderPIDs()
 	if len(pids) != len(providers) {
-		b.Fatalf("provider processes %v, want %v", pids, providers)
+		tb.Fatalf("provider processes %v, want %v", pids, providers)
 	}
 	fast := rest.CopyConfig(l.Mgmt.Config)
 	fast.QPS, fast.Burst = -1, -1
 	c, err := client.NewWithWatch(fast, client.Options{Scheme: l.Mgmt.Scheme})
 	if err != nil {
-		b.Fatal(err)
+		tb.Fatal(err)
 	}
 	l.AddSelfBootedHosts("fleet", n)
 	objs := make([][]client.Object, n)
 	for i := range n {
 		if objs[i], err = l.ClusterObjects(lab.ClusterOptions{Namespace: fmt.Sprintf("fleet-%04d", i), Name: fmt.Sprintf("sno-%04d", i),
 			ControlPlanes: 1, Version: "4.17.3", Infrastructure: lab.Agent}); err != nil {
-			b.Fatal(err)
+			tb.Fatal(err)
 		}
 	}
 	audit := fleet.NewAuditCounter(auditLog)
 	if _, err := audit.Update(); err != nil {
-		b.Fatal(err)
+		tb.Fatal(err)
 	}
-	serverCPU := apiServerCPU(b)
+	serverCPU := apiServerCPU(tb)
 
 	created := &timeline{at: map[string]time.Time{}}
 	cpAvailable := &timeline{at: map[string]time.Time{}}
@@ -192,7 +231,7 @@ func runFleet(b *testing.B, n int) result {
 	go watchAvailable(ctx, c, &controlplanev1.OpenshiftAssistedControlPlaneList{}, controlplanev1.AvailableCondition, cpAvailable)
 	go watchAvailable(ctx, c, &clusterv1.ClusterList{}, clusterv1.ClusterAvailableCondition, clusterAvailable)
 
-	b.StartTimer()
+	timer(true)
 	start := time.Now()
 	var eg errgroup.Group
 	eg.SetLimit(8)
@@ -200,7 +239,7 @@ func runFleet(b *testing.B, n int) result {
 		eg.Go(func() error { return createCluster(ctx, c, objs[i], created) })
 	}
 	if err := eg.Wait(); err != nil {
-		b.Fatal(err)
+		tb.Fatal(err)
 	}
 	// Until every Cluster is Available as Cluster API sees it: its ClusterCache connected to the
 	// workload cluster (it retries every 30 s, from before the kubeconfig was written), the
@@ -208,13 +247,13 @@ func runFleet(b *testing.B, n int) result {
 	deadline := time.Now().Add(time.Duration(n)*6*time.Second + 10*time.Minute)
 	for cpAvailable.len() < n || clusterAvailable.len() < n {
 		if time.Now().After(deadline) {
-			b.Errorf("by the deadline, %d of %d control planes and %d Clusters were Available", cpAvailable.len(), n, clusterAvailable.len())
+			tb.Errorf("by the deadline, %d of %d control planes and %d Clusters were Available", cpAvailable.len(), n, clusterAvailable.len())
 			break
 		}
 		time.Sleep(time.Second)
 	}
 	r.wall = time.Since(start)
-	b.StopTimer()
+	timer(false)
 
 	// Then until the providers are quiet.
 	var counts fleet.Requests
@@ -222,7 +261,7 @@ func runFleet(b *testing.B, n int) result {
 	for time.Since(quietSince) < quietPeriod {
 		time.Sleep(time.Second)
 		if counts, err = audit.Update(); err != nil {
-			b.Fatal(err)
+			tb.Fatal(err)
 		}
 		total := 0
 		for _, p := range providers {
@@ -235,12 +274,12 @@ func runFleet(b *testing.B, n int) result {
 	r.quiet = time.Since(start) - quietPeriod
 	r.hub = counts
 	r.workload = workloadRequests(workloads.Requests())
-	r.serverCPU = apiServerCPU(b) - serverCPU
+	r.serverCPU = apiServerCPU(tb) - serverCPU
 	r.rssKiB, r.cpu = map[string]int{}, map[string]time.Duration{}
 	for _, p := range providers {
 		rss, cpu, err := procstat.Usage(pids[p])
 		if err != nil {
-			b.Fatal(err)
+			tb.Fatal(err)
 		}
 		r.rssKiB[p], r.cpu[p] = rss, cpu
 	}
@@ -380,13 +419,13 @@ func workloadRequests(byCluster map[workload.RequestKey]int) fleet.Requests {
 	return out
 }
 
-func apiServerCPU(b *testing.B) time.Duration {
-	b.Helper()
+func apiServerCPU(tb testing.TB) time.Duration {
+	tb.Helper()
 	var total time.Duration
 	for _, name := range []string{"kube-apiserver", "etcd"} {
 		cpu, err := procstat.CPUOf(name)
 		if err != nil {
-			b.Fatal(err)
+			tb.Fatal(err)
 		}
 		total += cpu
 	}
