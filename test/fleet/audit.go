@@ -40,8 +40,10 @@ rules:
 
 // AuditArgs are the kube-apiserver flags of an audit log at path, with the policy in policyFile.
 func AuditArgs(policyFile, path string) map[string]string {
+	// The log is never rotated: --audit-log-maxsize 0 means lumberjack's default of 100 MB, which
+	// a fleet of 500 clusters exceeds (the counter would read the new file from the old offset).
 	return map[string]string{"audit-policy-file": policyFile, "audit-log-path": path, "audit-log-format": "json",
-		"audit-log-maxbackup": "0", "audit-log-maxsize": "0"}
+		"audit-log-maxbackup": "0", "audit-log-maxsize": "1000000"}
 }
 
 // Requests counts requests by client (user agent) and by "verb resource[/subresource]".
@@ -91,6 +93,9 @@ func (a *AuditCounter) Update() (Requests, error) {
 		return nil, fmt.Errorf("opening the audit log: %w", err)
 	}
 	defer f.Close()
+	if st, err := f.Stat(); err == nil && st.Size() < a.offset {
+		return nil, fmt.Errorf("the audit log shrank from %d to %d bytes: it was rotated, and requests would be lost", a.offset, st.Size())
+	}
 	if _, err := f.Seek(a.offset, io.SeekStart); err != nil {
 		return nil, fmt.Errorf("reading the audit log: %w", err)
 	}

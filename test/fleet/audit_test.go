@@ -65,4 +65,11 @@ func TestAuditCounter(t *testing.T) {
 	if n := got.Total("capoa-infrastructure-manager"); n != 3 {
 		t.Fatalf("total %d, want 3", n)
 	}
+	// A rotated log (a new, shorter file) is an error, not garbage read from the old offset.
+	if err := os.WriteFile(path, []byte("{}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Update(); err == nil {
+		t.Fatal("no error for a rotated audit log")
+	}
 }
