@@ -21,6 +21,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -382,30 +383,26 @@ func (r *Reconciler) reconcileDataSecret(ctx context.Context, s *scope) (bool, e
 		return false, nil //nolint:nilerr // a user error: reported in the condition, retried when the config changes
 	}
 	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: c.Namespace, Name: dataSecretName(c)}}
-	if r.dataSecretUpToDate(ctx, c, s.cluster.Name, data) {
-		c.Status.DataSecretName = secret.Name
-		c.Status.Initialization.DataSecretCreated = ptr.To(true)
-		conditions.Set(c, metav1.Condition{Type: bootstrapv1.DataSecretAvailableCondition, Status: metav1.ConditionTrue,
-			Reason: bootstrapv1.DataSecretCreatedReason, Message: fmt.Sprintf("Bootstrap data Secret %s is available", secret.Name)})
-		return true, nil
-	}
-	result, err := controllerutil.CreateOrPatch(ctx, r.Client, secret, func() error {
-		if err := controllerutil.SetControllerReference(c, secret, r.Client.Scheme()); err != nil {
-			return err
+	want := map[string][]byte{"value": data, "format": []byte(bootstrapv1.BootstrapDataFormatIgnition)}
+	if !r.dataSecretUpToDate(ctx, c, s.cluster.Name, want) {
+		result, err := controllerutil.CreateOrPatch(ctx, r.Client, secret, func() error {
+			if err := controllerutil.SetControllerReference(c, secret, r.Client.Scheme()); err != nil {
+				return err
+			}
+			if secret.Labels == nil {
+				secret.Labels = map[string]string{}
+			}
+			secret.Labels[clusterv1.ClusterNameLabel] = s.cluster.Name
+			secret.Type = clusterv1.ClusterSecretType
+			secret.Data = want
+			return nil
+		})
+		if err != nil {
+			return false, fmt.Errorf("writing the bootstrap data Secret %s: %w", secret.Name, err)
 		}
-		if secret.Labels == nil {
-			secret.Labels = map[string]string{}
+		if result == controllerutil.OperationResultCreated {
+			r.Recorder.Eventf(c, secret, corev1.EventTypeNormal, "DataSecretCreated", "CreateDataSecret", "Created bootstrap data Secret %s", secret.Name)
 		}
-		secret.Labels[clusterv1.ClusterNameLabel] = s.cluster.Name
-		secret.Type = clusterv1.ClusterSecretType
-		secret.Data = map[string][]byte{"value": data, "format": []byte(bootstrapv1.BootstrapDataFormatIgnition)}
-		return nil
-	})
-	if err != nil {
-		return false, fmt.Errorf("writing the bootstrap data Secret %s: %w", secret.Name, err)
-	}
-	if result == controllerutil.OperationResultCreated {
-		r.Recorder.Eventf(c, secret, corev1.EventTypeNormal, "DataSecretCreated", "CreateDataSecret", "Created bootstrap data Secret %s", secret.Name)
 	}
 	c.Status.DataSecretName = secret.Name
 	c.Status.Initialization.DataSecretCreated = ptr.To(true)
@@ -418,7 +415,7 @@ func (r *Reconciler) reconcileDataSecret(ctx context.Context, s *scope) (bool, e
 // data and is what reconcileDataSecret writes: the config's, labelled with the cluster, of Cluster
 // API's Secret type. A copy the cache has not seen yet, or one that differs, is written through
 // the API server.
-func (r *Reconciler) dataSecretUpToDate(ctx context.Context, c *bootstrapv1.OpenshiftAssistedConfig, cluster string, data []byte) bool {
+func (r *Reconciler) dataSecretUpToDate(ctx context.Context, c *bootstrapv1.OpenshiftAssistedConfig, cluster string, want map[string][]byte) bool {
 	if r.SecretReader == nil || !ptr.Deref(c.Status.Initialization.DataSecretCreated, false) {
 		return false
 	}
@@ -427,8 +424,7 @@ func (r *Reconciler) dataSecretUpToDate(ctx context.Context, c *bootstrapv1.Open
 		return false
 	}
 	return metav1.IsControlledBy(cached, c) && cached.Labels[clusterv1.ClusterNameLabel] == cluster &&
-		cached.Type == clusterv1.ClusterSecretType && len(cached.Data) == 2 && bytes.Equal(cached.Data["value"], data) &&
-		string(cached.Data["format"]) == string(bootstrapv1.BootstrapDataFormatIgnition)
+		cached.Type == clusterv1.ClusterSecretType && maps.EqualFunc(cached.Data, want, bytes.Equal)
 }
 
 // dataSecretName is the name of the config's bootstrap data Secret (as in Cluster API's kubeadm
