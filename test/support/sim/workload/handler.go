@@ -283,8 +283,8 @@ func (c *cluster) create(rr *resourceRequest) {
 		return
 	}
 	var opts metav1.CreateOptions
-	if err := metainternalversionscheme.ParameterCodec.DecodeParameters(rr.r.URL.Query(), metav1.SchemeGroupVersion, &opts); err != nil {
-		writeError(rr.w, apierrors.NewBadRequest(err.Error()))
+	if err := queryOptions(rr.r, &opts); err != nil {
+		writeError(rr.w, err)
 		return
 	}
 	opts.FieldManager = managerOrUserAgent(opts.FieldManager, rr.r)
@@ -313,8 +313,8 @@ func (c *cluster) update(rr *resourceRequest) {
 		return
 	}
 	var opts metav1.UpdateOptions
-	if err := metainternalversionscheme.ParameterCodec.DecodeParameters(rr.r.URL.Query(), metav1.SchemeGroupVersion, &opts); err != nil {
-		writeError(rr.w, apierrors.NewBadRequest(err.Error()))
+	if err := queryOptions(rr.r, &opts); err != nil {
+		writeError(rr.w, err)
 		return
 	}
 	opts.FieldManager = managerOrUserAgent(opts.FieldManager, rr.r)
@@ -379,8 +379,8 @@ func (c *cluster) patch(rr *resourceRequest) {
 		return
 	}
 	var opts metav1.PatchOptions
-	if err := metainternalversionscheme.ParameterCodec.DecodeParameters(rr.r.URL.Query(), metav1.SchemeGroupVersion, &opts); err != nil {
-		writeError(rr.w, apierrors.NewBadRequest(err.Error()))
+	if err := queryOptions(rr.r, &opts); err != nil {
+		writeError(rr.w, err)
 		return
 	}
 	body, err := readBody(rr.r)
@@ -548,8 +548,8 @@ func deleteOptions(r *http.Request) (*metav1.DeleteOptions, error) {
 	}
 	opts := &metav1.DeleteOptions{}
 	if len(body) == 0 {
-		if err := metainternalversionscheme.ParameterCodec.DecodeParameters(r.URL.Query(), metav1.SchemeGroupVersion, opts); err != nil {
-			return nil, apierrors.NewBadRequest(err.Error())
+		if err := queryOptions(r, opts); err != nil {
+			return nil, err
 		}
 		return opts, nil
 	}
@@ -746,8 +746,8 @@ func (c *cluster) listLocked(k *kindInfo, namespace string, sel *selector) ([]cl
 // A watch of a named object (/watch/<resource>/<name>) selects on its name.
 func (c *cluster) listOptions(rr *resourceRequest) (*metainternalversion.ListOptions, error) {
 	opts := &metainternalversion.ListOptions{}
-	if err := metainternalversionscheme.ParameterCodec.DecodeParameters(rr.r.URL.Query(), metav1.SchemeGroupVersion, opts); err != nil {
-		return nil, apierrors.NewBadRequest(err.Error())
+	if err := queryOptions(rr.r, opts); err != nil {
+		return nil, err
 	}
 	if rr.info.Verb == "watch" {
 		opts.Watch = true
@@ -1111,4 +1111,13 @@ func objectMeta(o client.Object) *metav1.ObjectMeta {
 		Finalizers:        o.GetFinalizers(),
 		ManagedFields:     o.GetManagedFields(),
 	}
+}
+
+// queryOptions decodes a request's query parameters into opts (metav1 CreateOptions,
+// ListOptions and the like), as kube-apiserver does; a bad parameter is a 400.
+func queryOptions(r *http.Request, opts runtime.Object) error {
+	if err := metainternalversionscheme.ParameterCodec.DecodeParameters(r.URL.Query(), metav1.SchemeGroupVersion, opts); err != nil {
+		return apierrors.NewBadRequest(err.Error())
+	}
+	return nil
 }
