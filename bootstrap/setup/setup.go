@@ -66,7 +66,7 @@ func Setup(ctx context.Context, mgr ctrl.Manager, opts *manager.Options, _ Optio
 		Recorder:         mgr.GetEventRecorder("openshiftassistedconfig-controller"),
 		WatchFilterValue: opts.WatchFilterValue,
 	}
-	if cachesSecrets(opts) {
+	if opts.CachesClusterSecrets() {
 		r.SecretReader = mgr.GetCache()
 	}
 	if err := r.SetupWithManager(ctx, mgr, crcontroller.Options{MaxConcurrentReconciles: concurrency}); err != nil {
@@ -79,15 +79,4 @@ func Setup(ctx context.Context, mgr ctrl.Manager, opts *manager.Options, _ Optio
 		}
 	}
 	return nil
-}
-
-// cachesSecrets tells whether the manager's cache is told how to keep Secrets (NewManagerOptions):
-// without it, reading one through the cache would start an informer of every Secret.
-func cachesSecrets(opts *manager.Options) bool {
-	for obj := range opts.CacheByObject {
-		if _, ok := obj.(*corev1.Secret); ok {
-			return true
-		}
-	}
-	return false
 }

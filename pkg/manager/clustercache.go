@@ -22,16 +22,34 @@ import (
 
 	"sigs.k8s.io/cluster-api/controllers/clustercache"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	crmanager "sigs.k8s.io/controller-runtime/pkg/manager"
 )
 
 // SetupClusterCache sets up the Cluster API ClusterCache through which a provider reaches its
 // workload clusters, with the options' watch filter and concurrency. In a manager that runs
-// in-process (InProcess), the ClusterCache is shut down when the manager stops.
+// in-process (InProcess), the ClusterCache is shut down when the manager stops. When the cache
+// keeps the cluster-labelled Secrets (CachesClusterSecrets), the ClusterCache reads the
+// kubeconfigs from it, as Cluster API's core manager does: it looks for a Cluster's kubeconfig on
+// every connection attempt, every 30 s until the Secret exists, which uncached would cost a fleet
+// of installing clusters a GET per cluster and attempt.
 func (o *Options) SetupClusterCache(ctx context.Context, mgr ctrl.Manager, userAgent string) (clustercache.ClusterCache, error) {
+	secretClient := mgr.GetClient()
+	if o.CachesClusterSecrets() {
+		var err error
+		secretClient, err = client.New(mgr.GetConfig(), client.Options{
+			HTTPClient: mgr.GetHTTPClient(),
+			Scheme:     mgr.GetScheme(),
+			Mapper:     mgr.GetRESTMapper(),
+			Cache:      &client.CacheOptions{Reader: mgr.GetCache()},
+		})
+		if err != nil {
+			return nil, fmt.Errorf("creating the ClusterCache's Secret client: %w", err)
+		}
+	}
 	cc, err := clustercache.SetupWithManager(ctx, mgr, clustercache.Options{
-		SecretClient:     mgr.GetClient(),
+		SecretClient:     secretClient,
 		WatchFilterValue: o.WatchFilterValue,
 		Client:           clustercache.ClientOptions{UserAgent: userAgent},
 	}, controller.Options{MaxConcurrentReconciles: max(o.Concurrency, 1)})

@@ -37,9 +37,10 @@ func ClusterSecretsCache() cache.ByObject {
 }
 
 // TrimClusterSecret keeps of a cached Secret its metadata, without managed fields, and its data
-// only when it is a Machine's bootstrap data (a "value"): the same label selects every Secret of
-// a cluster (kubeconfigs, certificates), whose data the providers never read from the cache. As
-// Cluster API's core manager drops the data of the cluster Secrets it does not use
+// only when it holds a "value": a Machine's bootstrap data, or a <cluster>-kubeconfig (which the
+// ClusterCache and the control-plane manager read). The same label selects every other Secret of
+// a cluster (certificates, the users' own), whose data the providers never read from the cache.
+// As Cluster API's core manager drops the data of the cluster Secrets it does not use
 // (sigs.k8s.io/cluster-api core/setup/setup.go).
 func TrimClusterSecret(obj any) (any, error) {
 	if s, ok := obj.(*corev1.Secret); ok {
@@ -50,4 +51,16 @@ func TrimClusterSecret(obj any) (any, error) {
 		delete(s.Annotations, corev1.LastAppliedConfigAnnotation)
 	}
 	return obj, nil
+}
+
+// CachesClusterSecrets tells whether o's cache keeps the cluster-labelled Secrets
+// (ClusterSecretsCache, set by the provider's NewManagerOptions). Reading a Secret through a
+// cache that is not told so would start an informer of every Secret of the hub.
+func (o *Options) CachesClusterSecrets() bool {
+	for obj := range o.CacheByObject {
+		if _, ok := obj.(*corev1.Secret); ok {
+			return true
+		}
+	}
+	return false
 }
