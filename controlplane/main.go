@@ -45,7 +45,7 @@ var version = "dev"
 
 func main() {
 	manager.InitLogs()
-	opts := manager.NewOptions(setup.LeaderElectionID)
+	opts := setup.NewManagerOptions()
 	opts.AddFlags(pflag.CommandLine)
 	var providerOpts setup.Options
 	providerOpts.AddFlags(pflag.CommandLine)

@@ -27,8 +27,11 @@ import (
 
 	"github.com/google/go-containerregistry/pkg/v1/remote"
 	"github.com/spf13/pflag"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	crcontroller "sigs.k8s.io/controller-runtime/pkg/controller"
 
 	controlplanev1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/controlplane/v1alpha3"
@@ -49,6 +52,16 @@ type EtcdConnector = etcd.Connector
 // LeaderElectionID names the manager's leader election Lease (in its own namespace). The
 // leader-election Role of config/rbac grants get and update on this name only: keep them equal.
 const LeaderElectionID = "capoa-controlplane-leader-election"
+
+// NewManagerOptions returns the provider's manager options with their defaults: its cache keeps
+// the Secrets labelled with a cluster name (manager.ClusterSecretsCache), where the controller
+// finds the <cluster>-kubeconfig it wrote and the ClusterCache finds every kubeconfig, rather than
+// reading them from the API server on every reconcile and connection attempt.
+func NewManagerOptions() *manager.Options {
+	o := manager.NewOptions(LeaderElectionID)
+	o.CacheByObject = map[client.Object]cache.ByObject{&corev1.Secret{}: manager.ClusterSecretsCache()}
+	return o
+}
 
 // Options are the control-plane provider's own settings, beside the shared manager.Options.
 type Options struct {
@@ -100,6 +113,9 @@ func Setup(ctx context.Context, mgr ctrl.Manager, opts *manager.Options, o Optio
 		WatchFilterValue: opts.WatchFilterValue,
 		// CRDs are read from the cache: the metadata informer Cluster API's contract lookup uses.
 		Foreign: foreign.Policy{Reader: mgr.GetClient(), Timeout: ptr.Deref(o.ForeignFinalizerTimeout, foreign.DefaultTimeout)},
+	}
+	if opts.CachesClusterSecrets() {
+		r.SecretReader = mgr.GetCache()
 	}
 	if err := r.SetupWithManager(ctx, mgr, crcontroller.Options{MaxConcurrentReconciles: concurrency}); err != nil {
 		return err

@@ -88,7 +88,7 @@ func RunProviderProcess(name string, args []string) error {
 			setup = manager.SetupWith(bootstrapsetup.Setup, po)
 		}
 	case "controlplane":
-		opts = manager.NewOptions(controlplanesetup.LeaderElectionID)
+		opts = controlplanesetup.NewManagerOptions()
 		opts.AddFlags(fs)
 		var po controlplanesetup.Options
 		po.AddFlags(fs)

@@ -120,10 +120,9 @@ const (
 	patchOnly = "written with patches (patch helper, CreateOrPatch, merge patches), never a full update"
 	status    = "status and conditions are patched by Cluster API's patch helper"
 	finalizer = "sets owner references with blockOwnerDeletion to it (OwnerReferencesPermissionEnforcement asks update on finalizers)"
-	noSecrets = "Secrets are not cached (pkg/manager: client DisableFor): read one by one, never listed or watched"
-	// clusterSecrets: the infrastructure manager binds hosts in bursts, the bootstrap manager is
-	// reconciled tens of times per install (issue 19).
-	clusterSecrets = "its informer of the Secrets labelled cluster.x-k8s.io/cluster-name (Machines' bootstrap data), as Cluster API's " +
+	// clusterSecrets: the infrastructure manager binds hosts in bursts, the bootstrap and
+	// control-plane managers are reconciled tens of times per install (issue 19).
+	clusterSecrets = "its informer of the Secrets labelled cluster.x-k8s.io/cluster-name (bootstrap data, kubeconfigs), as Cluster API's " +
 		"own managers cache them; RBAC cannot restrict a list or watch to a label, so the grant is of every Secret"
 )
 
@@ -240,11 +239,11 @@ var controlPlaneRows = []row{
 	cannot(patchOnly, "update", hive, "clusterimagesets", all),
 	can("Cluster API's contract lookup reads the CRDs' metadata (cached)", "get,list,watch", "apiextensions.k8s.io", "customresourcedefinitions", all),
 	cannot("reads CRDs only", "create,patch,update,delete", "apiextensions.k8s.io", "customresourcedefinitions", all),
-	can("the admin kubeconfig assisted-service wrote, the <cluster>-kubeconfig (APIReader, ClusterCache)", "get", core, "secrets", tenant),
+	can("the admin kubeconfig assisted-service wrote; a <cluster>-kubeconfig not (yet) in its cache (APIReader)", "get", core, "secrets", tenant),
 	can("writes (creates, or adopts an empty one: patch) and deletes the <cluster>-kubeconfig Secret it owns, in the Cluster's namespace",
 		"create,patch,delete", core, "secrets", tenant),
-	cannot(noSecrets, "list,watch", core, "secrets", all),
-	cannot(noSecrets, "list,watch", core, "secrets", tenant),
+	can(clusterSecrets+": the <cluster>-kubeconfig it wrote, and every kubeconfig the ClusterCache connects with", "list,watch", core, "secrets", all),
+	can(clusterSecrets, "list,watch", core, "secrets", tenant),
 	cannot(patchOnly, "update", core, "secrets", tenant),
 }
 

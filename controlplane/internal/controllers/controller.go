@@ -26,6 +26,7 @@ import (
 
 	hiveextv1beta1 "github.com/openshift/assisted-service/api/hiveextension/v1beta1"
 	hivev1 "github.com/openshift/hive/apis/hive/v1"
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
@@ -67,8 +68,12 @@ type ReleaseReader interface {
 type Reconciler struct {
 	Client    client.Client
 	APIReader client.Reader
-	Recorder  events.EventRecorder
-	Release   ReleaseReader
+	// SecretReader, when set, reads the Secrets labelled with a cluster name from a cache (the
+	// manager's, manager.ClusterSecretsCache): the control plane's <cluster>-kubeconfig is looked
+	// at there, and the controller watches it. Unset, it is read from the API server (APIReader).
+	SecretReader client.Reader
+	Recorder     events.EventRecorder
+	Release      ReleaseReader
 	// ClusterCache reaches the workload clusters (Cluster API's ClusterCache).
 	ClusterCache clustercache.ClusterCache
 	// Etcd reaches the etcd members of the workload clusters.
@@ -85,6 +90,8 @@ type Reconciler struct {
 	Foreign foreign.Policy
 
 	controller controller.Controller
+	// kubeconfigs: what each control plane's <cluster>-kubeconfig was last copied from.
+	kubeconfigs kubeconfigCopies
 }
 
 // RBAC: only the verbs the code uses (docs/architecture_design.md, "Privileges"). Objects are
@@ -97,10 +104,12 @@ type Reconciler struct {
 // read of them on every reconcile (the templates' owners, the clones' cloned-from annotations) is
 // their metadata, which the metadata cache keeps: list and watch (metadataReader).
 // customresourcedefinitions: Cluster API's contract lookup reads the CRDs' metadata (cached).
-// Secrets are not cached (pkg/manager), so no list or watch: get reads the admin kubeconfig
-// assisted-service wrote and, through the ClusterCache, the <cluster>-kubeconfig; create, patch
-// (adoption of an empty one) and delete are on that <cluster>-kubeconfig Secret only, which lives
-// in the Cluster's namespace, any namespace: hence a ClusterRole.
+// Secrets: the manager caches those labelled with a cluster name (list and watch, as Cluster API's
+// managers do; RBAC cannot grant by label), where the controller and the ClusterCache read the
+// kubeconfigs; get reads the admin kubeconfig assisted-service wrote (not labelled, read on
+// demand) and a <cluster>-kubeconfig not in the cache; create, patch (adoption of an empty one)
+// and delete are on that <cluster>-kubeconfig Secret only, which lives in the Cluster's
+// namespace, any namespace: hence a ClusterRole.
 // +kubebuilder:rbac:groups=controlplane.cluster.x-k8s.io,resources=openshiftassistedcontrolplanes,verbs=get;list;watch;patch
 // +kubebuilder:rbac:groups=controlplane.cluster.x-k8s.io,resources=openshiftassistedcontrolplanes/status,verbs=patch
 // +kubebuilder:rbac:groups=controlplane.cluster.x-k8s.io,resources=openshiftassistedcontrolplanes/finalizers,verbs=update
@@ -113,18 +122,24 @@ type Reconciler struct {
 // +kubebuilder:rbac:groups=capi-provider.agent-install.openshift.io,resources=agentmachinetemplates;agentmachines,verbs=get;list;watch;create;patch;delete
 // +kubebuilder:rbac:groups=extensions.hive.openshift.io,resources=agentclusterinstalls,verbs=get;list;watch;create;patch;delete
 // +kubebuilder:rbac:groups=hive.openshift.io,resources=clusterdeployments;clusterimagesets,verbs=get;list;watch;create;patch;delete
-// +kubebuilder:rbac:groups="",resources=secrets,verbs=get;create;patch;delete
+// +kubebuilder:rbac:groups="",resources=secrets,verbs=get;list;watch;create;patch;delete
 // +kubebuilder:rbac:groups=apiextensions.k8s.io,resources=customresourcedefinitions,verbs=get;list;watch
 
 // SetupWithManager registers the controller with mgr.
 func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, options controller.Options) error {
 	log := ctrl.LoggerFrom(ctx)
-	c, err := ctrl.NewControllerManagedBy(mgr).
+	b := ctrl.NewControllerManagedBy(mgr).
 		For(&controlplanev1.OpenshiftAssistedControlPlane{},
 			builder.WithPredicates(predicates.ResourceHasFilterLabel(mgr.GetScheme(), log, r.WatchFilterValue))).
 		Owns(&clusterv1.Machine{}).
 		Owns(&hiveextv1beta1.AgentClusterInstall{}).
-		Owns(&hivev1.ClusterDeployment{}).
+		Owns(&hivev1.ClusterDeployment{})
+	if r.SecretReader != nil {
+		// A deleted or edited <cluster>-kubeconfig is written again at once. Only with the cache
+		// of cluster-labelled Secrets: without it, the watch would cache every Secret of the hub.
+		b = b.Owns(&corev1.Secret{})
+	}
+	c, err := b.
 		Watches(&clusterv1.Cluster{},
 			handler.EnqueueRequestsFromMapFunc(r.clusterToControlPlane),
 			builder.WithPredicates(predicates.ClusterPausedTransitionsOrInfrastructureProvisioned(mgr.GetScheme(), log)),

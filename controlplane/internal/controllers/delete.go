@@ -53,6 +53,7 @@ type deletionState struct {
 func (r *Reconciler) reconcileDelete(ctx context.Context, s *scope) (ctrl.Result, error) {
 	log := ctrl.LoggerFrom(ctx)
 	s.deleting = &deletionState{}
+	r.kubeconfigs.forget(s.oacp.UID)
 	if len(s.machines) > 0 {
 		// The whole cluster goes: no etcd member is removed, the Machines must not wait for it.
 		if err := r.removeEtcdHooks(ctx, s); err != nil {

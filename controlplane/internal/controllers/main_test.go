@@ -114,7 +114,8 @@ func run(m *testing.M) int {
 
 	ctx, cancel := context.WithCancel(ctrl.SetupSignalHandler())
 	defer cancel()
-	opts := &manager.Options{Concurrency: 2}
+	// As in production: the kubeconfig Secrets are read from the cache of cluster-labelled Secrets.
+	opts := &manager.Options{Concurrency: 2, CacheByObject: setup.NewManagerOptions().CacheByObject}
 	mgr, err := mgmt.NewManager(opts)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
