@@ -156,6 +156,9 @@ func WorkloadScheme() (*runtime.Scheme, error) {
 type provider struct {
 	name  string
 	setup manager.SetupFunc
+	// options are the provider's manager options with its defaults (its NewManagerOptions: the
+	// caches it keeps, its rate limits), which the lab then adjusts as it runs every manager.
+	options func() *manager.Options
 	// webhookDir is the folder of its webhook configurations, relative to the repository root.
 	webhookDir string
 	// group is its API group: its webhook server converts the versions of that group's CRDs.
@@ -167,9 +170,12 @@ func providers(etcdConnector controlplanesetup.EtcdConnector, releaseRegistry st
 	// run with --allowed-release-registries=<mirror>.
 	cp := controlplanesetup.Options{EtcdConnector: etcdConnector, AllowedReleaseRegistries: []string{releaseRegistry}}
 	return []provider{
-		{name: "infrastructure", setup: manager.SetupWith(infrasetup.Setup, infrasetup.Options{}), webhookDir: "infrastructure/config/webhook", group: infrav1.GroupVersion.Group},
-		{name: "bootstrap", setup: manager.SetupWith(bootstrapsetup.Setup, bootstrapsetup.Options{}), webhookDir: "bootstrap/config/webhook", group: bootstrapv1.GroupVersion.Group},
-		{name: "controlplane", setup: manager.SetupWith(controlplanesetup.Setup, cp), webhookDir: "controlplane/config/webhook", group: controlplanev1.GroupVersion.Group},
+		{name: "infrastructure", setup: manager.SetupWith(infrasetup.Setup, infrasetup.Options{}), options: infrasetup.NewManagerOptions,
+			webhookDir: "infrastructure/config/webhook", group: infrav1.GroupVersion.Group},
+		{name: "bootstrap", setup: manager.SetupWith(bootstrapsetup.Setup, bootstrapsetup.Options{}), options: bootstrapsetup.NewManagerOptions,
+			webhookDir: "bootstrap/config/webhook", group: bootstrapv1.GroupVersion.Group},
+		{name: "controlplane", setup: manager.SetupWith(controlplanesetup.Setup, cp), options: controlplanesetup.NewManagerOptions,
+			webhookDir: "controlplane/config/webhook", group: controlplanev1.GroupVersion.Group},
 	}
 }
 
@@ -379,9 +385,10 @@ func (l *Lab) current() *management { return l.mgmts[len(l.mgmts)-1] }
 
 // startProvider installs the provider's webhook configurations (renamed per provider, as the
 // release manifests' name prefix does) with a serving certificate of their own, then runs the
-// provider through manager.Run, exactly as its main.go does.
+// provider through manager.Run, exactly as its main.go does, with its own manager options.
 func (l *Lab) startProvider(ctx context.Context, m *management, root string, scheme *runtime.Scheme, p provider) error {
-	opts := manager.NewOptions("capoa-lab-" + p.name)
+	opts := p.options()
+	opts.LeaderElectionID = "capoa-lab-" + p.name
 	opts.Concurrency = l.opts.Concurrency
 	opts.InProcess = true
 	opts.SyncPeriod = 10 * time.Minute
