@@ -30,6 +30,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	aiv1beta1 "github.com/openshift/assisted-service/api/v1beta1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -192,8 +193,19 @@ var _ = Describe("A cluster installed and deleted through API faults, provider r
 	BeforeEach(func() { reportOnFailure(l, ns) })
 
 	It("installs to Available with every host claimed once", func() {
-		Expect(l.CreateCluster(ctx, lab.ClusterOptions{Namespace: ns, Name: name, ControlPlanes: 3, Workers: 1,
-			Version: "4.17.3", Infrastructure: lab.Agent})).To(Succeed())
+		objs, err := l.ClusterObjects(lab.ClusterOptions{Namespace: ns, Name: name, ControlPlanes: 3, Workers: 1,
+			Version: "4.17.3", Infrastructure: lab.Agent})
+		Expect(err).NotTo(HaveOccurred())
+		for _, obj := range objs {
+			// The chaos restarts the providers, whose admission webhooks refuse connections until
+			// they are up again: as a user's kubectl apply would be, the create is tried again.
+			Eventually(func() error {
+				if err := l.Mgmt.Client.Create(ctx, obj); err != nil && !apierrors.IsAlreadyExists(err) {
+					return err
+				}
+				return nil
+			}, timeout, interval).Should(Succeed())
+		}
 		expectAvailable(l, ns, name, 3, 4)
 		Eventually(func(g Gomega) {
 			g.Expect(runningMachines(g, l, ns, nil)).To(Equal(4))
