@@ -66,9 +66,7 @@ func Setup(ctx context.Context, mgr ctrl.Manager, opts *manager.Options, _ Optio
 		Recorder:         mgr.GetEventRecorder("openshiftassistedconfig-controller"),
 		WatchFilterValue: opts.WatchFilterValue,
 	}
-	if opts.CachesClusterSecrets() {
-		r.SecretReader = mgr.GetCache()
-	}
+	r.SecretReader = opts.ClusterSecretReader(mgr)
 	if err := r.SetupWithManager(ctx, mgr, crcontroller.Options{MaxConcurrentReconciles: concurrency}); err != nil {
 		return err
 	}

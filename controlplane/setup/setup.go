@@ -114,9 +114,7 @@ func Setup(ctx context.Context, mgr ctrl.Manager, opts *manager.Options, o Optio
 		// CRDs are read from the cache: the metadata informer Cluster API's contract lookup uses.
 		Foreign: foreign.Policy{Reader: mgr.GetClient(), Timeout: ptr.Deref(o.ForeignFinalizerTimeout, foreign.DefaultTimeout)},
 	}
-	if opts.CachesClusterSecrets() {
-		r.SecretReader = mgr.GetCache()
-	}
+	r.SecretReader = opts.ClusterSecretReader(mgr)
 	if err := r.SetupWithManager(ctx, mgr, crcontroller.Options{MaxConcurrentReconciles: concurrency}); err != nil {
 		return err
 	}

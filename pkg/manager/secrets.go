@@ -20,7 +20,9 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
 // ClusterSecretsCache is the cache of Secrets that a provider reading Machines' bootstrap data
@@ -63,4 +65,14 @@ func (o *Options) CachesClusterSecrets() bool {
 		}
 	}
 	return false
+}
+
+// ClusterSecretReader is what a controller reads the cluster-labelled Secrets through: the
+// manager's cache when o keeps them (CachesClusterSecrets), nil otherwise (read them from the API
+// server).
+func (o *Options) ClusterSecretReader(mgr ctrl.Manager) client.Reader {
+	if !o.CachesClusterSecrets() {
+		return nil
+	}
+	return mgr.GetCache()
 }
