@@ -309,6 +309,23 @@ func (s *Simulator) reconcileAgent(ctx context.Context, req ctrl.Request) (ctrl.
 		}
 		st := a.Status.Progress.ProgressStages
 		i := slices.Index(st, stage)
+		switch stage {
+		case models.HostStageWritingImageToDisk:
+			host.WriteOS()
+		case models.HostStageRebooting:
+			if iso := host.PowerOn(); iso != "" {
+				// The host came back in the discovery ISO and its agent registered again
+				// while it was expected to reboot into its disk.
+				s.mu.Lock()
+				s.running[host.SystemUUID] = true
+				s.mu.Unlock()
+				next, info = models.HostStatusInstallingPendingUserAction, wrongBootOrderInfo(host)
+				log.Info("Host booted the discovery ISO again after writing its disk", "host", host.Name)
+			}
+		}
+		if next == models.HostStatusInstallingPendingUserAction {
+			break
+		}
 		if i >= 0 && i+1 < len(st) {
 			stage = st[i+1]
 			info = string(stage)
@@ -380,6 +397,18 @@ func (s *Simulator) reconcileAgent(ctx context.Context, req ctrl.Request) (ctrl.
 		}
 	}
 	return ctrl.Result{}, nil
+}
+
+// wrongBootOrderInfo is assisted-service's status info for a host that registered again while
+// rebooting after writing its disk (PostRegisterDuringReboot in internal/host/transition.go: the
+// message, then the installation disk's model, serial, name and identifier).
+func wrongBootOrderInfo(h *inventory.Host) string {
+	msg := "Expected the host to boot from disk, but it booted the installation image - please reboot and fix boot order to boot from disk"
+	if len(h.Disks) == 0 {
+		return msg
+	}
+	d := h.Disks[0]
+	return fmt.Sprintf("%s %s %s (%s, %s)", msg, d.Model, d.Serial, strings.TrimPrefix(d.Name, "/dev/"), h.InstallationDiskID())
 }
 
 // equalAgentStatus compares what the simulator writes, ignoring the inventory's report time.

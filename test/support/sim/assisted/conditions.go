@@ -93,7 +93,7 @@ func setAgentConditions(a *aiv1beta1.Agent, state, stateInfo, failing string, sp
 			set(cond(aiv1beta1.RequirementsMetCondition, false, aiv1beta1.AgentIsNotApprovedReason, aiv1beta1.AgentIsNotApprovedMsg))
 		}
 	case models.HostStatusPreparingForInstallation, models.HostStatusPreparingSuccessful, models.HostStatusInstalling,
-		models.HostStatusInstallingInProgress:
+		models.HostStatusInstallingInProgress, models.HostStatusInstallingPendingUserAction:
 		set(cond(aiv1beta1.RequirementsMetCondition, true, aiv1beta1.AgentAlreadyInstallingReason, aiv1beta1.AgentAlreadyInstallingMsg))
 	case models.HostStatusInstalled, models.HostStatusError, models.HostStatusAddedToExistingCluster:
 		set(cond(aiv1beta1.RequirementsMetCondition, true, aiv1beta1.AgentInstallationStoppedReason, aiv1beta1.AgentInstallationStoppedMsg))
@@ -125,7 +125,7 @@ func setAgentConditions(a *aiv1beta1.Agent, state, stateInfo, failing string, sp
 	case models.HostStatusError:
 		set(cond(aiv1beta1.InstalledCondition, false, aiv1beta1.InstallationFailedReason, aiv1beta1.InstallationFailedMsg+" "+stateInfo))
 	case models.HostStatusPreparingForInstallation, models.HostStatusPreparingSuccessful,
-		models.HostStatusInstalling, models.HostStatusInstallingInProgress:
+		models.HostStatusInstalling, models.HostStatusInstallingInProgress, models.HostStatusInstallingPendingUserAction:
 		set(cond(aiv1beta1.InstalledCondition, false, aiv1beta1.InstallationInProgressReason, aiv1beta1.InstallationInProgressMsg+" "+stateInfo))
 	case models.HostStatusBinding:
 		set(cond(aiv1beta1.InstalledCondition, false, aiv1beta1.BindingReason, aiv1beta1.BindingMsg))

@@ -25,6 +25,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	bmov1alpha1 "github.com/metal3-io/baremetal-operator/apis/metal3.io/v1alpha1"
@@ -95,6 +97,11 @@ type Reconciler struct {
 	Recorder events.EventRecorder
 	// Clock defaults to the real clock.
 	Clock clock.PassiveClock
+	// LiveISOPersistentBootDevice is BMO's LIVE_ISO_FORCE_PERSISTENT_BOOT_DEVICE: with "Default"
+	// (upstream BMO, where it is unset) or "Always" a live ISO's host boots the CD at every
+	// power-on; with "Never" only at the first. Empty means "Never", as OpenShift's
+	// cluster-baremetal-operator runs BMO.
+	LiveISOPersistentBootDevice string
 
 	timer *steps.Timer
 }
@@ -148,8 +155,11 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		}
 	}
 
-	if host == nil {
+	if host == nil || needsMAC(bmh) {
 		msg := fmt.Sprintf("no BMC answers at %q", bmh.Spec.BMC.Address)
+		if host != nil {
+			msg = fmt.Sprintf("BMC driver %s requires a BootMACAddress value", bmcDriver(bmh.Spec.BMC.Address))
+		}
 		if bmh.Status.ErrorType == bmov1alpha1.RegistrationError && bmh.Status.ErrorMessage == msg {
 			return ctrl.Result{}, nil
 		}
@@ -245,6 +255,11 @@ func (r *Reconciler) reconcileState(ctx context.Context, bmh *bmov1alpha1.BareMe
 		history.Provision.End = now
 		bmh.Status.Provisioning.State = bmov1alpha1.StateProvisioned
 		bmh.Status.PoweredOn = bmh.Spec.Online
+		if bmh.Status.Provisioning.Image.IsLiveISO() {
+			// Ironic's ramdisk deploy is done once the ISO is attached and the host powered on
+			// (ramdisk.py RamdiskDeploy.deploy): "provisioned" long before anything installs.
+			r.attachLiveISO(bmh, host)
+		}
 		r.Recorder.Eventf(bmh, nil, corev1.EventTypeNormal, ReasonProvisioningComplete, "Provision", "Image provisioning completed for %s", bmh.Status.Provisioning.Image.URL)
 		return r.advance(ctx, bmh, bmov1alpha1.StateProvisioning)
 
@@ -262,14 +277,16 @@ func (r *Reconciler) reconcileState(ctx context.Context, bmh *bmov1alpha1.BareMe
 				return ctrl.Result{}, err
 			}
 			if !bmh.Spec.Online {
+				host.PowerOff()
 				r.Recorder.Eventf(bmh, nil, corev1.EventTypeNormal, ReasonPowerOff, "PowerOff", "Host powered off")
 				return ctrl.Result{}, r.hostEvent(ctx, func(e inventory.HostEvents) error { return e.PoweredOff(ctx, host) })
 			}
+			powerOn(bmh, host)
 			r.Recorder.Eventf(bmh, nil, corev1.EventTypeNormal, ReasonPowerOn, "PowerOn", "Host powered on")
 		}
-		if bmh.Status.PoweredOn && bmh.Status.Provisioning.Image.IsLiveISO() {
+		if iso := host.Running(); bmh.Status.PoweredOn && iso != "" {
 			// The host runs the live ISO: tell the lab (idempotent, on every pass).
-			b := inventory.Boot{Host: host, ISOURL: bmh.Status.Provisioning.Image.URL}
+			b := inventory.Boot{Host: host, ISOURL: iso}
 			if err := r.hostEvent(ctx, func(e inventory.HostEvents) error { return e.Booted(ctx, b) }); err != nil {
 				return ctrl.Result{}, fmt.Errorf("booting the live ISO: %w", err)
 			}
@@ -280,6 +297,7 @@ func (r *Reconciler) reconcileState(ctx context.Context, bmh *bmov1alpha1.BareMe
 		if wait := r.timer.Remaining(bmh.UID, string(bmov1alpha1.StateDeprovisioning), r.Durations.Deprovision); wait > 0 {
 			return ctrl.Result{RequeueAfter: wait}, nil
 		}
+		host.Deprovision()
 		if err := r.hostEvent(ctx, func(e inventory.HostEvents) error { return e.Deprovisioned(ctx, host) }); err != nil {
 			return ctrl.Result{}, err
 		}
@@ -318,6 +336,7 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, bmh *bmov1alpha1.BareM
 		if wait := r.timer.Remaining(bmh.UID, string(state), r.Durations.Deprovision); wait > 0 {
 			return ctrl.Result{RequeueAfter: wait}, nil
 		}
+		host.Deprovision()
 		if err := r.hostEvent(ctx, func(e inventory.HostEvents) error { return e.Deprovisioned(ctx, host) }); err != nil {
 			return ctrl.Result{}, err
 		}
@@ -329,6 +348,7 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, bmh *bmov1alpha1.BareM
 		bmh.Status.Provisioning.State = bmov1alpha1.StatePoweringOffBeforeDelete
 		return ctrl.Result{}, r.writeStatus(ctx, bmh)
 	case state == bmov1alpha1.StatePoweringOffBeforeDelete:
+		host.PowerOff()
 		if err := r.hostEvent(ctx, func(e inventory.HostEvents) error { return e.PoweredOff(ctx, host) }); err != nil {
 			return ctrl.Result{}, err
 		}
@@ -346,6 +366,52 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, bmh *bmov1alpha1.BareM
 	}
 	r.timer.Forget(bmh.UID)
 	return ctrl.Result{}, nil
+}
+
+// liveISODrivers are the BMC drivers that boot a live ISO whole: as virtual media (BMO's
+// pkg/hardwareutils/bmc: redfish-virtualmedia, idrac-virtualmedia, ilo5-virtualmedia) or over
+// UEFI HTTP. With the others Ironic boots it over iPXE sanboot, which reaches the kernel and
+// initramfs only (Ironic doc admin/ramdisk-boot.rst): the discovery agent never starts.
+var liveISODrivers = []string{"redfish-virtualmedia", "idrac-virtualmedia", "ilo5-virtualmedia", "redfish-uefihttp"}
+
+// bmcDriver is the driver of a BMC address: its scheme without the transport; IPMI without one.
+func bmcDriver(address string) string {
+	scheme, _, ok := strings.Cut(address, "://")
+	if !ok {
+		return "ipmi"
+	}
+	driver, _, _ := strings.Cut(scheme, "+")
+	return driver
+}
+
+// needsMAC is BMO's rule for registering a host (register.go, and its webhook since v0.12): a
+// boot MAC is required when the driver needs one (libvirt) or inspection, which would find the
+// NICs, is disabled.
+func needsMAC(bmh *bmov1alpha1.BareMetalHost) bool {
+	return bmh.Spec.BootMACAddress == "" && (bmcDriver(bmh.Spec.BMC.Address) == "libvirt" || bmh.InspectionDisabled())
+}
+
+// attachLiveISO is Ironic's prepare_instance for a live ISO, then the power-on: the ISO goes into
+// the virtual CD with a boot override to it, persistent unless BMO forces a one-time boot.
+func (r *Reconciler) attachLiveISO(bmh *bmov1alpha1.BareMetalHost, host *inventory.Host) {
+	if !slices.Contains(liveISODrivers, bmcDriver(bmh.Spec.BMC.Address)) {
+		host.EjectMedia()
+		host.PowerOff()
+		return
+	}
+	override := inventory.OverrideOnce
+	if p := r.LiveISOPersistentBootDevice; p == "Default" || p == "Always" {
+		override = inventory.OverrideContinuous
+	}
+	host.InsertMedia(bmh.Spec.Image.URL, bmh.Spec.BootMode != bmov1alpha1.Legacy, override)
+	powerOn(bmh, host)
+}
+
+// powerOn powers a host on when its BareMetalHost is online: it boots what its firmware chooses.
+func powerOn(bmh *bmov1alpha1.BareMetalHost, host *inventory.Host) {
+	if bmh.Spec.Online {
+		host.PowerOn()
+	}
 }
 
 // advance writes a host that left state from, ending that state's clock once written.

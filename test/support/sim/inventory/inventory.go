@@ -76,6 +76,11 @@ type Host struct {
 	// NICs: the first is the boot (provisioning) NIC.
 	NICs  []NIC
 	Disks []Disk
+	// LegacyBootDiskFirst: in legacy BIOS mode the host boots its disk before its CD.
+	LegacyBootDiskFirst bool
+
+	mu sync.Mutex
+	fw firmware
 }
 
 // BootMAC is the MAC address of the host's boot NIC.

@@ -1,0 +1,127 @@
+/*
+Copyright 2026 The cluster-api-provider-openshift-assisted Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package inventory
+
+// What a host's BMC and boot firmware keep across power cycles, and what the host boots when it
+// powers on. Followed:
+//   - Ironic's redfish virtual-media boot (drivers/modules/redfish/boot.py prepare_instance): it
+//     ejects every medium, inserts the ISO as a CD and sets the boot device to CD, persistent
+//     (BootSourceOverrideEnabled=Continuous). BMO passes driver_info.force_persistent_boot_device
+//     from LIVE_ISO_FORCE_PERSISTENT_BOOT_DEVICE (BMO pkg/provisioner/ironic, "Default" when
+//     unset); "Never" makes it a one-time boot (conductor/utils.py node_set_boot_device).
+//     OpenShift's cluster-baremetal-operator runs BMO with "Never".
+//   - A live ISO stays inserted after the deploy: Ironic ejects media only in prepare_instance
+//     and clean_up_instance (tear-down), and has no detach call (metal3-docs bmh_live_iso.md).
+//   - The assisted-installer, after writing the disk, runs efibootmgr -c on UEFI hosts, which puts
+//     the installed system first in BootOrder, and skips BIOS hosts (ops.SetBootOrder).
+//   - A legacy BIOS boots the first device of its own order that is bootable: an empty disk is
+//     passed over.
+
+// BootOverride is a BMC's boot-source override to the virtual CD.
+type BootOverride string
+
+const (
+	// NoOverride lets the firmware's own boot order apply.
+	NoOverride BootOverride = ""
+	// OverrideOnce boots the CD at the next power-on only (BootSourceOverrideEnabled=Once).
+	OverrideOnce BootOverride = "Once"
+	// OverrideContinuous boots the CD at every power-on (BootSourceOverrideEnabled=Continuous).
+	OverrideContinuous BootOverride = "Continuous"
+)
+
+// firmware is the boot state of a host; Host's methods read and change it under Host.mu.
+type firmware struct {
+	media        string // URL of the ISO in the virtual CD, "" when empty
+	override     BootOverride
+	uefi         bool
+	diskHasOS    bool // an operating system is on the disk
+	efiDiskFirst bool // BootOrder starts with the installed system's entry
+	on           bool
+	running      string // URL of the ISO the host runs, "" when it runs its disk or is off
+}
+
+// InsertMedia is Ironic preparing a live-ISO deploy: every medium ejected, isoURL inserted as a
+// CD, the boot mode set, and a boot override to the CD, once or continuous.
+func (h *Host) InsertMedia(isoURL string, uefi bool, override BootOverride) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.fw.media, h.fw.uefi, h.fw.override = isoURL, uefi, override
+}
+
+// EjectMedia empties the virtual CD and clears the override.
+func (h *Host) EjectMedia() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.fw.media, h.fw.override = "", NoOverride
+}
+
+// WipeDisk is cleaning: nothing bootable is left on the disk.
+func (h *Host) WipeDisk() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.fw.diskHasOS, h.fw.efiDiskFirst = false, false
+}
+
+// WriteOS is the installer writing the disk; on a UEFI host it also puts the installed system
+// first in the boot order (efibootmgr -c), on a BIOS host it cannot.
+func (h *Host) WriteOS() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.fw.diskHasOS = true
+	h.fw.efiDiskFirst = h.fw.uefi
+}
+
+// Deprovision is Ironic tearing a deploy down with cleaning: the CD ejected, the override
+// cleared, the disk wiped, the host off.
+func (h *Host) Deprovision() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.fw = firmware{uefi: h.fw.uefi}
+}
+
+// PowerOff turns the host off.
+func (h *Host) PowerOff() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.fw.on, h.fw.running = false, ""
+}
+
+// Running is the URL of the ISO the host runs, or "" when it is off or runs its disk.
+func (h *Host) Running() string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.fw.running
+}
+
+// PowerOn powers the host on (or resets it) and returns what it boots: the ISO in its virtual CD
+// (its URL), or its disk (""); a one-time override is used up.
+func (h *Host) PowerOn() string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	fw := &h.fw
+	fw.on, fw.running = true, fw.media
+	switch {
+	case fw.media == "":
+	case fw.override == OverrideContinuous:
+	case fw.override == OverrideOnce:
+		fw.override = NoOverride
+	case !fw.diskHasOS:
+	case fw.uefi && fw.efiDiskFirst, !fw.uefi && h.LegacyBootDiskFirst:
+		fw.running = ""
+	}
+	return fw.running
+}

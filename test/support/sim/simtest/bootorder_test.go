@@ -1,0 +1,113 @@
+/*
+Copyright 2026 The cluster-api-provider-openshift-assisted Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package simtest
+
+import (
+	"testing"
+
+	bmov1alpha1 "github.com/metal3-io/baremetal-operator/apis/metal3.io/v1alpha1"
+	. "github.com/onsi/gomega"
+	aiv1beta1 "github.com/openshift/assisted-service/api/v1beta1"
+	"github.com/openshift/assisted-service/models"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/support/sim/inventory"
+)
+
+// TestLiveISOBootOrder installs single-node clusters on BareMetalHosts that boot the discovery
+// ISO as virtual media (BMO forcing a one-time CD boot, as OpenShift runs it), and checks what
+// each host boots when the installer reboots it: a UEFI host its disk (the installer put it first),
+// a legacy BIOS host the ISO again when its BIOS tries the CD first (the ISO is still attached:
+// assisted-service's wrong-boot-order state), its disk when the BIOS tries the disk first.
+func TestLiveISOBootOrder(t *testing.T) {
+	ns := newNamespace(t, "bootorder")
+	for _, tc := range []struct {
+		name      string
+		mode      bmov1alpha1.BootMode
+		diskFirst bool
+		// pending: the host ends in installing-pending-user-action instead of installed.
+		pending bool
+	}{
+		{name: "uefi", mode: bmov1alpha1.UEFI},
+		{name: "legacy-cd-first", mode: bmov1alpha1.Legacy, pending: true},
+		{name: "legacy-disk-first", mode: bmov1alpha1.Legacy, diskFirst: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			g := NewWithT(t)
+			host := inventory.Generate("bootorder-"+tc.name+"-"+ns, 1, inventory.GenerateOptions{})[0]
+			host.LegacyBootDiskFirst = tc.diskFirst
+			inv.Add(host)
+			cd, _ := createCluster(g, ns, tc.name, 1, 0)
+			ie := createInfraEnv(t, g, ns, tc.name, &aiv1beta1.ClusterReference{Name: cd.Name, Namespace: ns})
+			bmh := host.BareMetalHost(ns, "bmc-credentials")
+			bmh.Spec.BootMode = tc.mode
+			bmh.Spec.Image = &bmov1alpha1.Image{URL: ie.Status.ISODownloadURL, DiskFormat: ptr.To("live-iso")}
+			g.Expect(mgmt.Client.Create(ctx, bmh)).To(Succeed())
+			approve(g, ns, []*inventory.Host{host}, models.HostRoleMaster)
+
+			if !tc.pending {
+				g.Eventually(func(g Gomega) {
+					g.Expect(agentOf(g, ns, host).Status.DebugInfo.State).To(Equal(models.HostStatusInstalled))
+				}, timeout).Should(Succeed())
+				g.Expect(host.Running()).To(BeEmpty(), "the installed host runs its disk")
+				return
+			}
+			g.Eventually(func(g Gomega) {
+				a := agentOf(g, ns, host)
+				g.Expect(a.Status.DebugInfo.State).To(Equal(models.HostStatusInstallingPendingUserAction))
+				g.Expect(a.Status.Progress.CurrentStage).To(Equal(models.HostStageRebooting))
+				g.Expect(a.Status.DebugInfo.StateInfo).To(Equal("Expected the host to boot from disk, but it booted the installation image - " +
+					"please reboot and fix boot order to boot from disk SimDisk " + host.Disks[0].Serial + " (sda, " + host.InstallationDiskID() + ")"))
+				c := agentCondition(a, aiv1beta1.InstalledCondition)
+				g.Expect(c.Reason).To(Equal(aiv1beta1.InstallationInProgressReason))
+			}, timeout).Should(Succeed())
+			g.Expect(host.Running()).To(Equal(ie.Status.ISODownloadURL))
+			// It stays there: nothing installs until the host boots its disk.
+			g.Consistently(func(g Gomega) {
+				g.Expect(agentOf(g, ns, host).Status.DebugInfo.State).To(Equal(models.HostStatusInstallingPendingUserAction))
+			}, "2s").Should(Succeed())
+		})
+	}
+}
+
+// TestBareMetalHostWithoutBootMAC: BMO needs a boot MAC only where it cannot find the NICs itself
+// (inspection disabled, or the libvirt driver); an inspected host without one registers, and
+// inspection reports its NICs.
+func TestBareMetalHostWithoutBootMAC(t *testing.T) {
+	g := NewWithT(t)
+	ns := newNamespace(t, "bmh-nomac")
+	hosts := inventory.Generate("nomac-"+ns, 2, inventory.GenerateOptions{})
+	for _, h := range hosts {
+		inv.Add(h)
+	}
+	inspected := hosts[0].BareMetalHost(ns, "bmc-credentials")
+	inspected.Spec.BootMACAddress = ""
+	notInspected := hosts[1].BareMetalHost(ns, "bmc-credentials")
+	notInspected.Spec.BootMACAddress = ""
+	notInspected.Annotations = map[string]string{bmov1alpha1.InspectAnnotationPrefix: "disabled"}
+	g.Expect(mgmt.Client.Create(ctx, inspected)).To(Succeed())
+	g.Expect(mgmt.Client.Create(ctx, notInspected)).To(Succeed())
+	g.Eventually(func(g Gomega) {
+		g.Expect(mgmt.Client.Get(ctx, client.ObjectKeyFromObject(inspected), inspected)).To(Succeed())
+		g.Expect(inspected.Status.Provisioning.State).To(Equal(bmov1alpha1.StateAvailable))
+		g.Expect(inspected.Status.HardwareDetails.NIC[0].MAC).To(Equal(hosts[0].BootMAC()))
+		g.Expect(mgmt.Client.Get(ctx, client.ObjectKeyFromObject(notInspected), notInspected)).To(Succeed())
+		g.Expect(notInspected.Status.ErrorType).To(Equal(bmov1alpha1.RegistrationError))
+		g.Expect(notInspected.Status.ErrorMessage).To(Equal("BMC driver redfish-virtualmedia requires a BootMACAddress value"))
+	}, timeout).Should(Succeed())
+}
