@@ -30,6 +30,7 @@ import (
 	"sync"
 	"time"
 
+	bmov1alpha1 "github.com/metal3-io/baremetal-operator/apis/metal3.io/v1alpha1"
 	metal3ipamv1 "github.com/metal3-io/ip-address-manager/api/v1alpha1"
 	configv1 "github.com/openshift/api/config/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -619,8 +620,9 @@ func (l *Lab) kubernetesVersion(ctx context.Context, image string) (string, erro
 }
 
 // AddHosts adds n simulated hosts named <prefix>-<i> to the inventory and creates their
-// BareMetalHosts (and BMC credentials Secret) in namespace, as a lab administrator would.
-func (l *Lab) AddHosts(ctx context.Context, namespace, prefix string, n int) ([]*inventory.Host, error) {
+// BareMetalHosts (and BMC credentials Secret) in namespace, as a lab administrator would. Each
+// mutate changes a host (its firmware) and its BareMetalHost before they are added.
+func (l *Lab) AddHosts(ctx context.Context, namespace, prefix string, n int, mutate ...func(*inventory.Host, *bmov1alpha1.BareMetalHost)) ([]*inventory.Host, error) {
 	c := l.Mgmt.Client
 	creds := prefix + "-bmc"
 	secret := &corev1.Secret{
@@ -632,8 +634,12 @@ func (l *Lab) AddHosts(ctx context.Context, namespace, prefix string, n int) ([]
 	}
 	hosts := inventory.Generate(prefix, n, inventory.GenerateOptions{FirstIP: 20 + len(l.Inventory.Hosts())})
 	for _, h := range hosts {
+		bmh := h.BareMetalHost(namespace, creds)
+		for _, m := range mutate {
+			m(h, bmh)
+		}
 		l.Inventory.Add(h)
-		if err := c.Create(ctx, h.BareMetalHost(namespace, creds)); err != nil {
+		if err := c.Create(ctx, bmh); err != nil {
 			return nil, fmt.Errorf("creating BareMetalHost %s: %w", h.Name, err)
 		}
 	}

@@ -85,6 +85,10 @@ const (
 	WaitingForAgentReason         = "WaitingForAgent"
 	AmbiguousAgentsReason         = "AmbiguousAgents"
 	AgentRegisteredReason         = "AgentRegistered"
+	// HostNotSupportedReason: the BareMetalHost CAPM3 chose cannot install from the discovery ISO
+	// (a BMC driver without virtual media, or legacy BIOS without the annotation that says its
+	// disk boots first). Its Agent is not approved, so nothing is installed on it.
+	HostNotSupportedReason = "HostNotSupported"
 
 	WaitingForAgentRegistrationReason = "WaitingForAgentRegistration"
 	AgentApprovedReason               = "AgentApproved"
@@ -93,8 +97,11 @@ const (
 	NotInstallingReason      = "NotInstalling"
 	InstallingReason         = "Installing"
 	InstallationFailedReason = "InstallationFailed"
-	InstalledReason          = "Installed"
-	NotInstalledReason       = "NotInstalled"
+	// InstallationPendingUserActionReason: assisted-service waits for a person, most often because
+	// the host booted the discovery ISO again after writing its disk (wrong boot order).
+	InstallationPendingUserActionReason = "InstallationPendingUserAction"
+	InstalledReason                     = "Installed"
+	NotInstalledReason                  = "NotInstalled"
 	// NodeJoinedReason: the Machine is a Node of the cluster, so every step is done, whatever
 	// became of its Agent (after a clusterctl move, assisted-service on the new hub deletes the
 	// Agents it holds no host for).

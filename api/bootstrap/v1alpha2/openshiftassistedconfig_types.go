@@ -29,6 +29,11 @@ const (
 	// IgnitionOverrideAnnotation holds a JSON ignition config merged into the installed
 	// host's ignition (the Agent's ignitionConfigOverrides).
 	IgnitionOverrideAnnotation = "openshiftassistedconfig.cluster.x-k8s.io/ignition-override"
+	// LegacyBootDiskFirstAnnotation is set to "true" on a BareMetalHost whose spec.bootMode is
+	// legacy to say that the host's BIOS boots its disk before the virtual CD. Without it such a
+	// host is not approved for a live-ISO install: the installer sets the boot order on UEFI
+	// hosts only, and the discovery ISO stays attached after the install.
+	LegacyBootDiskFirstAnnotation = "openshiftassistedconfig.cluster.x-k8s.io/legacy-boot-disk-first"
 )
 
 // The rule on additionalNTPSources uses the CEL IP library (isIP), which the API server accepts in

@@ -183,7 +183,8 @@ func (l *lab) newHost(t *testing.T, name string, o hostOptions) *host {
 		infraRef = clusterv1.ContractVersionedObjectReference{APIGroup: capm3v1beta2.GroupVersion.Group, Kind: "Metal3Machine", Name: name}
 		h.bmh = &bmov1alpha1.BareMetalHost{
 			ObjectMeta: metav1.ObjectMeta{Namespace: l.ns, Name: "bmh-" + name, Labels: map[string]string{"host": name}},
-			Spec:       bmov1alpha1.BareMetalHostSpec{BootMACAddress: o.mac, RootDeviceHints: o.hints},
+			Spec: bmov1alpha1.BareMetalHostSpec{BootMACAddress: o.mac, RootDeviceHints: o.hints,
+				BMC: bmov1alpha1.BMCDetails{Address: "redfish-virtualmedia+https://bmc.lab.sim/redfish/v1/Systems/" + name}},
 		}
 		g.Expect(env.Client.Create(ctx, h.bmh)).To(Succeed())
 	}

@@ -209,7 +209,9 @@ func configFuzzObjects(p *fuzzpick.Picker) []client.Object {
 	}
 	if !p.Bool() {
 		bmh := &bmov1alpha1.BareMetalHost{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "host-0", UID: "bmh-uid"},
-			Spec: bmov1alpha1.BareMetalHostSpec{BootMACAddress: p.Pick(mac, "", "52:54:00:ff:ff:ff")}}
+			Spec: bmov1alpha1.BareMetalHostSpec{BootMACAddress: p.Pick(mac, "", "52:54:00:ff:ff:ff"),
+				BootMode: bmov1alpha1.BootMode(p.Pick("", "UEFI", "legacy")),
+				BMC:      bmov1alpha1.BMCDetails{Address: p.Pick("redfish-virtualmedia://bmc/1", "ipmi://bmc", "")}}}
 		switch p.Intn(3) {
 		case 1:
 			bmh.Spec.RootDeviceHints = &bmov1alpha1.RootDeviceHints{DeviceName: p.Pick("/dev/sda", "/dev/nvme0n1", "")}

@@ -18,11 +18,17 @@ package controllers
 
 import (
 	"context"
+	"maps"
 
+	bmov1alpha1 "github.com/metal3-io/baremetal-operator/apis/metal3.io/v1alpha1"
+	capm3v1beta2 "github.com/metal3-io/cluster-api-provider-metal3/api/v1beta2"
 	aiv1beta1 "github.com/openshift/assisted-service/api/v1beta1"
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	bootstrapv1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/bootstrap/v1alpha2"
@@ -74,6 +80,42 @@ func agentToConfig(_ context.Context, o client.Object) []reconcile.Request {
 		}
 	}
 	return out
+}
+
+// bareMetalHostToConfig maps a BareMetalHost to the config of the Machine whose Metal3Machine
+// consumes it (CAPM3 sets spec.consumerRef when it associates them).
+func (r *Reconciler) bareMetalHostToConfig(ctx context.Context, o client.Object) []reconcile.Request {
+	bmh, ok := o.(*bmov1alpha1.BareMetalHost)
+	if !ok || bmh.Spec.ConsumerRef == nil || bmh.Spec.ConsumerRef.Kind != "Metal3Machine" {
+		return nil
+	}
+	m3m := &capm3v1beta2.Metal3Machine{} // from the cache the Metal3Machine watch keeps
+	ns := bmh.Spec.ConsumerRef.Namespace
+	if ns == "" {
+		ns = bmh.Namespace
+	}
+	if err := r.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: bmh.Spec.ConsumerRef.Name}, m3m); err != nil {
+		return nil
+	}
+	return r.metal3MachineToConfig(ctx, m3m)
+}
+
+// hostIdentityChanged passes the BareMetalHost updates that change what the config checks or
+// matches: its annotations, its spec (boot mode, boot MAC, BMC address, consumer) and the
+// hardware inspection found; BMO's other status writes are not passed.
+var hostIdentityChanged = predicate.Funcs{
+	UpdateFunc: func(e event.UpdateEvent) bool {
+		before, ok1 := e.ObjectOld.(*bmov1alpha1.BareMetalHost)
+		after, ok2 := e.ObjectNew.(*bmov1alpha1.BareMetalHost)
+		if !ok1 || !ok2 {
+			return false
+		}
+		return before.Generation != after.Generation || !maps.Equal(before.Annotations, after.Annotations) ||
+			!apiequality.Semantic.DeepEqual(before.Status.HardwareDetails, after.Status.HardwareDetails)
+	},
+	CreateFunc:  func(event.CreateEvent) bool { return true },
+	DeleteFunc:  func(event.DeleteEvent) bool { return false },
+	GenericFunc: func(event.GenericEvent) bool { return false },
 }
 
 // metal3MachineToConfig maps a Metal3Machine to the config of the Machine that owns it.

@@ -19,6 +19,7 @@ package controllers
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	bmov1alpha1 "github.com/metal3-io/baremetal-operator/apis/metal3.io/v1alpha1"
@@ -26,6 +27,8 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	bootstrapv1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/bootstrap/v1alpha2"
 )
 
 const (
@@ -78,4 +81,65 @@ func bareMetalHostFor(ctx context.Context, c client.Reader, m3m *capm3v1beta2.Me
 // hasISO tells whether m3m boots exactly the live ISO at isoURL.
 func hasISO(m3m *capm3v1beta2.Metal3Machine, isoURL string) bool {
 	return m3m.Spec.Image.URL == isoURL && m3m.Spec.Image.DiskFormat == liveISODiskFormat
+}
+
+// liveISODrivers are BMO's BMC drivers that can boot a live ISO whole: the virtual-media ones
+// (redfish-virtualmedia, idrac-virtualmedia and its alias ilo5-virtualmedia, in BMO's
+// pkg/hardwareutils/bmc) attach it as a virtual CD, and redfish-uefihttp boots it over UEFI HTTP
+// (Ironic's RedfishHttpsBoot implements ramdisk boot). Every other driver boots a live ISO over
+// iPXE sanboot, which reaches only its kernel and initramfs (Ironic's ramdisk-boot guide,
+// metal3-docs live-iso.md): the discovery ISO's root filesystem and ignition are in the ISO.
+var liveISODrivers = []string{"redfish-virtualmedia", "idrac-virtualmedia", "ilo5-virtualmedia", "redfish-uefihttp"}
+
+// bmcDriver is the BMC driver of a BareMetalHost's address: the scheme without its transport
+// ("redfish-virtualmedia+https://..." is redfish-virtualmedia); an address without a scheme is
+// IPMI's, as BMO reads it.
+func bmcDriver(address string) string {
+	scheme, _, ok := strings.Cut(address, "://")
+	if !ok {
+		return "ipmi"
+	}
+	driver, _, _ := strings.Cut(scheme, "+")
+	return strings.ToLower(driver)
+}
+
+// liveISOProblem says why bmh cannot install from the discovery ISO, or "" when it can.
+//   - Its BMC driver must boot the ISO whole (liveISODrivers).
+//   - In legacy BIOS mode the host must boot its disk before the CD, which only its owner knows
+//     (LegacyBootDiskFirstAnnotation): the ISO stays attached after the install (Ironic's ramdisk
+//     deploy ejects media only when the host is torn down; metal3-docs bmh_live_iso.md: "no
+//     detachment API"), and the installer puts the installed system first in the boot order on
+//     UEFI only (assisted-installer ops.SetBootOrder skips BIOS systems). A host that boots the
+//     ISO again waits in installing-pending-user-action.
+func liveISOProblem(bmh *bmov1alpha1.BareMetalHost) string {
+	if driver := bmcDriver(bmh.Spec.BMC.Address); !slices.Contains(liveISODrivers, driver) {
+		return fmt.Sprintf("BareMetalHost %s has BMC driver %s, which cannot boot the discovery ISO: a live ISO boots whole only as virtual media "+
+			"(redfish-virtualmedia, idrac-virtualmedia, ilo5-virtualmedia) or over UEFI HTTP (redfish-uefihttp); over iPXE only its kernel and initramfs are reached. "+
+			"Give the host's BMC one of those addresses, or keep the host out of the Metal3MachineTemplate's hostSelector, then delete the Machine", bmh.Name, driver)
+	}
+	if bmh.Spec.BootMode == bmov1alpha1.Legacy && bmh.Annotations[bootstrapv1.LegacyBootDiskFirstAnnotation] != "true" {
+		return fmt.Sprintf("BareMetalHost %s boots in legacy BIOS mode: after the install the discovery ISO is still attached and the installer sets the boot order on UEFI hosts only, "+
+			"so the host would boot the ISO again. Set the host's spec.bootMode to UEFI, or, if its BIOS boots the disk before the CD, annotate it with %s=true",
+			bmh.Name, bootstrapv1.LegacyBootDiskFirstAnnotation)
+	}
+	return ""
+}
+
+// hostMACs are the MAC addresses that identify bmh's host, and what they are: its boot MAC when
+// it has one; otherwise the NICs that inspection found (BMO requires a boot MAC only for drivers
+// that need one and for hosts it does not inspect, so a virtual-media host may have none).
+func hostMACs(bmh *bmov1alpha1.BareMetalHost) ([]string, string) {
+	if bmh.Spec.BootMACAddress != "" {
+		return []string{bmh.Spec.BootMACAddress}, "boot MAC " + bmh.Spec.BootMACAddress
+	}
+	if bmh.Status.HardwareDetails == nil || len(bmh.Status.HardwareDetails.NIC) == 0 {
+		return nil, ""
+	}
+	macs := make([]string, 0, len(bmh.Status.HardwareDetails.NIC))
+	for _, nic := range bmh.Status.HardwareDetails.NIC {
+		if nic.MAC != "" {
+			macs = append(macs, nic.MAC)
+		}
+	}
+	return macs, "a MAC that inspection found on BareMetalHost " + bmh.Name
 }

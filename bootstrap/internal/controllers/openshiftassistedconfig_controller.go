@@ -130,7 +130,8 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, opt
 		}))).
 		Watches(&aiv1beta1.Agent{}, handler.EnqueueRequestsFromMapFunc(agentToConfig))
 	if _, err := mgr.GetRESTMapper().RESTMapping(capm3v1beta2.GroupVersion.WithKind("Metal3Machine").GroupKind(), capm3v1beta2.GroupVersion.Version); err == nil {
-		b = b.Watches(&capm3v1beta2.Metal3Machine{}, handler.EnqueueRequestsFromMapFunc(r.metal3MachineToConfig))
+		b = b.Watches(&capm3v1beta2.Metal3Machine{}, handler.EnqueueRequestsFromMapFunc(r.metal3MachineToConfig)).
+			Watches(&bmov1alpha1.BareMetalHost{}, handler.EnqueueRequestsFromMapFunc(r.bareMetalHostToConfig), builder.WithPredicates(hostIdentityChanged))
 	} else if !meta.IsNoMatchError(err) {
 		return fmt.Errorf("looking up the Metal3Machine kind: %w", err)
 	} else {
@@ -447,22 +448,35 @@ func (r *Reconciler) reconcileAgent(ctx context.Context, s *scope) (bool, error)
 		}
 		s.bareMetalHost = bmh
 	}
-	agent, reason, msg, err := r.findAgent(ctx, s)
+	found, err := r.findAgent(ctx, s)
 	if err != nil {
 		return false, err
 	}
-	if agent == nil {
-		if prev := conditions.Get(c, bootstrapv1.AgentRegisteredCondition); reason == bootstrapv1.WaitingForApprovalReason && (prev == nil || prev.Message != msg) {
-			r.Recorder.Eventf(c, nil, corev1.EventTypeNormal, "AgentAwaitsApproval", "FindAgent", msg)
+	agent := found.agent
+	if s.bareMetalHost != nil && (agent == nil || agent.Labels[bootstrapv1.AgentConfigLabel] != c.Name) {
+		// Checked until an Agent is recognized as the host's: a host that was accepted before
+		// (this check is newer, or its annotation was removed afterwards) is not refused midway.
+		if problem := liveISOProblem(s.bareMetalHost); problem != "" {
+			if prev := conditions.Get(c, bootstrapv1.AgentRegisteredCondition); prev == nil || prev.Message != problem {
+				r.Recorder.Eventf(c, s.bareMetalHost, corev1.EventTypeWarning, bootstrapv1.HostNotSupportedReason, "CheckHost", problem)
+			}
+			setWaitingAfter(c, bootstrapv1.DataSecretAvailableCondition, bootstrapv1.HostNotSupportedReason, problem)
+			return false, nil
 		}
-		setWaitingAfter(c, bootstrapv1.DataSecretAvailableCondition, reason, msg)
+	}
+	if agent == nil {
+		if prev := conditions.Get(c, bootstrapv1.AgentRegisteredCondition); found.reason == bootstrapv1.WaitingForApprovalReason && (prev == nil || prev.Message != found.message) {
+			r.Recorder.Eventf(c, nil, corev1.EventTypeNormal, "AgentAwaitsApproval", "FindAgent", found.message)
+		}
+		setWaitingAfter(c, bootstrapv1.DataSecretAvailableCondition, found.reason, found.message)
 		return false, nil
 	}
 	s.agent = agent
 	c.Status.AgentRef = &corev1.ObjectReference{APIVersion: aiv1beta1.GroupVersion.String(), Kind: "Agent",
 		Namespace: agent.Namespace, Name: agent.Name, UID: agent.UID}
 	conditions.Set(c, metav1.Condition{Type: bootstrapv1.AgentRegisteredCondition, Status: metav1.ConditionTrue,
-		Reason: bootstrapv1.AgentRegisteredReason, Message: fmt.Sprintf("Agent %s registered (assisted-service state %q)", agent.Name, agentState(agent))})
+		Reason: bootstrapv1.AgentRegisteredReason, Message: fmt.Sprintf("Agent %s registered (assisted-service state %q), matched by %s",
+			agent.Name, agentState(agent), found.evidence)})
 
 	var env map[string]string
 	if s.bareMetalHost != nil && usesMetadata(c) {
@@ -495,18 +509,43 @@ func (r *Reconciler) reconcileAgent(ctx context.Context, s *scope) (bool, error)
 	conditions.Set(c, metav1.Condition{Type: bootstrapv1.AgentApprovedCondition, Status: metav1.ConditionTrue,
 		Reason: bootstrapv1.AgentApprovedReason, Message: fmt.Sprintf("Agent %s is approved as %s %s (assisted-service state %q)",
 			agent.Name, settings.Role, settings.Hostname, agentState(agent))})
+	wasPending := conditions.GetReason(c, bootstrapv1.InstallingCondition) == bootstrapv1.InstallationPendingUserActionReason
 	setInstallConditions(c, agent)
+	if cond := conditions.Get(c, bootstrapv1.InstallingCondition); !wasPending && cond.Reason == bootstrapv1.InstallationPendingUserActionReason {
+		r.Recorder.Eventf(c, agent, corev1.EventTypeWarning, bootstrapv1.InstallationPendingUserActionReason, "Install", cond.Message)
+	}
 	return true, nil
 }
 
-// findAgent returns the Agent of the Machine's host: an Agent registered through the config's
-// InfraEnv which, with Metal3, has the BareMetalHost's boot MAC address. Agents claimed by
-// another config are never considered. When it finds none, or more than one, it says why.
-func (r *Reconciler) findAgent(ctx context.Context, s *scope) (*aiv1beta1.Agent, string, string, error) {
+// agentSearch is what findAgent found: the Agent and the evidence that it is the Machine's host,
+// or why there is none (a condition reason and message).
+type agentSearch struct {
+	agent           *aiv1beta1.Agent
+	evidence        string
+	reason, message string
+}
+
+// findAgent returns the Agent of the Machine's host, among the Agents registered through the
+// config's InfraEnv; Agents claimed by another config are never considered. With Metal3, the
+// InfraEnv's ISO is given to the Machine's BareMetalHost alone, and the Agent must also have the
+// host's boot MAC, or, when the host has none, one of the MACs inspection found on it; a host
+// with neither is matched by being the only Agent registered there. Without Metal3, a person
+// identifies the host by approving its Agent. When it finds none, or more than one, it says why.
+func (r *Reconciler) findAgent(ctx context.Context, s *scope) (agentSearch, error) {
 	list := &aiv1beta1.AgentList{}
 	if err := r.Client.List(ctx, list, client.InNamespace(s.infraEnv.Namespace),
 		client.MatchingLabels{aiv1beta1.InfraEnvNameLabel: s.infraEnv.Name}); err != nil {
-		return nil, "", "", fmt.Errorf("listing the Agents of InfraEnv %s: %w", s.infraEnv.Name, err)
+		return agentSearch{}, fmt.Errorf("listing the Agents of InfraEnv %s: %w", s.infraEnv.Name, err)
+	}
+	var macs []string
+	evidence := "the only Agent registered through InfraEnv " + s.infraEnv.Name
+	if bmh := s.bareMetalHost; bmh != nil {
+		var by string
+		if macs, by = hostMACs(bmh); len(macs) > 0 {
+			evidence = by
+		} else {
+			evidence += ", whose discovery ISO only BareMetalHost " + bmh.Name + " was given (it has no boot MAC and was not inspected)"
+		}
 	}
 	var candidates []*aiv1beta1.Agent
 	for i := range list.Items {
@@ -514,14 +553,14 @@ func (r *Reconciler) findAgent(ctx context.Context, s *scope) (*aiv1beta1.Agent,
 		if owner, ok := a.Labels[bootstrapv1.AgentConfigLabel]; ok && owner != s.config.Name {
 			continue
 		}
-		if s.bareMetalHost != nil && !hasMAC(a, s.bareMetalHost.Spec.BootMACAddress) {
+		if len(macs) > 0 && !slices.ContainsFunc(macs, func(mac string) bool { return hasMAC(a, mac) }) {
 			continue
 		}
 		candidates = append(candidates, a)
 	}
 	for _, a := range candidates {
 		if a.Labels[bootstrapv1.AgentConfigLabel] == s.config.Name {
-			return a, "", "", nil // recognized earlier
+			return agentSearch{agent: a, evidence: evidence}, nil // recognized earlier
 		}
 	}
 	if s.bareMetalHost == nil && len(candidates) > 0 {
@@ -530,27 +569,31 @@ func (r *Reconciler) findAgent(ctx context.Context, s *scope) (*aiv1beta1.Agent,
 		// Machine's role. The person who booted the host identifies it by approving its Agent.
 		approved := slices.DeleteFunc(slices.Clone(candidates), func(a *aiv1beta1.Agent) bool { return !a.Spec.Approved })
 		if len(approved) == 0 {
-			return nil, bootstrapv1.WaitingForApprovalReason, fmt.Sprintf(
+			return agentSearch{reason: bootstrapv1.WaitingForApprovalReason, message: fmt.Sprintf(
 				"%s registered through InfraEnv %s; without a BareMetalHost nothing proves which host is this Machine's: check the host you booted and approve its Agent "+
 					"(kubectl -n %s patch agent <name> --type merge -p '{\"spec\":{\"approved\":true}}'), this config then configures it as %s",
-				describeAgents(candidates), s.infraEnv.Name, s.infraEnv.Namespace, role(s.machine)), nil
+				describeAgents(candidates), s.infraEnv.Name, s.infraEnv.Namespace, role(s.machine))}, nil
 		}
-		candidates = approved
+		candidates, evidence = approved, "approved by a person"
 	}
 	switch {
 	case len(candidates) == 1:
-		return candidates[0], "", "", nil
+		return agentSearch{agent: candidates[0], evidence: evidence}, nil
 	case len(candidates) > 1:
-		return nil, bootstrapv1.AmbiguousAgentsReason, fmt.Sprintf(
-			"%d Agents registered through InfraEnv %s could be this Machine's host; none is approved: delete the Agents of hosts that should not have booted this config's discovery ISO",
-			len(candidates), s.infraEnv.Name), nil
+		return agentSearch{reason: bootstrapv1.AmbiguousAgentsReason, message: fmt.Sprintf(
+			"%d Agents registered through InfraEnv %s could be this Machine's host (%s); none is approved: delete the Agents of hosts that should not have booted this config's discovery ISO",
+			len(candidates), s.infraEnv.Name, describeAgents(candidates))}, nil
 	case s.bareMetalHost != nil:
-		return nil, bootstrapv1.WaitingForAgentReason, fmt.Sprintf(
-			"Waiting for the host of BareMetalHost %s (boot MAC %s) to boot the discovery ISO and register through InfraEnv %s (%d other Agents registered there)",
-			s.bareMetalHost.Name, s.bareMetalHost.Spec.BootMACAddress, s.infraEnv.Name, len(list.Items)), nil
+		identity := "matched by " + evidence
+		if len(macs) > 0 {
+			identity = "MAC " + strings.Join(macs, " ")
+		}
+		return agentSearch{reason: bootstrapv1.WaitingForAgentReason, message: fmt.Sprintf(
+			"Waiting for the host of BareMetalHost %s (%s) to boot the discovery ISO and register through InfraEnv %s (%d other Agents registered there)",
+			s.bareMetalHost.Name, identity, s.infraEnv.Name, len(list.Items))}, nil
 	default:
-		return nil, bootstrapv1.WaitingForAgentReason, fmt.Sprintf(
-			"Waiting for the Machine's host to boot the discovery ISO of InfraEnv %s and register", s.infraEnv.Name), nil
+		return agentSearch{reason: bootstrapv1.WaitingForAgentReason, message: fmt.Sprintf(
+			"Waiting for the Machine's host to boot the discovery ISO of InfraEnv %s and register", s.infraEnv.Name)}, nil
 	}
 }
 

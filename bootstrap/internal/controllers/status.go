@@ -92,11 +92,20 @@ func setInstallConditions(c *bootstrapv1.OpenshiftAssistedConfig, agent *aiv1bet
 	installed := metav1.Condition{Type: bootstrapv1.InstalledCondition, Status: metav1.ConditionFalse, Reason: bootstrapv1.NotInstalledReason, Message: detail}
 	switch state {
 	case models.HostStatusPreparingForInstallation, models.HostStatusPreparingSuccessful,
-		models.HostStatusInstalling, models.HostStatusInstallingInProgress, models.HostStatusInstallingPendingUserAction:
+		models.HostStatusInstalling, models.HostStatusInstallingInProgress:
 		installing.Status, installing.Reason = metav1.ConditionTrue, bootstrapv1.InstallingReason
 		if p := agent.Status.Progress; p.CurrentStage != "" {
 			installing.Message = fmt.Sprintf("%s (stage %q, %d%%)", detail, p.CurrentStage, p.InstallationPercentage)
 		}
+	case models.HostStatusInstallingPendingUserAction:
+		// assisted-service moves a host there when it registers again while rebooting after
+		// writing its disk ("Expected the host to boot from disk, but it booted the installation
+		// image", PostRegisterDuringReboot in internal/host/transition.go): the install does not
+		// go on until the host boots its disk.
+		installing.Status, installing.Reason = metav1.ConditionTrue, bootstrapv1.InstallationPendingUserActionReason
+		installing.Message = detail + ". Make the host boot its disk, then power-cycle it (kubectl annotate baremetalhost <name> reboot.metal3.io=): " +
+			"with a live ISO the virtual CD stays attached, so on UEFI hosts the bare-metal operator must boot it once only " +
+			"(LIVE_ISO_FORCE_PERSISTENT_BOOT_DEVICE=Never, as OpenShift's cluster-baremetal-operator runs it), and a legacy BIOS must boot the disk before the CD"
 	case models.HostStatusInstalled, models.HostStatusAddedToExistingCluster:
 		installing.Reason = bootstrapv1.InstalledReason
 		installed.Status, installed.Reason = metav1.ConditionTrue, bootstrapv1.InstalledReason
