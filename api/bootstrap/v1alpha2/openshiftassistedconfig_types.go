@@ -215,7 +215,9 @@ type OpenshiftAssistedConfigStatus struct {
 	// +optional
 	AgentRef *corev1.ObjectReference `json:"agentRef,omitempty"`
 
-	// isoDownloadURL is the URL of the discovery ISO the host boots.
+	// isoDownloadURL is the URL of the discovery ISO to boot the Machine's host from by hand (a
+	// Machine whose infrastructure is not a Metal3Machine). It carries a download token; for a
+	// Metal3Machine it is left empty, as the URL goes to the Metal3Machine only.
 	// +optional
 	ISODownloadURL string `json:"isoDownloadURL,omitempty"`
 

@@ -319,7 +319,12 @@ func (r *Reconciler) reconcileInfraEnv(ctx context.Context, s *scope) (bool, err
 	s.infraEnv = ie
 	c.Status.InfraEnvRef = &corev1.ObjectReference{APIVersion: aiv1beta1.GroupVersion.String(), Kind: "InfraEnv",
 		Namespace: ie.Namespace, Name: ie.Name, UID: ie.UID}
-	c.Status.ISODownloadURL = ie.Status.ISODownloadURL
+	// The ISO URL carries a download token: the status shows it only where a person boots the
+	// host from it (no Metal3Machine); for Metal3 it goes to the Metal3Machine alone.
+	c.Status.ISODownloadURL = ""
+	if !isMetal3Machine(s.machine) {
+		c.Status.ISODownloadURL = ie.Status.ISODownloadURL
+	}
 	if ie.Status.ISODownloadURL == "" {
 		msg := fmt.Sprintf("Waiting for assisted-service to create the discovery ISO of InfraEnv %s", ie.Name)
 		if cond := infraEnvImageCondition(ie); cond != "" {
