@@ -57,6 +57,14 @@ func expectSingleNodeAvailable(l *lab.Lab, ns, name string) {
 	}, timeout, interval).Should(Succeed())
 }
 
+// bmcAddress is the BMC address of BareMetalHost name of ns.
+func bmcAddress(l *lab.Lab, ns, name string) string {
+	GinkgoHelper()
+	bmh := &bmov1alpha1.BareMetalHost{}
+	Expect(l.Mgmt.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, bmh)).To(Succeed())
+	return bmh.Spec.BMC.Address
+}
+
 // warningEvent returns the message of a Warning event with reason in ns about a config, or "".
 func warningEvent(g Gomega, l *lab.Lab, ns, reason string) string {
 	list := &eventsv1.EventList{}
@@ -157,7 +165,7 @@ var _ = Describe("Bare-metal hosts booting the discovery ISO as virtual media", 
 		expectSingleNodeAvailable(l, ns, "legacy")
 	})
 
-	It("says what to do when a host boots the ISO again after writing its disk", func() {
+	It("says what to do when a host boots the ISO again after writing its disk, and installs once that is done", func() {
 		ns := namespaces["misordered"]
 		Eventually(func(g Gomega) {
 			cond := meta.FindStatusCondition(configOf(g, l, ns).Status.Conditions, bootstrapv1.InstallingCondition)
@@ -173,6 +181,21 @@ var _ = Describe("Bare-metal hosts booting the discovery ISO as virtual media", 
 			g.Expect(ms).To(HaveLen(1))
 			g.Expect(ms[0].Status.NodeRef.IsDefined()).To(BeFalse(), "the host runs the discovery ISO, not OpenShift")
 		}, 3*time.Second, interval).Should(Succeed())
+
+		// What the message says: boot the disk first, power-cycle the host through BMO.
+		l.Inventory.ByBMCAddress(bmcAddress(l, ns, "bm-misordered-0")).SetLegacyBootDiskFirst(true)
+		bmh := &bmov1alpha1.BareMetalHost{}
+		Expect(l.Mgmt.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "bm-misordered-0"}, bmh)).To(Succeed())
+		updateObject(l.Mgmt.Client, bmh, func() error {
+			metav1.SetMetaDataAnnotation(&bmh.ObjectMeta, bmov1alpha1.RebootAnnotationPrefix, "")
+			return nil
+		})
+		expectSingleNodeAvailable(l, ns, "misordered")
+		Eventually(func(g Gomega) {
+			cond := meta.FindStatusCondition(configOf(g, l, ns).Status.Conditions, bootstrapv1.InstalledCondition)
+			g.Expect(cond).NotTo(BeNil())
+			g.Expect(cond.Status).To(Equal(metav1.ConditionTrue))
+		}, timeout, interval).Should(Succeed())
 	})
 
 	It("leaves nothing behind when the clusters are deleted", func() {

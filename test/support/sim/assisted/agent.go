@@ -341,6 +341,21 @@ func (s *Simulator) reconcileAgent(ctx context.Context, req ctrl.Request) (ctrl.
 		if !inSet {
 			next = models.HostStatusAddedToExistingCluster
 		}
+	case cur == models.HostStatusInstallingPendingUserAction:
+		// Held until the host boots its disk (a person fixed the boot order and power-cycled
+		// it): the installed system reports progress again. Nothing tells the service when, so
+		// it looks again.
+		if !host.RunsDisk() {
+			return ctrl.Result{RequeueAfter: s.Durations.InstallStage}, nil
+		}
+		s.mu.Lock()
+		s.running[host.SystemUUID] = false
+		s.mu.Unlock()
+		next, info = models.HostStatusInstallingInProgress, string(stage)
+		if st := a.Status.Progress.ProgressStages; slices.Index(st, stage)+1 < len(st) {
+			stage = st[slices.Index(st, stage)+1]
+			info = string(stage)
+		}
 	case isOneOf(cur, models.HostStatusInstalled, models.HostStatusAddedToExistingCluster, models.HostStatusError):
 		if !bound {
 			next, info = models.HostStatusUnbindingPendingUserAction, infoUnbindingPending

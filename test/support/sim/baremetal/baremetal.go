@@ -271,6 +271,9 @@ func (r *Reconciler) reconcileState(ctx context.Context, bmh *bmov1alpha1.BareMe
 			r.Recorder.Eventf(bmh, nil, corev1.EventTypeNormal, ReasonDeprovisioningStarted, "Deprovision", "Image deprovisioning started")
 			return ctrl.Result{}, r.writeStatus(ctx, bmh)
 		}
+		if _, reboot := bmh.Annotations[bmov1alpha1.RebootAnnotationPrefix]; reboot && bmh.Status.PoweredOn {
+			return ctrl.Result{}, r.reboot(ctx, bmh, host)
+		}
 		if bmh.Status.PoweredOn != bmh.Spec.Online {
 			bmh.Status.PoweredOn = bmh.Spec.Online
 			if err := r.writeStatus(ctx, bmh); err != nil {
@@ -405,6 +408,25 @@ func (r *Reconciler) attachLiveISO(bmh *bmov1alpha1.BareMetalHost, host *invento
 	}
 	host.InsertMedia(bmh.Spec.Image.URL, bmh.Spec.BootMode != bmov1alpha1.Legacy, override)
 	powerOn(bmh, host)
+}
+
+// reboot power-cycles a host for the reboot.metal3.io annotation without a suffix, which BMO
+// removes once the host is off (a suffixed one, which keeps the host off until its owner removes
+// it, is not simulated): BMO's actionPowerOff/hasRebootAnnotation and clearRebootAnnotations.
+func (r *Reconciler) reboot(ctx context.Context, bmh *bmov1alpha1.BareMetalHost, host *inventory.Host) error {
+	host.PowerOff()
+	r.Recorder.Eventf(bmh, nil, corev1.EventTypeNormal, ReasonPowerOff, "PowerOff", "Host soft powered off")
+	if err := r.hostEvent(ctx, func(e inventory.HostEvents) error { return e.PoweredOff(ctx, host) }); err != nil {
+		return err
+	}
+	base := bmh.DeepCopy()
+	delete(bmh.Annotations, bmov1alpha1.RebootAnnotationPrefix)
+	if err := r.Client.Patch(ctx, bmh, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{})); err != nil {
+		return fmt.Errorf("removing the reboot annotation: %w", err)
+	}
+	powerOn(bmh, host)
+	r.Recorder.Eventf(bmh, nil, corev1.EventTypeNormal, ReasonPowerOn, "PowerOn", "Host powered on")
+	return nil
 }
 
 // powerOn powers a host on when its BareMetalHost is online: it boots what its firmware chooses.

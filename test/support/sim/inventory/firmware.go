@@ -107,6 +107,20 @@ func (h *Host) Running() string {
 	return h.fw.running
 }
 
+// RunsDisk tells whether the host is on and runs what is on its disk.
+func (h *Host) RunsDisk() bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.fw.on && h.fw.running == "" && h.fw.diskHasOS
+}
+
+// SetLegacyBootDiskFirst changes the BIOS boot order (a person in the BIOS setup).
+func (h *Host) SetLegacyBootDiskFirst(diskFirst bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.LegacyBootDiskFirst = diskFirst
+}
+
 // PowerOn powers the host on (or resets it) and returns what it boots: the ISO in its virtual CD
 // (its URL), or its disk (""); a one-time override is used up.
 func (h *Host) PowerOn() string {

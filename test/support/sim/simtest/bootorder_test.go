@@ -23,6 +23,7 @@ import (
 	. "github.com/onsi/gomega"
 	aiv1beta1 "github.com/openshift/assisted-service/api/v1beta1"
 	"github.com/openshift/assisted-service/models"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -33,7 +34,8 @@ import (
 // ISO as virtual media (BMO forcing a one-time CD boot, as OpenShift runs it), and checks what
 // each host boots when the installer reboots it: a UEFI host its disk (the installer put it first),
 // a legacy BIOS host the ISO again when its BIOS tries the CD first (the ISO is still attached:
-// assisted-service's wrong-boot-order state), its disk when the BIOS tries the disk first.
+// assisted-service's wrong-boot-order state, until a person fixes the order and power-cycles it),
+// its disk when the BIOS tries the disk first.
 func TestLiveISOBootOrder(t *testing.T) {
 	ns := newNamespace(t, "bootorder")
 	for _, tc := range []struct {
@@ -81,6 +83,24 @@ func TestLiveISOBootOrder(t *testing.T) {
 			g.Consistently(func(g Gomega) {
 				g.Expect(agentOf(g, ns, host).Status.DebugInfo.State).To(Equal(models.HostStatusInstallingPendingUserAction))
 			}, "2s").Should(Succeed())
+
+			// A person puts the disk first in the BIOS and power-cycles the host through BMO: it
+			// boots the installed system and the installation goes on.
+			host.SetLegacyBootDiskFirst(true)
+			g.Eventually(func() error {
+				if err := mgmt.Client.Get(ctx, client.ObjectKeyFromObject(bmh), bmh); err != nil {
+					return err
+				}
+				base := bmh.DeepCopy()
+				metav1.SetMetaDataAnnotation(&bmh.ObjectMeta, bmov1alpha1.RebootAnnotationPrefix, "")
+				return mgmt.Client.Patch(ctx, bmh, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{}))
+			}, timeout).Should(Succeed())
+			g.Eventually(func(g Gomega) {
+				g.Expect(agentOf(g, ns, host).Status.DebugInfo.State).To(Equal(models.HostStatusInstalled))
+				g.Expect(mgmt.Client.Get(ctx, client.ObjectKeyFromObject(bmh), bmh)).To(Succeed())
+				g.Expect(bmh.Annotations).NotTo(HaveKey(bmov1alpha1.RebootAnnotationPrefix), "BMO clears the reboot annotation")
+			}, timeout).Should(Succeed())
+			g.Expect(host.RunsDisk()).To(BeTrue())
 		})
 	}
 }
