@@ -175,6 +175,13 @@ var _ = Describe("Bare-metal hosts booting the discovery ISO as virtual media", 
 				ContainSubstring("Expected the host to boot from disk, but it booted the installation image"),
 				ContainSubstring("a legacy BIOS must boot the disk before the CD")))
 			g.Expect(warningEvent(g, l, ns, bootstrapv1.InstallationPendingUserActionReason)).To(Equal(cond.Message))
+			// Cluster API shows it on the Machine (its BootstrapConfigReady mirrors the config's Ready).
+			ms := machines(g, l, ns, client.MatchingLabels{clusterv1.ClusterNameLabel: "misordered"})
+			g.Expect(ms).To(HaveLen(1))
+			bootstrapReady := meta.FindStatusCondition(ms[0].Status.Conditions, clusterv1.MachineBootstrapConfigReadyCondition)
+			g.Expect(bootstrapReady).NotTo(BeNil())
+			g.Expect(bootstrapReady.Status).To(Equal(metav1.ConditionFalse))
+			g.Expect(bootstrapReady.Message).To(ContainSubstring("booted the installation image"))
 		}, timeout, interval).Should(Succeed())
 		Consistently(func(g Gomega) {
 			ms := machines(g, l, ns, client.MatchingLabels{clusterv1.ClusterNameLabel: "misordered"})

@@ -189,4 +189,21 @@ func TestPendingUserActionSaysWhatToDo(t *testing.T) {
 	g.Expect(cond.Message).To(And(ContainSubstring("booted the installation image"), ContainSubstring("LIVE_ISO_FORCE_PERSISTENT_BOOT_DEVICE=Never"),
 		ContainSubstring("reboot.metal3.io")))
 	g.Expect(conditions.GetReason(c, bootstrapv1.InstalledCondition)).To(Equal(bootstrapv1.NotInstalledReason))
+
+	// Ready says it too (Cluster API mirrors it into the Machine), and goes back to Ready after.
+	for _, ct := range []string{bootstrapv1.InfraEnvReadyCondition, bootstrapv1.DataSecretAvailableCondition,
+		bootstrapv1.AgentRegisteredCondition, bootstrapv1.AgentApprovedCondition} {
+		conditions.Set(c, metav1.Condition{Type: ct, Status: metav1.ConditionTrue, Reason: "Done"})
+	}
+	setSummary(c)
+	ready := conditions.Get(c, bootstrapv1.ReadyCondition)
+	g.Expect(ready.Status).To(Equal(metav1.ConditionFalse))
+	g.Expect(ready.Reason).To(Equal(bootstrapv1.InstallationPendingUserActionReason))
+	g.Expect(ready.Message).To(Equal(cond.Message))
+	a.Status.DebugInfo.State = models.HostStatusInstallingInProgress
+	setInstallConditions(c, a)
+	setSummary(c)
+	ready = conditions.Get(c, bootstrapv1.ReadyCondition)
+	g.Expect(ready.Status).To(Equal(metav1.ConditionTrue))
+	g.Expect(ready.Reason).To(Equal(bootstrapv1.ReadyReason))
 }

@@ -147,7 +147,9 @@ func infraEnvImageCondition(ie *aiv1beta1.InfraEnv) string {
 }
 
 // setSummary sets Ready: the config is ready when its InfraEnv serves the ISO, its bootstrap
-// data exists and its Agent is approved. Installing and Installed only report progress.
+// data exists and its Agent is approved. Installing and Installed only report progress, except
+// an installation that waits for a person: Ready says so, and Cluster API mirrors it into the
+// Machine's BootstrapConfigReady, where `clusterctl describe` shows it.
 func setSummary(c *bootstrapv1.OpenshiftAssistedConfig) {
 	_ = reconciler.SetReadySummary(c, bootstrapv1.ReadyCondition, bootstrapv1.ReadyReason,
 		conditions.ForConditionTypes{
@@ -156,4 +158,8 @@ func setSummary(c *bootstrapv1.OpenshiftAssistedConfig) {
 			bootstrapv1.AgentRegisteredCondition,
 			bootstrapv1.AgentApprovedCondition,
 		})
+	if installing := conditions.Get(c, bootstrapv1.InstallingCondition); installing != nil && installing.Reason == bootstrapv1.InstallationPendingUserActionReason {
+		conditions.Set(c, metav1.Condition{Type: bootstrapv1.ReadyCondition, Status: metav1.ConditionFalse,
+			Reason: bootstrapv1.InstallationPendingUserActionReason, Message: installing.Message})
+	}
 }
