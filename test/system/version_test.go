@@ -24,6 +24,7 @@ import (
 	configv1 "github.com/openshift/api/config/v1"
 	hivev1 "github.com/openshift/hive/apis/hive/v1"
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -47,12 +48,18 @@ var _ = Describe("The version of a control plane", func() {
 			g.Expect(c).NotTo(BeNil())
 			g.Expect(string(c.Status)).To(Equal("False"))
 		}, timeout, 100*time.Millisecond).Should(Succeed())
+		// The controller writes the object meanwhile: an update of a stale copy is a conflict
+		// (checked before admission), so it is read again until the webhook answers.
+		Eventually(func(g Gomega) {
+			cp := controlPlane(l, ns, name)(g)
+			cp.Spec.DistributionVersion = "4.17.5"
+			err := l.Mgmt.Client.Update(ctx, cp)
+			g.Expect(apierrors.IsConflict(err)).To(BeFalse(), "stale copy: %v", err)
+			g.Expect(err).To(MatchError(And(
+				ContainSubstring("changing distributionVersion from 4.17.3 to 4.17.5 is not allowed while the cluster is being installed"),
+				ContainSubstring("the change will be carried out as an upgrade"))))
+		}, timeout, interval).Should(Succeed())
 		cp := controlPlane(l, ns, name)(Default)
-		cp.Spec.DistributionVersion = "4.17.5"
-		Expect(l.Mgmt.Client.Update(ctx, cp)).To(MatchError(And(
-			ContainSubstring("changing distributionVersion from 4.17.3 to 4.17.5 is not allowed while the cluster is being installed"),
-			ContainSubstring("the change will be carried out as an upgrade"))))
-		cp = controlPlane(l, ns, name)(Default)
 		scale := &autoscalingv1.Scale{Spec: autoscalingv1.ScaleSpec{Replicas: 3}}
 		Expect(l.Mgmt.Client.SubResource("scale").Update(ctx, cp, client.WithSubResourceBody(scale))).To(
 			MatchError(ContainSubstring("single-node OpenShift cannot be grown to a highly available control plane")))
