@@ -307,8 +307,6 @@ func (s *Simulator) reconcileAgent(ctx context.Context, req ctrl.Request) (ctrl.
 		if w, ok := wait(string(stage), s.Durations.InstallStage); ok {
 			return ctrl.Result{RequeueAfter: w}, nil
 		}
-		st := a.Status.Progress.ProgressStages
-		i := slices.Index(st, stage)
 		switch stage {
 		case models.HostStageWritingImageToDisk:
 			host.WriteOS()
@@ -326,9 +324,8 @@ func (s *Simulator) reconcileAgent(ctx context.Context, req ctrl.Request) (ctrl.
 		if next == models.HostStatusInstallingPendingUserAction {
 			break
 		}
-		if i >= 0 && i+1 < len(st) {
-			stage = st[i+1]
-			info = string(stage)
+		if following, ok := nextStage(a.Status.Progress.ProgressStages, stage); ok {
+			stage, info = following, string(following)
 			break
 		}
 		if err := s.ensureNode(ctx, a, host, role, cl); err != nil {
@@ -352,9 +349,8 @@ func (s *Simulator) reconcileAgent(ctx context.Context, req ctrl.Request) (ctrl.
 		s.running[host.SystemUUID] = false
 		s.mu.Unlock()
 		next, info = models.HostStatusInstallingInProgress, string(stage)
-		if st := a.Status.Progress.ProgressStages; slices.Index(st, stage)+1 < len(st) {
-			stage = st[slices.Index(st, stage)+1]
-			info = string(stage)
+		if following, ok := nextStage(a.Status.Progress.ProgressStages, stage); ok {
+			stage, info = following, string(following)
 		}
 	case isOneOf(cur, models.HostStatusInstalled, models.HostStatusAddedToExistingCluster, models.HostStatusError):
 		if !bound {
@@ -412,6 +408,16 @@ func (s *Simulator) reconcileAgent(ctx context.Context, req ctrl.Request) (ctrl.
 		}
 	}
 	return ctrl.Result{}, nil
+}
+
+// nextStage is the stage after stage in the host's progress stages; false when stage is the last
+// (or not one of them).
+func nextStage(stages []models.HostStage, stage models.HostStage) (models.HostStage, bool) {
+	i := slices.Index(stages, stage)
+	if i < 0 || i+1 >= len(stages) {
+		return "", false
+	}
+	return stages[i+1], true
 }
 
 // wrongBootOrderInfo is assisted-service's status info for a host that registered again while
