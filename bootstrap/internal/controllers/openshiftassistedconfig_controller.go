@@ -462,7 +462,7 @@ func (r *Reconciler) reconcileAgent(ctx context.Context, s *scope) (bool, error)
 		// Checked until an Agent is recognized as the host's: a host that was accepted before
 		// (this check is newer, or its annotation was removed afterwards) is not refused midway.
 		if problem := liveISOProblem(s.bareMetalHost); problem != "" {
-			if prev := conditions.Get(c, bootstrapv1.AgentRegisteredCondition); prev == nil || prev.Message != problem {
+			if saysOtherwise(c, bootstrapv1.AgentRegisteredCondition, problem) {
 				r.Recorder.Eventf(c, s.bareMetalHost, corev1.EventTypeWarning, bootstrapv1.HostNotSupportedReason, "CheckHost", problem)
 			}
 			setWaitingAfter(c, bootstrapv1.DataSecretAvailableCondition, bootstrapv1.HostNotSupportedReason, problem)
@@ -470,7 +470,7 @@ func (r *Reconciler) reconcileAgent(ctx context.Context, s *scope) (bool, error)
 		}
 	}
 	if agent == nil {
-		if prev := conditions.Get(c, bootstrapv1.AgentRegisteredCondition); found.reason == bootstrapv1.WaitingForApprovalReason && (prev == nil || prev.Message != found.message) {
+		if found.reason == bootstrapv1.WaitingForApprovalReason && saysOtherwise(c, bootstrapv1.AgentRegisteredCondition, found.message) {
 			r.Recorder.Eventf(c, nil, corev1.EventTypeNormal, "AgentAwaitsApproval", "FindAgent", found.message)
 		}
 		setWaitingAfter(c, bootstrapv1.DataSecretAvailableCondition, found.reason, found.message)

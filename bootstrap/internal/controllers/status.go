@@ -78,6 +78,13 @@ func setDownstreamWaiting(c *bootstrapv1.OpenshiftAssistedConfig, failed string)
 	}
 }
 
+// saysOtherwise tells whether the config's condition t does not say msg yet: an event for msg is
+// recorded once, when the condition first says it.
+func saysOtherwise(c *bootstrapv1.OpenshiftAssistedConfig, t, msg string) bool {
+	prev := conditions.Get(c, t)
+	return prev == nil || prev.Message != msg
+}
+
 // agentState is the assisted-service state of the agent's host.
 func agentState(agent *aiv1beta1.Agent) string { return agent.Status.DebugInfo.State }
 
