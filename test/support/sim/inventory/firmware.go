@@ -30,6 +30,17 @@ package inventory
 //     the installed system first in BootOrder, and skips BIOS hosts (ops.SetBootOrder).
 //   - A legacy BIOS boots the first device of its own order that is bootable: an empty disk is
 //     passed over.
+//   - Ironic's direct deploy of a disk image (qcow2, raw): the ironic-python-agent writes the image
+//     to the root disk and, after it, a config drive partition labelled config-2 holding the user
+//     data (ironic/conductor/configdrive_utils.py builds it with "-V config-2"); then
+//     prepare_instance (redfish/boot.py RedfishVirtualMediaBoot.prepare_instance) ejects every
+//     medium and, for a whole-disk image, sets the boot device to DISK, persistent. The host then
+//     boots its disk whatever its boot mode and its own boot order. BMO builds the config drive
+//     for every image but a live ISO (pkg/provisioner/ironic getConfigDrive).
+//   - The assisted-installer installing to the existing root of a disk image it booted
+//     (src/ops WriteImageToExistingRoot: ostree container image deploy into a new stateroot) runs
+//     no efibootmgr (installer.go InstallNode calls SetBootOrder only when CoreosImage is empty):
+//     the boot order stays as Ironic set it.
 
 // BootOverride is a BMC's boot-source override to the virtual CD.
 type BootOverride string
@@ -48,10 +59,16 @@ type firmware struct {
 	media        string // URL of the ISO in the virtual CD, "" when empty
 	override     BootOverride
 	uefi         bool
-	diskHasOS    bool // an operating system is on the disk
+	diskHasOS    bool // OpenShift, installed by the assisted-installer, is on the disk
 	efiDiskFirst bool // BootOrder starts with the installed system's entry
-	on           bool
-	running      string // URL of the ISO the host runs, "" when it runs its disk or is off
+	// diskImage is the URL of the disk image Ironic deployed to the disk ("" when none), and
+	// configDrive the user data of the config drive it wrote beside it. The image boots (its
+	// Ignition reading the config drive, on images whose platform does) until OpenShift is
+	// installed over it (diskHasOS).
+	diskImage   string
+	configDrive []byte
+	on          bool
+	running     string // URL of the ISO the host runs, "" when it runs its disk or is off
 }
 
 // InsertMedia is Ironic preparing a live-ISO deploy: every medium ejected, isoURL inserted as a
@@ -60,6 +77,17 @@ func (h *Host) InsertMedia(isoURL string, uefi bool, override BootOverride) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.fw.media, h.fw.uefi, h.fw.override = isoURL, uefi, override
+}
+
+// DeployImage is Ironic's direct deploy of a disk image, then its prepare_instance: imageURL
+// written to the disk with a config drive holding userData (whatever the disk held is gone),
+// every medium ejected, the boot override cleared and the disk set to boot, persistent, in the
+// boot mode asked: with nothing in the virtual CD and no override, the disk boots, UEFI or
+// legacy BIOS alike. The host is left off: PowerOn boots the image.
+func (h *Host) DeployImage(imageURL string, uefi bool, userData []byte) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.fw = firmware{uefi: uefi, diskImage: imageURL, configDrive: append([]byte(nil), userData...)}
 }
 
 // EjectMedia empties the virtual CD and clears the override.
@@ -74,6 +102,7 @@ func (h *Host) WipeDisk() {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.fw.diskHasOS, h.fw.efiDiskFirst = false, false
+	h.fw.diskImage, h.fw.configDrive = "", nil
 }
 
 // WriteOS is the installer writing the disk; on a UEFI host it also puts the installed system
@@ -85,8 +114,17 @@ func (h *Host) WriteOS() {
 	h.fw.efiDiskFirst = h.fw.uefi
 }
 
+// InstallToExistingRoot is the installer writing OpenShift into the root filesystem of the disk
+// image the host booted (a new ostree stateroot, which replaces the discovery one at its first
+// boot): the disk now boots OpenShift; the boot order is left as it was (no efibootmgr).
+func (h *Host) InstallToExistingRoot() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.fw.diskHasOS = true
+}
+
 // Deprovision is Ironic tearing a deploy down with cleaning: the CD ejected, the override
-// cleared, the disk wiped, the host off.
+// cleared, the disk (image, config drive, installed system) wiped, the host off.
 func (h *Host) Deprovision() {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -112,6 +150,19 @@ func (h *Host) RunsDisk() bool {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	return h.fw.on && h.fw.running == "" && h.fw.diskHasOS
+}
+
+// RunningDiskImage is the disk image the host runs and the user data of its config drive: the
+// image Ironic deployed, booted from the disk and not installed over. "" and nil when the host is
+// off, runs an ISO, runs an installed system or has no image deployed.
+func (h *Host) RunningDiskImage() (imageURL string, userData []byte) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	fw := &h.fw
+	if !fw.on || fw.running != "" || fw.diskHasOS || fw.diskImage == "" {
+		return "", nil
+	}
+	return fw.diskImage, append([]byte(nil), fw.configDrive...)
 }
 
 // SetLegacyBootDiskFirst changes the BIOS boot order (a person in the BIOS setup).

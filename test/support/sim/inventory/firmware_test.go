@@ -65,3 +65,106 @@ func TestBootAfterInstall(t *testing.T) {
 		})
 	}
 }
+
+// TestDiskImageDeploy: what a host boots after Ironic deployed a disk image (the disk, first,
+// whatever its boot mode, BIOS order or earlier live ISO), what RunningDiskImage reports, and
+// that the installed system, once the installer wrote it to the image's root, replaces it.
+func TestDiskImageDeploy(t *testing.T) {
+	const (
+		iso   = "https://images.lab.sim/discovery.iso"
+		image = "https://mirror.lab.sim/rhcos-4.20.0-x86_64-openstack.x86_64.qcow2"
+	)
+	userData := []byte(`{"ignition":{"version":"3.1.0"}}`)
+	for _, tc := range []struct {
+		name string
+		uefi bool
+		// biosCDFirst: a legacy BIOS that tries its CD before its disk.
+		biosCDFirst bool
+		// isoBefore: a live ISO was attached (continuous override) before the image was deployed.
+		isoBefore bool
+		// installed: the installer wrote OpenShift into the image's root.
+		installed bool
+	}{
+		{name: "UEFI", uefi: true},
+		{name: "legacy BIOS, CD before disk", biosCDFirst: true},
+		{name: "UEFI, live ISO attached before", uefi: true, isoBefore: true},
+		{name: "UEFI, installed", uefi: true, installed: true},
+		{name: "legacy BIOS, installed", biosCDFirst: true, installed: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := &Host{Name: "h", LegacyBootDiskFirst: !tc.biosCDFirst}
+			if tc.isoBefore {
+				h.InsertMedia(iso, tc.uefi, OverrideContinuous)
+				if got := h.PowerOn(); got != iso {
+					t.Fatalf("boot before the deploy: got %q, want the ISO", got)
+				}
+			}
+			h.DeployImage(image, tc.uefi, userData)
+			if got, _ := h.RunningDiskImage(); got != "" {
+				t.Fatalf("RunningDiskImage() before the power-on = %q, want nothing (Ironic leaves it to BMO's power-on)", got)
+			}
+			for range 2 { // the first boot and a reboot
+				if got := h.PowerOn(); got != "" {
+					t.Fatalf("boot after the deploy: got %q, want the disk", got)
+				}
+				got, data := h.RunningDiskImage()
+				if got != image || string(data) != string(userData) {
+					t.Fatalf("RunningDiskImage() = %q, %q; want %q, %q", got, data, image, userData)
+				}
+				if h.RunsDisk() {
+					t.Fatal("RunsDisk() = true before OpenShift is installed")
+				}
+			}
+			if !tc.installed {
+				return
+			}
+			h.InstallToExistingRoot()
+			if got := h.PowerOn(); got != "" {
+				t.Fatalf("boot after the install: got %q, want the disk", got)
+			}
+			if got, _ := h.RunningDiskImage(); got != "" {
+				t.Fatalf("RunningDiskImage() after the install = %q, want nothing (OpenShift runs)", got)
+			}
+			if !h.RunsDisk() {
+				t.Fatal("RunsDisk() = false after the install")
+			}
+			h.Deprovision()
+			if got := h.PowerOn(); got != "" {
+				t.Fatalf("boot after deprovisioning: got %q", got)
+			}
+			if got, _ := h.RunningDiskImage(); got != "" || h.RunsDisk() {
+				t.Fatalf("after deprovisioning the disk still runs something (image %q, installed %t)", got, h.RunsDisk())
+			}
+		})
+	}
+}
+
+// TestDiskImageUserDataIsCopied: the config drive keeps the user data as deployed, whatever the
+// caller does with its slice afterwards.
+func TestDiskImageUserDataIsCopied(t *testing.T) {
+	h := &Host{Name: "h"}
+	data := []byte("abc")
+	h.DeployImage("https://mirror.lab.sim/image.qcow2", true, data)
+	data[0] = 'x'
+	h.PowerOn()
+	if _, got := h.RunningDiskImage(); string(got) != "abc" {
+		t.Fatalf("config drive = %q, want abc", got)
+	}
+}
+
+// TestLiveISOAfterDiskImage: a live ISO deployed over a disk image boots the ISO: Ironic's
+// prepare_instance for it sets the boot device to CD, not disk.
+func TestLiveISOAfterDiskImage(t *testing.T) {
+	const iso = "https://images.lab.sim/discovery.iso"
+	h := &Host{Name: "h"}
+	h.DeployImage("https://mirror.lab.sim/image.qcow2", true, nil)
+	h.PowerOn()
+	h.PowerOff()
+	h.InsertMedia(iso, true, OverrideOnce)
+	if got := h.PowerOn(); got != iso {
+		t.Fatalf("boot: got %q, want the ISO", got)
+	}
+	if got, _ := h.RunningDiskImage(); got != "" {
+		t.Fatalf("RunningDiskImage() = %q while the ISO runs", got)
+	}
+}

@@ -349,18 +349,27 @@ func Generate(prefix string, n int, o GenerateOptions) []*Host {
 	return hosts
 }
 
-// Boot is a host powering on from a live ISO.
+// Boot is a host running what it booted: a live ISO (ISOURL), or a disk image that Ironic
+// deployed to its disk (DiskImageURL) with a config drive holding UserData.
 type Boot struct {
 	Host *Host
-	// ISOURL is the URL of the ISO the host booted.
+	// ISOURL is the URL of the live ISO the host booted ("" when it booted its disk).
 	ISOURL string
+	// DiskImageURL is the URL of the disk image (qcow2, raw) the host booted from its disk, ""
+	// for a live ISO.
+	DiskImageURL string
+	// UserData is what the config drive (config-2) deployed with the disk image holds: the
+	// BareMetalHost's user data (an Ignition config for RHCOS), empty when it has none.
+	UserData []byte
 }
 
 // HostEvents is told what happens to a host's power and disks; the assisted-service simulator
-// implements it (a host that boots a discovery ISO registers an Agent).
+// implements it (a host that boots a discovery ISO, or a disk image whose Ignition config starts
+// the discovery agent, registers an Agent).
 type HostEvents interface {
-	// Booted: the host runs the live ISO at b.ISOURL. Called again while it keeps running it:
-	// implementations are idempotent.
+	// Booted: the host runs the live ISO at b.ISOURL, or the disk image b.DiskImageURL with its
+	// config drive b.UserData. Called again while it keeps running it: implementations are
+	// idempotent.
 	Booted(ctx context.Context, b Boot) error
 	// PoweredOff: the host is off.
 	PoweredOff(ctx context.Context, h *Host) error
