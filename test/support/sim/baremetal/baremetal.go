@@ -18,7 +18,8 @@ limitations under the License.
 // through BMO's provisioning states (registering → inspecting → available → provisioning →
 // provisioned, and deprovisioning → available when the image is removed), fills status.hardware
 // from the lab's inventory, honours the paused and detached annotations, and tells the lab when a
-// host boots a live ISO (so that the assisted-service simulator registers its Agent).
+// host boots a live ISO or a deployed disk image (so that the assisted-service simulator registers
+// its Agent).
 package baremetal
 
 import (
@@ -79,6 +80,7 @@ const (
 	ReasonDeprovisioningComplete = "DeprovisioningComplete"
 	ReasonPowerOn                = "PowerOn"
 	ReasonPowerOff               = "PowerOff"
+	ReasonProvisioningError      = "ProvisioningError"
 )
 
 // The label BMO's secret manager puts on the Secrets it manages.
@@ -104,6 +106,8 @@ type Reconciler struct {
 	LiveISOPersistentBootDevice string
 
 	timer *steps.Timer
+	// reader reads what the cache has not seen yet (a Secret just created).
+	reader client.Reader
 }
 
 // SetupWithManager registers the simulator with mgr.
@@ -121,6 +125,7 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, opts controller.Options)
 		r.Durations = FastDurations()
 	}
 	r.timer = steps.NewTimer(r.Clock)
+	r.reader = mgr.GetAPIReader()
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("sim-baremetalhost").
 		For(&bmov1alpha1.BareMetalHost{}).
@@ -233,6 +238,15 @@ func (r *Reconciler) reconcileState(ctx context.Context, bmh *bmov1alpha1.BareMe
 
 	case bmov1alpha1.StateAvailable, bmov1alpha1.StateReady, bmov1alpha1.StatePreparing, bmov1alpha1.StateMatchProfile:
 		if bmh.Spec.Image != nil && bmh.Spec.Image.URL != "" {
+			if _, _, err := bmh.Spec.Image.GetChecksum(); err != nil {
+				// BMO's webhook refuses an image without a checksum unless it is a live ISO
+				// (or OCI): validateImage calls Image.GetChecksum, whose error it returns
+				// ("checksum is required for normal images"); without the webhook Ironic could
+				// not verify the image it downloads. The lab runs no admission webhook, so the
+				// refusal shows on the host, which is not provisioned until the image is fixed.
+				return ctrl.Result{}, r.refuseImage(ctx, bmh, err.Error())
+			}
+			clearImageRefusal(bmh)
 			bmh.Status.Provisioning.State = bmov1alpha1.StateProvisioning
 			bmh.Status.Provisioning.Image = *bmh.Spec.Image.DeepCopy()
 			bmh.Status.Provisioning.BootMode = bmh.Spec.BootMode
@@ -240,7 +254,7 @@ func (r *Reconciler) reconcileState(ctx context.Context, bmh *bmov1alpha1.BareMe
 			r.Recorder.Eventf(bmh, nil, corev1.EventTypeNormal, ReasonProvisioningStarted, "Provision", "Image provisioning started for %s", bmh.Spec.Image.URL)
 			return ctrl.Result{}, r.writeStatus(ctx, bmh)
 		}
-		if bmh.Status.Provisioning.State != bmov1alpha1.StateAvailable || bmh.Status.PoweredOn != bmh.Spec.Online {
+		if bmh.Status.Provisioning.State != bmov1alpha1.StateAvailable || bmh.Status.PoweredOn != bmh.Spec.Online || clearImageRefusal(bmh) {
 			// Available hosts are powered as asked, running nothing.
 			bmh.Status.Provisioning.State = bmov1alpha1.StateAvailable
 			bmh.Status.PoweredOn = bmh.Spec.Online
@@ -249,6 +263,15 @@ func (r *Reconciler) reconcileState(ctx context.Context, bmh *bmov1alpha1.BareMe
 		return ctrl.Result{}, nil
 
 	case bmov1alpha1.StateProvisioning:
+		var userData []byte
+		if !bmh.Status.Provisioning.Image.IsLiveISO() {
+			// BMO gives Ironic the config drive when it starts the deploy; it cannot start
+			// without the user data (an error, retried; the host stays provisioning).
+			var err error
+			if userData, err = r.userData(ctx, bmh); err != nil {
+				return ctrl.Result{}, fmt.Errorf("failed to provision: %w", err)
+			}
+		}
 		if wait := r.timer.Remaining(bmh.UID, string(bmov1alpha1.StateProvisioning), r.Durations.Provision); wait > 0 {
 			return ctrl.Result{RequeueAfter: wait}, nil
 		}
@@ -259,6 +282,11 @@ func (r *Reconciler) reconcileState(ctx context.Context, bmh *bmov1alpha1.BareMe
 			// Ironic's ramdisk deploy is done once the ISO is attached and the host powered on
 			// (ramdisk.py RamdiskDeploy.deploy): "provisioned" long before anything installs.
 			r.attachLiveISO(bmh, host)
+		} else {
+			// Ironic's direct deploy: the image and a config drive with the user data written,
+			// the disk set to boot, the host powered on (rebooted into the image).
+			host.DeployImage(bmh.Status.Provisioning.Image.URL, bmh.Spec.BootMode != bmov1alpha1.Legacy, userData)
+			powerOn(bmh, host)
 		}
 		r.Recorder.Eventf(bmh, nil, corev1.EventTypeNormal, ReasonProvisioningComplete, "Provision", "Image provisioning completed for %s", bmh.Status.Provisioning.Image.URL)
 		return r.advance(ctx, bmh, bmov1alpha1.StateProvisioning)
@@ -292,6 +320,14 @@ func (r *Reconciler) reconcileState(ctx context.Context, bmh *bmov1alpha1.BareMe
 			b := inventory.Boot{Host: host, ISOURL: iso}
 			if err := r.hostEvent(ctx, func(e inventory.HostEvents) error { return e.Booted(ctx, b) }); err != nil {
 				return ctrl.Result{}, fmt.Errorf("booting the live ISO: %w", err)
+			}
+		}
+		if image, userData := host.RunningDiskImage(); bmh.Status.PoweredOn && image != "" {
+			// The host runs the disk image deployed, not installed over yet: tell the lab
+			// (idempotent, on every pass).
+			b := inventory.Boot{Host: host, DiskImageURL: image, UserData: userData}
+			if err := r.hostEvent(ctx, func(e inventory.HostEvents) error { return e.Booted(ctx, b) }); err != nil {
+				return ctrl.Result{}, fmt.Errorf("booting the disk image: %w", err)
 			}
 		}
 		return ctrl.Result{}, nil
@@ -408,6 +444,74 @@ func (r *Reconciler) attachLiveISO(bmh *bmov1alpha1.BareMetalHost, host *invento
 	}
 	host.InsertMedia(bmh.Spec.Image.URL, bmh.Spec.BootMode != bmov1alpha1.Legacy, override)
 	powerOn(bmh, host)
+}
+
+// refuseImage marks the host refused for its image: a provisioning error with message, as BMO
+// records it (recordActionFailure: errorType, errorMessage, errorCount, operational status
+// error), and a Warning event; once only while the message stays the same.
+func (r *Reconciler) refuseImage(ctx context.Context, bmh *bmov1alpha1.BareMetalHost, msg string) error {
+	if bmh.Status.ErrorType == bmov1alpha1.ProvisioningError && bmh.Status.ErrorMessage == msg {
+		return nil
+	}
+	r.Recorder.Eventf(bmh, nil, corev1.EventTypeWarning, ReasonProvisioningError, "Provision", msg)
+	bmh.Status.ErrorType, bmh.Status.ErrorMessage = bmov1alpha1.ProvisioningError, msg
+	bmh.Status.ErrorCount++
+	bmh.Status.OperationalStatus = bmov1alpha1.OperationalStatusError
+	return r.writeStatus(ctx, bmh)
+}
+
+// clearImageRefusal clears the error refuseImage set, and says whether there was one.
+func clearImageRefusal(bmh *bmov1alpha1.BareMetalHost) bool {
+	if bmh.Status.ErrorType != bmov1alpha1.ProvisioningError {
+		return false
+	}
+	bmh.Status.ErrorType, bmh.Status.ErrorMessage, bmh.Status.ErrorCount = "", "", 0
+	bmh.Status.OperationalStatus = bmov1alpha1.OperationalStatusOK
+	return true
+}
+
+// userData is what BMO puts in the config drive's user data (v0.13
+// internal/controller/metal3.io/host_config_data.go, UserData and getSecretData, read by
+// pkg/provisioner/ironic getConfigDrive): the Secret spec.userData names, which must be in the
+// host's namespace, its key userData, falling back to value; nothing when spec.userData is unset.
+// Like BMO's secret manager (pkg/secretutils ObtainSecret: the cache, then the API server) it
+// labels the Secret environment.metal3.io=baremetal so that its cache follows it. Its errors read
+// as BMO's.
+func (r *Reconciler) userData(ctx context.Context, bmh *bmov1alpha1.BareMetalHost) ([]byte, error) {
+	ref := bmh.Spec.UserData
+	if ref == nil {
+		return nil, nil
+	}
+	ns := ref.Namespace
+	if ns == "" {
+		ns = bmh.Namespace
+	}
+	if ns != bmh.Namespace {
+		return nil, fmt.Errorf("could not retrieve user data: userData secret must be in same namespace as host %s/%s", bmh.Namespace, bmh.Name)
+	}
+	key := client.ObjectKey{Namespace: ns, Name: ref.Name}
+	secret := &corev1.Secret{}
+	err := r.Client.Get(ctx, key, secret)
+	if apierrors.IsNotFound(err) && r.reader != nil {
+		err = r.reader.Get(ctx, key, secret)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("could not retrieve user data: failed to fetch secret %s in namespace %s: %w", key.Name, key.Namespace, err)
+	}
+	if secret.Labels[SecretEnvironmentLabel] != SecretEnvironment {
+		base := secret.DeepCopy()
+		metav1.SetMetaDataLabel(&secret.ObjectMeta, SecretEnvironmentLabel, SecretEnvironment)
+		if err := r.Client.Patch(ctx, secret, client.MergeFrom(base)); err != nil {
+			return nil, fmt.Errorf("could not retrieve user data: failed to update secret %s in namespace %s: %w", key.Name, key.Namespace, err)
+		}
+	}
+	if data, ok := secret.Data["userData"]; ok {
+		return data, nil
+	}
+	if data, ok := secret.Data["value"]; ok {
+		return data, nil
+	}
+	return nil, fmt.Errorf("could not retrieve user data: Secret %s does not contain key userData", key.Name)
 }
 
 // reboot power-cycles a host for the reboot.metal3.io annotation without a suffix, which BMO

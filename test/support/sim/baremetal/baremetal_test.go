@@ -18,10 +18,12 @@ package baremetal
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
 	bmov1alpha1 "github.com/metal3-io/baremetal-operator/apis/metal3.io/v1alpha1"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
@@ -36,10 +38,14 @@ import (
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/support/sim/inventory"
 )
 
-type hostEvents struct{ booted, off, cleaned []string }
+type hostEvents struct {
+	booted, off, cleaned []string
+	boots                []inventory.Boot
+}
 
 func (h *hostEvents) Booted(_ context.Context, b inventory.Boot) error {
-	h.booted = append(h.booted, b.ISOURL)
+	h.booted = append(h.booted, b.ISOURL+b.DiskImageURL)
+	h.boots = append(h.boots, b)
 	return nil
 }
 func (h *hostEvents) PoweredOff(_ context.Context, host *inventory.Host) error {
@@ -144,4 +150,158 @@ func TestReconcileSteps(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestDiskImageProvisioning: a host provisioned with a disk image gets it deployed with the user
+// data of its userData Secret (key userData, else value) in the config drive, boots it and tells
+// the lab; an image without a checksum is refused until it has one; a missing or empty Secret
+// stops the deploy with BMO's error, retried.
+func TestDiskImageProvisioning(t *testing.T) {
+	const url = "https://mirror.lab.sim/rhcos-4.20.0-x86_64-openstack.x86_64.qcow2"
+	qcow2 := &bmov1alpha1.Image{URL: url, Checksum: "https://mirror.lab.sim/sha256sum.txt",
+		ChecksumType: bmov1alpha1.SHA256, DiskFormat: ptr.To("qcow2")}
+	noChecksum := &bmov1alpha1.Image{URL: url, DiskFormat: ptr.To("qcow2")}
+	secret := func(data map[string][]byte) *corev1.Secret {
+		return &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "user-data"}, Data: data}
+	}
+	for _, tc := range []struct {
+		name     string
+		image    *bmov1alpha1.Image
+		userData *corev1.Secret
+		noRef    bool
+		// want is the state reached; wantErr the error the provisioning pass returns.
+		want     bmov1alpha1.ProvisioningState
+		wantErr  string
+		wantData string
+		// wantRefusal is the error message on the host's status.
+		wantRefusal string
+	}{
+		{name: "user data in key userData", image: qcow2, userData: secret(map[string][]byte{"userData": []byte("ign"), "value": []byte("other")}),
+			want: bmov1alpha1.StateProvisioned, wantData: "ign"},
+		{name: "user data in key value (a Cluster API bootstrap data Secret)", image: qcow2,
+			userData: secret(map[string][]byte{"value": []byte("ign"), "format": []byte("ignition")}), want: bmov1alpha1.StateProvisioned, wantData: "ign"},
+		{name: "no user data set: an empty config drive", image: qcow2, noRef: true, want: bmov1alpha1.StateProvisioned},
+		{name: "user data Secret missing", image: qcow2, want: bmov1alpha1.StateProvisioning,
+			wantErr: "failed to provision: could not retrieve user data: failed to fetch secret user-data in namespace ns: "},
+		{name: "user data Secret without the keys", image: qcow2, userData: secret(map[string][]byte{"format": []byte("ignition")}),
+			want: bmov1alpha1.StateProvisioning, wantErr: "could not retrieve user data: Secret user-data does not contain key userData"},
+		{name: "no checksum: refused", image: noChecksum, want: bmov1alpha1.StateAvailable, wantRefusal: "checksum is required for normal images"},
+		{name: "unknown checksum type: refused", image: &bmov1alpha1.Image{URL: url, Checksum: "abc", ChecksumType: "crc32"},
+			want: bmov1alpha1.StateAvailable, wantRefusal: "unknown checksumType crc32, supported are auto, md5, sha256, sha512"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			host := inventory.Generate("disk-"+tc.name, 1, inventory.GenerateOptions{})[0]
+			bmh := host.BareMetalHost("ns", "creds")
+			bmh.Finalizers = []string{bmov1alpha1.BareMetalHostFinalizer}
+			bmh.Spec.Image = tc.image.DeepCopy()
+			if !tc.noRef {
+				bmh.Spec.UserData = &corev1.SecretReference{Name: "user-data"}
+			}
+			bmh.Status.Provisioning.State = bmov1alpha1.StateAvailable
+			bmh.Status.PoweredOn = true
+			objs := []client.Object{bmh}
+			if tc.userData != nil {
+				objs = append(objs, tc.userData)
+			}
+			r, c, ev, clk := unitReconciler(t, host, objs...)
+			req := ctrl.Request{NamespacedName: client.ObjectKeyFromObject(bmh)}
+			var err error
+			for range 4 { // available → provisioning → (the deploy's duration) → provisioned → booted
+				var res ctrl.Result
+				if res, err = r.Reconcile(context.Background(), req); err != nil {
+					break
+				}
+				clk.SetTime(clk.Now().Add(res.RequeueAfter))
+			}
+			switch {
+			case tc.wantErr == "" && err != nil:
+				t.Fatal(err)
+			case tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)):
+				t.Fatalf("error %v, want one containing %q", err, tc.wantErr)
+			}
+			got := &bmov1alpha1.BareMetalHost{}
+			if err := c.Get(context.Background(), req.NamespacedName, got); err != nil {
+				t.Fatal(err)
+			}
+			if got.Status.Provisioning.State != tc.want {
+				t.Fatalf("state %q, want %q", got.Status.Provisioning.State, tc.want)
+			}
+			if got.Status.ErrorMessage != tc.wantRefusal {
+				t.Fatalf("error message %q, want %q", got.Status.ErrorMessage, tc.wantRefusal)
+			}
+			if tc.wantRefusal != "" {
+				if got.Status.ErrorType != bmov1alpha1.ProvisioningError || got.Status.OperationalStatus != bmov1alpha1.OperationalStatusError {
+					t.Fatalf("error type %q, operational status %q", got.Status.ErrorType, got.Status.OperationalStatus)
+				}
+				// The image gets a checksum: the error is cleared and the host provisions.
+				got.Spec.Image = qcow2.DeepCopy()
+				if err := c.Update(context.Background(), got); err != nil {
+					t.Fatal(err)
+				}
+				if _, err := r.Reconcile(context.Background(), req); err != nil {
+					t.Fatal(err)
+				}
+				if err := c.Get(context.Background(), req.NamespacedName, got); err != nil {
+					t.Fatal(err)
+				}
+				if got.Status.Provisioning.State != bmov1alpha1.StateProvisioning || got.Status.ErrorMessage != "" ||
+					got.Status.OperationalStatus != bmov1alpha1.OperationalStatusOK {
+					t.Fatalf("after the fix: state %q, error %q, operational status %q", got.Status.Provisioning.State,
+						got.Status.ErrorMessage, got.Status.OperationalStatus)
+				}
+			}
+			if tc.want != bmov1alpha1.StateProvisioned {
+				if len(ev.boots) != 0 {
+					t.Fatalf("booted %v before being provisioned", ev.booted)
+				}
+				if image, _ := host.RunningDiskImage(); image != "" {
+					t.Fatalf("the host runs %s before being provisioned", image)
+				}
+				return
+			}
+			if len(ev.boots) == 0 {
+				t.Fatal("the lab was not told that the host booted the image")
+			}
+			b := ev.boots[len(ev.boots)-1]
+			if b.Host != host || b.DiskImageURL != url || b.ISOURL != "" || string(b.UserData) != tc.wantData {
+				t.Fatalf("booted %+v, want the image %s with user data %q", b, url, tc.wantData)
+			}
+			if tc.userData != nil {
+				sec := &corev1.Secret{}
+				if err := c.Get(context.Background(), client.ObjectKeyFromObject(tc.userData), sec); err != nil {
+					t.Fatal(err)
+				}
+				if sec.Labels[SecretEnvironmentLabel] != SecretEnvironment {
+					t.Fatalf("the user data Secret is not labelled for BMO's cache: %v", sec.Labels)
+				}
+			}
+			// Installed over, it no longer runs the image: the lab is not told again.
+			host.InstallToExistingRoot()
+			n := len(ev.boots)
+			if _, err := r.Reconcile(context.Background(), req); err != nil {
+				t.Fatal(err)
+			}
+			if len(ev.boots) != n {
+				t.Fatalf("told again that the host booted the image once OpenShift was installed on it")
+			}
+		})
+	}
+}
+
+// unitReconciler is a Reconciler of host on a fake client holding objs, with a fake clock.
+func unitReconciler(t *testing.T, host *inventory.Host, objs ...client.Object) (*Reconciler, client.Client, *hostEvents, *clocktesting.FakePassiveClock) {
+	t.Helper()
+	s := runtime.NewScheme()
+	if err := bmov1alpha1.AddToScheme(s); err != nil {
+		t.Fatal(err)
+	}
+	if err := clientgoscheme.AddToScheme(s); err != nil {
+		t.Fatal(err)
+	}
+	c := fake.NewClientBuilder().WithScheme(s).WithObjects(objs...).WithStatusSubresource(&bmov1alpha1.BareMetalHost{}).Build()
+	clk := clocktesting.NewFakePassiveClock(time.Unix(0, 0))
+	ev := &hostEvents{}
+	r := &Reconciler{Client: c, Inventory: inventory.New(host), Durations: FastDurations(), Hosts: ev,
+		Recorder: events.NewFakeRecorder(10), Clock: clk, timer: steps.NewTimer(clk)}
+	return r, c, ev, clk
 }
