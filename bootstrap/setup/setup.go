@@ -22,6 +22,7 @@ package setup
 import (
 	"context"
 	"fmt"
+	"os"
 
 	"github.com/spf13/pflag"
 	corev1 "k8s.io/api/core/v1"
@@ -30,6 +31,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	crcontroller "sigs.k8s.io/controller-runtime/pkg/controller"
 
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/bootstrap/internal/assisted"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/bootstrap/internal/controllers"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/bootstrap/internal/webhooks"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/manager"
@@ -49,22 +51,50 @@ func NewManagerOptions() *manager.Options {
 	return o
 }
 
-// Options are the bootstrap provider's own flags, beside the shared manager.Options. It has none
-// yet; the type keeps the Setup signature the same for every provider.
-type Options struct{}
+// Options are the bootstrap provider's own flags, beside the shared manager.Options.
+type Options struct {
+	// AssistedService says how the image-based flow reaches assisted-service's REST API to
+	// download discovery ignitions; empty fields take upstream CAPOA's defaults.
+	AssistedService assisted.ServiceConfig
+}
 
-// AddFlags adds the provider's own flags to fs.
-func (o *Options) AddFlags(_ *pflag.FlagSet) {}
+// AddFlags adds the provider's own flags to fs. Each flag's default is the environment variable
+// upstream CAPOA's bootstrap provider reads for the same setting (assistedinstaller/config.go),
+// so that its Deployment's environment keeps working here.
+func (o *Options) AddFlags(fs *pflag.FlagSet) {
+	a := &o.AssistedService
+	fs.BoolVar(&a.UseInternalURL, "use-internal-assisted-service-url", os.Getenv("USE_INTERNAL_IMAGE_URL") == "true",
+		"Download discovery ignitions from assisted-service's Service inside the hub (plain HTTP, port 8090) rather than from the URL it advertises (env USE_INTERNAL_IMAGE_URL)")
+	fs.StringVar(&a.ServiceName, "assisted-service-name", os.Getenv("ASSISTED_SERVICE_NAME"),
+		"Name of assisted-service's Service, with --use-internal-assisted-service-url (env ASSISTED_SERVICE_NAME; default "+assisted.DefaultServiceName+")")
+	fs.StringVar(&a.ServiceNamespace, "assisted-service-namespace", os.Getenv("ASSISTED_INSTALLER_NAMESPACE"),
+		"Namespace of assisted-service's Service, with --use-internal-assisted-service-url (env ASSISTED_INSTALLER_NAMESPACE; default: the InfraEnv's namespace)")
+	fs.StringVar(&a.CABundle.Resource, "assisted-ca-bundle-resource", os.Getenv("ASSISTED_CA_BUNDLE_RESOURCE"),
+		"Kind of the object holding the CA that signed assisted-service's certificate: secret or configmap (env ASSISTED_CA_BUNDLE_RESOURCE; default "+assisted.DefaultCABundleResource+")")
+	fs.StringVar(&a.CABundle.Namespace, "assisted-ca-bundle-namespace", os.Getenv("ASSISTED_CA_BUNDLE_NAMESPACE"),
+		"Namespace of that object (env ASSISTED_CA_BUNDLE_NAMESPACE; default "+assisted.DefaultCABundleNamespace+")")
+	fs.StringVar(&a.CABundle.Name, "assisted-ca-bundle-name", os.Getenv("ASSISTED_CA_BUNDLE_NAME"),
+		"Name of that object; when it does not exist only the system's roots are trusted (env ASSISTED_CA_BUNDLE_NAME; default "+assisted.DefaultCABundleName+")")
+	fs.StringVar(&a.CABundle.Key, "assisted-ca-bundle-key", os.Getenv("ASSISTED_CA_BUNDLE_KEY"),
+		"Key of that object holding PEM certificates (env ASSISTED_CA_BUNDLE_KEY; default "+assisted.DefaultCABundleKey+")")
+}
 
 // Setup registers the OpenshiftAssistedConfig controller (honoring opts.WatchFilterValue and
 // opts.Concurrency; opts.WatchNamespace is applied by the manager's cache) and, unless
 // opts.WebhookPort is 0, the OpenshiftAssistedConfig validating webhook.
-func Setup(ctx context.Context, mgr ctrl.Manager, opts *manager.Options, _ Options) error {
+func Setup(ctx context.Context, mgr ctrl.Manager, opts *manager.Options, providerOpts Options) error {
 	concurrency := max(opts.Concurrency, 1)
+	service := providerOpts.AssistedService.Defaulted()
+	if err := service.Validate(); err != nil {
+		return err
+	}
 	r := &controllers.Reconciler{
 		Client:           mgr.GetClient(),
 		Recorder:         mgr.GetEventRecorder("openshiftassistedconfig-controller"),
 		WatchFilterValue: opts.WatchFilterValue,
+		// The CA bundle is read through the API reader: the manager caches only Secrets
+		// labelled with a cluster name.
+		Discovery: &assisted.Client{Reader: mgr.GetAPIReader(), Config: service},
 	}
 	r.SecretReader = opts.ClusterSecretReader(mgr)
 	if err := r.SetupWithManager(ctx, mgr, crcontroller.Options{MaxConcurrentReconciles: concurrency}); err != nil {

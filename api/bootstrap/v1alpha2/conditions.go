@@ -78,7 +78,11 @@ const (
 	WaitingForInfraEnvReason      = "WaitingForInfraEnv"
 	WaitingForMetal3MachineReason = "WaitingForMetal3Machine"
 	InvalidIgnitionOverrideReason = "InvalidIgnitionOverride"
-	DataSecretCreatedReason       = "DataSecretCreated"
+	// DiscoveryIgnitionUnavailableReason: the host boots an RHCOS disk image (the image-based
+	// flow), whose bootstrap data carries the InfraEnv's discovery ignition, and assisted-service
+	// did not serve it; the message says why (unreachable, certificate, token).
+	DiscoveryIgnitionUnavailableReason = "DiscoveryIgnitionUnavailable"
+	DataSecretCreatedReason            = "DataSecretCreated"
 
 	WaitingForDataSecretReason    = "WaitingForDataSecret"
 	WaitingForBareMetalHostReason = "WaitingForBareMetalHost"

@@ -17,10 +17,12 @@ limitations under the License.
 package controllers
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"net/url"
+	"strings"
 
 	bootstrapv1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/bootstrap/v1alpha2"
 )
@@ -75,10 +77,17 @@ type file struct {
 }
 
 // bootstrapData returns the Ignition config of the Machine's host named hostname (no
-// /etc/hostname when hostname is "": a name resolved from the host's metadata). It fails
-// when the IgnitionOverrideAnnotation is not a JSON object.
-func bootstrapData(config *bootstrapv1.OpenshiftAssistedConfig, hostname string) ([]byte, error) {
+// /etc/hostname when hostname is "": a name resolved from the host's metadata). A host that boots
+// an RHCOS disk image gets the discovery ignition too, which starts the discovery agent (a live
+// ISO carries it itself): Ignition merges each ignition.config.merge config over the one that
+// lists it, in order (internal/exec/engine.go renderConfig), so the override, listed after it,
+// wins over it; the discovery ignition writes no /etc/hostname.
+// It fails when the IgnitionOverrideAnnotation is not a JSON object.
+func bootstrapData(config *bootstrapv1.OpenshiftAssistedConfig, hostname string, discovery []byte) ([]byte, error) {
 	ign := ignitionConfig{Ignition: ignitionSection{Version: ignitionVersion}}
+	if len(discovery) > 0 {
+		ign.Ignition.Config = &configSection{Merge: []resource{dataURL(string(discovery))}}
+	}
 	if hostname != "" {
 		ign.Storage = &storageSection{Files: []file{{
 			Path:      "/etc/hostname",
@@ -108,6 +117,27 @@ func mergeOverride(ign *ignitionConfig, config *bootstrapv1.OpenshiftAssistedCon
 	if _, ok := obj["ignition"]; !ok {
 		return errors.New("annotation " + bootstrapv1.IgnitionOverrideAnnotation + " is not an Ignition config: it has no \"ignition\" section")
 	}
-	ign.Ignition.Config = &configSection{Merge: []resource{dataURL(override)}}
+	if ign.Ignition.Config == nil {
+		ign.Ignition.Config = &configSection{}
+	}
+	ign.Ignition.Config.Merge = append(ign.Ignition.Config.Merge, dataURL(override))
 	return nil
+}
+
+// discoveryIgnitionOf is the discovery ignition that bootstrapData merged into data (its first
+// merged config), or nil when data has none.
+func discoveryIgnitionOf(data []byte) []byte {
+	var ign ignitionConfig
+	if err := json.Unmarshal(data, &ign); err != nil || ign.Ignition.Config == nil || len(ign.Ignition.Config.Merge) == 0 {
+		return nil
+	}
+	encoded, ok := strings.CutPrefix(ign.Ignition.Config.Merge[0].Source, dataURLPrefix)
+	if !ok {
+		return nil
+	}
+	discovery, err := base64.StdEncoding.DecodeString(encoded)
+	if err != nil {
+		return nil
+	}
+	return discovery
 }

@@ -112,8 +112,11 @@ func script(prelude string, commands []string, sentinel string) string {
 }
 
 func dataURL(s string) resource {
-	return resource{Source: "data:;base64," + base64.StdEncoding.EncodeToString([]byte(s))}
+	return resource{Source: dataURLPrefix + base64.StdEncoding.EncodeToString([]byte(s))}
 }
+
+// dataURLPrefix starts a base64 data URL of unspecified media type (RFC 2397).
+const dataURLPrefix = "data:;base64,"
 
 // providerIDDropIn is where the kubelet's providerID is set. OpenShift's kubelet.service (the
 // machine-config-operator's templates/*/01-*-kubelet/_base/units/kubelet.service.yaml) runs

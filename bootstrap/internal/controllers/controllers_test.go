@@ -96,6 +96,12 @@ func run(m *testing.M) int {
 		return 1
 	}
 	simulator = newSim(env.Client)
+	defer simulator.service.Close()
+	// Where the provider looks for the CA of assisted-service's certificate by default.
+	if err := trustService(ctx, simulator.service); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
 	go simulator.run(ctx)
 	return testenv.RunWithManager(ctx, m, mgr, nil)
 }
@@ -169,6 +175,12 @@ type hostOptions struct {
 	mac   string
 	hints *bmov1alpha1.RootDeviceHints
 	spec  bootstrapv1.OpenshiftAssistedConfigSpec
+	// image is the Metal3Machine's image: by default a live-iso placeholder, which the provider
+	// replaces with the discovery ISO; a disk image is booted with the discovery ignition.
+	image *capm3v1beta2.Image
+	// bmc is the BareMetalHost's BMC address (default: redfish virtual media).
+	bmc      string
+	bootMode bmov1alpha1.BootMode
 }
 
 // newHost creates a Machine named name owning its config, as Cluster API would (owner
@@ -183,8 +195,11 @@ func (l *lab) newHost(t *testing.T, name string, o hostOptions) *host {
 		infraRef = clusterv1.ContractVersionedObjectReference{APIGroup: capm3v1beta2.GroupVersion.Group, Kind: "Metal3Machine", Name: name}
 		h.bmh = &bmov1alpha1.BareMetalHost{
 			ObjectMeta: metav1.ObjectMeta{Namespace: l.ns, Name: "bmh-" + name, Labels: map[string]string{"host": name}},
-			Spec: bmov1alpha1.BareMetalHostSpec{BootMACAddress: o.mac, RootDeviceHints: o.hints,
+			Spec: bmov1alpha1.BareMetalHostSpec{BootMACAddress: o.mac, RootDeviceHints: o.hints, BootMode: o.bootMode,
 				BMC: bmov1alpha1.BMCDetails{Address: "redfish-virtualmedia+https://bmc.lab.sim/redfish/v1/Systems/" + name}},
+		}
+		if o.bmc != "" {
+			h.bmh.Spec.BMC.Address = o.bmc
 		}
 		g.Expect(env.Client.Create(ctx, h.bmh)).To(Succeed())
 	}
@@ -209,8 +224,11 @@ func (l *lab) newHost(t *testing.T, name string, o hostOptions) *host {
 			Spec: capm3v1beta2.Metal3MachineSpec{
 				HostSelector: &capm3v1beta2.HostSelector{MatchLabels: map[string]string{"host": name}},
 				// CAPM3 requires an image or a custom deploy; the bootstrap provider replaces it.
-				Image: capm3v1beta2.Image{URL: "http://example.com/placeholder.qcow2", DiskFormat: "qcow2", Checksum: ptr.To("abc"), ChecksumType: "sha256"},
+				Image: capm3v1beta2.Image{URL: "https://discovery-iso.invalid/placeholder.iso", DiskFormat: capm3v1beta2.LiveIsoDiskFormat, Checksum: ptr.To("")},
 			},
+		}
+		if o.image != nil {
+			h.m3m.Spec.Image = *o.image
 		}
 		g.Expect(env.Client.Create(ctx, h.m3m)).To(Succeed())
 	}

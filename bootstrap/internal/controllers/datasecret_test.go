@@ -51,9 +51,11 @@ func TestDataSecretUpToDate(t *testing.T) {
 	for _, tc := range []struct {
 		name     string
 		noReader bool
-		config   func(*bootstrapv1.OpenshiftAssistedConfig)
-		secret   func(*corev1.Secret) *corev1.Secret
-		want     bool
+		// infraEnvUID is the InfraEnv whose discovery ignition the data carries (disk image).
+		infraEnvUID string
+		config      func(*bootstrapv1.OpenshiftAssistedConfig)
+		secret      func(*corev1.Secret) *corev1.Secret
+		want        bool
 	}{
 		{name: "the cached copy is what would be written", want: true},
 		{name: "no cache", noReader: true},
@@ -66,6 +68,22 @@ func TestDataSecretUpToDate(t *testing.T) {
 		{name: "another cluster's label", secret: func(s *corev1.Secret) *corev1.Secret { s.Labels[clusterv1.ClusterNameLabel] = "c2"; return s }},
 		{name: "another type", secret: func(s *corev1.Secret) *corev1.Secret { s.Type = corev1.SecretTypeOpaque; return s }},
 		{name: "not controlled by the config", secret: func(s *corev1.Secret) *corev1.Secret { s.OwnerReferences = nil; return s }},
+		{name: "carries the discovery ignition of the InfraEnv", infraEnvUID: "ie-2", want: true,
+			secret: func(s *corev1.Secret) *corev1.Secret {
+				s.Annotations = map[string]string{discoveryInfraEnvAnnotation: "ie-2"}
+				return s
+			}},
+		{name: "carries the discovery ignition of a former InfraEnv", infraEnvUID: "ie-2",
+			secret: func(s *corev1.Secret) *corev1.Secret {
+				s.Annotations = map[string]string{discoveryInfraEnvAnnotation: "ie-1"}
+				return s
+			}},
+		{name: "no discovery ignition yet, and the host boots a disk image", infraEnvUID: "ie-2"},
+		{name: "a discovery ignition, and the host boots the ISO",
+			secret: func(s *corev1.Secret) *corev1.Secret {
+				s.Annotations = map[string]string{discoveryInfraEnvAnnotation: "ie-1"}
+				return s
+			}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := config()
@@ -88,7 +106,7 @@ func TestDataSecretUpToDate(t *testing.T) {
 			if !tc.noReader {
 				r.SecretReader = b.Build()
 			}
-			if got := r.dataSecretUpToDate(context.Background(), c, "c1", map[string][]byte{"value": data, "format": []byte(bootstrapv1.BootstrapDataFormatIgnition)}); got != tc.want {
+			if got := r.dataSecretUpToDate(context.Background(), c, "c1", map[string][]byte{"value": data, "format": []byte(bootstrapv1.BootstrapDataFormatIgnition)}, tc.infraEnvUID); got != tc.want {
 				t.Fatalf("up to date: %v, want %v", got, tc.want)
 			}
 		})

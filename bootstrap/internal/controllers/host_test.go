@@ -21,6 +21,7 @@ import (
 	"testing"
 
 	bmov1alpha1 "github.com/metal3-io/baremetal-operator/apis/metal3.io/v1alpha1"
+	capm3v1beta2 "github.com/metal3-io/cluster-api-provider-metal3/api/v1beta2"
 	. "github.com/onsi/gomega"
 	aiv1beta1 "github.com/openshift/assisted-service/api/v1beta1"
 	"github.com/openshift/assisted-service/models"
@@ -115,6 +116,8 @@ func TestFindAgentEvidence(t *testing.T) {
 		name   string
 		bmh    *bmov1alpha1.BareMetalHost
 		agents []*aiv1beta1.Agent
+		// diskImage: the host boots an RHCOS disk image with the discovery ignition.
+		diskImage bool
 		// wantAgent is the Agent found; when empty, wantReason says why none was.
 		wantAgent, wantEvidence, wantReason, wantMessage string
 	}{
@@ -149,6 +152,14 @@ func TestFindAgentEvidence(t *testing.T) {
 		{name: "no boot MAC, nothing registered",
 			bmh:        bmh("", nil),
 			wantReason: bootstrapv1.WaitingForAgentReason, wantMessage: "(matched by the only Agent registered through InfraEnv m1"},
+		{name: "disk image: not registered yet, the image must read the config drive", diskImage: true,
+			bmh:         bmh("52:54:00:aa:00:01", nil),
+			wantReason:  bootstrapv1.WaitingForAgentReason,
+			wantMessage: "(MAC 52:54:00:aa:00:01) to boot disk image https://mirror.example/rhcos-openstack.qcow2 (an RHCOS image whose Ignition reads the config drive"},
+		{name: "disk image, no boot MAC, not inspected: the only Agent of the InfraEnv", diskImage: true,
+			bmh:       bmh("", nil),
+			agents:    []*aiv1beta1.Agent{agent("mine", "52:54:00:aa:00:01")},
+			wantAgent: "mine", wantEvidence: "whose discovery ignition only BareMetalHost host-0 was given"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			g := NewWithT(t)
@@ -160,8 +171,9 @@ func TestFindAgentEvidence(t *testing.T) {
 			g.Expect(err).NotTo(HaveOccurred())
 			c := fake.NewClientBuilder().WithScheme(scheme).WithObjects(objs...).Build()
 			f := newFixture()
-			s := &scope{config: f.config, machine: f.machine, bareMetalHost: tc.bmh,
-				infraEnv: &aiv1beta1.InfraEnv{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "m1"}}}
+			s := &scope{config: f.config, machine: f.machine, bareMetalHost: tc.bmh, diskImage: tc.diskImage,
+				infraEnv:      &aiv1beta1.InfraEnv{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "m1"}},
+				metal3Machine: &capm3v1beta2.Metal3Machine{Spec: capm3v1beta2.Metal3MachineSpec{Image: capm3v1beta2.Image{URL: "https://mirror.example/rhcos-openstack.qcow2"}}}}
 			found, err := (&Reconciler{Client: c}).findAgent(context.Background(), s)
 			g.Expect(err).NotTo(HaveOccurred())
 			if tc.wantAgent == "" {

@@ -35,8 +35,6 @@ const (
 	// metal3HostAnnotation is the annotation, `<namespace>/<name>`, through which CAPM3 names the
 	// BareMetalHost of a Metal3Machine (baremetal.HostAnnotation in CAPM3).
 	metal3HostAnnotation = "metal3.io/BareMetalHost"
-	// liveISODiskFormat makes CAPM3 and the BareMetalHost boot the image as a live ISO.
-	liveISODiskFormat = "live-iso"
 )
 
 // isMetal3Machine tells whether the Machine's infrastructure is a CAPM3 Metal3Machine.
@@ -80,7 +78,17 @@ func bareMetalHostFor(ctx context.Context, c client.Reader, m3m *capm3v1beta2.Me
 
 // hasISO tells whether m3m boots exactly the live ISO at isoURL.
 func hasISO(m3m *capm3v1beta2.Metal3Machine, isoURL string) bool {
-	return m3m.Spec.Image.URL == isoURL && m3m.Spec.Image.DiskFormat == liveISODiskFormat
+	return m3m.Spec.Image.URL == isoURL && m3m.Spec.Image.DiskFormat == capm3v1beta2.LiveIsoDiskFormat
+}
+
+// bootsDiskImage tells whether m3m's host boots discovery from an RHCOS disk image that its
+// Metal3MachineTemplate names (the image-based flow): an image of any other format than live-iso
+// (CAPM3's enum: raw, qcow2, vdi, vmdk; empty lets Ironic detect it). Ironic's direct deploy
+// writes it to the root disk with a config drive holding the bootstrap data, and boots the disk
+// (persistent): any BMC driver and boot mode works. A live-iso image, or none, is the discovery
+// ISO, which reconcileMetal3Machine sets.
+func bootsDiskImage(m3m *capm3v1beta2.Metal3Machine) bool {
+	return m3m.Spec.Image.URL != "" && m3m.Spec.Image.DiskFormat != capm3v1beta2.LiveIsoDiskFormat
 }
 
 // liveISODrivers are BMO's BMC drivers that can boot a live ISO whole: the virtual-media ones

@@ -30,12 +30,14 @@ import (
 	capm3v1beta2 "github.com/metal3-io/cluster-api-provider-metal3/api/v1beta2"
 	hiveextv1beta1 "github.com/openshift/assisted-service/api/hiveextension/v1beta1"
 	aiv1beta1 "github.com/openshift/assisted-service/api/v1beta1"
+	"github.com/openshift/assisted-service/models"
 	hivev1 "github.com/openshift/hive/apis/hive/v1"
 	corev1 "k8s.io/api/core/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	kerrors "k8s.io/apimachinery/pkg/util/errors"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/klog/v2"
@@ -78,6 +80,9 @@ import (
 // +kubebuilder:rbac:groups=infrastructure.cluster.x-k8s.io,resources=metal3machines,verbs=get;list;watch;patch
 // +kubebuilder:rbac:groups=metal3.io,resources=baremetalhosts,verbs=get;list;watch
 // +kubebuilder:rbac:groups="",resources=secrets,verbs=get;list;watch;create;patch
+// The CA bundle of assisted-service's certificate (assisted.CABundleRef, a Secret or a ConfigMap)
+// is read with get from the API server, for the image-based flow's discovery ignition downloads.
+// +kubebuilder:rbac:groups="",resources=configmaps,verbs=get
 
 // Reconciler reconciles OpenshiftAssistedConfigs.
 type Reconciler struct {
@@ -92,7 +97,18 @@ type Reconciler struct {
 	// WatchFilterValue, when set, limits the controller to configs whose
 	// cluster.x-k8s.io/watch-filter label has this value.
 	WatchFilterValue string
+	// Discovery downloads discovery ignitions from assisted-service, for the hosts that boot an
+	// RHCOS disk image (the image-based flow). Without it such hosts wait, saying why.
+	Discovery DiscoveryIgnitionSource
 }
+
+// DiscoveryIgnitionSource downloads an InfraEnv's discovery ignition (assisted.Client).
+type DiscoveryIgnitionSource interface {
+	DiscoveryIgnition(ctx context.Context, ie *aiv1beta1.InfraEnv) ([]byte, error)
+}
+
+// discoveryRetry is how soon a failed download of a discovery ignition is tried again.
+const discoveryRetry = 30 * time.Second
 
 // scope is what one reconcile of a config knows.
 type scope struct {
@@ -105,6 +121,11 @@ type scope struct {
 	metal3Machine     *capm3v1beta2.Metal3Machine
 	bareMetalHost     *bmov1alpha1.BareMetalHost
 	agent             *aiv1beta1.Agent
+	// diskImage: the Metal3Machine names an RHCOS disk image, which boots discovery with the
+	// bootstrap data (the image-based flow); otherwise its host boots the discovery ISO.
+	diskImage bool
+	// requeueAfter, when set, is when the reconcile is tried again without an error.
+	requeueAfter time.Duration
 }
 
 // SetupWithManager registers the controller with mgr. Metal3Machines are watched only when their
@@ -217,7 +238,8 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 	if deleting {
 		return ctrl.Result{}, r.reconcileDelete(ctx, s)
 	}
-	return ctrl.Result{}, r.reconcileNormal(ctx, s)
+	err = r.reconcileNormal(ctx, s)
+	return ctrl.Result{RequeueAfter: s.requeueAfter}, err
 }
 
 // reconcileNormal walks the steps in order; each either completes or sets the conditions that
@@ -230,6 +252,7 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, s *scope) error {
 	}
 	for _, step := range []func(context.Context, *scope) (bool, error){
 		r.reconcilePrerequisites,
+		r.reconcileInfrastructure,
 		r.reconcileInfraEnv,
 		r.reconcileMetal3Machine,
 		r.reconcileDataSecret,
@@ -316,6 +339,18 @@ func (r *Reconciler) reconcileInfraEnv(ctx context.Context, s *scope) (bool, err
 		r.Recorder.Eventf(c, ie, corev1.EventTypeNormal, "InfraEnvCreated", "CreateInfraEnv", "Created InfraEnv %s bound to ClusterDeployment %s", ie.Name, s.clusterDeployment.Name)
 		ctrl.LoggerFrom(ctx).Info("Created InfraEnv", "InfraEnv", ie.Name)
 	}
+	if s.diskImage && !ptr.Deref(c.Status.Initialization.DataSecretCreated, false) {
+		// The discovery ignition carries the static network configuration (NMStateConfigs) only
+		// for a full ISO; a minimal one keeps it in its initrd, which a disk image never boots
+		// (upstream CAPOA's GetInfraEnvFromConfig sets full-iso for this reason). spec.imageType
+		// is newer than the InfraEnv type this provider is built with: it is merge-patched, until
+		// the bootstrap data is written (a no-op patch changes nothing), and a hub whose CRD
+		// lacks it prunes it.
+		patch := client.RawPatch(types.MergePatchType, []byte(`{"spec":{"imageType":"`+string(models.ImageTypeFullIso)+`"}}`))
+		if err := r.Client.Patch(ctx, ie, patch); err != nil {
+			return false, fmt.Errorf("setting the image type of InfraEnv %s: %w", ie.Name, err)
+		}
+	}
 	s.infraEnv = ie
 	c.Status.InfraEnvRef = &corev1.ObjectReference{APIVersion: aiv1beta1.GroupVersion.String(), Kind: "InfraEnv",
 		Namespace: ie.Namespace, Name: ie.Name, UID: ie.UID}
@@ -338,24 +373,34 @@ func (r *Reconciler) reconcileInfraEnv(ctx context.Context, s *scope) (bool, err
 	return true, nil
 }
 
-// reconcileMetal3Machine puts the ISO URL on the Machine's Metal3Machine. CAPM3 provisions a
-// BareMetalHost only once the Machine has bootstrap data, and the data Secret is written after
-// this step: so the host never boots anything but the discovery ISO.
-func (r *Reconciler) reconcileMetal3Machine(ctx context.Context, s *scope) (bool, error) {
+// reconcileInfrastructure finds the Machine's Metal3Machine, if it has one, and from its image
+// how its host boots discovery: an RHCOS disk image named in the Metal3MachineTemplate (the
+// image-based flow), or the discovery ISO, which the next steps put on the Metal3Machine.
+func (r *Reconciler) reconcileInfrastructure(ctx context.Context, s *scope) (bool, error) {
 	if !isMetal3Machine(s.machine) {
 		return true, nil
 	}
-	c := s.config
 	m3m, err := metal3MachineFor(ctx, r.Client, s.machine)
 	if err != nil {
 		return false, err
 	}
 	if m3m == nil {
-		setWaitingAfter(c, bootstrapv1.InfraEnvReadyCondition, bootstrapv1.WaitingForMetal3MachineReason,
-			fmt.Sprintf("Waiting for Metal3Machine %s to exist", s.machine.Spec.InfrastructureRef.Name))
+		waiting(s.config, bootstrapv1.WaitingForMetal3MachineReason, fmt.Sprintf("Waiting for Metal3Machine %s to exist", s.machine.Spec.InfrastructureRef.Name))
 		return false, nil
 	}
-	s.metal3Machine = m3m
+	s.metal3Machine, s.diskImage = m3m, bootsDiskImage(m3m)
+	return true, nil
+}
+
+// reconcileMetal3Machine puts the ISO URL on the Machine's Metal3Machine, unless it boots a disk
+// image. CAPM3 provisions a BareMetalHost only once the Machine has bootstrap data, and the data
+// Secret is written after this step: so the host never boots anything but the discovery ISO.
+func (r *Reconciler) reconcileMetal3Machine(ctx context.Context, s *scope) (bool, error) {
+	m3m := s.metal3Machine
+	if m3m == nil || s.diskImage {
+		return true, nil
+	}
+	c := s.config
 	if hasISO(m3m, s.infraEnv.Status.ISODownloadURL) {
 		return true, nil
 	}
@@ -367,7 +412,7 @@ func (r *Reconciler) reconcileMetal3Machine(ctx context.Context, s *scope) (bool
 	}
 	before := m3m.DeepCopy()
 	m3m.Spec.Image.URL = s.infraEnv.Status.ISODownloadURL
-	m3m.Spec.Image.DiskFormat = liveISODiskFormat
+	m3m.Spec.Image.DiskFormat = capm3v1beta2.LiveIsoDiskFormat
 	// A live ISO has no checksum: CAPM3's schema accepts an empty one for live-iso.
 	m3m.Spec.Image.Checksum = ptr.To("")
 	m3m.Spec.Image.ChecksumType = ""
@@ -381,16 +426,28 @@ func (r *Reconciler) reconcileMetal3Machine(ctx context.Context, s *scope) (bool
 // reconcileDataSecret writes the bootstrap data Secret and reports it in the status.
 func (r *Reconciler) reconcileDataSecret(ctx context.Context, s *scope) (bool, error) {
 	c := s.config
-	data, err := bootstrapData(c, staticHostname(c, s.machine))
+	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: c.Namespace, Name: dataSecretName(c)}}
+	var discovery []byte
+	var infraEnvUID string
+	if s.diskImage {
+		infraEnvUID = string(s.infraEnv.UID)
+		// Downloaded once per InfraEnv: the Secret keeps it.
+		if discovery = r.cachedDiscoveryIgnition(ctx, c, s.cluster.Name, infraEnvUID); discovery == nil {
+			var ok bool
+			if discovery, ok = r.discoveryIgnition(ctx, s); !ok {
+				return false, nil
+			}
+		}
+	}
+	data, err := bootstrapData(c, staticHostname(c, s.machine), discovery)
 	if err != nil {
 		conditions.Set(c, metav1.Condition{Type: bootstrapv1.DataSecretAvailableCondition, Status: metav1.ConditionFalse,
 			Reason: bootstrapv1.InvalidIgnitionOverrideReason, Message: "Fix the config's annotation: " + err.Error()})
 		setDownstreamWaiting(c, bootstrapv1.DataSecretAvailableCondition)
 		return false, nil //nolint:nilerr // a user error: reported in the condition, retried when the config changes
 	}
-	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: c.Namespace, Name: dataSecretName(c)}}
 	want := map[string][]byte{"value": data, "format": []byte(bootstrapv1.BootstrapDataFormatIgnition)}
-	if !r.dataSecretUpToDate(ctx, c, s.cluster.Name, want) {
+	if !r.dataSecretUpToDate(ctx, c, s.cluster.Name, want, infraEnvUID) {
 		result, err := controllerutil.CreateOrPatch(ctx, r.Client, secret, func() error {
 			if err := controllerutil.SetControllerReference(c, secret, r.Client.Scheme()); err != nil {
 				return err
@@ -399,6 +456,14 @@ func (r *Reconciler) reconcileDataSecret(ctx context.Context, s *scope) (bool, e
 				secret.Labels = map[string]string{}
 			}
 			secret.Labels[clusterv1.ClusterNameLabel] = s.cluster.Name
+			if infraEnvUID != "" {
+				if secret.Annotations == nil {
+					secret.Annotations = map[string]string{}
+				}
+				secret.Annotations[discoveryInfraEnvAnnotation] = infraEnvUID
+			} else {
+				delete(secret.Annotations, discoveryInfraEnvAnnotation)
+			}
 			secret.Type = clusterv1.ClusterSecretType
 			secret.Data = want
 			return nil
@@ -410,27 +475,81 @@ func (r *Reconciler) reconcileDataSecret(ctx context.Context, s *scope) (bool, e
 			r.Recorder.Eventf(c, secret, corev1.EventTypeNormal, "DataSecretCreated", "CreateDataSecret", "Created bootstrap data Secret %s", secret.Name)
 		}
 	}
-	c.Status.DataSecretName = secret.Name
+	return r.dataSecretAvailable(c, secret.Name), nil
+}
+
+// dataSecretAvailable reports the bootstrap data Secret name in the status; it returns true.
+func (r *Reconciler) dataSecretAvailable(c *bootstrapv1.OpenshiftAssistedConfig, name string) bool {
+	c.Status.DataSecretName = name
 	c.Status.Initialization.DataSecretCreated = ptr.To(true)
 	conditions.Set(c, metav1.Condition{Type: bootstrapv1.DataSecretAvailableCondition, Status: metav1.ConditionTrue,
-		Reason: bootstrapv1.DataSecretCreatedReason, Message: fmt.Sprintf("Bootstrap data Secret %s is available", secret.Name)})
-	return true, nil
+		Reason: bootstrapv1.DataSecretCreatedReason, Message: fmt.Sprintf("Bootstrap data Secret %s is available", name)})
+	return true
+}
+
+// discoveryInfraEnvAnnotation, on a bootstrap data Secret that carries a discovery ignition, is
+// the UID of the InfraEnv the ignition registers the host with.
+const discoveryInfraEnvAnnotation = "openshiftassistedconfig.cluster.x-k8s.io/discovery-infraenv-uid"
+
+// cachedDiscoveryIgnition is the discovery ignition of the InfraEnv whose UID is infraEnvUID that
+// the config's bootstrap data Secret (in the cache) carries, or nil. A new InfraEnv (the old one
+// was deleted, or the cluster moved to another hub) has its own downloaded.
+func (r *Reconciler) cachedDiscoveryIgnition(ctx context.Context, c *bootstrapv1.OpenshiftAssistedConfig, cluster, infraEnvUID string) []byte {
+	cached := r.cachedDataSecret(ctx, c, cluster)
+	if cached == nil || cached.Annotations[discoveryInfraEnvAnnotation] != infraEnvUID {
+		return nil
+	}
+	return discoveryIgnitionOf(cached.Data["value"])
+}
+
+// discoveryIgnition downloads the InfraEnv's discovery ignition. When it cannot, it says why in
+// DataSecretAvailable (with a Warning event when the reason is new) and tries again later.
+func (r *Reconciler) discoveryIgnition(ctx context.Context, s *scope) ([]byte, bool) {
+	c := s.config
+	var ign []byte
+	var err error
+	if r.Discovery == nil {
+		err = errors.New("this bootstrap provider was started without an assisted-service client")
+	} else {
+		ign, err = r.Discovery.DiscoveryIgnition(ctx, s.infraEnv)
+	}
+	if err == nil {
+		return ign, true
+	}
+	msg := fmt.Sprintf("Cannot download the discovery ignition of InfraEnv %s, which the host of Metal3Machine %s (it boots disk image %s) gets as its bootstrap data: %v",
+		s.infraEnv.Name, s.metal3Machine.Name, s.metal3Machine.Spec.Image.URL, err)
+	if saysOtherwise(c, bootstrapv1.DataSecretAvailableCondition, msg) {
+		r.Recorder.Eventf(c, s.infraEnv, corev1.EventTypeWarning, bootstrapv1.DiscoveryIgnitionUnavailableReason, "DownloadDiscoveryIgnition", msg)
+	}
+	setWaitingAfter(c, bootstrapv1.InfraEnvReadyCondition, bootstrapv1.DiscoveryIgnitionUnavailableReason, msg)
+	s.requeueAfter = discoveryRetry
+	return nil, false
 }
 
 // dataSecretUpToDate tells whether the cached copy of the config's bootstrap data Secret holds
 // data and is what reconcileDataSecret writes: the config's, labelled with the cluster, of Cluster
-// API's Secret type. A copy the cache has not seen yet, or one that differs, is written through
-// the API server.
-func (r *Reconciler) dataSecretUpToDate(ctx context.Context, c *bootstrapv1.OpenshiftAssistedConfig, cluster string, want map[string][]byte) bool {
+// API's Secret type, annotated with the InfraEnv whose discovery ignition it carries (none for a
+// host booting the discovery ISO). A copy the cache has not seen yet, or one that differs, is
+// written through the API server.
+func (r *Reconciler) dataSecretUpToDate(ctx context.Context, c *bootstrapv1.OpenshiftAssistedConfig, cluster string, want map[string][]byte, infraEnvUID string) bool {
+	cached := r.cachedDataSecret(ctx, c, cluster)
+	return cached != nil && maps.EqualFunc(cached.Data, want, bytes.Equal) && cached.Annotations[discoveryInfraEnvAnnotation] == infraEnvUID
+}
+
+// cachedDataSecret is the cache's copy of the config's bootstrap data Secret as the config wrote
+// it (controlled by the config, labelled with the cluster, of Cluster API's Secret type), or nil.
+func (r *Reconciler) cachedDataSecret(ctx context.Context, c *bootstrapv1.OpenshiftAssistedConfig, cluster string) *corev1.Secret {
 	if r.SecretReader == nil || !ptr.Deref(c.Status.Initialization.DataSecretCreated, false) {
-		return false
+		return nil
 	}
 	cached := &corev1.Secret{}
 	if err := r.SecretReader.Get(ctx, client.ObjectKey{Namespace: c.Namespace, Name: dataSecretName(c)}, cached); err != nil {
-		return false
+		return nil
 	}
-	return metav1.IsControlledBy(cached, c) && cached.Labels[clusterv1.ClusterNameLabel] == cluster &&
-		cached.Type == clusterv1.ClusterSecretType && maps.EqualFunc(cached.Data, want, bytes.Equal)
+	if !metav1.IsControlledBy(cached, c) || cached.Labels[clusterv1.ClusterNameLabel] != cluster || cached.Type != clusterv1.ClusterSecretType {
+		return nil
+	}
+	return cached
 }
 
 // dataSecretName is the name of the config's bootstrap data Secret (as in Cluster API's kubeadm
@@ -458,7 +577,7 @@ func (r *Reconciler) reconcileAgent(ctx context.Context, s *scope) (bool, error)
 		return false, err
 	}
 	agent := found.agent
-	if s.bareMetalHost != nil && (agent == nil || agent.Labels[bootstrapv1.AgentConfigLabel] != c.Name) {
+	if s.bareMetalHost != nil && !s.diskImage && (agent == nil || agent.Labels[bootstrapv1.AgentConfigLabel] != c.Name) {
 		// Checked until an Agent is recognized as the host's: a host that was accepted before
 		// (this check is newer, or its annotation was removed afterwards) is not refused midway.
 		if problem := liveISOProblem(s.bareMetalHost); problem != "" {
@@ -543,13 +662,19 @@ func (r *Reconciler) findAgent(ctx context.Context, s *scope) (agentSearch, erro
 		return agentSearch{}, fmt.Errorf("listing the Agents of InfraEnv %s: %w", s.infraEnv.Name, err)
 	}
 	var macs []string
+	// What carries the InfraEnv's identity to the host: the discovery ISO, or the discovery
+	// ignition in the bootstrap data of a host that boots a disk image.
+	medium := "discovery ISO"
+	if s.diskImage {
+		medium = "discovery ignition"
+	}
 	evidence := "the only Agent registered through InfraEnv " + s.infraEnv.Name
 	if bmh := s.bareMetalHost; bmh != nil {
 		var by string
 		if macs, by = hostMACs(bmh); len(macs) > 0 {
 			evidence = by
 		} else {
-			evidence += ", whose discovery ISO only BareMetalHost " + bmh.Name + " was given (it has no boot MAC and was not inspected)"
+			evidence += ", whose " + medium + " only BareMetalHost " + bmh.Name + " was given (it has no boot MAC and was not inspected)"
 		}
 	}
 	var candidates []*aiv1beta1.Agent
@@ -586,16 +711,22 @@ func (r *Reconciler) findAgent(ctx context.Context, s *scope) (agentSearch, erro
 		return agentSearch{agent: candidates[0], evidence: evidence}, nil
 	case len(candidates) > 1:
 		return agentSearch{reason: bootstrapv1.AmbiguousAgentsReason, message: fmt.Sprintf(
-			"%d Agents registered through InfraEnv %s could be this Machine's host (%s); none is approved: delete the Agents of hosts that should not have booted this config's discovery ISO",
-			len(candidates), s.infraEnv.Name, describeAgents(candidates))}, nil
+			"%d Agents registered through InfraEnv %s could be this Machine's host (%s); none is approved: delete the Agents of hosts that should not have booted this config's %s",
+			len(candidates), s.infraEnv.Name, describeAgents(candidates), medium)}, nil
 	case s.bareMetalHost != nil:
 		identity := "matched by " + evidence
 		if len(macs) > 0 {
 			identity = "MAC " + strings.Join(macs, " ")
 		}
+		boot := "boot the discovery ISO"
+		if s.diskImage {
+			// An image whose Ignition reads no config drive (a metal image) boots without its
+			// bootstrap data and never registers: nothing else tells.
+			boot = fmt.Sprintf("boot disk image %s (an RHCOS image whose Ignition reads the config drive: OpenStack or Nutanix)", s.metal3Machine.Spec.Image.URL)
+		}
 		return agentSearch{reason: bootstrapv1.WaitingForAgentReason, message: fmt.Sprintf(
-			"Waiting for the host of BareMetalHost %s (%s) to boot the discovery ISO and register through InfraEnv %s (%d other Agents registered there)",
-			s.bareMetalHost.Name, identity, s.infraEnv.Name, len(list.Items))}, nil
+			"Waiting for the host of BareMetalHost %s (%s) to %s and register through InfraEnv %s (%d other Agents registered there)",
+			s.bareMetalHost.Name, identity, boot, s.infraEnv.Name, len(list.Items))}, nil
 	default:
 		return agentSearch{reason: bootstrapv1.WaitingForAgentReason, message: fmt.Sprintf(
 			"Waiting for the Machine's host to boot the discovery ISO of InfraEnv %s and register", s.infraEnv.Name)}, nil

@@ -20,6 +20,7 @@ import (
 	"context"
 	"testing"
 
+	capm3v1beta2 "github.com/metal3-io/cluster-api-provider-metal3/api/v1beta2"
 	. "github.com/onsi/gomega"
 	hiveextv1beta1 "github.com/openshift/assisted-service/api/hiveextension/v1beta1"
 	aiv1beta1 "github.com/openshift/assisted-service/api/v1beta1"
@@ -307,4 +308,37 @@ func isNil(o client.Object) bool {
 		return v == nil
 	}
 	return o == nil
+}
+
+// TestDiscoveryIgnitionUnavailableIsRetried: a host that boots a disk image waits for its
+// discovery ignition, saying why in DataSecretAvailable, and the reconcile asks to try again
+// (a download that failed sends no event the controller watches), without a reconcile error.
+func TestDiscoveryIgnitionUnavailableIsRetried(t *testing.T) {
+	g := NewWithT(t)
+	f := newFixture()
+	f.machine.Spec.InfrastructureRef = clusterv1.ContractVersionedObjectReference{APIGroup: capm3v1beta2.GroupVersion.Group, Kind: "Metal3Machine", Name: "m1"}
+	m3m := &capm3v1beta2.Metal3Machine{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "m1"},
+		Spec: capm3v1beta2.Metal3MachineSpec{Image: capm3v1beta2.Image{URL: "https://mirror.example/rhcos-nutanix.qcow2", DiskFormat: "qcow2"}}}
+	ie := &aiv1beta1.InfraEnv{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "m1"},
+		Status: aiv1beta1.InfraEnvStatus{ISODownloadURL: "https://images.example/m1.iso"}}
+	s, err := capoascheme.New(bootstrapv1.AddToScheme)
+	g.Expect(err).NotTo(HaveOccurred())
+	c := fake.NewClientBuilder().WithScheme(s).WithObjects(f.config, f.machine, f.cluster, f.cd, f.aci, m3m, ie).
+		WithStatusSubresource(&bootstrapv1.OpenshiftAssistedConfig{}).Build()
+	recorder := events.NewFakeRecorder(10)
+	r := &Reconciler{Client: c, Recorder: recorder} // no Discovery: every download fails
+	res, err := r.Reconcile(context.Background(), ctrl.Request{NamespacedName: client.ObjectKeyFromObject(f.config)})
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(res.RequeueAfter).To(Equal(discoveryRetry))
+	got := &bootstrapv1.OpenshiftAssistedConfig{}
+	g.Expect(c.Get(context.Background(), client.ObjectKeyFromObject(f.config), got)).To(Succeed())
+	cond := conditions.Get(got, bootstrapv1.DataSecretAvailableCondition)
+	g.Expect(cond).NotTo(BeNil())
+	g.Expect(cond.Reason).To(Equal(bootstrapv1.DiscoveryIgnitionUnavailableReason))
+	g.Expect(cond.Message).To(ContainSubstring("disk image https://mirror.example/rhcos-nutanix.qcow2"))
+	g.Expect(got.Status.DataSecretName).To(BeEmpty())
+	g.Expect(recorder.Events).To(Receive(ContainSubstring(bootstrapv1.DiscoveryIgnitionUnavailableReason)))
+	// The Metal3Machine keeps its image.
+	g.Expect(c.Get(context.Background(), client.ObjectKeyFromObject(m3m), m3m)).To(Succeed())
+	g.Expect(m3m.Spec.Image.URL).To(Equal("https://mirror.example/rhcos-nutanix.qcow2"))
 }

@@ -18,8 +18,11 @@ package controllers_test
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"time"
@@ -63,10 +66,82 @@ type sim struct {
 	// newerCRD are namespaces whose Agents register with the spec fields of a newer
 	// assisted-service (testenv.NewerAgentSpecFields), as a hub with a newer Agent CRD has them.
 	newerCRD map[string]bool
+	// staleToken are namespaces whose InfraEnvs publish a token that assisted-service refuses.
+	staleToken map[string]bool
+	// service is assisted-service's REST API: it serves discovery ignitions to the holder of an
+	// InfraEnv's token, which the InfraEnv's events URL carries.
+	service *httptest.Server
 }
 
 func newSim(c client.Client) *sim {
-	return &sim{c: c, gone: map[string]bool{}, provisionedWith: map[string]capm3v1beta2.Image{}, newerCRD: map[string]bool{}}
+	s := &sim{c: c, gone: map[string]bool{}, provisionedWith: map[string]capm3v1beta2.Image{}, newerCRD: map[string]bool{}, staleToken: map[string]bool{}}
+	s.service = httptest.NewTLSServer(http.HandlerFunc(s.serveFiles))
+	return s
+}
+
+// serviceToken is the token of the InfraEnv whose ID (assisted-service's, the UID here) is id.
+func serviceToken(id string) string { return "token-of-" + id }
+
+// eventsURL is the events URL of the InfraEnv whose ID is id, carrying token.
+func (s *sim) eventsURL(id, token string) string {
+	return fmt.Sprintf("%s/api/assisted-install/v2/events?api_key=%s&infra_env_id=%s", s.service.URL, token, id)
+}
+
+// serveFiles serves GET /api/assisted-install/v2/infra-envs/{id}/downloads/files?file_name=discovery.ign
+// to the InfraEnv's token: a discovery ignition whose agent.service registers with that InfraEnv.
+func (s *sim) serveFiles(w http.ResponseWriter, r *http.Request) {
+	id, ok := strings.CutPrefix(r.URL.Path, "/api/assisted-install/v2/infra-envs/")
+	id, ok2 := strings.CutSuffix(id, "/downloads/files")
+	switch {
+	case !ok || !ok2:
+		http.NotFound(w, r)
+	case r.URL.Query().Get("api_key") != serviceToken(id):
+		http.Error(w, "unauthorized", http.StatusUnauthorized)
+	case r.URL.Query().Get("file_name") != "discovery.ign":
+		http.Error(w, "unknown file", http.StatusBadRequest)
+	default:
+		unit := map[string]any{"name": "agent.service", "enabled": true,
+			"contents": "[Service]\nExecStart=/usr/local/bin/agent --url " + s.service.URL + " --infra-env-id " + id + "\n"}
+		ign, err := json.Marshal(map[string]any{"ignition": map[string]any{"version": "3.1.0"}, "systemd": map[string]any{"units": []any{unit}}})
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+			return
+		}
+		w.Header().Set("Content-Type", "application/octet-stream")
+		_, _ = w.Write(ign)
+	}
+}
+
+// registersWith is the InfraEnv ID that the discovery agent of an Ignition config (the bootstrap
+// data of a host that boots a disk image) registers with: the agent.service of a config it merges.
+func registersWith(data []byte) string {
+	var ign struct {
+		Ignition struct {
+			Config struct {
+				Merge []struct {
+					Source string `json:"source"`
+				} `json:"merge"`
+			} `json:"config"`
+		} `json:"ignition"`
+	}
+	if json.Unmarshal(data, &ign) != nil {
+		return ""
+	}
+	for _, m := range ign.Ignition.Config.Merge {
+		encoded, ok := strings.CutPrefix(m.Source, "data:;base64,")
+		if !ok {
+			continue
+		}
+		child, err := base64.StdEncoding.DecodeString(encoded)
+		if err != nil {
+			continue
+		}
+		if _, rest, ok := strings.Cut(string(child), "--infra-env-id "); ok {
+			id, _, _ := strings.Cut(rest, `\n`)
+			return id
+		}
+	}
+	return ""
 }
 
 func (s *sim) setGone(ns string) {
@@ -79,6 +154,22 @@ func (s *sim) setNewerCRD(ns string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.newerCRD[ns] = true
+}
+
+func (s *sim) setStaleToken(ns string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.staleToken[ns] = true
+}
+
+// tokenFor is the token an InfraEnv publishes.
+func (s *sim) tokenFor(ie *aiv1beta1.InfraEnv) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.staleToken[ie.Namespace] {
+		return "stale-token"
+	}
+	return serviceToken(string(ie.UID))
 }
 
 func (s *sim) isNewerCRD(ns string) bool {
@@ -129,6 +220,7 @@ func (s *sim) serveISOs(ctx context.Context) error {
 			continue
 		}
 		ie.Status.ISODownloadURL = fmt.Sprintf("https://assisted.example/images/%s/discovery.iso", ie.UID)
+		ie.Status.InfraEnvDebugInfo.EventsURL = s.eventsURL(string(ie.UID), s.tokenFor(ie))
 		ie.Status.CreatedTime = ptr.To(metav1.Now())
 		if err := s.c.Status().Update(ctx, ie); err != nil {
 			return err
@@ -200,6 +292,7 @@ func (s *sim) associateHosts(ctx context.Context) error {
 			}
 			bmh.Spec.ConsumerRef = &corev1.ObjectReference{APIVersion: capm3v1beta2.GroupVersion.String(), Kind: "Metal3Machine", Namespace: m3m.Namespace, Name: m3m.Name}
 			bmh.Spec.Image = &bmov1alpha1.Image{URL: m3m.Spec.Image.URL, DiskFormat: ptr.To(m3m.Spec.Image.DiskFormat)}
+			bmh.Spec.UserData = &corev1.SecretReference{Namespace: m.Namespace, Name: *m.Spec.Bootstrap.DataSecretName}
 			bmh.Spec.Online = true
 			if err := s.c.Update(ctx, bmh); err != nil {
 				return err
@@ -244,6 +337,12 @@ func (s *sim) bootHosts(ctx context.Context) error {
 				return err
 			}
 		}
+		if ptr.Deref(bmh.Spec.Image.DiskFormat, "") != capm3v1beta2.LiveIsoDiskFormat {
+			if err := s.bootDisk(ctx, bmh); err != nil {
+				return err
+			}
+			continue
+		}
 		if err := s.boot(ctx, bmh.Namespace, "agent-"+bmh.Name, bmh.Spec.BootMACAddress, bmh.Spec.Image.URL); err != nil {
 			return err
 		}
@@ -268,6 +367,39 @@ func (s *sim) boot(ctx context.Context, ns, agentName, mac, isoURL string) error
 			return err
 		}
 		return s.register(ctx, ie, agentName, mac)
+	}
+	return nil
+}
+
+// bootDisk registers (once) the Agent of a host that boots a disk image: with the InfraEnv its
+// bootstrap data's discovery agent names.
+func (s *sim) bootDisk(ctx context.Context, bmh *bmov1alpha1.BareMetalHost) error {
+	if bmh.Spec.UserData == nil {
+		return nil
+	}
+	data := &corev1.Secret{}
+	if err := s.c.Get(ctx, client.ObjectKey{Namespace: bmh.Namespace, Name: bmh.Spec.UserData.Name}, data); err != nil {
+		return client.IgnoreNotFound(err)
+	}
+	id := registersWith(data.Data["value"])
+	if id == "" {
+		return nil
+	}
+	ies := &aiv1beta1.InfraEnvList{}
+	if err := s.c.List(ctx, ies, client.InNamespace(bmh.Namespace)); err != nil {
+		return err
+	}
+	for i := range ies.Items {
+		ie := &ies.Items[i]
+		if string(ie.UID) != id {
+			continue
+		}
+		agentName := "agent-" + bmh.Name
+		err := s.c.Get(ctx, client.ObjectKey{Namespace: ie.Namespace, Name: agentName}, &aiv1beta1.Agent{})
+		if err == nil || client.IgnoreNotFound(err) != nil {
+			return err
+		}
+		return s.register(ctx, ie, agentName, bmh.Spec.BootMACAddress)
 	}
 	return nil
 }
