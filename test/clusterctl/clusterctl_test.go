@@ -43,6 +43,9 @@ var templateVariables = map[string]string{
 	"API_VIP":            "192.168.111.5",
 	"INGRESS_VIP":        "192.168.111.4",
 	"SSH_AUTHORIZED_KEY": "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIMi4c5B4pUq1mBNmRWQQPG/6Wj1v5yXw5kq2Rz3ZcK2E test",
+	// The image flavor's.
+	"RHCOS_IMAGE_URL":      "https://mirror.example/rhcos-4.17.2-x86_64-nutanix.x86_64.qcow2",
+	"RHCOS_IMAGE_CHECKSUM": "https://mirror.example/sha256sum.txt",
 }
 
 // writeClusterctlConfig writes the clusterctl.yaml of the local repository plus the template
@@ -156,6 +159,8 @@ func TestClusterctlInitAndGenerateCluster(t *testing.T) {
 		kinds  []string
 	}{
 		{"", []string{"Cluster", "Metal3Cluster", "Metal3DataTemplate", "OpenshiftAssistedControlPlane", "Metal3MachineTemplate",
+			"MachineDeployment", "OpenshiftAssistedConfigTemplate", "Metal3MachineTemplate"}},
+		{"image", []string{"Cluster", "Metal3Cluster", "Metal3DataTemplate", "OpenshiftAssistedControlPlane", "Metal3MachineTemplate",
 			"MachineDeployment", "OpenshiftAssistedConfigTemplate", "Metal3MachineTemplate"}},
 		{"sno", []string{"Cluster", "Metal3Cluster", "Metal3DataTemplate", "OpenshiftAssistedControlPlane", "Metal3MachineTemplate"}},
 		{"agent", []string{"Cluster", "AgentCluster", "OpenshiftAssistedControlPlane", "AgentMachineTemplate",

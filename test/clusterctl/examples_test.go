@@ -37,6 +37,9 @@ var examplesVariables = map[string]string{
 	"INGRESS_VIP":        "192.168.111.4",
 	"SSH_AUTHORIZED_KEY": "",
 	"PULL_SECRET_NAME":   "pull-secret",
+	// The image flavor's RHCOS disk image: 4.17's Nutanix qcow2 (upstream CAPOA's examples name one) and its checksum.
+	"RHCOS_IMAGE_URL":      "https://mirror.openshift.com/pub/openshift-v4/x86_64/dependencies/rhcos/4.17/4.17.2/rhcos-4.17.2-x86_64-nutanix.x86_64.qcow2",
+	"RHCOS_IMAGE_CHECKSUM": "https://mirror.openshift.com/pub/openshift-v4/x86_64/dependencies/rhcos/4.17/4.17.2/sha256sum.txt",
 }
 
 // TestExamplesAreRenderedFromTheTemplates renders every template with clusterctl's library and
@@ -61,7 +64,7 @@ func TestExamplesAreRenderedFromTheTemplates(t *testing.T) {
 
 	templates, err := filepath.Glob(filepath.Join(repoRoot, "templates", "cluster-template*.yaml"))
 	g.Expect(err).NotTo(HaveOccurred())
-	g.Expect(templates).To(HaveLen(5))
+	g.Expect(templates).To(HaveLen(6))
 	for _, tmplPath := range templates {
 		base := filepath.Base(tmplPath)
 		flavor := strings.TrimPrefix(strings.TrimPrefix(strings.TrimSuffix(base, ".yaml"), "cluster-template"), "-")

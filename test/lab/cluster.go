@@ -76,6 +76,16 @@ type ClusterOptions struct {
 	// that release stores (upstream/cluster-template-v0.4.0.yaml): they reach the providers
 	// through the conversion webhooks. Metal3 clusters only.
 	Upstream bool
+	// DiskImage makes the hosts boot an RHCOS disk image (RHCOSImageURL) with the discovery
+	// ignition as bootstrap data, rather than the discovery ISO: the image flavor, multinode on
+	// Metal3 only.
+	DiskImage bool
+}
+
+// RHCOSImageURL is the RHCOS disk image of the lab's image flavor: a Nutanix qcow2, whose Ignition
+// reads the config drive, as the image flavor needs.
+func (o ClusterOptions) RHCOSImageURL() string {
+	return fmt.Sprintf("https://rhcos.lab.sim/rhcos-%s-x86_64-nutanix.x86_64.qcow2", o.Version)
 }
 
 // ArbiterHostLabel is the label of the BareMetalHost the arbiter flavor picks for the arbiter
@@ -107,6 +117,11 @@ func (o ClusterOptions) Template() (string, error) {
 		name = "cluster-template-agent.yaml"
 	case o.Infrastructure != "" && o.Infrastructure != Metal3:
 		return "", fmt.Errorf("unknown infrastructure %q: use %s or %s", o.Infrastructure, Metal3, Agent)
+	case o.DiskImage:
+		if o.ControlPlanes == 1 || o.Arbiter {
+			return "", fmt.Errorf("the image flavor has 3, 4 or 5 control-plane nodes")
+		}
+		name = "cluster-template-image.yaml"
 	case o.Arbiter:
 		name = "cluster-template-arbiter.yaml"
 	case o.ControlPlanes == 1:
@@ -131,6 +146,8 @@ func (o ClusterOptions) variables() map[string]string {
 		"INGRESS_VIP":                 ingressVIP,
 		"PULL_SECRET_NAME":            o.Name + "-pull-secret",
 		"SSH_AUTHORIZED_KEY":          validationtest.SSHKey,
+		"RHCOS_IMAGE_URL":             o.RHCOSImageURL(),
+		"RHCOS_IMAGE_CHECKSUM":        "https://rhcos.lab.sim/sha256sum.txt",
 	}
 }
 
