@@ -309,7 +309,14 @@ func (s *Simulator) reconcileAgent(ctx context.Context, req ctrl.Request) (ctrl.
 		}
 		switch stage {
 		case models.HostStageWritingImageToDisk:
-			host.WriteOS()
+			if s.bootsFromDisk(host.SystemUUID) {
+				// A host that booted a disk image is installed to its existing root
+				// (install_cmd.go sends the CoreOS image when the inventory's boot device
+				// type is persistent): no efibootmgr, the boot order stays.
+				host.InstallToExistingRoot()
+			} else {
+				host.WriteOS()
+			}
 		case models.HostStageRebooting:
 			if iso := host.PowerOn(); iso != "" {
 				// The host came back in the discovery ISO and its agent registered again
@@ -384,7 +391,9 @@ func (s *Simulator) reconcileAgent(ctx context.Context, req ctrl.Request) (ctrl.
 	a.Status.Bootstrap = s.bootstrap[req.NamespacedName] && inSet
 	s.mu.Unlock()
 	a.Status.DebugInfo.State, a.Status.DebugInfo.StateInfo = next, info
-	a.Status.DebugInfo.EventsURL = fmt.Sprintf("%s/api/assisted-install/v2/events?host_id=%s", s.ImageServiceURL, a.Name)
+	if err := s.populateAgentEventsURL(ctx, a); err != nil {
+		return ctrl.Result{}, err
+	}
 	if stage != a.Status.Progress.CurrentStage {
 		a.Status.Progress.CurrentStage = stage
 		a.Status.Progress.StageStartTime = &now
@@ -408,6 +417,22 @@ func (s *Simulator) reconcileAgent(ctx context.Context, req ctrl.Request) (ctrl.
 		}
 	}
 	return ctrl.Result{}, nil
+}
+
+// populateAgentEventsURL publishes the events URL of the host once, as assisted-service does
+// (agent_controller.go populateEventsURL): filtered by host_id and signed for the InfraEnv the
+// host registered through.
+func (s *Simulator) populateAgentEventsURL(ctx context.Context, a *aiv1beta1.Agent) error {
+	if a.Status.DebugInfo.EventsURL != "" {
+		return nil
+	}
+	ie := &aiv1beta1.InfraEnv{}
+	err := s.Client.Get(ctx, client.ObjectKey{Namespace: a.Namespace, Name: a.Labels[aiv1beta1.InfraEnvNameLabel]}, ie)
+	if err != nil {
+		return client.IgnoreNotFound(err)
+	}
+	a.Status.DebugInfo.EventsURL, err = s.eventsURL("host_id", a.Name, infraEnvScope, string(ie.UID))
+	return err
 }
 
 // nextStage is the stage after stage in the host's progress stages; false when stage is the last

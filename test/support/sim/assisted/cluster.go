@@ -189,8 +189,9 @@ func (s *Simulator) reconcileACI(ctx context.Context, req ctrl.Request) (ctrl.Re
 	}
 
 	aci.Status.DebugInfo.State, aci.Status.DebugInfo.StateInfo = next, info
-	aci.Status.DebugInfo.EventsURL = fmt.Sprintf("%s/api/assisted-install/v2/events?cluster_id=%s", s.ImageServiceURL, aci.UID)
-	aci.Status.DebugInfo.LogsURL = fmt.Sprintf("%s/api/assisted-install/v2/clusters/%s/logs", s.ImageServiceURL, aci.UID)
+	if err := s.populateACIURLs(aci); err != nil {
+		return ctrl.Result{}, err
+	}
 	aci.Status.APIVIP, aci.Status.APIVIPs = aci.Spec.APIVIP, aci.Spec.APIVIPs
 	aci.Status.IngressVIP, aci.Status.IngressVIPs = aci.Spec.IngressVIP, aci.Spec.IngressVIPs
 	aci.Status.MachineNetwork = aci.Spec.Networking.MachineNetwork
@@ -237,6 +238,24 @@ func (s *Simulator) reconcileACI(ctx context.Context, req ctrl.Request) (ctrl.Re
 		s.Recorder.Eventf(aci, nil, eventType, "ClusterStatusChanged", "Update", "Cluster %s: %s (%s)", cd.Name, next, info)
 	}
 	return ctrl.Result{}, nil
+}
+
+// populateACIURLs publishes the cluster's events and logs URLs once, signed for the cluster, as
+// assisted-service does (clusterdeployments_controller.go populateEventsURL, filtered by
+// cluster_id, and generateControllerLogsDownloadURL). The cluster's ID is the
+// AgentClusterInstall's UID.
+func (s *Simulator) populateACIURLs(aci *hiveextv1beta1.AgentClusterInstall) error {
+	id := string(aci.UID)
+	var err error
+	if aci.Status.DebugInfo.EventsURL == "" {
+		if aci.Status.DebugInfo.EventsURL, err = s.eventsURL("cluster_id", id, clusterScope, id); err != nil {
+			return err
+		}
+	}
+	if aci.Status.DebugInfo.LogsURL == "" {
+		aci.Status.DebugInfo.LogsURL, err = s.signedURL("/v2/clusters/"+id+"/logs", nil, clusterScope, id)
+	}
+	return err
 }
 
 // isSNO tells a single-node cluster: one control-plane node and no workers.

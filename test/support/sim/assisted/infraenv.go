@@ -66,13 +66,19 @@ func (s *Simulator) reconcileInfraEnv(ctx context.Context, req ctrl.Request) (ct
 	ie.Status.ISODownloadURL = s.isoURL(ie)
 	ie.Status.CreatedTime = &now
 	ie.Status.AgentLabelSelector = metav1.LabelSelector{MatchLabels: map[string]string{aiv1beta1.InfraEnvNameLabel: ie.Name}}
-	ie.Status.InfraEnvDebugInfo.EventsURL = fmt.Sprintf("%s/api/assisted-install/v2/events?infra_env_id=%s", s.ImageServiceURL, ie.UID)
-	base := fmt.Sprintf("%s/boot-artifacts", s.ImageServiceURL)
-	ie.Status.BootArtifacts = aiv1beta1.BootArtifacts{
-		KernelURL: base + "/kernel?arch=" + arch(ie), RootfsURL: base + "/rootfs?arch=" + arch(ie),
-		InitrdURL: fmt.Sprintf("%s/images/%s/pxe-initrd?arch=%s", s.ImageServiceURL, ie.UID, arch(ie)),
-		IpxeScriptURL: fmt.Sprintf("%s/api/assisted-install/v2/infra-envs/%s/downloads/files?file_name=ipxe-script",
-			s.ImageServiceURL, ie.UID),
+	// The events URL and the iPXE script's are the service's own, signed for the InfraEnv
+	// (infraenv_controller.go populateEventsURL and setSignedBootArtifactURLs).
+	id := string(ie.UID)
+	events, err := s.eventsURL("infra_env_id", id, infraEnvScope, id)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	ie.Status.InfraEnvDebugInfo.EventsURL = events
+	ie.Status.BootArtifacts = s.bootArtifacts(ie)
+	ie.Status.BootArtifacts.IpxeScriptURL, err = s.signedURL("/v2/infra-envs/"+id+"/downloads/files",
+		url.Values{"file_name": {fileIPXEScript}}, infraEnvScope, id)
+	if err != nil {
+		return ctrl.Result{}, err
 	}
 	conditionsv1.SetStatusConditionNoHeartbeat(&ie.Status.Conditions, conditionsv1.Condition{
 		Type: aiv1beta1.ImageCreatedCondition, Status: corev1.ConditionTrue,
@@ -93,6 +99,15 @@ func arch(ie *aiv1beta1.InfraEnv) string {
 	return "x86_64"
 }
 
+// bootArtifacts are the image service's URLs of the InfraEnv's kernel, rootfs and initrd.
+func (s *Simulator) bootArtifacts(ie *aiv1beta1.InfraEnv) aiv1beta1.BootArtifacts {
+	base := fmt.Sprintf("%s/boot-artifacts", s.ImageServiceURL)
+	return aiv1beta1.BootArtifacts{
+		KernelURL: base + "/kernel?arch=" + arch(ie), RootfsURL: base + "/rootfs?arch=" + arch(ie),
+		InitrdURL: fmt.Sprintf("%s/images/%s/pxe-initrd?arch=%s", s.ImageServiceURL, ie.UID, arch(ie)),
+	}
+}
+
 // isoURL is the image service's URL of the InfraEnv's ISO.
 func (s *Simulator) isoURL(ie *aiv1beta1.InfraEnv) string {
 	version := ie.Spec.OSImageVersion
@@ -104,33 +119,88 @@ func (s *Simulator) isoURL(ie *aiv1beta1.InfraEnv) string {
 	return fmt.Sprintf("%s/images/%s?%s", s.ImageServiceURL, ie.UID, q.Encode())
 }
 
-// Booted registers (or reconnects) the Agent of a host that runs an InfraEnv's discovery ISO.
+// Booted registers (or reconnects) the Agent of a host that runs the discovery agent: from an
+// InfraEnv's discovery ISO (b.ISOURL), or from a disk image (b.DiskImageURL) whose Ignition
+// config, read from the config drive (b.UserData), starts the agent against this service and one
+// of its InfraEnvs (see discoveryFromDisk).
 func (s *Simulator) Booted(ctx context.Context, b inventory.Boot) error {
 	if b.Host == nil {
-		return fmt.Errorf("booting %s: no host", b.ISOURL)
+		return fmt.Errorf("booting %s: no host", b.ISOURL+b.DiskImageURL)
 	}
 	if s.down.Load() {
 		// The host's agent cannot reach the service: it tries again.
 		return fmt.Errorf("host %s cannot register: assisted-service is unavailable", b.Host.Name)
 	}
-	uuid := b.Host.SystemUUID
-	if _, onDisk, _, _ := s.hostFlags(uuid); onDisk {
+	if _, onDisk, _, _ := s.hostFlags(b.Host.SystemUUID); onDisk {
 		return nil // It boots the OpenShift installed on its disk, not the ISO.
+	}
+	if b.DiskImageURL != "" {
+		ie, err := s.discoveryFromDisk(ctx, b)
+		if err != nil || ie == nil {
+			return err
+		}
+		return s.register(ctx, b.Host, ie, true)
 	}
 	ie, err := s.infraEnvServing(ctx, b.ISOURL)
 	if err != nil {
 		return err
 	}
+	return s.register(ctx, b.Host, ie, false)
+}
+
+// discoveryFromDisk is the InfraEnv that the discovery agent of a host booted from a disk image
+// registers with, or nil when none does, which nothing in the API shows (the host runs, its
+// agent never reaches the service; it is logged): an image whose Ignition does not read the
+// config drive (readsConfigDrive), user data that Ignition cannot render or that starts no agent
+// (discoveryAgentOf), an agent told another service's URL, a token this service did not sign
+// (its agent authentication, local_authenticator.go AuthAgentAuth), or an InfraEnv it does not
+// have.
+func (s *Simulator) discoveryFromDisk(ctx context.Context, b inventory.Boot) (*aiv1beta1.InfraEnv, error) {
+	log := ctrl.LoggerFrom(ctx).WithValues("host", b.Host.Name, "image", b.DiskImageURL)
+	if !readsConfigDrive(b.DiskImageURL) {
+		log.V(1).Info("The disk image's Ignition does not read the config drive: no discovery agent starts")
+		return nil, nil
+	}
+	agent, err := discoveryAgentOf(b.UserData)
+	if err != nil {
+		log.V(1).Info("No discovery agent starts from the config drive's Ignition config", "reason", err.Error())
+		return nil, nil
+	}
+	if agent.serviceURL != s.ServiceURL() {
+		log.V(1).Info("The discovery agent reports to another service", "url", agent.serviceURL)
+		return nil, nil
+	}
+	if !s.isInfraEnvToken(agent.token) {
+		log.V(1).Info("The discovery agent's token is refused: it cannot register")
+		return nil, nil
+	}
+	ie, err := s.infraEnvByUID(ctx, agent.infraEnvID)
+	if err != nil {
+		return nil, err
+	}
+	if ie == nil || !ie.DeletionTimestamp.IsZero() {
+		log.V(1).Info("The discovery agent's InfraEnv does not exist: it cannot register", "infraEnvID", agent.infraEnvID)
+		return nil, nil
+	}
+	return ie, nil
+}
+
+// register registers (or reconnects) the Agent of host, running the discovery agent of InfraEnv
+// ie, from the disk (fromDisk: its agent reports the boot device type persistent, the inventory's
+// boot.device_type, which the pinned Agent types have no field for) or from the live ISO.
+func (s *Simulator) register(ctx context.Context, host *inventory.Host, ie *aiv1beta1.InfraEnv, fromDisk bool) error {
+	uuid := host.SystemUUID
 	key := client.ObjectKey{Namespace: ie.Namespace, Name: agentName(uuid)}
 	s.mu.Lock()
 	wasRunning := s.running[uuid]
 	s.running[uuid] = true
 	s.registered[key] = true
+	s.bootedFromDisk[uuid] = fromDisk
 	s.mu.Unlock()
 
 	// What the service's database holds now, not what the cache has seen of it.
 	agent := &aiv1beta1.Agent{}
-	err = s.reader.Get(ctx, key, agent)
+	err := s.reader.Get(ctx, key, agent)
 	switch {
 	case apierrors.IsNotFound(err):
 		agent = &aiv1beta1.Agent{
@@ -145,21 +215,21 @@ func (s *Simulator) Booted(ctx context.Context, b inventory.Boot) error {
 		}
 		controllerutil.AddFinalizer(agent, AgentFinalizer)
 		if err := s.Client.Create(ctx, agent); err != nil && !apierrors.IsAlreadyExists(err) {
-			return fmt.Errorf("registering the Agent of host %s: %w", b.Host.Name, err)
+			return fmt.Errorf("registering the Agent of host %s: %w", host.Name, err)
 		}
-		ctrl.LoggerFrom(ctx).Info("Host registered", "agent", key.String(), "infraEnv", ie.Name, "host", b.Host.Name)
+		ctrl.LoggerFrom(ctx).Info("Host registered", "agent", key.String(), "infraEnv", ie.Name, "host", host.Name)
 		return nil
 	case err != nil:
-		return fmt.Errorf("reading the Agent of host %s: %w", b.Host.Name, err)
+		return fmt.Errorf("reading the Agent of host %s: %w", host.Name, err)
 	}
 	if err := deregistering(agent); err != nil {
-		return fmt.Errorf("host %s cannot register yet: %w", b.Host.Name, err)
+		return fmt.Errorf("host %s cannot register yet: %w", host.Name, err)
 	}
 	if agent.Labels[aiv1beta1.InfraEnvNameLabel] != ie.Name {
 		if err := s.reregister(ctx, agent, ie); err != nil {
-			return fmt.Errorf("registering host %s through InfraEnv %s: %w", b.Host.Name, ie.Name, err)
+			return fmt.Errorf("registering host %s through InfraEnv %s: %w", host.Name, ie.Name, err)
 		}
-		ctrl.LoggerFrom(ctx).Info("Host registered anew", "agent", key.String(), "infraEnv", ie.Name, "host", b.Host.Name)
+		ctrl.LoggerFrom(ctx).Info("Host registered anew", "agent", key.String(), "infraEnv", ie.Name, "host", host.Name)
 	}
 	if !wasRunning {
 		s.agentsCh <- event.GenericEvent{Object: agent}
@@ -183,6 +253,7 @@ func (s *Simulator) PoweredOff(ctx context.Context, h *inventory.Host) error {
 func (s *Simulator) Deprovisioned(ctx context.Context, h *inventory.Host) error {
 	s.mu.Lock()
 	s.onDisk[h.SystemUUID] = false
+	delete(s.bootedFromDisk, h.SystemUUID)
 	s.mu.Unlock()
 	return s.PoweredOff(ctx, h)
 }

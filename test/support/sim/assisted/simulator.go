@@ -18,14 +18,19 @@ limitations under the License.
 // agent-installed ClusterDeployment installed). It follows the real service's state machines and
 // names, read from github.com/openshift/assisted-service/{api,models}:
 //
-//   - InfraEnv: status.isoDownloadURL, createdTime, agentLabelSelector and the ImageCreated
-//     condition.
-//   - Agent: a host that boots an InfraEnv's ISO registers an Agent named after its system UUID in
-//     the InfraEnv's namespace, labelled infraenvs.agent-install.openshift.io=<infraenv>, with an
-//     inventory matching the host. debugInfo.state goes discovering → known/insufficient (or the
-//     -unbound variants and binding) → preparing-for-installation → preparing-successful →
-//     installing → installing-in-progress (progress stages) → installed, or
-//     added-to-existing-cluster for a host that joins an installed cluster. Conditions
+//   - The REST API (api.go), over HTTPS at ServiceURL with local authentication: the InfraEnv's
+//     files (the discovery ignition, for the image-based flow), for the InfraEnv's token.
+//   - InfraEnv: status.isoDownloadURL, createdTime, agentLabelSelector, debugInfo.eventsURL (on
+//     the REST API, with the InfraEnv's token), bootArtifacts and the ImageCreated condition.
+//   - Agent: a host that boots an InfraEnv's ISO, or a disk image whose Ignition config (from its
+//     config drive) starts the discovery agent of an InfraEnv (ignition.go), registers an Agent
+//     named after its system UUID in the InfraEnv's namespace, labelled
+//     infraenvs.agent-install.openshift.io=<infraenv>, with an inventory matching the host.
+//     debugInfo.state goes discovering → known/insufficient (or the -unbound variants and
+//     binding) → preparing-for-installation → preparing-successful → installing →
+//     installing-in-progress (progress stages) → installed, or
+//     added-to-existing-cluster for a host that joins an installed cluster. A host that booted a
+//     disk image is installed to its existing root: no boot order change. Conditions
 //     (SpecSynced, Connected, RequirementsMet, Validated, Installed, Bound) and validationsInfo
 //     follow the state as assisted-service sets them.
 //   - AgentClusterInstall: insufficient → ready → preparing-for-installation → installing →
@@ -155,14 +160,18 @@ type Simulator struct {
 	acisCh    chan event.GenericEvent
 
 	// down: the service is not running (SetAvailable(false)), as when assisted-service's pod is
-	// gone: nothing is reconciled and no host can register; its database (this state) survives.
+	// gone: nothing is reconciled, its REST API answers 503 and no host can register; its
+	// database (this state) survives.
 	down atomic.Bool
+	// api is the REST API's server and token key.
+	api *restAPI
 
 	mu sync.Mutex
 	// registered holds the Agents of the hosts that registered with this service (its database).
 	registered     map[types.NamespacedName]bool
-	running        map[string]bool // system UUID → runs the discovery ISO
+	running        map[string]bool // system UUID → runs the discovery agent (ISO or disk image)
 	onDisk         map[string]bool // system UUID → OpenShift installed on its disk
+	bootedFromDisk map[string]bool // system UUID → its agent runs from a disk image, not the ISO
 	failValidation map[string]bool
 	disconnected   map[string]bool
 	failInstall    map[types.NamespacedName]bool
@@ -171,8 +180,9 @@ type Simulator struct {
 	bootstrap      map[types.NamespacedName]bool
 }
 
-// SetupWithManager registers the InfraEnv, Agent, AgentClusterInstall and ClusterDeployment
-// controllers of the simulator with mgr.
+// SetupWithManager starts the service's REST API (ServiceURL, stopped when mgr stops) and
+// registers the InfraEnv, Agent, AgentClusterInstall and ClusterDeployment controllers of the
+// simulator with mgr.
 func (s *Simulator) SetupWithManager(_ context.Context, mgr ctrl.Manager, opts controller.Options) error {
 	if s.Inventory == nil || (s.Workload == nil && s.WorkloadFor == nil) {
 		return fmt.Errorf("the assisted-service simulator needs an inventory and the workload cluster's rest.Config")
@@ -211,12 +221,16 @@ func (s *Simulator) SetupWithManager(_ context.Context, mgr ctrl.Manager, opts c
 	s.registered = map[types.NamespacedName]bool{}
 	s.running = map[string]bool{}
 	s.onDisk = map[string]bool{}
+	s.bootedFromDisk = map[string]bool{}
 	s.failValidation = map[string]bool{}
 	s.disconnected = map[string]bool{}
 	s.failInstall = map[types.NamespacedName]bool{}
 	s.installSets = map[types.NamespacedName]map[types.NamespacedName]bool{}
 	s.roles = map[types.NamespacedName]models.HostRole{}
 	s.bootstrap = map[types.NamespacedName]bool{}
+	if err := s.startAPI(mgr); err != nil {
+		return err
+	}
 
 	if err := ctrl.NewControllerManagedBy(mgr).Named("sim-infraenv").
 		For(&aiv1beta1.InfraEnv{}).WithOptions(opts).
@@ -312,6 +326,13 @@ func (s *Simulator) poke(ctx context.Context, uuid string) {
 			s.agentsCh <- event.GenericEvent{Object: &agents.Items[i]}
 		}
 	}
+}
+
+// bootsFromDisk tells whether the host's agent runs from a disk image it booted.
+func (s *Simulator) bootsFromDisk(uuid string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.bootedFromDisk[uuid]
 }
 
 func (s *Simulator) hostFlags(uuid string) (running, onDisk, failValidation, disconnected bool) {
