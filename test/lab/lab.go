@@ -354,6 +354,9 @@ func (l *Lab) startManagement(ctx context.Context) (*management, error) {
 	if err := m.assisted.SetupWithManager(ctx, core, copts); err != nil {
 		return nil, fmt.Errorf("setting up the assisted-service simulator: %w", err)
 	}
+	if err := writeAssistedCA(ctx, m.env.Client, m.assisted.CACertPEM()); err != nil {
+		return nil, fmt.Errorf("%s: %w", m.name, err)
+	}
 	if err := bmh.SetupWithManager(core, copts); err != nil {
 		return nil, fmt.Errorf("setting up the bare-metal simulator: %w", err)
 	}
@@ -379,6 +382,33 @@ func (l *Lab) startManagement(ctx context.Context) (*management, error) {
 	}
 	l.Mgmt, l.Assisted = m.env, m.assisted
 	return m, nil
+}
+
+// Where the bootstrap provider finds the CA bundle that assisted-service's REST API is trusted
+// with: upstream CAPOA's defaults (assistedinstaller/config.go ASSISTED_CA_BUNDLE_NAMESPACE,
+// _NAME, _RESOURCE and _KEY).
+const (
+	assistedCANamespace = "assisted-installer"
+	assistedCAName      = "assisted-installer-ca"
+	assistedCAKey       = "ca.crt"
+)
+
+// writeAssistedCA puts the CA of the assisted-service simulator's REST API where the bootstrap
+// provider looks for it, before the providers start: as an administrator of a hub whose
+// assisted-service serves a certificate of a private CA does.
+func writeAssistedCA(ctx context.Context, c client.Client, ca []byte) error {
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: assistedCANamespace}}
+	if err := c.Create(ctx, ns); client.IgnoreAlreadyExists(err) != nil {
+		return fmt.Errorf("creating namespace %s: %w", assistedCANamespace, err)
+	}
+	secret := &corev1.Secret{
+		ObjectMeta: metav1.ObjectMeta{Namespace: assistedCANamespace, Name: assistedCAName},
+		Data:       map[string][]byte{assistedCAKey: ca},
+	}
+	if err := c.Create(ctx, secret); err != nil {
+		return fmt.Errorf("writing assisted-service's CA to Secret %s/%s: %w", assistedCANamespace, assistedCAName, err)
+	}
+	return nil
 }
 
 // current is the current management cluster.
