@@ -328,27 +328,14 @@ func mergeUnits(parent, child []ignitionUnit) []ignitionUnit {
 // fetchConfig reads a referenced config: a data URL (RFC 2397: base64, or percent-encoded),
 // gzip-compressed when the reference says so.
 func fetchConfig(ref ignitionResource) ([]byte, error) {
-	src := *ref.Source
-	scheme, rest, _ := strings.Cut(src, ":")
-	if scheme != "data" {
+	if scheme, _, _ := strings.Cut(*ref.Source, ":"); scheme != "data" {
 		return nil, fmt.Errorf("cannot fetch a config from a %s URL: the lab's hosts reach no server", scheme)
 	}
-	meta, payload, ok := strings.Cut(rest, ",")
-	if !ok {
-		return nil, errors.New("malformed data URL")
-	}
-	var data []byte
-	var err error
-	if strings.HasSuffix(meta, ";base64") {
-		data, err = base64.StdEncoding.DecodeString(payload)
-	} else {
-		var s string
-		s, err = url.PathUnescape(payload)
-		data = []byte(s)
-	}
+	decoded, err := dataURLContents(*ref.Source)
 	if err != nil {
 		return nil, fmt.Errorf("malformed data URL: %w", err)
 	}
+	data := []byte(decoded)
 	if ref.Compression == nil || *ref.Compression == "" {
 		return data, nil
 	}

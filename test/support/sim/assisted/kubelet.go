@@ -42,24 +42,22 @@ func kubeletProviderID(overrides string) (string, error) {
 	if overrides == "" {
 		return "", nil
 	}
-	var ign struct {
-		Storage struct {
-			Files []struct {
-				Path     string `json:"path"`
-				Contents struct {
-					Source string `json:"source"`
-				} `json:"contents"`
-			} `json:"files"`
-		} `json:"storage"`
-	}
+	var ign ignitionConfig
 	if err := json.Unmarshal([]byte(overrides), &ign); err != nil {
 		return "", fmt.Errorf("the Agent's ignitionConfigOverrides is not Ignition JSON: %w", err)
+	}
+	if ign.Storage == nil {
+		return "", nil
 	}
 	for _, f := range ign.Storage.Files {
 		if f.Path != kubeletProviderIDDropIn {
 			continue
 		}
-		data, err := dataURLContents(f.Contents.Source)
+		var source string
+		if f.Contents.Source != nil {
+			source = *f.Contents.Source
+		}
+		data, err := dataURLContents(source)
 		if err != nil {
 			return "", fmt.Errorf("%s: %w", kubeletProviderIDDropIn, err)
 		}
