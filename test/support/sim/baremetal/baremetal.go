@@ -165,16 +165,8 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		if host != nil {
 			msg = fmt.Sprintf("BMC driver %s requires a BootMACAddress value", bmcDriver(bmh.Spec.BMC.Address))
 		}
-		if bmh.Status.ErrorType == bmov1alpha1.RegistrationError && bmh.Status.ErrorMessage == msg {
-			return ctrl.Result{}, nil
-		}
-		r.Recorder.Eventf(bmh, nil, corev1.EventTypeWarning, ReasonRegistrationError, "Register", msg)
 		bmh.Status.Provisioning.State = bmov1alpha1.StateRegistering
-		bmh.Status.ErrorType = bmov1alpha1.RegistrationError
-		bmh.Status.ErrorMessage = msg
-		bmh.Status.ErrorCount++
-		bmh.Status.OperationalStatus = bmov1alpha1.OperationalStatusError
-		return ctrl.Result{}, r.writeStatus(ctx, bmh)
+		return ctrl.Result{}, r.recordFailure(ctx, bmh, bmov1alpha1.RegistrationError, ReasonRegistrationError, "Register", msg)
 	}
 
 	if detached := hasAnnotation(bmh, bmov1alpha1.DetachedAnnotation); detached || bmh.Status.OperationalStatus == bmov1alpha1.OperationalStatusDetached {
@@ -244,7 +236,7 @@ func (r *Reconciler) reconcileState(ctx context.Context, bmh *bmov1alpha1.BareMe
 				// ("checksum is required for normal images"); without the webhook Ironic could
 				// not verify the image it downloads. The lab runs no admission webhook, so the
 				// refusal shows on the host, which is not provisioned until the image is fixed.
-				return ctrl.Result{}, r.refuseImage(ctx, bmh, err.Error())
+				return ctrl.Result{}, r.recordFailure(ctx, bmh, bmov1alpha1.ProvisioningError, ReasonProvisioningError, "Provision", err.Error())
 			}
 			clearImageRefusal(bmh)
 			bmh.Status.Provisioning.State = bmov1alpha1.StateProvisioning
@@ -446,21 +438,22 @@ func (r *Reconciler) attachLiveISO(bmh *bmov1alpha1.BareMetalHost, host *invento
 	powerOn(bmh, host)
 }
 
-// refuseImage marks the host refused for its image: a provisioning error with message, as BMO
-// records it (recordActionFailure: errorType, errorMessage, errorCount, operational status
-// error), and a Warning event; once only while the message stays the same.
-func (r *Reconciler) refuseImage(ctx context.Context, bmh *bmov1alpha1.BareMetalHost, msg string) error {
-	if bmh.Status.ErrorType == bmov1alpha1.ProvisioningError && bmh.Status.ErrorMessage == msg {
+// recordFailure marks the host failed as BMO does (recordActionFailure: errorType, errorMessage,
+// errorCount, operational status error) with a Warning event of reason; once only while the
+// error stays the same.
+func (r *Reconciler) recordFailure(ctx context.Context, bmh *bmov1alpha1.BareMetalHost, errType bmov1alpha1.ErrorType, reason, action, msg string) error {
+	if bmh.Status.ErrorType == errType && bmh.Status.ErrorMessage == msg {
 		return nil
 	}
-	r.Recorder.Eventf(bmh, nil, corev1.EventTypeWarning, ReasonProvisioningError, "Provision", msg)
-	bmh.Status.ErrorType, bmh.Status.ErrorMessage = bmov1alpha1.ProvisioningError, msg
+	r.Recorder.Eventf(bmh, nil, corev1.EventTypeWarning, reason, action, msg)
+	bmh.Status.ErrorType, bmh.Status.ErrorMessage = errType, msg
 	bmh.Status.ErrorCount++
 	bmh.Status.OperationalStatus = bmov1alpha1.OperationalStatusError
 	return r.writeStatus(ctx, bmh)
 }
 
-// clearImageRefusal clears the error refuseImage set, and says whether there was one.
+// clearImageRefusal clears the provisioning error of an image refused, and says whether there
+// was one.
 func clearImageRefusal(bmh *bmov1alpha1.BareMetalHost) bool {
 	if bmh.Status.ErrorType != bmov1alpha1.ProvisioningError {
 		return false
