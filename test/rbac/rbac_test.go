@@ -198,6 +198,8 @@ var bootstrapRows = []row{
 	can("CreateOrPatch of its own bootstrap data Secret", "create,patch", core, "secrets", tenant),
 	can(clusterSecrets+": the bootstrap data Secrets it wrote are looked at there before they are read again", "list,watch", core, "secrets", all),
 	cannot("the data Secret is garbage-collected with its config; "+patchOnly, "update,delete", core, "secrets", tenant),
+	can("the image-based flow's CA bundle of assisted-service, when kept in a ConfigMap (--assisted-ca-bundle-resource=configmap), read uncached", "get", core, "configmaps", tenant),
+	cannot("reads that CA bundle only", "list,watch,create,patch,update,delete", core, "configmaps", tenant),
 }
 
 var controlPlaneRows = []row{
