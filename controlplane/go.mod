@@ -19,6 +19,7 @@ require (
 require (
 	github.com/google/go-containerregistry v0.20.6
 	github.com/openshift/assisted-service/models v0.0.0
+	github.com/pelletier/go-toml/v2 v2.2.4
 	go.etcd.io/etcd/api/v3 v3.6.10
 	go.etcd.io/etcd/client/v3 v3.6.10
 	go.uber.org/zap v1.27.1

@@ -247,6 +247,9 @@ var controlPlaneRows = []row{
 	can(clusterSecrets+": the <cluster>-kubeconfig it wrote, and every kubeconfig the ClusterCache connects with", "list,watch", core, "secrets", all),
 	can(clusterSecrets, "list,watch", core, "secrets", tenant),
 	cannot(patchOnly, "update", core, "secrets", tenant),
+	can("the image registry ConfigMap of spec.config.imageRegistryRef, read uncached; CreateOrPatch of the registry manifests ConfigMap it owns",
+		"get,create,patch", core, "configmaps", tenant),
+	cannot("the manifests ConfigMap is garbage-collected with the control plane; "+patchOnly, "list,watch,update,delete", core, "configmaps", tenant),
 }
 
 // installed is a manager as its components install it.

@@ -113,6 +113,10 @@ const (
 	// InvalidSpecReason: the AgentClusterInstall cannot be written from the spec, the Cluster's
 	// networks or the install-config override annotation; the message says which and what to fix.
 	InvalidSpecReason = "InvalidSpec"
+	// ImageRegistryInvalidReason: the ConfigMap that spec.config.imageRegistryRef names does not
+	// exist or cannot be used (no registries.conf, invalid TOML, no mirror, a CA that is no PEM
+	// certificate); the message says which. Nothing is installed until it is fixed.
+	ImageRegistryInvalidReason = "ImageRegistryInvalid"
 	// NotOwnedReason: a ClusterDeployment or AgentClusterInstall of the Cluster's name exists and
 	// belongs to someone else; the control plane does not take it over.
 	NotOwnedReason = "NotOwned"

@@ -219,8 +219,15 @@ type OpenshiftAssistedControlPlaneConfigSpec struct {
 	// +optional
 	PullSecretRef *corev1.LocalObjectReference `json:"pullSecretRef,omitempty"`
 
-	// imageRegistryRef names a ConfigMap holding additional image registries and their CA bundles
-	// for the installed cluster (mirrors, disconnected installs).
+	// imageRegistryRef names a ConfigMap, in the control plane's namespace, holding the image
+	// mirrors of the installed cluster: key registries.conf (containers-registries.conf format:
+	// [[registry]] location with [[registry.mirror]] location, insecure, pull-from-mirror) and,
+	// optionally, key ca-bundle.crt (PEM certificates of the mirrors). The control plane turns it
+	// into manifests of the installed cluster (an ImageDigestMirrorSet, an ImageTagMirrorSet for
+	// tag-only mirrors, the CA and image.config.openshift.io/cluster trusting it and listing the
+	// insecure mirrors), as upstream's provider does, and keeps them in step with the ConfigMap until
+	// the installation starts. A missing or unusable ConfigMap holds the installation back
+	// (Available False, reason ImageRegistryInvalid).
 	// +optional
 	ImageRegistryRef *corev1.LocalObjectReference `json:"imageRegistryRef,omitempty"`
 

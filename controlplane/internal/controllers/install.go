@@ -444,9 +444,22 @@ func (r *Reconciler) reconcileAgentClusterInstall(ctx context.Context, s *scope)
 	if err != nil {
 		return err
 	}
+	registry, err := r.reconcileRegistryManifests(ctx, s)
+	if err != nil {
+		return err
+	}
+	desired := func() error {
+		if err := desiredAgentClusterInstall(aci, s.oacp, s.cluster, workers); err != nil {
+			return err
+		}
+		if registry != nil {
+			aci.Spec.ManifestsConfigMapRefs = append(aci.Spec.ManifestsConfigMapRefs, *registry)
+		}
+		return nil
+	}
 	arbiters := int64(wantArbiters(s.oacp))
 	if arbiters > 0 && aci.CreationTimestamp.IsZero() {
-		if err := desiredAgentClusterInstall(aci, s.oacp, s.cluster, workers); err != nil {
+		if err := desired(); err != nil {
 			return err
 		}
 		if err := controllerutil.SetControllerReference(s.oacp, aci, r.Client.Scheme()); err != nil {
@@ -459,7 +472,7 @@ func (r *Reconciler) reconcileAgentClusterInstall(ctx context.Context, s *scope)
 		return nil
 	}
 	if _, err := controllerutil.CreateOrPatch(ctx, r.Client, aci, func() error {
-		if err := desiredAgentClusterInstall(aci, s.oacp, s.cluster, workers); err != nil {
+		if err := desired(); err != nil {
 			return err
 		}
 		return controllerutil.SetControllerReference(s.oacp, aci, r.Client.Scheme())

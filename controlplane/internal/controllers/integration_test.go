@@ -18,6 +18,7 @@ package controllers_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	capm3v1beta2 "github.com/metal3-io/cluster-api-provider-metal3/api/v1beta2"
@@ -505,6 +506,20 @@ func TestSpecErrorsAreShown(t *testing.T) {
 			wantMessage: "Creating or updating AgentClusterInstall c1: cluster network 10.128.0.0/26 is too small: it must be a /25 or larger; " +
 				"correct the Cluster's spec.clusterNetwork",
 		},
+		"the image registry ConfigMap does not exist": {
+			o:           fixtureOptions{replicas: 1, imageRegistry: "mirrors"},
+			wantReason:  controlplanev1.ImageRegistryInvalidReason,
+			wantMessage: "ConfigMap mirrors, which spec.config.imageRegistryRef names, does not exist: create it (keys registries.conf and, optionally, ca-bundle.crt)",
+		},
+		"the image registry ConfigMap has no mirrors": {
+			o: fixtureOptions{replicas: 1, imageRegistry: "mirrors"},
+			before: func(ctx context.Context, g Gomega, ns string) {
+				g.Expect(mgmt.Client.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "mirrors"},
+					Data: map[string]string{"registries.conf": "[[registry]]\nlocation = \"quay.io\"\n"}})).To(Succeed())
+			},
+			wantReason:  controlplanev1.ImageRegistryInvalidReason,
+			wantMessage: "ConfigMap mirrors, which spec.config.imageRegistryRef names, cannot be used: registry quay.io of its registries.conf has no [[registry.mirror]]",
+		},
 		"an AgentClusterInstall of that name belongs to someone else": {
 			o: fixtureOptions{replicas: 1},
 			before: func(ctx context.Context, g Gomega, ns string) {
@@ -544,4 +559,46 @@ func TestSpecErrorsAreShown(t *testing.T) {
 			}, timeout, interval).Should(Succeed())
 		})
 	}
+}
+
+// TestImageRegistryReachesTheInstall: the mirrors of spec.config.imageRegistryRef reach the
+// installed cluster as manifests (an ImageDigestMirrorSet, the CA and the image config) that the
+// AgentClusterInstall references; no AgentClusterInstall is written while the ConfigMap is missing,
+// and a change to it before the install starts is carried over.
+func TestImageRegistryReachesTheInstall(t *testing.T) {
+	g := NewWithT(t)
+	ctx := context.Background()
+	f := newFixture(ctx, t, fixtureOptions{replicas: 1, imageRegistry: "mirrors"})
+	g.Eventually(func(g Gomega) {
+		g.Expect(conditions.GetReason(f.getOACP(ctx, g), controlplanev1.AvailableCondition)).To(Equal(controlplanev1.ImageRegistryInvalidReason))
+	}, timeout, interval).Should(Succeed())
+	err := mgmt.Client.Get(ctx, client.ObjectKey{Namespace: f.ns, Name: f.cluster.Name}, &hiveextv1beta1.AgentClusterInstall{})
+	g.Expect(apierrors.IsNotFound(err)).To(BeTrue(), "no AgentClusterInstall without its mirrors: %v", err)
+
+	conf := "[[registry]]\nlocation = \"quay.io/openshift-release-dev/ocp-release\"\n[[registry.mirror]]\nlocation = \"mirror.example:5000/ocp\"\n"
+	registry := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: f.ns, Name: "mirrors"}, Data: map[string]string{"registries.conf": conf}}
+	g.Expect(mgmt.Client.Create(ctx, registry)).To(Succeed())
+	manifests := &corev1.ConfigMap{}
+	g.Eventually(func(g Gomega) {
+		aci := f.aci(ctx, g)
+		g.Expect(aci.Spec.ManifestsConfigMapRefs).To(ContainElement(hiveextv1beta1.ManifestsConfigMapReference{Name: "c1-additional-registry-config"}))
+		g.Expect(mgmt.Client.Get(ctx, client.ObjectKey{Namespace: f.ns, Name: "c1-additional-registry-config"}, manifests)).To(Succeed())
+		g.Expect(manifests.Data).To(HaveKey("image-digest-mirror-set.json"))
+	}, timeout, interval).Should(Succeed())
+	g.Expect(metav1.IsControlledBy(manifests, f.getOACP(ctx, g))).To(BeTrue())
+	g.Expect(manifests.Labels).To(HaveKeyWithValue(clusterv1.ClusterNameLabel, "c1"))
+	g.Expect(manifests.Data["image-digest-mirror-set.json"]).To(ContainSubstring("mirror.example:5000/ocp"))
+
+	// Before the install starts, the ConfigMap's changes are carried over (at the next reconcile:
+	// the spec change of the control plane below makes one at once).
+	registry.Data["registries.conf"] = strings.ReplaceAll(conf, "mirror.example:5000", "mirror2.example:5000")
+	g.Expect(mgmt.Client.Update(ctx, registry)).To(Succeed())
+	oacp := f.getOACP(ctx, g)
+	before := oacp.DeepCopy()
+	oacp.Spec.Config.SSHAuthorizedKey = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIMi4c5B4pUq1mBNmRWQQPG/6Wj1v5yXw5kq2Rz3ZcK2E test"
+	g.Expect(mgmt.Client.Patch(ctx, oacp, client.MergeFrom(before))).To(Succeed())
+	g.Eventually(func(g Gomega) {
+		g.Expect(mgmt.Client.Get(ctx, client.ObjectKey{Namespace: f.ns, Name: "c1-additional-registry-config"}, manifests)).To(Succeed())
+		g.Expect(manifests.Data["image-digest-mirror-set.json"]).To(ContainSubstring("mirror2.example:5000/ocp"))
+	}, timeout, interval).Should(Succeed())
 }

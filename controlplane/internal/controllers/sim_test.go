@@ -63,6 +63,8 @@ type fixtureOptions struct {
 	arbiter bool
 	// releaseRepository overrides the release image repository (default: the in-process registry).
 	releaseRepository string
+	// imageRegistry names the ConfigMap of spec.config.imageRegistryRef.
+	imageRegistry string
 }
 
 // newFixture creates what a user (and Cluster API's Cluster controller) would: an infrastructure
@@ -157,6 +159,9 @@ func newFixture(ctx context.Context, t *testing.T, o fixtureOptions) *fixture {
 				},
 			},
 		},
+	}
+	if o.imageRegistry != "" {
+		oacp.Spec.Config.ImageRegistryRef = &corev1.LocalObjectReference{Name: o.imageRegistry}
 	}
 	if o.arbiter {
 		arbiterTmpl := tmpl.DeepCopy()
