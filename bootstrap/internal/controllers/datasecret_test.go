@@ -106,7 +106,7 @@ func TestDataSecretUpToDate(t *testing.T) {
 			if !tc.noReader {
 				r.SecretReader = b.Build()
 			}
-			if got := r.dataSecretUpToDate(context.Background(), c, "c1", map[string][]byte{"value": data, "format": []byte(bootstrapv1.BootstrapDataFormatIgnition)}, tc.infraEnvUID); got != tc.want {
+			if got := dataSecretUpToDate(r.cachedDataSecret(context.Background(), c, "c1"), map[string][]byte{"value": data, "format": []byte(bootstrapv1.BootstrapDataFormatIgnition)}, tc.infraEnvUID); got != tc.want {
 				t.Fatalf("up to date: %v, want %v", got, tc.want)
 			}
 		})

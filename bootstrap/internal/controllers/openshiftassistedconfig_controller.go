@@ -427,12 +427,17 @@ func (r *Reconciler) reconcileMetal3Machine(ctx context.Context, s *scope) (bool
 func (r *Reconciler) reconcileDataSecret(ctx context.Context, s *scope) (bool, error) {
 	c := s.config
 	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: c.Namespace, Name: dataSecretName(c)}}
+	cached := r.cachedDataSecret(ctx, c, s.cluster.Name)
 	var discovery []byte
 	var infraEnvUID string
 	if s.diskImage {
 		infraEnvUID = string(s.infraEnv.UID)
-		// Downloaded once per InfraEnv: the Secret keeps it.
-		if discovery = r.cachedDiscoveryIgnition(ctx, c, s.cluster.Name, infraEnvUID); discovery == nil {
+		// Downloaded once per InfraEnv: the Secret keeps it. A new InfraEnv (the old one was
+		// deleted, or the cluster moved to another hub) has its own downloaded.
+		if cached != nil && cached.Annotations[discoveryInfraEnvAnnotation] == infraEnvUID {
+			discovery = discoveryIgnitionOf(cached.Data["value"])
+		}
+		if discovery == nil {
 			var ok bool
 			if discovery, ok = r.discoveryIgnition(ctx, s); !ok {
 				return false, nil
@@ -447,7 +452,7 @@ func (r *Reconciler) reconcileDataSecret(ctx context.Context, s *scope) (bool, e
 		return false, nil //nolint:nilerr // a user error: reported in the condition, retried when the config changes
 	}
 	want := map[string][]byte{"value": data, "format": []byte(bootstrapv1.BootstrapDataFormatIgnition)}
-	if !r.dataSecretUpToDate(ctx, c, s.cluster.Name, want, infraEnvUID) {
+	if !dataSecretUpToDate(cached, want, infraEnvUID) {
 		result, err := controllerutil.CreateOrPatch(ctx, r.Client, secret, func() error {
 			if err := controllerutil.SetControllerReference(c, secret, r.Client.Scheme()); err != nil {
 				return err
@@ -475,32 +480,16 @@ func (r *Reconciler) reconcileDataSecret(ctx context.Context, s *scope) (bool, e
 			r.Recorder.Eventf(c, secret, corev1.EventTypeNormal, "DataSecretCreated", "CreateDataSecret", "Created bootstrap data Secret %s", secret.Name)
 		}
 	}
-	return r.dataSecretAvailable(c, secret.Name), nil
-}
-
-// dataSecretAvailable reports the bootstrap data Secret name in the status; it returns true.
-func (r *Reconciler) dataSecretAvailable(c *bootstrapv1.OpenshiftAssistedConfig, name string) bool {
-	c.Status.DataSecretName = name
+	c.Status.DataSecretName = secret.Name
 	c.Status.Initialization.DataSecretCreated = ptr.To(true)
 	conditions.Set(c, metav1.Condition{Type: bootstrapv1.DataSecretAvailableCondition, Status: metav1.ConditionTrue,
-		Reason: bootstrapv1.DataSecretCreatedReason, Message: fmt.Sprintf("Bootstrap data Secret %s is available", name)})
-	return true
+		Reason: bootstrapv1.DataSecretCreatedReason, Message: fmt.Sprintf("Bootstrap data Secret %s is available", secret.Name)})
+	return true, nil
 }
 
 // discoveryInfraEnvAnnotation, on a bootstrap data Secret that carries a discovery ignition, is
 // the UID of the InfraEnv the ignition registers the host with.
 const discoveryInfraEnvAnnotation = "openshiftassistedconfig.cluster.x-k8s.io/discovery-infraenv-uid"
-
-// cachedDiscoveryIgnition is the discovery ignition of the InfraEnv whose UID is infraEnvUID that
-// the config's bootstrap data Secret (in the cache) carries, or nil. A new InfraEnv (the old one
-// was deleted, or the cluster moved to another hub) has its own downloaded.
-func (r *Reconciler) cachedDiscoveryIgnition(ctx context.Context, c *bootstrapv1.OpenshiftAssistedConfig, cluster, infraEnvUID string) []byte {
-	cached := r.cachedDataSecret(ctx, c, cluster)
-	if cached == nil || cached.Annotations[discoveryInfraEnvAnnotation] != infraEnvUID {
-		return nil
-	}
-	return discoveryIgnitionOf(cached.Data["value"])
-}
 
 // discoveryIgnition downloads the InfraEnv's discovery ignition. When it cannot, it says why in
 // DataSecretAvailable (with a Warning event when the reason is new) and tries again later.
@@ -526,13 +515,11 @@ func (r *Reconciler) discoveryIgnition(ctx context.Context, s *scope) ([]byte, b
 	return nil, false
 }
 
-// dataSecretUpToDate tells whether the cached copy of the config's bootstrap data Secret holds
-// data and is what reconcileDataSecret writes: the config's, labelled with the cluster, of Cluster
-// API's Secret type, annotated with the InfraEnv whose discovery ignition it carries (none for a
-// host booting the discovery ISO). A copy the cache has not seen yet, or one that differs, is
-// written through the API server.
-func (r *Reconciler) dataSecretUpToDate(ctx context.Context, c *bootstrapv1.OpenshiftAssistedConfig, cluster string, want map[string][]byte, infraEnvUID string) bool {
-	cached := r.cachedDataSecret(ctx, c, cluster)
+// dataSecretUpToDate tells whether cached, the cache's copy of the config's bootstrap data Secret
+// as the config wrote it (cachedDataSecret), holds want and is annotated with the InfraEnv whose
+// discovery ignition it carries (none for a host booting the discovery ISO). A copy the cache has
+// not seen yet, or one that differs, is written through the API server.
+func dataSecretUpToDate(cached *corev1.Secret, want map[string][]byte, infraEnvUID string) bool {
 	return cached != nil && maps.EqualFunc(cached.Data, want, bytes.Equal) && cached.Annotations[discoveryInfraEnvAnnotation] == infraEnvUID
 }
 
