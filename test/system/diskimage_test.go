@@ -22,9 +22,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	aiv1beta1 "github.com/openshift/assisted-service/api/v1beta1"
-	"github.com/openshift/assisted-service/models"
 	corev1 "k8s.io/api/core/v1"
-	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	bootstrapv1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/bootstrap/v1alpha2"
@@ -42,7 +40,6 @@ var _ = Describe("The image flavor: hosts booting an RHCOS disk image", Ordered,
 	)
 	const name = "image"
 	o := lab.ClusterOptions{Name: name, ControlPlanes: 3, Workers: 1, Version: "4.17.3", DiskImage: true}
-	workers := client.MatchingLabels{clusterv1.MachineDeploymentNameLabel: name + "-worker"}
 
 	BeforeAll(func() {
 		l = startLab()
@@ -76,20 +73,8 @@ var _ = Describe("The image flavor: hosts booting an RHCOS disk image", Ordered,
 	It("scales the workers by one, as a day-2 host without a boot MAC", func() {
 		_, err := l.AddHosts(ctx, ns, "day2", 1, func(_ *inventory.Host, bmh *bmov1alpha1.BareMetalHost) { bmh.Spec.BootMACAddress = "" })
 		Expect(err).NotTo(HaveOccurred())
-		scaleMachineDeployment(l, ns, name+"-worker", 2)
-		Eventually(func(g Gomega) {
-			g.Expect(runningMachines(g, l, ns, workers)).To(Equal(2))
-			g.Expect(workloadNodes(g, l, ns, name)).To(HaveLen(5))
-		}, timeout, interval).Should(Succeed())
-		agents := &aiv1beta1.AgentList{}
-		Expect(l.Mgmt.Client.List(ctx, agents, client.InNamespace(ns))).To(Succeed())
-		day2 := 0
-		for _, a := range agents.Items {
-			if a.Status.DebugInfo.State == models.HostStatusAddedToExistingCluster {
-				day2++
-			}
-		}
-		Expect(day2).To(Equal(1), "the new worker installs as a day-2 host")
+		scaleWorkersUp(l, ns, name, 2, 5)
+		Expect(day2Agents(l, ns)).To(Equal(1), "the new worker installs as a day-2 host")
 		expectBootedDiskImage(l, ns, o.RHCOSImageURL(), 5)
 	})
 

@@ -65,7 +65,6 @@ var _ = Describe("clusterctl move to another management cluster", Ordered, func(
 		from *testenv.Environment
 	)
 	const name = "pivot"
-	workers := client.MatchingLabels{clusterv1.MachineDeploymentNameLabel: name + "-worker"}
 
 	BeforeAll(func() {
 		l, ns = startLabWithHosts("pivot", "host", 4)
@@ -131,11 +130,7 @@ var _ = Describe("clusterctl move to another management cluster", Ordered, func(
 	It("grows the moved cluster from the new management cluster", func() {
 		_, err := l.AddHosts(ctx, ns, "day2", 1)
 		Expect(err).NotTo(HaveOccurred())
-		scaleMachineDeployment(l, ns, name+"-worker", 2)
-		Eventually(func(g Gomega) {
-			g.Expect(runningMachines(g, l, ns, workers)).To(Equal(2))
-			g.Expect(workloadNodes(g, l, ns, name)).To(HaveLen(5))
-		}, timeout, interval).Should(Succeed())
+		scaleWorkersUp(l, ns, name, 2, 5)
 		agents := &aiv1beta1.AgentList{}
 		Expect(l.Mgmt.Client.List(ctx, agents, client.InNamespace(ns))).To(Succeed())
 		Expect(agents.Items).To(HaveLen(1))

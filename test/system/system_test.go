@@ -27,6 +27,7 @@ import (
 	configv1 "github.com/openshift/api/config/v1"
 	hiveextv1beta1 "github.com/openshift/assisted-service/api/hiveextension/v1beta1"
 	aiv1beta1 "github.com/openshift/assisted-service/api/v1beta1"
+	"github.com/openshift/assisted-service/models"
 	hivev1 "github.com/openshift/hive/apis/hive/v1"
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -245,20 +246,8 @@ var _ = Describe("A cluster of 3 control-plane nodes and 2 workers", Ordered, fu
 	It("scales the workers from 2 to 4 as day-2 hosts, and back to 1", func() {
 		_, err := l.AddHosts(ctx, ns, "day2", 2)
 		Expect(err).NotTo(HaveOccurred())
-		scaleMachineDeployment(l, ns, name+"-worker", 4)
-		Eventually(func(g Gomega) {
-			g.Expect(runningMachines(g, l, ns, workers)).To(Equal(4))
-			g.Expect(workloadNodes(g, l, ns, name)).To(HaveLen(7))
-		}, timeout, interval).Should(Succeed())
-		agents := &aiv1beta1.AgentList{}
-		Expect(l.Mgmt.Client.List(ctx, agents, client.InNamespace(ns))).To(Succeed())
-		day2 := 0
-		for _, a := range agents.Items {
-			if a.Status.DebugInfo.State == "added-to-existing-cluster" {
-				day2++
-			}
-		}
-		Expect(day2).To(Equal(2), "the two new workers install as day-2 hosts")
+		scaleWorkersUp(l, ns, name, 4, 7)
+		Expect(day2Agents(l, ns)).To(Equal(2), "the two new workers install as day-2 hosts")
 
 		scaleMachineDeployment(l, ns, name+"-worker", 1)
 		Eventually(func(g Gomega) {
@@ -420,6 +409,32 @@ func scaleMachineDeployment(l *lab.Lab, ns, name string, replicas int32) {
 		md.Spec.Replicas = ptr.To(replicas)
 		return nil
 	})
+}
+
+// scaleWorkersUp scales the <name>-worker MachineDeployment of cluster name to replicas and waits
+// until that many of its Machines run and the workload cluster has nodes Nodes.
+func scaleWorkersUp(l *lab.Lab, ns, name string, replicas int32, nodes int) {
+	GinkgoHelper()
+	workers := client.MatchingLabels{clusterv1.MachineDeploymentNameLabel: name + "-worker"}
+	scaleMachineDeployment(l, ns, name+"-worker", replicas)
+	Eventually(func(g Gomega) {
+		g.Expect(runningMachines(g, l, ns, workers)).To(Equal(int(replicas)))
+		g.Expect(workloadNodes(g, l, ns, name)).To(HaveLen(nodes))
+	}, timeout, interval).Should(Succeed())
+}
+
+// day2Agents is the number of Agents of ns that assisted-service added to an installed cluster.
+func day2Agents(l *lab.Lab, ns string) int {
+	GinkgoHelper()
+	agents := &aiv1beta1.AgentList{}
+	Expect(l.Mgmt.Client.List(ctx, agents, client.InNamespace(ns))).To(Succeed())
+	n := 0
+	for _, a := range agents.Items {
+		if a.Status.DebugInfo.State == models.HostStatusAddedToExistingCluster {
+			n++
+		}
+	}
+	return n
 }
 
 var _ = Describe("An installation that fails", func() {

@@ -62,7 +62,6 @@ var _ = Describe("A cluster that cluster-api-provider-openshift-assisted install
 		before map[string]types.UID
 	)
 	const name = "legacy"
-	workers := client.MatchingLabels{clusterv1.MachineDeploymentNameLabel: name + "-worker"}
 
 	BeforeAll(func() {
 		l, ns = startLabWithHosts("legacy", "host", 5)
@@ -173,25 +172,13 @@ var _ = Describe("A cluster that cluster-api-provider-openshift-assisted install
 	})
 
 	It("then scales the workers by one, as a day-2 host", func() {
-		scaleMachineDeployment(l, ns, name+"-worker", 2)
-		Eventually(func(g Gomega) {
-			g.Expect(runningMachines(g, l, ns, workers)).To(Equal(2))
-			g.Expect(workloadNodes(g, l, ns, name)).To(HaveLen(5))
-		}, timeout, interval).Should(Succeed())
+		scaleWorkersUp(l, ns, name, 2, 5)
 		for _, m := range machines(Default, l, ns, nil) {
 			if uid, ok := before[m.Name]; ok {
 				Expect(m.UID).To(Equal(uid), "Machine %s is the one installed before the switch", m.Name)
 			}
 		}
-		agents := &aiv1beta1.AgentList{}
-		Expect(l.Mgmt.Client.List(ctx, agents, client.InNamespace(ns))).To(Succeed())
-		day2 := 0
-		for _, a := range agents.Items {
-			if a.Status.DebugInfo.State == models.HostStatusAddedToExistingCluster {
-				day2++
-			}
-		}
-		Expect(day2).To(Equal(1), "the new worker installs as a day-2 host of the installed cluster")
+		Expect(day2Agents(l, ns)).To(Equal(1), "the new worker installs as a day-2 host of the installed cluster")
 	})
 
 	It("leaves nothing behind when the Cluster is deleted", func() {
