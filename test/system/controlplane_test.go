@@ -39,14 +39,15 @@ import (
 )
 
 // watchQuorum samples the lab's etcd until the spec ends, prints what it saw and fails the spec
-// if quorum was ever lost.
+// if quorum was ever lost: too few voting members running, or no leader for longer than an
+// election takes (etcd.LeaderlessLimit).
 func watchQuorum(l *lab.Lab, what string) {
 	start := time.Now()
 	w := l.Etcd.Watch(200 * time.Millisecond)
 	DeferCleanup(func() {
 		r := w.Stop()
-		GinkgoWriter.Printf("etcd during %q (%s): %d samples, at least %d healthy of %d voting members, quorum lost: %v\n",
-			what, time.Since(start).Round(time.Second), r.Samples, r.MinHealthy, r.VotingAtMin, r.Lost)
+		GinkgoWriter.Printf("etcd during %q (%s): %d samples, at least %d healthy of %d voting members, longest without a leader %s, quorum lost: %v\n",
+			what, time.Since(start).Round(time.Second), r.Samples, r.MinHealthy, r.VotingAtMin, r.LongestLeaderless.Round(time.Millisecond), r.Lost)
 		AddReportEntry("etcd: "+what, r)
 		Expect(r.Lost).To(BeFalse(), "etcd lost quorum at %s", r.FirstLoss)
 	})

@@ -257,16 +257,8 @@ var _ = Describe("A cluster of 3 control-plane nodes and 2 workers", Ordered, fu
 	})
 
 	It("scales the control plane from 3 to 5 as day-2 hosts, on hosts the workers freed, and back to 3, never losing etcd quorum", func() {
-		start := time.Now()
 		expectEtcdMembersMatchMachines(l, ns, controlPlanes)
-		watcher := l.Etcd.Watch(200 * time.Millisecond)
-		defer func() {
-			report := watcher.Stop()
-			GinkgoWriter.Printf("etcd during 3->5->3 (%s): %d samples, at least %d healthy of %d voting members, quorum lost: %v\n",
-				time.Since(start).Round(time.Second), report.Samples, report.MinHealthy, report.VotingAtMin, report.Lost)
-			AddReportEntry("etcd 3->5->3", report)
-			Expect(report.Lost).To(BeFalse(), "etcd lost quorum at %s", report.FirstLoss)
-		}()
+		watchQuorum(l, "3->5->3")
 		scaleControlPlane(l, ns, name, 5)
 		expectAvailable(l, ns, name, 5, 6)
 		Eventually(func(g Gomega) {

@@ -107,6 +107,9 @@ type Member struct {
 	// PeerURL and ClientURL are the member's first URLs.
 	PeerURL, ClientURL  string
 	IsLearner, IsLeader bool
+	// Alive: the member's process runs (the simulator runs it: no network check whose timing a
+	// busy machine could upset), whether or not its cluster has a leader.
+	Alive bool
 	// Healthy: the member served its health check (a read, see checkHealth) in time.
 	Healthy bool
 }
@@ -325,6 +328,9 @@ func (s *Simulator) sample(ctx context.Context) (members []Member, listed bool, 
 		for i := range last {
 			last[i].Healthy, last[i].IsLeader = false, false
 		}
+		s.mu.Lock()
+		s.markAlive(last)
+		s.mu.Unlock()
 		if len(endpoints) == 0 && len(last) == 0 {
 			return nil, false, nil
 		}
@@ -350,12 +356,25 @@ func (s *Simulator) sample(ctx context.Context) (members []Member, listed bool, 
 	wg.Wait()
 	sort.Slice(members, func(i, j int) bool { return members[i].Name < members[j].Name })
 	s.mu.Lock()
+	s.markAlive(members)
 	s.last = slices.Clone(members)
 	if votingHealthy(members) >= 3 {
 		s.bootstrapComplete = true
 	}
 	s.mu.Unlock()
 	return members, true, nil
+}
+
+// markAlive sets each member's Alive from its process. Called with s.mu held.
+func (s *Simulator) markAlive(members []Member) {
+	for i := range members {
+		members[i].Alive = false
+		for _, m := range s.members {
+			if m.peerURL == members[i].PeerURL {
+				members[i].Alive = m.running()
+			}
+		}
+	}
 }
 
 func memberList(ctx context.Context, endpoint string) (*clientv3.MemberListResponse, error) {

@@ -29,6 +29,8 @@ type QuorumWatcher struct {
 
 	mu     sync.Mutex
 	report QuorumReport
+	// leaderlessSince is the first sample of the current leaderless stretch (zero outside one).
+	leaderlessSince time.Time
 }
 
 // QuorumReport is what a QuorumWatcher observed.
@@ -38,11 +40,23 @@ type QuorumReport struct {
 	// MinHealthy is the smallest number of healthy voting members seen, and VotingAtMin the
 	// number of voting members at that sample.
 	MinHealthy, VotingAtMin int
-	// Lost: some sample had fewer than voting/2+1 healthy voting members; FirstLoss is when
-	// the first such sample completed.
+	// LongestLeaderless is the longest stretch during which enough voting members ran for a
+	// quorum but too few served a read: an election (after the leader died or stepped down), or
+	// one that never ends.
+	LongestLeaderless time.Duration
+	// Lost: quorum was lost. Some sample had fewer than voting/2+1 voting members alive (running
+	// and answering), or a leaderless stretch lasted longer than LeaderlessLimit. FirstLoss is
+	// when the sample that showed it completed.
 	Lost      bool
 	FirstLoss time.Time
 }
+
+// LeaderlessLimit is how long the voting members may serve no read, while enough of them run,
+// before the watcher calls it a loss of quorum: ten of the lab's election timeouts (500 ms,
+// process.go). A leader's death costs one election, which raft ends within two timeouts (each
+// member's timeout is randomized between one and two, etcd's raft.go resetRandomizedElectionTimeout);
+// one that fails (split votes) starts another.
+const LeaderlessLimit = 5 * time.Second
 
 // Watch samples the members' health every interval until Stop and records the worst it sees.
 // A sample in which no member answers counts every member of the last known membership as
@@ -72,12 +86,15 @@ func (s *Simulator) Watch(interval time.Duration) *QuorumWatcher {
 }
 
 func (w *QuorumWatcher) record(at time.Time, members []Member) {
-	voting, healthy := 0, 0
+	voting, alive, healthy := 0, 0, 0
 	for _, m := range members {
 		if m.IsLearner {
 			continue
 		}
 		voting++
+		if m.Alive {
+			alive++
+		}
 		if m.Healthy {
 			healthy++
 		}
@@ -85,6 +102,7 @@ func (w *QuorumWatcher) record(at time.Time, members []Member) {
 	if voting == 0 {
 		return
 	}
+	quorum := voting/2 + 1
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	r := &w.report
@@ -92,7 +110,20 @@ func (w *QuorumWatcher) record(at time.Time, members []Member) {
 	if r.MinHealthy < 0 || healthy < r.MinHealthy {
 		r.MinHealthy, r.VotingAtMin = healthy, voting
 	}
-	if healthy < voting/2+1 && !r.Lost {
+	lost := alive < quorum
+	if !w.leaderlessSince.IsZero() {
+		// A stretch lasts from its first sample to the sample that ends it.
+		r.LongestLeaderless = max(r.LongestLeaderless, at.Sub(w.leaderlessSince))
+	}
+	switch {
+	case healthy >= quorum || lost:
+		w.leaderlessSince = time.Time{}
+	case w.leaderlessSince.IsZero():
+		w.leaderlessSince = at
+	default:
+		lost = at.Sub(w.leaderlessSince) > LeaderlessLimit
+	}
+	if lost && !r.Lost {
 		r.Lost, r.FirstLoss = true, at
 	}
 }

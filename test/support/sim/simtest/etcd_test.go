@@ -22,6 +22,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -197,7 +198,17 @@ func (e *etcdLab) waitVoting(t *testing.T, names ...string) {
 
 func (e *etcdLab) threeMembers(t *testing.T, prefix string) []string {
 	t.Helper()
-	names := []string{prefix + "-a", prefix + "-b", prefix + "-c"}
+	return e.voters(t, prefix, 3)
+}
+
+// voters adds n control-plane Nodes (prefix-a, prefix-b, ...) and waits until each has a
+// healthy voting member.
+func (e *etcdLab) voters(t *testing.T, prefix string, n int) []string {
+	t.Helper()
+	names := make([]string, n)
+	for i := range names {
+		names[i] = prefix + "-" + string(rune('a'+i))
+	}
 	for _, n := range names {
 		e.addNode(t, n)
 	}
@@ -407,6 +418,51 @@ func TestEtcdQuorumWatcherSeesTheLossWhenTwoOfThreeDie(t *testing.T) {
 	r := w.Stop()
 	if r.MinHealthy > 1 || r.VotingAtMin != 3 || r.FirstLoss.Before(killed) {
 		t.Errorf("report %+v, want at most 1 healthy of 3 voting, lost after %v", r, killed)
+	}
+}
+
+// TestEtcdQuorumWatcherTellsAnElectionFromALoss: when the leader of five dies with another member,
+// the three left elect a new one: the watcher sees three healthy of five at most, and no loss,
+// even if its samples catch the election.
+func TestEtcdQuorumWatcherTellsAnElectionFromALoss(t *testing.T) {
+	e := startEtcdSim(t)
+	names := e.voters(t, "election", 5)
+	ms, err := e.sim.Members(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	leader := slices.IndexFunc(ms, func(m etcd.Member) bool { return m.IsLeader })
+	if leader < 0 {
+		t.Fatalf("no leader: %s", describe(ms))
+	}
+	other := names[(leader+1)%len(names)]
+
+	w := e.sim.Watch(50 * time.Millisecond)
+	eventually(t, "a first sample", func() (bool, string) { return w.Report().Samples > 0, "" })
+	e.sim.Kill(ms[leader].Name)
+	e.sim.Kill(other)
+	eventually(t, "a new leader among the three left", func() (bool, string) {
+		ms, _ := e.sim.Members(ctx)
+		healthy, leaders := 0, 0
+		for _, m := range ms {
+			if m.Healthy {
+				healthy++
+			}
+			if m.IsLeader {
+				leaders++
+			}
+		}
+		return healthy == 3 && leaders == 1, describe(ms)
+	})
+	// A sample after the election.
+	n := w.Report().Samples
+	eventually(t, "a sample after the election", func() (bool, string) { return w.Report().Samples > n+1, "" })
+	r := w.Stop()
+	t.Logf("the leader %s and %s of five killed: %+v", ms[leader].Name, other, r)
+	// Whether a sample catches the election (the reads it sends may wait for the new leader) is
+	// up to timing; that it is not a loss is not.
+	if r.Lost || r.LongestLeaderless > etcd.LeaderlessLimit || r.VotingAtMin != 5 || r.MinHealthy > 3 {
+		t.Errorf("report %+v, want at most 3 healthy of 5 seen and no loss", r)
 	}
 }
 
