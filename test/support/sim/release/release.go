@@ -76,13 +76,14 @@ const ImageReferencesPath = "release-manifests/image-references"
 // the control-plane provider does (controlplane/internal/release): the kubernetes entry of the
 // hyperkube tag's io.openshift.build.versions annotation in release-manifests/image-references,
 // with a leading v (v1.30.4). It is the version of the kubelet that the release's RHCOS runs, so
-// the simulators give it to the Nodes of a cluster installed from ref.
-func KubernetesVersion(ctx context.Context, ref string) (string, error) {
+// the simulators give it to the Nodes of a cluster installed from ref. opts are those of the
+// registry (RemoteOptions) for a secure one.
+func KubernetesVersion(ctx context.Context, ref string, opts ...remote.Option) (string, error) {
 	parsed, err := name.ParseReference(ref)
 	if err != nil {
 		return "", fmt.Errorf("parsing release image %q: %w", ref, err)
 	}
-	img, err := remote.Image(parsed, remote.WithContext(ctx))
+	img, err := remote.Image(parsed, append([]remote.Option{remote.WithContext(ctx)}, opts...)...)
 	if err != nil {
 		return "", fmt.Errorf("reading release image %s: %w", ref, err)
 	}
@@ -138,8 +139,9 @@ func Image(files map[string][]byte) (v1.Image, error) {
 	return mutate.AppendLayers(empty.Image, base, top)
 }
 
-// Registry is an in-process registry (plain HTTP on 127.0.0.1, which go-containerregistry talks
-// to without TLS) that counts the blobs and manifests it serves.
+// Registry is an in-process registry that counts the blobs and manifests it serves: plain HTTP
+// on 127.0.0.1 (StartRegistry), which go-containerregistry talks to without TLS, or HTTPS with
+// token authentication (StartSecureRegistry).
 type Registry struct {
 	// Host is the registry's host:port.
 	Host string
@@ -148,13 +150,33 @@ type Registry struct {
 	// ManifestRequests counts the manifest requests served (HEAD, to resolve a tag, and GET).
 	ManifestRequests atomic.Int32
 	server           *httptest.Server
+	// caPEM and opts: see CACertPEM and RemoteOptions.
+	caPEM []byte
+	opts  []remote.Option
 }
 
 // StartRegistry starts an in-process registry; Close stops it.
 func StartRegistry() *Registry {
 	r := &Registry{}
+	r.server = newServer(r, nil)
+	r.server.Start()
+	r.Host = strings.TrimPrefix(r.server.URL, "http://")
+	return r
+}
+
+// newServer returns the registry's unstarted server, requiring auth's tokens unless auth is nil.
+func newServer(r *Registry, auth *tokenAuth) *httptest.Server {
 	reg := registry.New(registry.Logger(log.New(io.Discard, "", 0)))
-	r.server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		if auth != nil {
+			if req.URL.Path == "/v2/auth" {
+				auth.serveToken(w, req)
+				return
+			}
+			if !auth.allowed(w, req) {
+				return
+			}
+		}
 		if req.Method == http.MethodGet && strings.Contains(req.URL.Path, "/blobs/") {
 			r.BlobGets.Add(1)
 		}
@@ -163,8 +185,9 @@ func StartRegistry() *Registry {
 		}
 		reg.ServeHTTP(w, req)
 	}))
-	r.Host = strings.TrimPrefix(r.server.URL, "http://")
-	return r
+	// TLS handshakes of clients that do not trust the certificate would be logged to stderr.
+	srv.Config.ErrorLog = log.New(io.Discard, "", 0)
+	return srv
 }
 
 // Close stops the registry.
@@ -176,7 +199,7 @@ func (r *Registry) Push(img v1.Image, ref string) error {
 	if err != nil {
 		return err
 	}
-	if err := remote.Write(parsed, img); err != nil {
+	if err := remote.Write(parsed, img, r.opts...); err != nil {
 		return fmt.Errorf("pushing %s: %w", ref, err)
 	}
 	return nil
