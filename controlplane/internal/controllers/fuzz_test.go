@@ -309,7 +309,7 @@ type fakeRelease struct {
 	err  error
 }
 
-func (f fakeRelease) Read(context.Context, string) (release.Info, error) {
+func (f fakeRelease) Read(context.Context, string, release.Access) (release.Info, error) {
 	if f.err != nil {
 		return release.Info{}, f.err
 	}

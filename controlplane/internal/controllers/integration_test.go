@@ -18,6 +18,7 @@ package controllers_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -601,4 +602,51 @@ func TestImageRegistryReachesTheInstall(t *testing.T) {
 		g.Expect(mgmt.Client.Get(ctx, client.ObjectKey{Namespace: f.ns, Name: "c1-additional-registry-config"}, manifests)).To(Succeed())
 		g.Expect(manifests.Data["image-digest-mirror-set.json"]).To(ContainSubstring("mirror2.example:5000/ocp"))
 	}, timeout, interval).Should(Succeed())
+}
+
+// TestReleaseImageFromAnAuthenticatedTLSMirror: the release image is in a mirror served over
+// HTTPS by a private CA and requiring credentials. With the mirror's auths entry in the pull
+// secret and its CA in the image registry ConfigMap, the control plane reads it; with a wrong
+// password, it says which registry refused which credentials, without quoting them, and the
+// install goes on as with an unreachable registry.
+func TestReleaseImageFromAnAuthenticatedTLSMirror(t *testing.T) {
+	ctx := context.Background()
+	registries := fmt.Sprintf("[[registry]]\nlocation = \"quay.io/openshift-release-dev/ocp-release\"\n[[registry.mirror]]\nlocation = \"%s/ocp-release\"\n", mirror.Host)
+	for name, tc := range map[string]struct {
+		password string
+		want     func(g Gomega, c *metav1.Condition)
+	}{
+		"the pull secret's credentials": {password: mirrorPassword, want: func(g Gomega, c *metav1.Condition) {
+			g.Expect(c.Status).To(Equal(metav1.ConditionTrue))
+			g.Expect(c.Message).To(ContainSubstring("carries Kubernetes v1.30.4"))
+		}},
+		"a wrong password": {password: "not-the-password", want: func(g Gomega, c *metav1.Condition) {
+			g.Expect(c.Status).To(Equal(metav1.ConditionFalse))
+			g.Expect(c.Reason).To(Equal(controlplanev1.ReleaseImageNotResolvedReason))
+			g.Expect(c.Message).To(ContainSubstring("registry " + mirror.Host + " refused the pull secret's credentials for it"))
+			g.Expect(c.Message).NotTo(ContainSubstring("not-the-password"))
+		}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			g := NewWithT(t)
+			ns, err := mgmt.CreateNamespace(ctx, "cp")
+			g.Expect(err).NotTo(HaveOccurred())
+			g.Expect(mgmt.Client.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "mirrors"},
+				Data: map[string]string{"registries.conf": registries, "ca-bundle.crt": string(mirror.CACertPEM())}})).To(Succeed())
+			f := newFixture(ctx, t, fixtureOptions{namespace: ns, replicas: 1, imageRegistry: "mirrors",
+				releaseRepository: mirror.Host + "/ocp-release", pullSecret: mirror.PullSecret(mirrorUser, tc.password)})
+			g.Eventually(func(g Gomega) {
+				c := conditions.Get(f.getOACP(ctx, g), controlplanev1.ReleaseImageResolvedCondition)
+				g.Expect(c).NotTo(BeNil())
+				tc.want(g, c)
+				g.Expect(f.machines(ctx, g)).To(HaveLen(1))
+				if c.Status == metav1.ConditionFalse {
+					// The refusal is also a Warning event on the control plane.
+					events := &eventsv1.EventList{}
+					g.Expect(mgmt.Client.List(ctx, events, client.InNamespace(ns))).To(Succeed())
+					g.Expect(events.Items).To(ContainElement(And(HaveField("Type", corev1.EventTypeWarning), HaveField("Reason", c.Reason), HaveField("Note", c.Message))))
+				}
+			}, timeout, interval).Should(Succeed())
+		})
+	}
 }

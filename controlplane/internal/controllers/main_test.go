@@ -51,6 +51,15 @@ var (
 	workloadKubeconfig []byte
 	// releaseRepo is the repository, in an in-process registry, of the release images the tests use.
 	releaseRepo string
+	// mirror is a registry as a disconnected site's mirror is (HTTPS with its own CA, token
+	// authentication for mirrorUser and mirrorPassword) holding the release 4.17.3 in
+	// <host>/ocp-release.
+	mirror *simrelease.Registry
+)
+
+const (
+	mirrorUser     = "mirror-reader"
+	mirrorPassword = "s3cr3t-mirror-password"
 )
 
 // Releases the in-process registry serves, and the Kubernetes version each carries.
@@ -92,6 +101,16 @@ func run(m *testing.M) int {
 		}
 	}
 
+	if mirror, err = simrelease.StartSecureRegistry(simrelease.SecureOptions{Username: mirrorUser, Password: mirrorPassword}); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer mirror.Close()
+	if _, err := mirror.PushRelease(release.Image(mirror.Host+"/ocp-release", "4.17.3", "x86_64"), releases["4.17.3"]); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+
 	if mgmt, err = testenv.Start(scheme); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
@@ -122,7 +141,7 @@ func run(m *testing.M) int {
 		return 1
 	}
 	// The same entry point as main.go and the lab.
-	if err := setup.Setup(ctx, mgr, opts, setup.Options{AllowedReleaseRegistries: []string{reg.Host, unreachableRegistry}}); err != nil {
+	if err := setup.Setup(ctx, mgr, opts, setup.Options{AllowedReleaseRegistries: []string{reg.Host, mirror.Host, unreachableRegistry}}); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}

@@ -65,6 +65,9 @@ type fixtureOptions struct {
 	releaseRepository string
 	// imageRegistry names the ConfigMap of spec.config.imageRegistryRef.
 	imageRegistry string
+	// pullSecret is the .dockerconfigjson of the pull secret (default: no auths). A pull secret
+	// of that name that exists in the namespace is kept.
+	pullSecret []byte
 }
 
 // newFixture creates what a user (and Cluster API's Cluster controller) would: an infrastructure
@@ -138,6 +141,15 @@ func newFixture(ctx context.Context, t *testing.T, o fixtureOptions) *fixture {
 	if o.releaseRepository == "" {
 		o.releaseRepository = releaseRepo
 	}
+	if o.pullSecret == nil {
+		o.pullSecret = []byte(`{"auths":{}}`)
+	}
+	pullSecret := &corev1.Secret{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "pull-secret"},
+		Type:       corev1.SecretTypeDockerConfigJson,
+		Data:       map[string][]byte{corev1.DockerConfigJsonKey: o.pullSecret},
+	}
+	g.Expect(client.IgnoreAlreadyExists(mgmt.Client.Create(ctx, pullSecret))).To(Succeed())
 	oacp := &controlplanev1.OpenshiftAssistedControlPlane{
 		ObjectMeta: metav1.ObjectMeta{
 			Namespace: ns, Name: o.clusterName,

@@ -74,7 +74,7 @@ func (r *Reconciler) updateStatus(ctx context.Context, s *scope) {
 	if st.DistributionVersion != "" && s.deleting == nil {
 		if st.DistributionVersion == oacp.Spec.DistributionVersion && s.specKubeVersion != "" {
 			st.Version = s.specKubeVersion
-		} else if info, err := r.Release.Read(ctx, releaseImage(oacp, st.DistributionVersion)); err == nil {
+		} else if info, err := r.Release.Read(ctx, releaseImage(oacp, st.DistributionVersion), r.releaseAccess(oacp)); err == nil {
 			st.Version = info.KubernetesVersion
 		} else {
 			ctrl.LoggerFrom(ctx).Info("Cannot resolve the running release image", "error", release.LogMessage(err))
@@ -98,7 +98,16 @@ func (r *Reconciler) updateStatus(ctx context.Context, s *scope) {
 	setEtcdCondition(s)
 	setRollingOutCondition(s)
 	setUpgradingCondition(s)
+	before = metav1.Condition{}
+	if c := conditions.Get(oacp, controlplanev1.ReleaseImageResolvedCondition); c != nil {
+		before = *c
+	}
 	setReleaseCondition(s)
+	// A release that cannot be read is told once per cause, as a Warning event.
+	if after := conditions.Get(oacp, controlplanev1.ReleaseImageResolvedCondition); after != nil && after.Status == metav1.ConditionFalse &&
+		(before.Status != metav1.ConditionFalse || before.Message != after.Message) {
+		r.Recorder.Eventf(oacp, nil, corev1.EventTypeWarning, after.Reason, "ReadReleaseImage", after.Message)
+	}
 }
 
 func setDeletingCondition(s *scope) {

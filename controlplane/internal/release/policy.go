@@ -40,6 +40,8 @@ const (
 	AnyRegistry = "*"
 	// AllowedRegistriesFlag is the control-plane manager's flag that sets AllowedRegistries.
 	AllowedRegistriesFlag = "--allowed-release-registries"
+	// CAFileFlag is the control-plane manager's flag that names the PEM file of Reader.CABundle.
+	CAFileFlag = "--release-registry-ca-file"
 )
 
 // Errors of the content of a release image (the registry answered, the image is not a release).
@@ -110,9 +112,17 @@ func cause(err error) string {
 	var recordHeader tls.RecordHeaderError
 	var netErr net.Error
 	var badName *name.ErrBadName
+	var refusedErr *credentialsError
+	var accessErr *accessError
 	switch {
 	case errors.As(err, &badName):
 		return "not a valid image reference"
+	case errors.Is(err, errBadPullSecret), errors.Is(err, errBadCABundle):
+		return err.Error()
+	case errors.As(err, &accessErr):
+		return accessErr.Error()
+	case errors.As(err, &refusedErr) && errors.As(err, &terr):
+		return refusedErr.summary(answerStatus(terr))
 	case errors.As(err, &terr):
 		return registryAnswer(terr)
 	case errors.Is(err, errNoImageReferences):
@@ -124,7 +134,7 @@ func cause(err error) string {
 	case errors.As(err, &dnsErr):
 		return "the registry's host name does not resolve"
 	case errors.As(err, &unknownAuthority), errors.As(err, &hostnameErr), errors.As(err, &invalidCert):
-		return "the registry's TLS certificate is not trusted"
+		return "the registry's TLS certificate is not trusted: add its CA to the ca-bundle.crt key of the ConfigMap of spec.config.imageRegistryRef, or to the manager's " + CAFileFlag
 	case errors.As(err, &recordHeader):
 		return "the registry does not speak TLS"
 	case errors.Is(err, context.DeadlineExceeded), errors.As(err, &netErr) && netErr.Timeout():
@@ -138,10 +148,24 @@ func cause(err error) string {
 	}
 }
 
-// registryAnswer names an HTTP answer of a registry: its status and the standard error codes of
-// the distribution specification it carried (any other code or message is the registry's text).
+// registryAnswer names an HTTP answer of a registry (answerStatus) and what it means.
 func registryAnswer(e *transport.Error) string {
-	s := fmt.Sprintf("the registry answered HTTP %d %s", e.StatusCode, http.StatusText(e.StatusCode))
+	s := "the registry answered " + answerStatus(e)
+	switch e.StatusCode {
+	case http.StatusUnauthorized, http.StatusForbidden:
+		s += ": the image is not public, and the manager has no credentials for it"
+	case http.StatusNotFound:
+		s += ": no such image (check distributionVersion and the repository)"
+	case http.StatusTooManyRequests:
+		s += ": rate limited"
+	}
+	return s
+}
+
+// answerStatus is the HTTP status of a registry's answer and the standard error codes of the
+// distribution specification it carried (any other code or message is the registry's text).
+func answerStatus(e *transport.Error) string {
+	s := fmt.Sprintf("HTTP %d %s", e.StatusCode, http.StatusText(e.StatusCode))
 	var codes []string
 	for _, d := range e.Errors {
 		if standardCodes[d.Code] && !slices.Contains(codes, string(d.Code)) {
@@ -150,14 +174,6 @@ func registryAnswer(e *transport.Error) string {
 	}
 	if len(codes) > 0 {
 		s += " (" + strings.Join(codes, ", ") + ")"
-	}
-	switch e.StatusCode {
-	case http.StatusUnauthorized, http.StatusForbidden:
-		s += ": the image is not public, and the manager has no credentials for it"
-	case http.StatusNotFound:
-		s += ": no such image (check distributionVersion and the repository)"
-	case http.StatusTooManyRequests:
-		s += ": rate limited"
 	}
 	return s
 }

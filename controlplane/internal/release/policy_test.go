@@ -63,7 +63,7 @@ func TestReaderContactsOnlyAllowedRegistries(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			before := requests.Load()
-			_, err := allowing(tc.allowed...).Read(context.Background(), ref)
+			_, err := allowing(tc.allowed...).Read(context.Background(), ref, release.Access{})
 			if err == nil {
 				t.Fatal("Read succeeded against a registry that has no image")
 			}
@@ -104,7 +104,7 @@ func TestSummaryNeverQuotesTheRegistry(t *testing.T) {
 		"401 with registry errors": {
 			status:      http.StatusUnauthorized,
 			body:        `{"errors":[{"code":"UNAUTHORIZED","message":"` + secret + `"},{"code":"` + secret + `"}]}`,
-			wantSummary: []string{"HTTP 401 Unauthorized", "no credentials"},
+			wantSummary: []string{"HTTP 401 Unauthorized", "the pull secret has none for it"},
 		},
 		"500 with a raw body": {
 			status:      http.StatusInternalServerError,
@@ -120,7 +120,7 @@ func TestSummaryNeverQuotesTheRegistry(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			host, _ := countingServer(t, tc.status, tc.body)
 			ref := release.Image(host+"/ocp/release", "4.17.3", "x86_64")
-			_, err := allowing(host).Read(context.Background(), ref)
+			_, err := allowing(host).Read(context.Background(), ref, release.Access{})
 			if err == nil {
 				t.Fatal("Read succeeded")
 			}
@@ -154,7 +154,7 @@ func TestSummaryNeverQuotesTheRegistry(t *testing.T) {
 		srv := httptest.NewServer(http.NotFoundHandler())
 		host := strings.TrimPrefix(srv.URL, "http://")
 		srv.Close()
-		_, err := allowing(host).Read(context.Background(), release.Image(host+"/ocp/release", "4.17.3", "x86_64"))
+		_, err := allowing(host).Read(context.Background(), release.Image(host+"/ocp/release", "4.17.3", "x86_64"), release.Access{})
 		if err == nil {
 			t.Fatal("Read succeeded")
 		}
@@ -169,7 +169,7 @@ func TestSummaryNeverQuotesTheRegistry(t *testing.T) {
 		if _, err := reg.PushRelease(ref, ""); err != nil {
 			t.Fatal(err)
 		}
-		_, err := allowing(reg.Host).Read(context.Background(), ref)
+		_, err := allowing(reg.Host).Read(context.Background(), ref, release.Access{})
 		if err == nil {
 			t.Fatal("Read succeeded")
 		}

@@ -25,6 +25,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"path"
 	"strings"
 	"sync"
@@ -33,6 +34,7 @@ import (
 	"github.com/google/go-containerregistry/pkg/name"
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 	"github.com/google/go-containerregistry/pkg/v1/remote"
+	"github.com/google/go-containerregistry/pkg/v1/remote/transport"
 	imagev1 "github.com/openshift/api/image/v1"
 	"golang.org/x/sync/singleflight"
 )
@@ -90,15 +92,22 @@ type Reader struct {
 	Options []remote.Option
 	// NameOptions are used to parse image references (for example name.Insecure).
 	NameOptions []name.Option
+	// CABundle holds PEM certificates every read trusts beside the system's (the manager's
+	// --release-registry-ca-file: the CA of a hub-wide mirror).
+	CABundle []byte
 	// AllowedRegistries are the registries (host or host:port, as image references spell them)
 	// the Reader may contact; a read from any other is refused before anything is sent
 	// (RegistryNotAllowedError). Empty: DefaultRegistry only. AnyRegistry allows every registry.
 	AllowedRegistries []string
 
-	mu       sync.Mutex
+	mu sync.Mutex
+	// byDigest and byTag are keyed by the Access scope and the image: reads of another scope
+	// (other credentials or trust) never share an answer.
 	byDigest map[string]string
 	byTag    map[string]tagEntry
-	now      func() time.Time
+	// transports by trusted CAs (see transport).
+	transports map[string]http.RoundTripper
+	now        func() time.Time
 	// tags and reads collapse concurrent resolutions of one tag and reads of one digest into
 	// one registry request. A waiter shares the reading call's context: reconciles of the same
 	// manager, whose contexts end together.
@@ -115,37 +124,56 @@ func NewReader(opts ...remote.Option) *Reader {
 	return &Reader{Options: opts}
 }
 
-// Read returns the digest and Kubernetes version of the release image ref. A registry that is
-// not allowed is never contacted (RegistryNotAllowedError). Summary describes an error of Read
-// without quoting the registry.
-func (r *Reader) Read(ctx context.Context, ref string) (Info, error) {
+// Read returns the digest and Kubernetes version of the release image ref, read with access (the
+// cluster's pull secret and CA bundle). A registry that is not allowed is never contacted
+// (RegistryNotAllowedError). Summary describes an error of Read without quoting the registry.
+func (r *Reader) Read(ctx context.Context, ref string, access Access) (Info, error) {
 	parsed, err := name.ParseReference(ref, r.NameOptions...)
 	if err != nil {
 		return Info{}, &stageError{stage: fmt.Sprintf("parsing release image %q", ref), err: err}
 	}
-	if err := r.checkRegistry(parsed.Context().RegistryStr()); err != nil {
+	registry := parsed.Context().RegistryStr()
+	if err := r.checkRegistry(registry); err != nil {
 		return Info{}, err
 	}
-	opts := append([]remote.Option{remote.WithContext(ctx)}, r.Options...)
+	// The credentials are asked for once, and only if the registry is.
+	var (
+		conn    connection
+		connErr error
+		asked   bool
+	)
+	connect := func() (connection, error) {
+		if !asked {
+			asked = true
+			conn, connErr = r.connect(ctx, registry, access)
+		}
+		return conn, connErr
+	}
 
-	digest, err := r.digest(parsed, opts)
+	digest, err := r.digest(parsed, access.Scope, connect)
 	if err != nil {
 		return Info{}, err
 	}
 	pinned := parsed.Context().Digest(digest)
 	info := Info{Digest: digest, DigestImage: pinned.String()}
-	if v, ok := r.cached(digest); ok {
+	key := access.Scope + " " + digest
+	if v, ok := r.cached(key); ok {
 		info.KubernetesVersion = v
 		return info, nil
 	}
 	// The clusters of a fleet created at once on one release ask for the same digest together:
 	// one of them reads it, the others wait for its answer (issue 19). The key is the pinned
-	// image, not the digest alone: a caller never waits on a read from another repository.
-	v, err, _ := r.reads.Do(pinned.String(), func() (any, error) {
-		if v, ok := r.cached(digest); ok {
+	// image, not the digest alone: a caller never waits on a read from another repository, or
+	// of another scope.
+	v, err, _ := r.reads.Do(access.Scope+" "+pinned.String(), func() (any, error) {
+		if v, ok := r.cached(key); ok {
 			return v, nil // read by a flight that ended after this caller looked
 		}
-		v, err := readKubernetesVersion(pinned, opts)
+		conn, err := connect()
+		if err != nil {
+			return "", err
+		}
+		v, err := readKubernetesVersion(pinned, conn)
 		if err != nil {
 			return "", err
 		}
@@ -153,7 +181,7 @@ func (r *Reader) Read(ctx context.Context, ref string) (Info, error) {
 		if r.byDigest == nil {
 			r.byDigest = map[string]string{}
 		}
-		r.byDigest[digest] = v
+		r.byDigest[key] = v
 		r.mu.Unlock()
 		return v, nil
 	})
@@ -164,12 +192,22 @@ func (r *Reader) Read(ctx context.Context, ref string) (Info, error) {
 	return info, nil
 }
 
+// refused wraps an error of the registry refusing a read (HTTP 401 or 403) with whether
+// credentials were sent.
+func refused(err error, registry string, conn connection) error {
+	var terr *transport.Error
+	if errors.As(err, &terr) && (terr.StatusCode == http.StatusUnauthorized || terr.StatusCode == http.StatusForbidden) {
+		return &credentialsError{registry: registry, sent: !conn.anonymous, err: err}
+	}
+	return err
+}
+
 // readKubernetesVersion reads the Kubernetes version of the release image pinned, from the
 // registry.
-func readKubernetesVersion(pinned name.Digest, opts []remote.Option) (string, error) {
-	img, err := remote.Image(pinned, opts...)
+func readKubernetesVersion(pinned name.Digest, conn connection) (string, error) {
+	img, err := remote.Image(pinned, conn.opts...)
 	if err != nil {
-		return "", &stageError{stage: "reading release image " + pinned.String(), err: err}
+		return "", &stageError{stage: "reading release image " + pinned.String(), err: refused(err, pinned.RegistryStr(), conn)}
 	}
 	data, err := findFile(img, ImageReferencesPath)
 	if err != nil {
@@ -182,10 +220,10 @@ func readKubernetesVersion(pinned name.Digest, opts []remote.Option) (string, er
 	return v, nil
 }
 
-func (r *Reader) cached(digest string) (string, bool) {
+func (r *Reader) cached(key string) (string, bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	v, ok := r.byDigest[digest]
+	v, ok := r.byDigest[key]
 	return v, ok
 }
 
@@ -209,11 +247,11 @@ func (r *Reader) clock() time.Time {
 
 // digest returns the manifest digest ref points at: its own digest when pinned, else the tag's,
 // asked of the registry at most once per tagCacheTTL.
-func (r *Reader) digest(ref name.Reference, opts []remote.Option) (string, error) {
+func (r *Reader) digest(ref name.Reference, scope string, connect func() (connection, error)) (string, error) {
 	if d, ok := ref.(name.Digest); ok {
 		return d.DigestStr(), nil
 	}
-	key := ref.String()
+	key := scope + " " + ref.String()
 	if d, ok := r.cachedTag(key); ok {
 		return d, nil
 	}
@@ -221,9 +259,13 @@ func (r *Reader) digest(ref name.Reference, opts []remote.Option) (string, error
 		if d, ok := r.cachedTag(key); ok {
 			return d, nil // resolved by a flight that ended after this caller looked
 		}
-		desc, err := remote.Head(ref, opts...)
+		conn, err := connect()
 		if err != nil {
-			return "", &stageError{stage: "resolving release image " + key, err: err}
+			return "", err
+		}
+		desc, err := remote.Head(ref, conn.opts...)
+		if err != nil {
+			return "", &stageError{stage: "resolving release image " + ref.String(), err: refused(err, ref.Context().RegistryStr(), conn)}
 		}
 		r.mu.Lock()
 		if r.byTag == nil {

@@ -60,7 +60,7 @@ func TestReaderReadsKubernetesVersionFromRegistry(t *testing.T) {
 	}
 
 	r := allowing(reg.Host)
-	info, err := r.Read(context.Background(), ref)
+	info, err := r.Read(context.Background(), ref, release.Access{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,7 +79,7 @@ func TestReaderReadsKubernetesVersionFromRegistry(t *testing.T) {
 	}
 
 	for _, again := range []string{ref, release.Image(repo, "4.17.3", "arm64"), info.DigestImage} {
-		got, err := r.Read(context.Background(), again)
+		got, err := r.Read(context.Background(), again, release.Access{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -117,7 +117,7 @@ func TestReaderErrors(t *testing.T) {
 		"invalid reference":     {ref: "Not A Reference", wantErr: "parsing release image"},
 	} {
 		t.Run(name, func(t *testing.T) {
-			_, err := allowing(reg.Host).Read(context.Background(), tc.ref)
+			_, err := allowing(reg.Host).Read(context.Background(), tc.ref, release.Access{})
 			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
 				t.Fatalf("Read(%s) error = %v, want one containing %q", tc.ref, err, tc.wantErr)
 			}
@@ -149,7 +149,7 @@ func BenchmarkReaderRead(b *testing.B) {
 	}
 	b.Run("cold", func(b *testing.B) {
 		for b.Loop() {
-			if _, err := allowing(reg.Host).Read(context.Background(), ref); err != nil {
+			if _, err := allowing(reg.Host).Read(context.Background(), ref, release.Access{}); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -157,7 +157,7 @@ func BenchmarkReaderRead(b *testing.B) {
 	b.Run("cached", func(b *testing.B) {
 		r := allowing(reg.Host)
 		for b.Loop() {
-			if _, err := r.Read(context.Background(), ref); err != nil {
+			if _, err := r.Read(context.Background(), ref, release.Access{}); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -174,7 +174,7 @@ func TestReaderReadsOnceForConcurrentCallers(t *testing.T) {
 	}
 	// What one read costs, from a Reader of its own.
 	m0, b0 := reg.ManifestRequests.Load(), reg.BlobGets.Load()
-	if _, err := allowing(reg.Host).Read(context.Background(), ref); err != nil {
+	if _, err := allowing(reg.Host).Read(context.Background(), ref, release.Access{}); err != nil {
 		t.Fatal(err)
 	}
 	oneManifests, oneBlobs := reg.ManifestRequests.Load()-m0, reg.BlobGets.Load()-b0
@@ -189,7 +189,7 @@ func TestReaderReadsOnceForConcurrentCallers(t *testing.T) {
 	for i := range callers {
 		wg.Go(func() {
 			<-start
-			infos[i], errs[i] = r.Read(context.Background(), ref)
+			infos[i], errs[i] = r.Read(context.Background(), ref, release.Access{})
 		})
 	}
 	close(start)

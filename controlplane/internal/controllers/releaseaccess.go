@@ -1,0 +1,73 @@
+/*
+Copyright 2026 The cluster-api-provider-openshift-assisted Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package controllers
+
+import (
+	"context"
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	controlplanev1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/controlplane/v1alpha3"
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/controlplane/internal/release"
+)
+
+// releaseAccess is what the control plane's release reads use: the credentials of its pull secret
+// (spec.config.pullSecretRef), which a mirror needs as much as the install does, and the CA of its
+// image registry ConfigMap (spec.config.imageRegistryRef, key ca-bundle.crt). They are read from
+// the API server (the manager caches neither) only when the reader asks a registry: a release it
+// knows costs no read.
+func (r *Reconciler) releaseAccess(oacp *controlplanev1.OpenshiftAssistedControlPlane) release.Access {
+	cfg := oacp.Spec.Config
+	scope := oacp.Namespace + "/"
+	if cfg.PullSecretRef != nil {
+		scope += cfg.PullSecretRef.Name
+	}
+	scope += "/"
+	if cfg.ImageRegistryRef != nil {
+		scope += cfg.ImageRegistryRef.Name
+	}
+	return release.Access{Scope: scope, Credentials: func(ctx context.Context) (pullSecret, caBundle []byte, err error) {
+		if ref := cfg.PullSecretRef; ref != nil {
+			secret := &corev1.Secret{}
+			if err := r.APIReader.Get(ctx, client.ObjectKey{Namespace: oacp.Namespace, Name: ref.Name}, secret); err != nil {
+				if apierrors.IsNotFound(err) {
+					return nil, nil, fmt.Errorf("the pull secret %s (spec.config.pullSecretRef) does not exist", ref.Name)
+				}
+				return nil, nil, fmt.Errorf("getting the pull secret %s: %w", ref.Name, err)
+			}
+			var ok bool
+			if pullSecret, ok = secret.Data[corev1.DockerConfigJsonKey]; !ok {
+				return nil, nil, fmt.Errorf("the pull secret %s (spec.config.pullSecretRef) has no %s key", ref.Name, corev1.DockerConfigJsonKey)
+			}
+		}
+		if ref := cfg.ImageRegistryRef; ref != nil {
+			// A missing ConfigMap is reported on Available (reconcileRegistryManifests); the read
+			// goes on with the other CAs meanwhile.
+			cm := &corev1.ConfigMap{}
+			switch err := r.APIReader.Get(ctx, client.ObjectKey{Namespace: oacp.Namespace, Name: ref.Name}, cm); {
+			case err == nil:
+				caBundle = []byte(cm.Data[registryCAKey])
+			case !apierrors.IsNotFound(err):
+				return nil, nil, fmt.Errorf("getting the image registry ConfigMap %s: %w", ref.Name, err)
+			}
+		}
+		return pullSecret, caBundle, nil
+	}}
+}

@@ -1,0 +1,146 @@
+/*
+Copyright 2026 The cluster-api-provider-openshift-assisted Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package release_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/controlplane/internal/release"
+	simrelease "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/support/sim/release"
+)
+
+const (
+	mirrorUser     = "mirror-reader"
+	mirrorPassword = "s3cr3t-mirror-password"
+)
+
+// startMirror starts a registry as a disconnected site's mirror is (HTTPS with its own CA, token
+// authentication) holding the release 4.17.3 of Kubernetes 1.30.4.
+func startMirror(t *testing.T) (*simrelease.Registry, string) {
+	t.Helper()
+	reg, err := simrelease.StartSecureRegistry(simrelease.SecureOptions{Username: mirrorUser, Password: mirrorPassword})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(reg.Close)
+	ref := release.Image(reg.Host+"/ocp/release", "4.17.3", "x86_64")
+	if _, err := reg.PushRelease(ref, "1.30.4"); err != nil {
+		t.Fatal(err)
+	}
+	return reg, ref
+}
+
+// access returns the Access of a cluster whose pull secret and CA bundle are these.
+func access(scope string, pullSecret, ca []byte) release.Access {
+	return release.Access{Scope: scope, Credentials: func(context.Context) ([]byte, []byte, error) { return pullSecret, ca, nil }}
+}
+
+// TestReaderThroughAnAuthenticatedTLSMirror: the reader reads a release from a mirror served over
+// HTTPS by a private CA and requiring credentials, with the cluster's pull secret and CA bundle
+// (or the manager's CA); each way it can fail ends in a Summary that names the registry and the
+// class of failure, with no credential in it.
+func TestReaderThroughAnAuthenticatedTLSMirror(t *testing.T) {
+	reg, ref := startMirror(t)
+	good := reg.PullSecret(mirrorUser, mirrorPassword)
+	wrong := reg.PullSecret(mirrorUser, "not-the-password")
+	otherOnly := []byte(`{"auths":{"quay.io":{"auth":"` + "cXVheTpwYXNz" + `"}}}`)
+
+	for name, tc := range map[string]struct {
+		access     release.Access
+		readerCA   bool
+		wantErr    []string
+		wantNoText []string
+	}{
+		"pull secret and the cluster's CA": {access: access("a", good, reg.CACertPEM())},
+		"pull secret and the manager's CA": {access: access("a", good, nil), readerCA: true},
+		"no CA": {access: access("a", good, nil),
+			wantErr: []string{"TLS certificate is not trusted", "ca-bundle.crt", release.CAFileFlag}},
+		"no entry for the registry": {access: access("a", otherOnly, reg.CACertPEM()),
+			wantErr: []string{"registry " + reg.Host + " requires credentials", "add an auths entry for " + reg.Host, "HTTP 401 Unauthorized"}},
+		"no pull secret": {access: release.Access{Scope: "a"}, readerCA: true,
+			wantErr: []string{"requires credentials", "the pull secret has none for it"}},
+		"wrong password": {access: access("a", wrong, reg.CACertPEM()),
+			wantErr: []string{"registry " + reg.Host + " refused the pull secret's credentials", "HTTP 401"}, wantNoText: []string{"not-the-password"}},
+		"a pull secret that is not JSON": {access: access("a", []byte(`{"auths": `+mirrorPassword), reg.CACertPEM()),
+			wantErr: []string{"reading the credentials for " + reg.Host, "the pull secret is not a valid .dockerconfigjson"}},
+		"a CA bundle without certificates": {access: access("a", good, []byte("not PEM")),
+			wantErr: []string{"the CA bundle holds no PEM certificate"}},
+		"the credentials cannot be read": {access: release.Access{Scope: "a", Credentials: func(context.Context) ([]byte, []byte, error) {
+			return nil, nil, errors.New("the pull secret lab-pull-secret (spec.config.pullSecretRef) does not exist")
+		}}, wantErr: []string{"reading the credentials for " + reg.Host + ": the pull secret lab-pull-secret (spec.config.pullSecretRef) does not exist"}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			r := allowing(reg.Host)
+			if tc.readerCA {
+				r.CABundle = reg.CACertPEM()
+			}
+			info, err := r.Read(context.Background(), ref, tc.access)
+			if len(tc.wantErr) == 0 {
+				if err != nil {
+					t.Fatalf("Read: %v", err)
+				}
+				if info.KubernetesVersion != "v1.30.4" || !strings.HasPrefix(info.DigestImage, reg.Host+"/ocp/release@sha256:") {
+					t.Errorf("Read = %+v, want Kubernetes v1.30.4 pinned in the mirror", info)
+				}
+				return
+			}
+			if err == nil {
+				t.Fatalf("Read succeeded: %+v", info)
+			}
+			summary := release.Summary(err)
+			for _, want := range tc.wantErr {
+				if !strings.Contains(summary, want) {
+					t.Errorf("Summary = %q, want it to contain %q", summary, want)
+				}
+			}
+			for _, secret := range append(tc.wantNoText, mirrorPassword, "authentication required") {
+				if strings.Contains(summary, secret) || strings.Contains(release.LogMessage(err), mirrorPassword) {
+					t.Errorf("Summary %q or the log message quotes %q", summary, secret)
+				}
+			}
+		})
+	}
+}
+
+// TestReaderKeepsAnswersPerScope: a read answered from what the reader keeps asks for no
+// credentials, and another scope (another cluster's pull secret) is never answered from it.
+func TestReaderKeepsAnswersPerScope(t *testing.T) {
+	reg, ref := startMirror(t)
+	r := allowing(reg.Host)
+	r.CABundle = reg.CACertPEM()
+	var asked atomic.Int32
+	withCreds := release.Access{Scope: "ns/pull-secret/", Credentials: func(context.Context) ([]byte, []byte, error) {
+		asked.Add(1)
+		return reg.PullSecret(mirrorUser, mirrorPassword), nil, nil
+	}}
+	for range 3 {
+		if _, err := r.Read(context.Background(), ref, withCreds); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := asked.Load(); n != 1 {
+		t.Errorf("the credentials were read %d times for 3 reads of one release, want 1 (the answer is kept)", n)
+	}
+	_, err := r.Read(context.Background(), ref, release.Access{Scope: "other/no-pull-secret/"})
+	if err == nil || !strings.Contains(release.Summary(err), "requires credentials") {
+		t.Errorf("a scope without credentials read %v (%v), want the registry's refusal, not another scope's answer", err, release.Summary(err))
+	}
+}
