@@ -110,9 +110,13 @@ func CreateClusterAndWait(ctx context.Context, in SpecEnv, c ClusterSpec) *clust
 }
 
 // createPullSecret creates the pull secret the template names. On the kind path its content is
-// the file PULL_SECRET_FILE names (a real one, for assisted-service); the lab accepts any.
+// the file PULL_SECRET_FILE names (a real one, for assisted-service); the lab's holds the
+// credentials of its release registry.
 func createPullSecret(ctx context.Context, in SpecEnv, name, clusterName string) error {
-	data := []byte(`{"auths":{"quay.io":{"auth":"ZTJlOmUyZQ=="}}}`)
+	data := in.Management.PullSecret()
+	if data == nil {
+		data = []byte(`{"auths":{"quay.io":{"auth":"ZTJlOmUyZQ=="}}}`)
+	}
 	if path := os.Getenv("PULL_SECRET_FILE"); path != "" {
 		var err error
 		if data, err = os.ReadFile(path); err != nil {

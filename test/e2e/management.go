@@ -56,6 +56,9 @@ type Management interface {
 	// Variables are template variables that only the management cluster knows (such as where
 	// the lab serves release images); they override the e2e config's.
 	Variables() map[string]string
+	// PullSecret is the .dockerconfigjson of the clusters' pull secrets when the management
+	// cluster has its own (the lab's registry credentials); nil otherwise.
+	PullSecret() []byte
 	// ProviderLogs are the log files of the providers' controllers, in the artifacts folder.
 	ProviderLogs() ([]string, error)
 	// ReleaseHosts deletes the BareMetalHosts of namespace and returns their hosts to the pool.
@@ -157,6 +160,8 @@ func (m *labManagement) AddHosts(ctx context.Context, namespace, prefix string, 
 func (m *labManagement) Variables() map[string]string {
 	return map[string]string{"RELEASE_IMAGE_REPOSITORY": m.lab.Releases.Repository()}
 }
+
+func (m *labManagement) PullSecret() []byte { return m.lab.PullSecret() }
 
 func (m *labManagement) ProviderLogs() ([]string, error) {
 	klog.Flush()
@@ -396,6 +401,8 @@ func (m *externalManagement) AddHosts(ctx context.Context, namespace, prefix str
 }
 
 func (m *externalManagement) Variables() map[string]string { return nil }
+
+func (m *externalManagement) PullSecret() []byte { return nil }
 
 func (m *externalManagement) ProviderLogs() ([]string, error) {
 	var files []string

@@ -189,8 +189,8 @@ func (l *Lab) ClusterObjects(o ClusterOptions) ([]client.Object, error) {
 		ObjectMeta: metav1.ObjectMeta{Namespace: o.Namespace, Name: vars["PULL_SECRET_NAME"],
 			// clusterctl move takes a user's Secret along only when labelled so (docs/getting-started.md).
 			Labels: map[string]string{clusterv1.ClusterNameLabel: o.Name, clusterctlv1.ClusterctlMoveLabel: ""}},
-		Type:       corev1.SecretTypeDockerConfigJson,
-		StringData: map[string]string{corev1.DockerConfigJsonKey: `{"auths":{"quay.io":{"auth":"bGFiOmxhYg=="}}}`},
+		Type: corev1.SecretTypeDockerConfigJson,
+		Data: map[string][]byte{corev1.DockerConfigJsonKey: l.PullSecret()},
 	}}
 	if err := Adapt(items, l.Releases.Repository()); err != nil {
 		return nil, err

@@ -116,8 +116,12 @@ type Lab struct {
 	Inventory *inventory.Inventory
 	// Assisted is the assisted-service simulator of the management cluster (fault injection).
 	Assisted *assisted.Simulator
-	// Releases serves the OpenShift release images the control planes read.
+	// Releases serves the OpenShift release images the control planes read, as a disconnected
+	// site's mirror does: over HTTPS with a CA of its own, which the control-plane manager trusts
+	// through its --release-registry-ca-file, and to the credentials of PullSecret only.
 	Releases *release.Registry
+	// releaseCAFile holds the CA of Releases, for the control-plane manager.
+	releaseCAFile string
 	// Etcd runs the workload cluster's etcd members (see etcd.go): membership, health, quorum.
 	Etcd *etcd.Simulator
 
@@ -166,10 +170,10 @@ type provider struct {
 	group string
 }
 
-func providers(etcdConnector controlplanesetup.EtcdConnector, releaseRegistry string) []provider {
+func providers(etcdConnector controlplanesetup.EtcdConnector, releaseRegistry, releaseCAFile string) []provider {
 	// The control plane reads release images from the lab's registry only, as a production manager
-	// run with --allowed-release-registries=<mirror>.
-	cp := controlplanesetup.Options{EtcdConnector: etcdConnector, AllowedReleaseRegistries: []string{releaseRegistry}}
+	// run with --allowed-release-registries=<mirror> --release-registry-ca-file=<its CA>.
+	cp := controlplanesetup.Options{EtcdConnector: etcdConnector, AllowedReleaseRegistries: []string{releaseRegistry}, ReleaseRegistryCAFile: releaseCAFile}
 	return []provider{
 		{name: "infrastructure", setup: manager.SetupWith(infrasetup.Setup, infrasetup.Options{}), options: infrasetup.NewManagerOptions,
 			webhookDir: "infrastructure/config/webhook", group: infrav1.GroupVersion.Group},
@@ -190,7 +194,11 @@ func Start(ctx context.Context, o Options) (*Lab, error) {
 	if err != nil {
 		return nil, err
 	}
-	l := &Lab{Inventory: inventory.New(), Releases: release.StartRegistry(), opts: o}
+	releases, err := release.StartSecureRegistry(release.SecureOptions{Username: RegistryUsername, Password: RegistryPassword})
+	if err != nil {
+		return nil, fmt.Errorf("starting the release registry: %w", err)
+	}
+	l := &Lab{Inventory: inventory.New(), Releases: releases, opts: o}
 	l.ctx, l.cancel = context.WithCancel(ctx)
 	ctx = l.ctx
 	ok := false
@@ -200,6 +208,9 @@ func Start(ctx context.Context, o Options) (*Lab, error) {
 		}
 	}()
 
+	if l.releaseCAFile, err = writeTempFile("capoa-lab-registry-ca-*.pem", releases.CACertPEM()); err != nil {
+		return nil, err
+	}
 	for version, kube := range Releases {
 		if err := l.AddRelease(version, kube); err != nil {
 			return nil, err
@@ -370,7 +381,7 @@ func (l *Lab) startManagement(ctx context.Context) (*management, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, p := range providers(l.Etcd, l.Releases.Host) {
+	for _, p := range providers(l.Etcd, l.Releases.Host, l.releaseCAFile) {
 		if err := l.startProvider(ctx, m, root, scheme, p); err != nil {
 			return nil, err
 		}
@@ -469,7 +480,7 @@ func (l *Lab) startProvider(ctx context.Context, m *management, root string, sch
 		if err != nil {
 			return err
 		}
-		cmd, done, err := l.startProcess(p, kubeconfig, processArgs(p, healthAddr, opts.WebhookPort, opts.WebhookCertDir, l.Releases.Host))
+		cmd, done, err := l.startProcess(p, kubeconfig, processArgs(p, healthAddr, opts.WebhookPort, opts.WebhookCertDir, l.Releases.Host, l.releaseCAFile))
 		if err != nil {
 			return err
 		}
@@ -603,6 +614,9 @@ func (l *Lab) Stop() error {
 	}
 	errs = append(errs, l.stopEtcd())
 	l.Releases.Close()
+	if l.releaseCAFile != "" {
+		errs = append(errs, os.Remove(l.releaseCAFile))
+	}
 	for _, e := range envs {
 		if e == nil {
 			continue
@@ -616,6 +630,31 @@ func (l *Lab) Stop() error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// The credentials of the lab's release registry: the lab's pull secrets hold them (PullSecret).
+const (
+	RegistryUsername = "lab-mirror"
+	RegistryPassword = "lab-mirror-password"
+)
+
+// PullSecret is the .dockerconfigjson of the pull secrets of the lab's clusters: credentials for
+// the lab's release registry, beside an entry for cloud.openshift.com as a real one has.
+func (l *Lab) PullSecret() []byte { return l.Releases.PullSecret(RegistryUsername, RegistryPassword) }
+
+// writeTempFile writes data to a new temporary file named after pattern (os.CreateTemp) and
+// returns its path.
+func writeTempFile(pattern string, data []byte) (string, error) {
+	f, err := os.CreateTemp("", pattern)
+	if err != nil {
+		return "", fmt.Errorf("creating %s: %w", pattern, err)
+	}
+	_, werr := f.Write(data)
+	if err := errors.Join(werr, f.Close()); err != nil {
+		_ = os.Remove(f.Name())
+		return "", fmt.Errorf("writing %s: %w", f.Name(), err)
+	}
+	return f.Name(), nil
 }
 
 // Releases are the OpenShift versions the lab's registry serves from the start, with their
@@ -641,7 +680,7 @@ func (l *Lab) kubernetesVersion(ctx context.Context, image string) (string, erro
 	if v, ok := l.kubeVersions.Load(image); ok {
 		return v.(string), nil //nolint:forcetypeassert // only strings are stored
 	}
-	v, err := release.KubernetesVersion(ctx, image)
+	v, err := release.KubernetesVersion(ctx, image, l.Releases.RemoteOptions()...)
 	if err != nil {
 		return "", err
 	}

@@ -120,14 +120,14 @@ func RunProviderProcess(name string, args []string) error {
 // processArgs are the flags of a provider run as a process: its defaults, but for the addresses
 // that several managers on one machine would share, and the lab's webhook server and release
 // registry.
-func processArgs(p provider, healthAddr string, webhookPort int, webhookCertDir, releaseRegistry string) []string {
+func processArgs(p provider, healthAddr string, webhookPort int, webhookCertDir, releaseRegistry, releaseCAFile string) []string {
 	args := []string{"--health-addr=" + healthAddr, "--diagnostics-address=0", "--insecure-diagnostics",
 		"--webhook-port=" + strconv.Itoa(webhookPort)}
 	if webhookCertDir != "" {
 		args = append(args, "--webhook-cert-dir="+webhookCertDir)
 	}
 	if p.name == "controlplane" {
-		args = append(args, "--allowed-release-registries="+releaseRegistry)
+		args = append(args, "--allowed-release-registries="+releaseRegistry, "--release-registry-ca-file="+releaseCAFile)
 	}
 	return args
 }
