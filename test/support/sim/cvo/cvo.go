@@ -44,6 +44,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/support/sim/internal/steps"
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/support/sim/release"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/support/testenv"
 )
 
@@ -105,32 +106,16 @@ func FastDurations() Durations { return Durations{Update: 200 * time.Millisecond
 // RealisticDurations are in the order of a real update's.
 func RealisticDurations() Durations { return Durations{Update: 10 * time.Minute} }
 
-// Release returns the release of a version or of a release image pull spec: either may be empty.
+// Release returns the release of a version or of a release image pull spec: either may be empty
+// (the version of an image pinned by digest is in its payload: release.ReadPayload).
 func Release(version, image string) configv1.Release {
 	if version == "" {
-		version = VersionFromReleaseImage(image)
+		version = release.TagVersion(image)
 	}
 	if image == "" && version != "" {
 		image = fmt.Sprintf("%s:%s-x86_64", ReleaseRepository, version)
 	}
 	return configv1.Release{Version: version, Image: image}
-}
-
-// VersionFromReleaseImage reads the version from a release image's tag
-// (quay.io/openshift-release-dev/ocp-release:4.14.3-x86_64 → 4.14.3); "" when there is none.
-func VersionFromReleaseImage(image string) string {
-	if i := strings.LastIndex(image, "@"); i >= 0 {
-		return ""
-	}
-	i := strings.LastIndex(image, ":")
-	if i < 0 || strings.Contains(image[i:], "/") {
-		return ""
-	}
-	tag := image[i+1:]
-	for _, arch := range []string{"-x86_64", "-aarch64", "-multi", "-ppc64le", "-s390x"} {
-		tag = strings.TrimSuffix(tag, arch)
-	}
-	return tag
 }
 
 // EnsureClusterVersion leaves the cluster's ClusterVersion as an installation completed at release r

@@ -72,58 +72,125 @@ func ImageReferences(kubeVersion string) []byte {
 // ImageReferencesPath is where a release image holds its image-references.
 const ImageReferencesPath = "release-manifests/image-references"
 
-// KubernetesVersion reads the Kubernetes version of the release image ref from its registry, as
-// the control-plane provider does (controlplane/internal/release): the kubernetes entry of the
-// hyperkube tag's io.openshift.build.versions annotation in release-manifests/image-references,
-// with a leading v (v1.30.4). It is the version of the kubelet that the release's RHCOS runs, so
-// the simulators give it to the Nodes of a cluster installed from ref. opts are those of the
-// registry (RemoteOptions) for a secure one.
-func KubernetesVersion(ctx context.Context, ref string, opts ...remote.Option) (string, error) {
+// MetadataPath is where a release image holds its release metadata (cincinnati-metadata-v0), the
+// version that `oc adm release info`, assisted-service and the cluster-version operator read from a
+// payload, whatever its tag or digest (openshift/oc pkg/cli/admin/release/image_mapper.go,
+// ReleaseMetadata).
+const MetadataPath = "release-manifests/release-metadata"
+
+// Metadata returns the release metadata of OpenShift version.
+func Metadata(version string) []byte {
+	data, err := json.Marshal(map[string]any{"kind": "cincinnati-metadata-v0", "version": version,
+		"previous": []string{}, "metadata": map[string]string{}})
+	if err != nil {
+		panic(err) // a literal map always marshals
+	}
+	return data
+}
+
+// TagVersion is the OpenShift version a release image's tag names, as OpenShift's release builds
+// tag them (quay.io/openshift-release-dev/ocp-release:4.14.3-x86_64 → 4.14.3); "" for an image
+// pinned by digest or without such a tag.
+func TagVersion(image string) string {
+	if strings.Contains(image, "@") {
+		return ""
+	}
+	i := strings.LastIndex(image, ":")
+	if i < 0 || strings.Contains(image[i:], "/") {
+		return ""
+	}
+	tag := image[i+1:]
+	for _, arch := range []string{"-x86_64", "-aarch64", "-multi", "-ppc64le", "-s390x"} {
+		tag = strings.TrimSuffix(tag, arch)
+	}
+	return tag
+}
+
+// Payload is what a release image says of itself.
+type Payload struct {
+	// Version is the OpenShift version of its release metadata ("" when it has none).
+	Version string
+	// KubernetesVersion is the kubernetes entry of the hyperkube tag's io.openshift.build.versions
+	// annotation in its image-references, with a leading v (v1.30.4), as the control-plane
+	// provider reads it (controlplane/internal/release): the version of the kubelet the release's
+	// RHCOS runs, which the simulators give to the Nodes of a cluster installed from it.
+	KubernetesVersion string
+}
+
+// ReadPayload reads the release image ref from its registry (opts: the registry's RemoteOptions
+// for a secure one), by tag or by digest.
+func ReadPayload(ctx context.Context, ref string, opts ...remote.Option) (Payload, error) {
 	parsed, err := name.ParseReference(ref)
 	if err != nil {
-		return "", fmt.Errorf("parsing release image %q: %w", ref, err)
+		return Payload{}, fmt.Errorf("parsing release image %q: %w", ref, err)
 	}
 	img, err := remote.Image(parsed, append([]remote.Option{remote.WithContext(ctx)}, opts...)...)
 	if err != nil {
-		return "", fmt.Errorf("reading release image %s: %w", ref, err)
+		return Payload{}, fmt.Errorf("reading release image %s: %w", ref, err)
 	}
 	rc := mutate.Extract(img)
 	defer func() { _ = rc.Close() }()
 	tr := tar.NewReader(rc)
+	var p Payload
 	for {
 		h, err := tr.Next()
 		if errors.Is(err, io.EOF) {
-			return "", fmt.Errorf("release image %s has no %s", ref, ImageReferencesPath)
+			break
 		}
 		if err != nil {
-			return "", fmt.Errorf("reading release image %s: %w", ref, err)
+			return Payload{}, fmt.Errorf("reading release image %s: %w", ref, err)
 		}
-		if strings.TrimPrefix(h.Name, "/") != ImageReferencesPath {
+		switch strings.TrimPrefix(h.Name, "/") {
+		case MetadataPath:
+			var md struct {
+				Version string `json:"version"`
+			}
+			if err := json.NewDecoder(tr).Decode(&md); err != nil {
+				return Payload{}, fmt.Errorf("parsing %s of release image %s: %w", MetadataPath, ref, err)
+			}
+			p.Version = md.Version
+		case ImageReferencesPath:
+			if p.KubernetesVersion, err = hyperkubeVersion(tr); err != nil {
+				return Payload{}, fmt.Errorf("release image %s: %w", ref, err)
+			}
+		}
+	}
+	if p.KubernetesVersion == "" {
+		return Payload{}, fmt.Errorf("release image %s has no %s naming a Kubernetes version", ref, ImageReferencesPath)
+	}
+	return p, nil
+}
+
+// KubernetesVersion is the Kubernetes version of the release image ref (see Payload).
+func KubernetesVersion(ctx context.Context, ref string, opts ...remote.Option) (string, error) {
+	p, err := ReadPayload(ctx, ref, opts...)
+	return p.KubernetesVersion, err
+}
+
+// hyperkubeVersion reads the Kubernetes version of an image-references ImageStream.
+func hyperkubeVersion(r io.Reader) (string, error) {
+	var stream struct {
+		Spec struct {
+			Tags []struct {
+				Name        string            `json:"name"`
+				Annotations map[string]string `json:"annotations"`
+			} `json:"tags"`
+		} `json:"spec"`
+	}
+	if err := json.NewDecoder(r).Decode(&stream); err != nil {
+		return "", fmt.Errorf("parsing %s: %w", ImageReferencesPath, err)
+	}
+	for _, tag := range stream.Spec.Tags {
+		if tag.Name != "hyperkube" {
 			continue
 		}
-		var stream struct {
-			Spec struct {
-				Tags []struct {
-					Name        string            `json:"name"`
-					Annotations map[string]string `json:"annotations"`
-				} `json:"tags"`
-			} `json:"spec"`
-		}
-		if err := json.NewDecoder(tr).Decode(&stream); err != nil {
-			return "", fmt.Errorf("parsing %s of release image %s: %w", ImageReferencesPath, ref, err)
-		}
-		for _, tag := range stream.Spec.Tags {
-			if tag.Name != "hyperkube" {
-				continue
-			}
-			for _, pair := range strings.Split(tag.Annotations["io.openshift.build.versions"], ",") {
-				if k, v, ok := strings.Cut(strings.TrimSpace(pair), "="); ok && k == "kubernetes" && v != "" {
-					return "v" + strings.TrimPrefix(v, "v"), nil
-				}
+		for _, pair := range strings.Split(tag.Annotations["io.openshift.build.versions"], ",") {
+			if k, v, ok := strings.Cut(strings.TrimSpace(pair), "="); ok && k == "kubernetes" && v != "" {
+				return "v" + strings.TrimPrefix(v, "v"), nil
 			}
 		}
-		return "", fmt.Errorf("release image %s: no kubernetes version on the hyperkube tag of %s", ref, ImageReferencesPath)
 	}
+	return "", fmt.Errorf("no kubernetes version on the hyperkube tag of %s", ImageReferencesPath)
 }
 
 // Image builds a release-like image: a random base layer and a top layer holding files.
@@ -205,9 +272,15 @@ func (r *Registry) Push(img v1.Image, ref string) error {
 	return nil
 }
 
-// PushRelease builds and pushes the release image ref whose Kubernetes version is kubeVersion.
+// PushRelease builds and pushes the release image ref whose Kubernetes version is kubeVersion,
+// with the release metadata of the version its tag names (TagVersion), as a release build tags
+// its payload.
 func (r *Registry) PushRelease(ref, kubeVersion string) (v1.Image, error) {
-	img, err := Image(map[string][]byte{ImageReferencesPath: ImageReferences(kubeVersion)})
+	files := map[string][]byte{ImageReferencesPath: ImageReferences(kubeVersion)}
+	if v := TagVersion(ref); v != "" {
+		files[MetadataPath] = Metadata(v)
+	}
+	img, err := Image(files)
 	if err != nil {
 		return nil, err
 	}

@@ -93,10 +93,26 @@ func TestKubernetesVersionIsReadFromTheRegistry(t *testing.T) {
 	if got != "v1.30.4" {
 		t.Errorf("KubernetesVersion(4.17.3) = %q, want v1.30.4", got)
 	}
+	// By digest, the version is the payload's release metadata, not a tag's.
+	img, err := crane.Pull(r.Repository() + ":4.16.20-x86_64")
+	if err != nil {
+		t.Fatal(err)
+	}
+	digest, err := img.Digest()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := ReadPayload(context.Background(), r.Repository()+"@"+digest.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p != (Payload{Version: "4.16.20", KubernetesVersion: "v1.29.10"}) {
+		t.Errorf("ReadPayload(4.16.20 by digest) = %+v", p)
+	}
 	if _, err := KubernetesVersion(context.Background(), r.Repository()+":4.99.0-x86_64"); err == nil {
 		t.Error("KubernetesVersion of a release the registry does not hold: no error")
 	}
-	img, err := Image(map[string][]byte{"other": []byte("x")})
+	img, err = Image(map[string][]byte{"other": []byte("x")})
 	if err != nil {
 		t.Fatal(err)
 	}
