@@ -21,9 +21,7 @@ package setup
 
 import (
 	"context"
-	"crypto/x509"
 	"fmt"
-	"os"
 	"strings"
 	"time"
 
@@ -77,8 +75,9 @@ type Options struct {
 	// where OpenShift's releases are; "*" allows any registry.
 	AllowedReleaseRegistries []string
 	// ReleaseRegistryCAFile is a PEM file of CAs every release read trusts beside the system's
-	// (--release-registry-ca-file): the CA of a hub-wide mirror. A cluster's own mirror CA comes
-	// from its image registry ConfigMap. Empty: the system's CAs only.
+	// (--release-registry-ca-file): the CA of a hub-wide mirror. It is read whenever a registry
+	// is asked; a file that does not exist adds nothing (the manifests mount an optional
+	// ConfigMap there). A cluster's own mirror CA comes from its image registry ConfigMap.
 	ReleaseRegistryCAFile string
 	// ForeignFinalizerTimeout: how long a deletion waits for Hive or assisted-service to act on
 	// the ClusterDeployment or AgentClusterInstall it deleted before removing their finalizers
@@ -94,7 +93,8 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 			"for the "+controlplanev1.ReleaseImageRepositoryAnnotation+" annotation of a mirror. "+
 			"Default: "+release.DefaultRegistry+" only. \"*\" allows any registry (any host a user who can annotate a control plane names).")
 	fs.StringVar(&o.ReleaseRegistryCAFile, strings.TrimPrefix(release.CAFileFlag, "--"), "",
-		"PEM file of the CAs trusted, beside the system's, when reading OpenShift release images (a hub-wide mirror's CA). "+
+		"PEM file of the CAs trusted, beside the system's, when reading OpenShift release images (a hub-wide mirror's CA), "+
+			"read whenever a registry is asked; a file that does not exist adds nothing. "+
 			"A cluster's own mirror CA is the ca-bundle.crt key of the ConfigMap of its spec.config.imageRegistryRef.")
 	o.ForeignFinalizerTimeout = new(time.Duration)
 	fs.DurationVar(o.ForeignFinalizerTimeout, foreign.TimeoutFlag, foreign.DefaultTimeout, foreign.TimeoutFlagUsage)
@@ -112,15 +112,11 @@ func Setup(ctx context.Context, mgr ctrl.Manager, opts *manager.Options, o Optio
 	if o.EtcdConnector == nil {
 		o.EtcdConnector = etcd.NewPortForwarder()
 	}
-	reader, err := releaseReader(o)
-	if err != nil {
-		return err
-	}
 	r := &controllers.Reconciler{
 		Client:           mgr.GetClient(),
 		APIReader:        mgr.GetAPIReader(),
 		Recorder:         mgr.GetEventRecorder("openshiftassistedcontrolplane-controller"),
-		Release:          reader,
+		Release:          releaseReader(o),
 		ClusterCache:     cc,
 		Etcd:             o.EtcdConnector,
 		WatchFilterValue: opts.WatchFilterValue,
@@ -141,19 +137,10 @@ func Setup(ctx context.Context, mgr ctrl.Manager, opts *manager.Options, o Optio
 }
 
 // releaseReader is the manager's release image reader, limited to the allowed registries and
-// trusting the CAs of o.ReleaseRegistryCAFile.
-func releaseReader(o Options) (*release.Reader, error) {
+// trusting the CAs of o.ReleaseRegistryCAFile (read whenever a registry is asked).
+func releaseReader(o Options) *release.Reader {
 	r := release.NewReader(remote.WithUserAgent("capoa-controlplane-manager"))
 	r.AllowedRegistries = o.AllowedReleaseRegistries
-	if o.ReleaseRegistryCAFile != "" {
-		ca, err := os.ReadFile(o.ReleaseRegistryCAFile)
-		if err != nil {
-			return nil, fmt.Errorf("reading the %s: %w", release.CAFileFlag, err)
-		}
-		if !x509.NewCertPool().AppendCertsFromPEM(ca) {
-			return nil, fmt.Errorf("the %s %s holds no PEM certificate", release.CAFileFlag, o.ReleaseRegistryCAFile)
-		}
-		r.CABundle = ca
-	}
-	return r, nil
+	r.CAFile = o.ReleaseRegistryCAFile
+	return r
 }

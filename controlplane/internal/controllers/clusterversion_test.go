@@ -35,7 +35,6 @@ import (
 
 	controlplanev1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/controlplane/v1alpha3"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/controlplane/internal/controllers"
-	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/controlplane/internal/release"
 )
 
 // The workload cluster's ClusterVersion is handled as unstructured: the test scheme, like the
@@ -142,7 +141,7 @@ func TestVersionChangedDuringInstallIsCarriedOutAsAnUpgrade(t *testing.T) {
 			_ = mgmt.Client.Update(ctx, cluster)
 		}
 	})
-	installImage := release.Image(releaseRepo, "4.17.3", "x86_64")
+	installImage := pinnedRelease("4.17.3")
 	imageSet := func(g Gomega) string {
 		cis := &hivev1.ClusterImageSet{}
 		g.Expect(mgmt.Client.Get(ctx, client.ObjectKey{Name: controllers.ImageSetName(f.oacp)}, cis)).To(Succeed())
@@ -183,7 +182,7 @@ func TestVersionChangedDuringInstallIsCarriedOutAsAnUpgrade(t *testing.T) {
 		g.Expect(o.Status.DistributionVersion).To(Equal("4.18.0"))
 		g.Expect(o.Status.Version).To(Equal("v1.31.2"))
 		g.Expect(conditions.GetReason(o, controlplanev1.UpgradingCondition)).To(Equal(controlplanev1.NotUpgradingReason))
-		g.Expect(imageSet(g)).To(Equal(release.Image(releaseRepo, "4.18.0", "x86_64")), "once installed, the ClusterImageSet follows the spec")
+		g.Expect(imageSet(g)).To(Equal(pinnedRelease("4.18.0")), "once installed, the ClusterImageSet follows the spec")
 	}, timeout, interval).Should(Succeed())
 
 	// An update the cluster-version operator has not completed does not run yet.

@@ -34,6 +34,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	controlplanev1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/controlplane/v1alpha3"
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/controlplane/internal/release"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/reconciler"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/validation"
 )
@@ -77,6 +78,28 @@ type registriesConf struct {
 	} `toml:"registry"`
 }
 
+// parseRegistriesConf parses the registries.conf of an image registry ConfigMap.
+func parseRegistriesConf(conf string) (registriesConf, error) {
+	var parsed registriesConf
+	if err := toml.Unmarshal([]byte(conf), &parsed); err != nil {
+		return registriesConf{}, fmt.Errorf("its %s is not valid TOML: %w", registriesConfKey, err)
+	}
+	return parsed, nil
+}
+
+// releaseMirrors are the mirrors of conf as the release reader uses them.
+func (conf registriesConf) releaseMirrors() []release.MirrorRule {
+	rules := make([]release.MirrorRule, 0, len(conf.Registries))
+	for _, reg := range conf.Registries {
+		rule := release.MirrorRule{Source: reg.Location}
+		for _, m := range reg.Mirrors {
+			rule.Mirrors = append(rule.Mirrors, release.Mirror{Location: m.Location, PullFromMirror: m.PullFromMirror})
+		}
+		rules = append(rules, rule)
+	}
+	return rules
+}
+
 // registryManifests returns the data of the manifests ConfigMap for the image registry ConfigMap
 // cm, or why cm cannot be used (an error naming the key and what to fix).
 func registryManifests(cm *corev1.ConfigMap) (map[string]string, error) {
@@ -84,9 +107,9 @@ func registryManifests(cm *corev1.ConfigMap) (map[string]string, error) {
 	if !ok {
 		return nil, fmt.Errorf("it has no %s key: put the mirrors there in containers-registries.conf format ([[registry]] location, [[registry.mirror]] location)", registriesConfKey)
 	}
-	var parsed registriesConf
-	if err := toml.Unmarshal([]byte(conf), &parsed); err != nil {
-		return nil, fmt.Errorf("its %s is not valid TOML: %w", registriesConfKey, err)
+	parsed, err := parseRegistriesConf(conf)
+	if err != nil {
+		return nil, err
 	}
 	var digest []configv1.ImageDigestMirrors
 	var tag []configv1.ImageTagMirrors

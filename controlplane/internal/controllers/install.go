@@ -368,13 +368,13 @@ func copyWatchLabel(to map[string]string, oacp *controlplanev1.OpenshiftAssisted
 }
 
 // desiredClusterImageSet sets, on cis, every field the control plane decides. The release image is
-// the one of spec.distributionVersion, except for a ClusterImageSet that exists while the cluster is
-// not known to be installed: it keeps the release image it was created with, so that a version
-// changed during the installation (which the webhook refuses) never changes what is installed;
-// once installed, the change is carried out as an upgrade.
-func desiredClusterImageSet(cis *hivev1.ClusterImageSet, oacp *controlplanev1.OpenshiftAssistedControlPlane, cluster *clusterv1.Cluster) {
+// image (that of spec.distributionVersion), except for a ClusterImageSet that exists while the
+// cluster is not known to be installed: it keeps the release image it was created with, so that a
+// version changed during the installation (which the webhook refuses) never changes what is
+// installed; once installed, the change is carried out as an upgrade.
+func desiredClusterImageSet(cis *hivev1.ClusterImageSet, oacp *controlplanev1.OpenshiftAssistedControlPlane, cluster *clusterv1.Cluster, image string) {
 	if cis.CreationTimestamp.IsZero() || cis.Spec.ReleaseImage == "" || knownInstalled(oacp) {
-		cis.Spec.ReleaseImage = releaseImage(oacp, oacp.Spec.DistributionVersion)
+		cis.Spec.ReleaseImage = image
 	}
 	if cis.Labels == nil {
 		cis.Labels = map[string]string{}
@@ -384,10 +384,37 @@ func desiredClusterImageSet(cis *hivev1.ClusterImageSet, oacp *controlplanev1.Op
 	cis.Labels[controlplanev1.ImageSetControlPlaneLabel] = oacp.Name
 }
 
+// reconcileClusterImageSet writes the control plane's ClusterImageSet. Its release image is pinned
+// by digest once the release is read: mirrors (an ImageDigestMirrorSet, the hub's mirror
+// configuration) apply to pulls by digest only, and a tag can move. A cluster with mirrors
+// (spec.config.imageRegistryRef) is disconnected: its ClusterImageSet, and so its install, waits
+// for the digest (Available False, NotResolved, with the reason ReleaseImageResolved gives); any
+// other takes the tag meanwhile, as a registry that cannot be reached does not block the install.
+// An existing ClusterImageSet of a cluster with mirrors is left as it is while the release is not
+// read.
 func (r *Reconciler) reconcileClusterImageSet(ctx context.Context, s *scope) error {
+	image := s.specRelease.DigestImage
+	if image == "" {
+		if s.oacp.Spec.Config.ImageRegistryRef != nil {
+			existing := &hivev1.ClusterImageSet{}
+			err := r.Client.Get(ctx, client.ObjectKey{Name: ImageSetName(s.oacp)}, existing)
+			if client.IgnoreNotFound(err) != nil {
+				return fmt.Errorf("getting ClusterImageSet %s: %w", ImageSetName(s.oacp), err)
+			}
+			switch {
+			case err == nil && existing.Spec.ReleaseImage != "":
+				return nil // kept as it is until the release is read again
+			case !knownInstalled(s.oacp):
+				return reconciler.NewProblem(controlplanev1.AvailableCondition, controlplanev1.ReleaseImageNotResolvedReason,
+					fmt.Errorf("the release image %s must be read before the install starts: a cluster with mirrors (spec.config.imageRegistryRef) installs its release by digest; see the %s condition for why it is not read",
+						releaseImage(s.oacp, s.oacp.Spec.DistributionVersion), controlplanev1.ReleaseImageResolvedCondition))
+			}
+		}
+		image = releaseImage(s.oacp, s.oacp.Spec.DistributionVersion)
+	}
 	cis := &hivev1.ClusterImageSet{ObjectMeta: metav1.ObjectMeta{Name: ImageSetName(s.oacp)}}
 	if _, err := controllerutil.CreateOrPatch(ctx, r.Client, cis, func() error {
-		desiredClusterImageSet(cis, s.oacp, s.cluster)
+		desiredClusterImageSet(cis, s.oacp, s.cluster, image)
 		return nil
 	}); err != nil {
 		return fmt.Errorf("creating or updating ClusterImageSet %s: %w", cis.Name, err)

@@ -39,7 +39,6 @@ import (
 	bootstrapv1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/bootstrap/v1alpha2"
 	controlplanev1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/controlplane/v1alpha3"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/controlplane/internal/controllers"
-	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/controlplane/internal/release"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/reconciler"
 )
 
@@ -94,7 +93,7 @@ func TestInstallSingleNode(t *testing.T) {
 
 	cis := &hivev1.ClusterImageSet{}
 	g.Expect(mgmt.Client.Get(ctx, client.ObjectKey{Name: controllers.ImageSetName(f.oacp)}, cis)).To(Succeed())
-	g.Expect(cis.Spec.ReleaseImage).To(Equal(release.Image(releaseRepo, "4.17.3", "x86_64")))
+	g.Expect(cis.Spec.ReleaseImage).To(Equal(pinnedRelease("4.17.3")), "pinned by digest")
 
 	var machine clusterv1.Machine
 	g.Eventually(func(g Gomega) {
@@ -336,7 +335,7 @@ func TestSameNameInTwoNamespaces(t *testing.T) {
 	}{{aciA, "4.17.3"}, {aciB, "4.18.0"}} {
 		cis := &hivev1.ClusterImageSet{}
 		g.Expect(mgmt.Client.Get(ctx, client.ObjectKey{Name: tc.aci.Spec.ImageSetRef.Name}, cis)).To(Succeed())
-		g.Expect(cis.Spec.ReleaseImage).To(Equal(release.Image(releaseRepo, tc.version, "x86_64")))
+		g.Expect(cis.Spec.ReleaseImage).To(Equal(pinnedRelease(tc.version)))
 	}
 
 	g.Expect(mgmt.Client.Delete(ctx, a.getOACP(ctx, g))).To(Succeed())
@@ -604,27 +603,47 @@ func TestImageRegistryReachesTheInstall(t *testing.T) {
 	}, timeout, interval).Should(Succeed())
 }
 
-// TestReleaseImageFromAnAuthenticatedTLSMirror: the release image is in a mirror served over
-// HTTPS by a private CA and requiring credentials. With the mirror's auths entry in the pull
-// secret and its CA in the image registry ConfigMap, the control plane reads it; with a wrong
-// password, it says which registry refused which credentials, without quoting them, and the
-// install goes on as with an unreachable registry.
+// TestReleaseImageFromAnAuthenticatedTLSMirror: a disconnected cluster's release, OpenShift's
+// release on quay.io (which the manager may not reach), is mirrored, per the registries.conf of its
+// image registry ConfigMap, to a mirror served over HTTPS by a private CA and requiring
+// credentials. With the mirror's auths entry in the pull secret and its CA in the ConfigMap, the
+// control plane reads it there and installs it pinned by digest in quay.io (where the cluster's
+// ImageDigestMirrorSet sends it to the mirror); with a wrong password, it says which registry
+// refused which credentials, without quoting them, in a condition and a Warning event, and
+// nothing is installed.
 func TestReleaseImageFromAnAuthenticatedTLSMirror(t *testing.T) {
 	ctx := context.Background()
 	registries := fmt.Sprintf("[[registry]]\nlocation = \"quay.io/openshift-release-dev/ocp-release\"\n[[registry.mirror]]\nlocation = \"%s/ocp-release\"\n", mirror.Host)
 	for name, tc := range map[string]struct {
 		password string
-		want     func(g Gomega, c *metav1.Condition)
+		want     func(g Gomega, f *fixture, c *metav1.Condition)
 	}{
-		"the pull secret's credentials": {password: mirrorPassword, want: func(g Gomega, c *metav1.Condition) {
+		"the pull secret's credentials": {password: mirrorPassword, want: func(g Gomega, f *fixture, c *metav1.Condition) {
 			g.Expect(c.Status).To(Equal(metav1.ConditionTrue))
 			g.Expect(c.Message).To(ContainSubstring("carries Kubernetes v1.30.4"))
+			cis := &hivev1.ClusterImageSet{}
+			g.Expect(mgmt.Client.Get(ctx, client.ObjectKey{Name: controllers.ImageSetName(f.oacp)}, cis)).To(Succeed())
+			g.Expect(cis.Spec.ReleaseImage).To(Equal("quay.io/openshift-release-dev/ocp-release@"+mirrorDigest.String()), "the source, pinned by the mirror's digest")
+			f.aci(ctx, g)
+			g.Expect(f.machines(ctx, g)).To(HaveLen(1))
 		}},
-		"a wrong password": {password: "not-the-password", want: func(g Gomega, c *metav1.Condition) {
+		"a wrong password": {password: "not-the-password", want: func(g Gomega, f *fixture, c *metav1.Condition) {
 			g.Expect(c.Status).To(Equal(metav1.ConditionFalse))
 			g.Expect(c.Reason).To(Equal(controlplanev1.ReleaseImageNotResolvedReason))
 			g.Expect(c.Message).To(ContainSubstring("registry " + mirror.Host + " refused the pull secret's credentials for it"))
 			g.Expect(c.Message).NotTo(ContainSubstring("not-the-password"))
+			// The refusal is also a Warning event on the control plane.
+			events := &eventsv1.EventList{}
+			g.Expect(mgmt.Client.List(ctx, events, client.InNamespace(f.ns))).To(Succeed())
+			g.Expect(events.Items).To(ContainElement(And(HaveField("Type", corev1.EventTypeWarning), HaveField("Reason", c.Reason), HaveField("Note", c.Message))))
+			// Nothing is installed without the digest.
+			o := f.getOACP(ctx, g)
+			g.Expect(conditions.GetReason(o, controlplanev1.AvailableCondition)).To(Equal(controlplanev1.ReleaseImageNotResolvedReason))
+			g.Expect(conditions.GetMessage(o, controlplanev1.AvailableCondition)).To(ContainSubstring("installs its release by digest"))
+			err := mgmt.Client.Get(ctx, client.ObjectKey{Name: controllers.ImageSetName(f.oacp)}, &hivev1.ClusterImageSet{})
+			g.Expect(apierrors.IsNotFound(err)).To(BeTrue(), "no ClusterImageSet: %v", err)
+			err = mgmt.Client.Get(ctx, client.ObjectKey{Namespace: f.ns, Name: f.cluster.Name}, &hiveextv1beta1.AgentClusterInstall{})
+			g.Expect(apierrors.IsNotFound(err)).To(BeTrue(), "no AgentClusterInstall: %v", err)
 		}},
 	} {
 		t.Run(name, func(t *testing.T) {
@@ -634,18 +653,11 @@ func TestReleaseImageFromAnAuthenticatedTLSMirror(t *testing.T) {
 			g.Expect(mgmt.Client.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "mirrors"},
 				Data: map[string]string{"registries.conf": registries, "ca-bundle.crt": string(mirror.CACertPEM())}})).To(Succeed())
 			f := newFixture(ctx, t, fixtureOptions{namespace: ns, replicas: 1, imageRegistry: "mirrors",
-				releaseRepository: mirror.Host + "/ocp-release", pullSecret: mirror.PullSecret(mirrorUser, tc.password)})
+				releaseRepository: "-", pullSecret: mirror.PullSecret(mirrorUser, tc.password)})
 			g.Eventually(func(g Gomega) {
 				c := conditions.Get(f.getOACP(ctx, g), controlplanev1.ReleaseImageResolvedCondition)
 				g.Expect(c).NotTo(BeNil())
-				tc.want(g, c)
-				g.Expect(f.machines(ctx, g)).To(HaveLen(1))
-				if c.Status == metav1.ConditionFalse {
-					// The refusal is also a Warning event on the control plane.
-					events := &eventsv1.EventList{}
-					g.Expect(mgmt.Client.List(ctx, events, client.InNamespace(ns))).To(Succeed())
-					g.Expect(events.Items).To(ContainElement(And(HaveField("Type", corev1.EventTypeWarning), HaveField("Reason", c.Reason), HaveField("Note", c.Message))))
-				}
+				tc.want(g, f, c)
 			}, timeout, interval).Should(Succeed())
 		})
 	}

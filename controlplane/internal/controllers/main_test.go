@@ -25,6 +25,7 @@ import (
 	"strings"
 	"testing"
 
+	v1 "github.com/google/go-containerregistry/pkg/v1"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -55,6 +56,8 @@ var (
 	// authentication for mirrorUser and mirrorPassword) holding the release 4.17.3 in
 	// <host>/ocp-release.
 	mirror *simrelease.Registry
+	// mirrorDigest is the digest of the mirror's release.
+	mirrorDigest v1.Hash
 )
 
 const (
@@ -64,6 +67,13 @@ const (
 
 // Releases the in-process registry serves, and the Kubernetes version each carries.
 var releases = map[string]string{"4.17.3": "1.30.4", "4.18.0": "1.31.2", "4.19.0": "1.32.1"}
+
+// releaseDigests are the digests of the releases' x86_64 images, by version.
+var releaseDigests = map[string]string{}
+
+// pinnedRelease is the x86_64 release image of version in releaseRepo, pinned by digest, as
+// ClusterImageSets hold it.
+func pinnedRelease(version string) string { return releaseRepo + "@" + releaseDigests[version] }
 
 func TestMain(m *testing.M) {
 	os.Exit(run(m))
@@ -95,10 +105,17 @@ func run(m *testing.M) int {
 	defer reg.Close()
 	releaseRepo = reg.Host + "/ocp-release"
 	for version, kube := range releases {
-		if _, err := reg.PushRelease(release.Image(releaseRepo, version, "x86_64"), kube); err != nil {
+		img, err := reg.PushRelease(release.Image(releaseRepo, version, "x86_64"), kube)
+		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			return 1
 		}
+		digest, err := img.Digest()
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		releaseDigests[version] = digest.String()
 	}
 
 	if mirror, err = simrelease.StartSecureRegistry(simrelease.SecureOptions{Username: mirrorUser, Password: mirrorPassword}); err != nil {
@@ -106,7 +123,12 @@ func run(m *testing.M) int {
 		return 1
 	}
 	defer mirror.Close()
-	if _, err := mirror.PushRelease(release.Image(mirror.Host+"/ocp-release", "4.17.3", "x86_64"), releases["4.17.3"]); err != nil {
+	mirrored, err := mirror.PushRelease(release.Image(mirror.Host+"/ocp-release", "4.17.3", "x86_64"), releases["4.17.3"])
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	if mirrorDigest, err = mirrored.Digest(); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}

@@ -61,7 +61,8 @@ type fixtureOptions struct {
 	// arbiter makes the cluster two-node OpenShift with an arbiter, whose Machine is cloned from
 	// a template of its own (<cluster>-arbiter).
 	arbiter bool
-	// releaseRepository overrides the release image repository (default: the in-process registry).
+	// releaseRepository overrides the release image repository (default: the in-process registry;
+	// "-": no override, OpenShift's repository on quay.io).
 	releaseRepository string
 	// imageRegistry names the ConfigMap of spec.config.imageRegistryRef.
 	imageRegistry string
@@ -153,8 +154,7 @@ func newFixture(ctx context.Context, t *testing.T, o fixtureOptions) *fixture {
 	oacp := &controlplanev1.OpenshiftAssistedControlPlane{
 		ObjectMeta: metav1.ObjectMeta{
 			Namespace: ns, Name: o.clusterName,
-			Labels:      map[string]string{clusterv1.ClusterNameLabel: o.clusterName},
-			Annotations: map[string]string{controlplanev1.ReleaseImageRepositoryAnnotation: o.releaseRepository},
+			Labels: map[string]string{clusterv1.ClusterNameLabel: o.clusterName},
 		},
 		Spec: controlplanev1.OpenshiftAssistedControlPlaneSpec{
 			Replicas:            ptr.To(o.replicas),
@@ -171,6 +171,9 @@ func newFixture(ctx context.Context, t *testing.T, o fixtureOptions) *fixture {
 				},
 			},
 		},
+	}
+	if o.releaseRepository != "-" {
+		oacp.Annotations = map[string]string{controlplanev1.ReleaseImageRepositoryAnnotation: o.releaseRepository}
 	}
 	if o.imageRegistry != "" {
 		oacp.Spec.Config.ImageRegistryRef = &corev1.LocalObjectReference{Name: o.imageRegistry}

@@ -25,27 +25,98 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net/http"
+	"os"
+	"strings"
 
 	"github.com/docker/cli/cli/config/configfile"
 	"github.com/google/go-containerregistry/pkg/authn"
+	"github.com/google/go-containerregistry/pkg/name"
 	"github.com/google/go-containerregistry/pkg/v1/remote"
 )
 
-// Access is what one read may use beyond the Reader's own settings: the credentials and the trust
-// of the cluster whose release it is.
+// Access is what one read may use beyond the Reader's own settings: the credentials, the trust
+// and the mirrors of the cluster whose release it is.
 type Access struct {
-	// Scope names where Credentials come from (for example the namespace and names of the pull
-	// secret and of the CA ConfigMap). The Reader keeps its answers per scope: reads of other
-	// scopes never share them, and a read whose answer is kept asks for no credentials.
+	// Scope names where Load's answer comes from (for example the namespace and names of the pull
+	// secret and of the image registry ConfigMap). The Reader keeps its answers per scope: reads
+	// of other scopes never share them, and a read whose answer is kept loads nothing.
 	Scope string
-	// Credentials returns the pull secret (a .dockerconfigjson, whose auths entry for the image's
-	// registry authenticates the read, matched as docker matches it: the host, with or without a
-	// scheme or path) and PEM certificates trusted beside the system's and the Reader's
-	// CABundle (the CA of the cluster's mirror). Called only when the registry is asked. nil, or
-	// empty answers: anonymous, with the Reader's trust. Its errors are shown to users (Summary):
-	// they must not quote secrets.
-	Credentials func(ctx context.Context) (pullSecret, caBundle []byte, err error)
+	// Load returns the read's Config. Called only when a registry is asked; nil: anonymous, the
+	// Reader's trust, no mirrors. Its errors are shown to users (Summary): they must not quote
+	// secrets.
+	Load func(ctx context.Context) (Config, error)
+}
+
+// Config is the credentials, trust and mirrors of a read.
+type Config struct {
+	// PullSecret is a .dockerconfigjson, the cluster's pull secret: its auths entry for each
+	// registry asked (matched as docker matches it: the host, with or without a scheme or path)
+	// authenticates the requests to it. Empty, or no entry for a registry: anonymous.
+	PullSecret []byte
+	// CABundle holds PEM certificates trusted beside the system's and the Reader's CABundle: the
+	// CA of the cluster's mirror.
+	CABundle []byte
+	// Mirrors are the cluster's mirrors (its registries.conf): a read tries the mirrors of its
+	// repository first, then the repository itself.
+	Mirrors []MirrorRule
+}
+
+// MirrorRule is a [[registry]] of containers-registries.conf(5): the mirrors of a source.
+type MirrorRule struct {
+	// Source is a registry host, a repository or a prefix of repositories (its location): it
+	// applies to the repositories it names or that start with it and a "/"; of several, the
+	// longest applies.
+	Source string
+	// Mirrors are tried in order, before the source.
+	Mirrors []Mirror
+}
+
+// Mirror is a [[registry.mirror]]: its location replaces the rule's source in the repository.
+type Mirror struct {
+	Location string
+	// PullFromMirror is "" or "all" (reads by digest and by tag), "digest-only" or "tag-only".
+	PullFromMirror string
+}
+
+// serves tells whether m serves reads by digest (byDigest) or by tag.
+func (m Mirror) serves(byDigest bool) bool {
+	switch m.PullFromMirror {
+	case "digest-only":
+		return byDigest
+	case "tag-only":
+		return !byDigest
+	default:
+		return true
+	}
+}
+
+// candidates returns the repositories a read of repo tries, in order: the mirrors of the longest
+// rule that applies to it and serve such reads, then repo itself. A mirror whose location does
+// not make a repository is skipped.
+func candidates(rules []MirrorRule, repo name.Repository, byDigest bool, opts ...name.Option) []name.Repository {
+	full := repo.Name()
+	var rule *MirrorRule
+	for i := range rules {
+		src := strings.TrimSuffix(rules[i].Source, "/")
+		if (full == src || strings.HasPrefix(full, src+"/")) && (rule == nil || len(src) > len(strings.TrimSuffix(rule.Source, "/"))) {
+			rule = &rules[i]
+		}
+	}
+	var out []name.Repository
+	if rule != nil {
+		rest := strings.TrimPrefix(full, strings.TrimSuffix(rule.Source, "/"))
+		for _, m := range rule.Mirrors {
+			if !m.serves(byDigest) {
+				continue
+			}
+			if mr, err := name.NewRepository(strings.TrimSuffix(m.Location, "/")+rest, opts...); err == nil {
+				out = append(out, mr)
+			}
+		}
+	}
+	return append(out, repo)
 }
 
 // errBadPullSecret: the pull secret is not a .dockerconfigjson.
@@ -74,42 +145,53 @@ func authFor(pullSecret []byte, registry string) (authn.Authenticator, error) {
 	return authn.FromConfig(cfg), nil
 }
 
-// accessError is an error of Access.Credentials.
+// accessError is an error of Access.Load.
 type accessError struct{ err error }
 
 func (e *accessError) Error() string { return e.err.Error() }
 func (e *accessError) Unwrap() error { return e.err }
 
-// connection is how a read reaches a registry: the options of its calls, and whether they carry
-// credentials.
-type connection struct {
+// route is a repository a read tries, with the options of the calls to its registry.
+type route struct {
+	repo      name.Repository
 	opts      []remote.Option
 	anonymous bool
 }
 
-// connect returns the connection of a read of registry with access, asking for its credentials.
-func (r *Reader) connect(ctx context.Context, registry string, access Access) (connection, error) {
-	var pullSecret, caBundle []byte
-	if access.Credentials != nil {
-		var err error
-		if pullSecret, caBundle, err = access.Credentials(ctx); err != nil {
-			return connection{}, &stageError{stage: "reading the credentials for " + registry, err: &accessError{err: err}}
+// routes returns what a read of source (by digest or by tag) with cfg tries, in order: the
+// allowed candidates, each with the credentials of its registry. None allowed:
+// RegistryNotAllowedError, naming the first candidate's registry, and nothing is contacted.
+func (r *Reader) routes(ctx context.Context, source name.Repository, byDigest bool, cfg Config) ([]route, error) {
+	fileCAs, err := r.fileCAs()
+	if err != nil {
+		return nil, err
+	}
+	t, err := r.transport(r.CABundle, fileCAs, cfg.CABundle)
+	if err != nil {
+		return nil, &stageError{stage: "reading the CA bundle", err: err}
+	}
+	repos := candidates(cfg.Mirrors, source, byDigest, r.NameOptions...)
+	var out []route
+	for _, repo := range repos {
+		registry := repo.RegistryStr()
+		if r.checkRegistry(registry) != nil {
+			continue
 		}
+		auth, err := authFor(cfg.PullSecret, registry)
+		if err != nil {
+			return nil, &stageError{stage: "reading the credentials for " + registry, err: err}
+		}
+		opts := append([]remote.Option{remote.WithContext(ctx)}, r.Options...)
+		opts = append(opts, remote.WithAuth(auth))
+		if t != nil {
+			opts = append(opts, remote.WithTransport(t))
+		}
+		out = append(out, route{repo: repo, opts: opts, anonymous: auth == authn.Anonymous})
 	}
-	auth, err := authFor(pullSecret, registry)
-	if err != nil {
-		return connection{}, &stageError{stage: "reading the credentials for " + registry, err: err}
+	if len(out) == 0 {
+		return nil, r.checkRegistry(repos[0].RegistryStr())
 	}
-	t, err := r.transport(r.CABundle, caBundle)
-	if err != nil {
-		return connection{}, &stageError{stage: "reading the CA bundle", err: err}
-	}
-	opts := append([]remote.Option{remote.WithContext(ctx)}, r.Options...)
-	opts = append(opts, remote.WithAuth(auth))
-	if t != nil {
-		opts = append(opts, remote.WithTransport(t))
-	}
-	return connection{opts: opts, anonymous: auth == authn.Anonymous}, nil
+	return out, nil
 }
 
 // transport returns the HTTP transport of reads that trust the system's CAs and the PEM
@@ -155,6 +237,26 @@ func (r *Reader) transport(bundles ...[]byte) (http.RoundTripper, error) {
 	r.transports[key] = t
 	return t, nil
 }
+
+// fileCAs reads the Reader's CAFile (nil without one, or when it does not exist).
+func (r *Reader) fileCAs() ([]byte, error) {
+	if r.CAFile == "" {
+		return nil, nil
+	}
+	data, err := os.ReadFile(r.CAFile)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, nil
+	case err != nil:
+		return nil, &stageError{stage: "reading the manager's " + CAFileFlag, err: errUnreadableCAFile}
+	case len(bytes.TrimSpace(data)) > 0 && !x509.NewCertPool().AppendCertsFromPEM(data):
+		return nil, &stageError{stage: "reading the manager's " + CAFileFlag, err: errBadCABundle}
+	}
+	return data, nil
+}
+
+// errUnreadableCAFile: the manager's CA file exists but cannot be read.
+var errUnreadableCAFile = errors.New("the file cannot be read (see the control-plane manager's log)")
 
 // errBadCABundle: a CA bundle holds no PEM certificate.
 var errBadCABundle = errors.New("the CA bundle holds no PEM certificate")

@@ -19,6 +19,9 @@ package release_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -30,6 +33,8 @@ import (
 const (
 	mirrorUser     = "mirror-reader"
 	mirrorPassword = "s3cr3t-mirror-password"
+	// unreachable is a registry that refuses connections.
+	unreachable = "127.0.0.1:1"
 )
 
 // startMirror starts a registry as a disconnected site's mirror is (HTTPS with its own CA, token
@@ -50,7 +55,9 @@ func startMirror(t *testing.T) (*simrelease.Registry, string) {
 
 // access returns the Access of a cluster whose pull secret and CA bundle are these.
 func access(scope string, pullSecret, ca []byte) release.Access {
-	return release.Access{Scope: scope, Credentials: func(context.Context) ([]byte, []byte, error) { return pullSecret, ca, nil }}
+	return release.Access{Scope: scope, Load: func(context.Context) (release.Config, error) {
+		return release.Config{PullSecret: pullSecret, CABundle: ca}, nil
+	}}
 }
 
 // TestReaderThroughAnAuthenticatedTLSMirror: the reader reads a release from a mirror served over
@@ -83,8 +90,8 @@ func TestReaderThroughAnAuthenticatedTLSMirror(t *testing.T) {
 			wantErr: []string{"reading the credentials for " + reg.Host, "the pull secret is not a valid .dockerconfigjson"}},
 		"a CA bundle without certificates": {access: access("a", good, []byte("not PEM")),
 			wantErr: []string{"the CA bundle holds no PEM certificate"}},
-		"the credentials cannot be read": {access: release.Access{Scope: "a", Credentials: func(context.Context) ([]byte, []byte, error) {
-			return nil, nil, errors.New("the pull secret lab-pull-secret (spec.config.pullSecretRef) does not exist")
+		"the credentials cannot be read": {access: release.Access{Scope: "a", Load: func(context.Context) (release.Config, error) {
+			return release.Config{}, errors.New("the pull secret lab-pull-secret (spec.config.pullSecretRef) does not exist")
 		}}, wantErr: []string{"reading the credentials for " + reg.Host + ": the pull secret lab-pull-secret (spec.config.pullSecretRef) does not exist"}},
 	} {
 		t.Run(name, func(t *testing.T) {
@@ -127,9 +134,9 @@ func TestReaderKeepsAnswersPerScope(t *testing.T) {
 	r := allowing(reg.Host)
 	r.CABundle = reg.CACertPEM()
 	var asked atomic.Int32
-	withCreds := release.Access{Scope: "ns/pull-secret/", Credentials: func(context.Context) ([]byte, []byte, error) {
+	withCreds := release.Access{Scope: "ns/pull-secret/", Load: func(context.Context) (release.Config, error) {
 		asked.Add(1)
-		return reg.PullSecret(mirrorUser, mirrorPassword), nil, nil
+		return release.Config{PullSecret: reg.PullSecret(mirrorUser, mirrorPassword)}, nil
 	}}
 	for range 3 {
 		if _, err := r.Read(context.Background(), ref, withCreds); err != nil {
@@ -142,5 +149,92 @@ func TestReaderKeepsAnswersPerScope(t *testing.T) {
 	_, err := r.Read(context.Background(), ref, release.Access{Scope: "other/no-pull-secret/"})
 	if err == nil || !strings.Contains(release.Summary(err), "requires credentials") {
 		t.Errorf("a scope without credentials read %v (%v), want the registry's refusal, not another scope's answer", err, release.Summary(err))
+	}
+}
+
+// TestReaderReadsThroughTheClustersMirrors: a release of quay.io, which the manager may not (or
+// cannot) reach, is read through the mirrors of the cluster's registries.conf, in order, each
+// as its pull-from-mirror allows; the answer names the image in quay.io, pinned by digest, as the
+// cluster's ImageDigestMirrorSet resolves it.
+func TestReaderReadsThroughTheClustersMirrors(t *testing.T) {
+	reg, _ := startMirror(t)
+	const source = "quay.io/openshift-release-dev/ocp-release"
+	ref := release.Image(source, "4.17.3", "x86_64")
+	mirrored := reg.Host + "/ocp/ocp-release"
+	img, err := reg.PushRelease(release.Image(mirrored, "4.17.3", "x86_64"), "1.30.4")
+	if err != nil {
+		t.Fatal(err)
+	}
+	digest, err := img.Digest()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// quay.io is not allowed: were it asked, the read would fail with RegistryNotAllowedError.
+	r := allowing(reg.Host, unreachable)
+	withMirrors := func(mirrors ...release.Mirror) release.Access {
+		return release.Access{Scope: fmt.Sprint(mirrors), Load: func(context.Context) (release.Config, error) {
+			return release.Config{PullSecret: reg.PullSecret(mirrorUser, mirrorPassword), CABundle: reg.CACertPEM(),
+				Mirrors: []release.MirrorRule{
+					{Source: "quay.io", Mirrors: []release.Mirror{{Location: unreachable + "/everything"}}},
+					{Source: "quay.io/openshift-release-dev", Mirrors: mirrors},
+				}}, nil
+		}}
+	}
+	for name, tc := range map[string]struct {
+		ref     string
+		access  release.Access
+		wantErr string
+	}{
+		"a mirror of tags and digests": {ref: ref, access: withMirrors(release.Mirror{Location: reg.Host + "/ocp"})},
+		"an unreachable mirror, then one that answers": {ref: ref, access: withMirrors(
+			release.Mirror{Location: unreachable + "/ocp"}, release.Mirror{Location: reg.Host + "/ocp", PullFromMirror: "all"})},
+		"a tag-only mirror resolves the tag, a digest-only one reads the digest": {ref: ref, access: withMirrors(
+			release.Mirror{Location: reg.Host + "/ocp", PullFromMirror: "tag-only"}, release.Mirror{Location: reg.Host + "/ocp", PullFromMirror: "digest-only"})},
+		"a digest through a digest-only mirror": {ref: source + "@" + digest.String(), access: withMirrors(
+			release.Mirror{Location: reg.Host + "/ocp", PullFromMirror: "digest-only"})},
+		"a tag and only a digest-only mirror": {ref: ref, access: withMirrors(release.Mirror{Location: reg.Host + "/ocp", PullFromMirror: "digest-only"}),
+			wantErr: "registry quay.io is not allowed"},
+		"a mirror without the release": {ref: ref, access: withMirrors(release.Mirror{Location: reg.Host + "/elsewhere"}),
+			wantErr: "resolving release image " + reg.Host + "/elsewhere/ocp-release:4.17.3-x86_64: the registry answered HTTP 404"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			info, err := r.Read(context.Background(), tc.ref, tc.access)
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(release.Summary(err), tc.wantErr) {
+					t.Fatalf("Read = %+v, %v; want an error saying %q", info, release.Summary(err), tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("Read: %s", release.Summary(err))
+			}
+			if want := source + "@" + digest.String(); info.DigestImage != want || info.KubernetesVersion != "v1.30.4" {
+				t.Errorf("Read = %+v, want %s of Kubernetes v1.30.4", info, want)
+			}
+		})
+	}
+}
+
+// TestReaderFollowsItsCAFile: the manager's CA file (a mounted ConfigMap) adds nothing while it
+// does not exist, and is trusted from the first read after it appears, without a new Reader.
+func TestReaderFollowsItsCAFile(t *testing.T) {
+	reg, ref := startMirror(t)
+	r := allowing(reg.Host)
+	r.CAFile = filepath.Join(t.TempDir(), "ca-bundle.crt")
+	creds := access("a", reg.PullSecret(mirrorUser, mirrorPassword), nil)
+	if _, err := r.Read(context.Background(), ref, creds); err == nil || !strings.Contains(release.Summary(err), "not trusted") {
+		t.Fatalf("Read without the CA file: %v, want the certificate not trusted", release.Summary(err))
+	}
+	if err := os.WriteFile(r.CAFile, []byte("not PEM"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Read(context.Background(), ref, creds); err == nil || !strings.Contains(release.Summary(err), release.CAFileFlag+": the CA bundle holds no PEM certificate") {
+		t.Fatalf("Read with a CA file that is not PEM: %v", release.Summary(err))
+	}
+	if err := os.WriteFile(r.CAFile, reg.CACertPEM(), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if info, err := r.Read(context.Background(), ref, creds); err != nil || info.KubernetesVersion != "v1.30.4" {
+		t.Fatalf("Read with the CA file: %+v, %v", info, release.Summary(err))
 	}
 }

@@ -40,7 +40,7 @@ const (
 	AnyRegistry = "*"
 	// AllowedRegistriesFlag is the control-plane manager's flag that sets AllowedRegistries.
 	AllowedRegistriesFlag = "--allowed-release-registries"
-	// CAFileFlag is the control-plane manager's flag that names the PEM file of Reader.CABundle.
+	// CAFileFlag is the control-plane manager's flag that names Reader.CAFile.
 	CAFileFlag = "--release-registry-ca-file"
 )
 
@@ -117,7 +117,7 @@ func cause(err error) string {
 	switch {
 	case errors.As(err, &badName):
 		return "not a valid image reference"
-	case errors.Is(err, errBadPullSecret), errors.Is(err, errBadCABundle):
+	case errors.Is(err, errBadPullSecret), errors.Is(err, errBadCABundle), errors.Is(err, errUnreadableCAFile):
 		return err.Error()
 	case errors.As(err, &accessErr):
 		return accessErr.Error()

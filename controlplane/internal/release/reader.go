@@ -92,9 +92,13 @@ type Reader struct {
 	Options []remote.Option
 	// NameOptions are used to parse image references (for example name.Insecure).
 	NameOptions []name.Option
-	// CABundle holds PEM certificates every read trusts beside the system's (the manager's
-	// --release-registry-ca-file: the CA of a hub-wide mirror).
+	// CABundle holds PEM certificates every read trusts beside the system's.
 	CABundle []byte
+	// CAFile is a PEM file of certificates every read trusts too (the manager's
+	// --release-registry-ca-file: the CA of a hub-wide mirror, from a ConfigMap mounted as a
+	// volume). It is read whenever a registry is asked, so a ConfigMap created or changed later
+	// is followed without a restart; a file that does not exist adds nothing.
+	CAFile string
 	// AllowedRegistries are the registries (host or host:port, as image references spell them)
 	// the Reader may contact; a read from any other is refused before anything is sent
 	// (RegistryNotAllowedError). Empty: DefaultRegistry only. AnyRegistry allows every registry.
@@ -125,32 +129,34 @@ func NewReader(opts ...remote.Option) *Reader {
 }
 
 // Read returns the digest and Kubernetes version of the release image ref, read with access (the
-// cluster's pull secret and CA bundle). A registry that is not allowed is never contacted
-// (RegistryNotAllowedError). Summary describes an error of Read without quoting the registry.
+// cluster's pull secret, CA bundle and mirrors: the mirrors of its repository are tried first).
+// A registry that is not allowed is never contacted (RegistryNotAllowedError when no candidate
+// is). Summary describes an error of Read without quoting a registry. Info names the image in
+// ref's repository, wherever it was read.
 func (r *Reader) Read(ctx context.Context, ref string, access Access) (Info, error) {
 	parsed, err := name.ParseReference(ref, r.NameOptions...)
 	if err != nil {
 		return Info{}, &stageError{stage: fmt.Sprintf("parsing release image %q", ref), err: err}
 	}
-	registry := parsed.Context().RegistryStr()
-	if err := r.checkRegistry(registry); err != nil {
-		return Info{}, err
-	}
-	// The credentials are asked for once, and only if the registry is.
+	// The Config is loaded once, and only if a registry is asked.
 	var (
-		conn    connection
-		connErr error
-		asked   bool
+		cfg     Config
+		loadErr error
+		loaded  bool
 	)
-	connect := func() (connection, error) {
-		if !asked {
-			asked = true
-			conn, connErr = r.connect(ctx, registry, access)
+	load := func() (Config, error) {
+		if !loaded {
+			loaded = true
+			if access.Load != nil {
+				if cfg, loadErr = access.Load(ctx); loadErr != nil {
+					loadErr = &stageError{stage: "reading the credentials for " + parsed.Context().RegistryStr(), err: &accessError{err: loadErr}}
+				}
+			}
 		}
-		return conn, connErr
+		return cfg, loadErr
 	}
 
-	digest, err := r.digest(parsed, access.Scope, connect)
+	digest, err := r.digest(ctx, parsed, access.Scope, load)
 	if err != nil {
 		return Info{}, err
 	}
@@ -169,21 +175,32 @@ func (r *Reader) Read(ctx context.Context, ref string, access Access) (Info, err
 		if v, ok := r.cached(key); ok {
 			return v, nil // read by a flight that ended after this caller looked
 		}
-		conn, err := connect()
+		cfg, err := load()
 		if err != nil {
 			return "", err
 		}
-		v, err := readKubernetesVersion(pinned, conn)
+		routes, err := r.routes(ctx, pinned.Context(), true, cfg)
 		if err != nil {
 			return "", err
 		}
-		r.mu.Lock()
-		if r.byDigest == nil {
-			r.byDigest = map[string]string{}
+		var errs []error
+		for _, rt := range routes {
+			v, err := readKubernetesVersion(rt.repo.Digest(digest), rt)
+			if err == nil {
+				r.mu.Lock()
+				if r.byDigest == nil {
+					r.byDigest = map[string]string{}
+				}
+				r.byDigest[key] = v
+				r.mu.Unlock()
+				return v, nil
+			}
+			errs = append(errs, err)
+			if errors.Is(err, errNoImageReferences) || errors.Is(err, errNotImageStream) || errors.Is(err, errNoKubernetesVersion) {
+				break // the same digest holds the same content everywhere
+			}
 		}
-		r.byDigest[key] = v
-		r.mu.Unlock()
-		return v, nil
+		return "", errors.Join(errs...)
 	})
 	if err != nil {
 		return Info{}, err
@@ -194,24 +211,23 @@ func (r *Reader) Read(ctx context.Context, ref string, access Access) (Info, err
 
 // refused wraps an error of the registry refusing a read (HTTP 401 or 403) with whether
 // credentials were sent.
-func refused(err error, registry string, conn connection) error {
+func refused(err error, rt route) error {
 	var terr *transport.Error
 	if errors.As(err, &terr) && (terr.StatusCode == http.StatusUnauthorized || terr.StatusCode == http.StatusForbidden) {
-		return &credentialsError{registry: registry, sent: !conn.anonymous, err: err}
+		return &credentialsError{registry: rt.repo.RegistryStr(), sent: !rt.anonymous, err: err}
 	}
 	return err
 }
 
-// readKubernetesVersion reads the Kubernetes version of the release image pinned, from the
-// registry.
-func readKubernetesVersion(pinned name.Digest, conn connection) (string, error) {
-	img, err := remote.Image(pinned, conn.opts...)
+// readKubernetesVersion reads the Kubernetes version of the release image pinned, through rt.
+func readKubernetesVersion(pinned name.Digest, rt route) (string, error) {
+	img, err := remote.Image(pinned, rt.opts...)
 	if err != nil {
-		return "", &stageError{stage: "reading release image " + pinned.String(), err: refused(err, pinned.RegistryStr(), conn)}
+		return "", &stageError{stage: "reading release image " + pinned.String(), err: refused(err, rt)}
 	}
 	data, err := findFile(img, ImageReferencesPath)
 	if err != nil {
-		return "", &stageError{stage: fmt.Sprintf("reading %s from release image %s", ImageReferencesPath, pinned), err: err}
+		return "", &stageError{stage: fmt.Sprintf("reading %s from release image %s", ImageReferencesPath, pinned), err: refused(err, rt)}
 	}
 	v, err := KubernetesVersionFromImageReferences(data)
 	if err != nil {
@@ -246,8 +262,8 @@ func (r *Reader) clock() time.Time {
 }
 
 // digest returns the manifest digest ref points at: its own digest when pinned, else the tag's,
-// asked of the registry at most once per tagCacheTTL.
-func (r *Reader) digest(ref name.Reference, scope string, connect func() (connection, error)) (string, error) {
+// asked of the registries (mirrors first) at most once per tagCacheTTL.
+func (r *Reader) digest(ctx context.Context, ref name.Reference, scope string, load func() (Config, error)) (string, error) {
 	if d, ok := ref.(name.Digest); ok {
 		return d.DigestStr(), nil
 	}
@@ -259,21 +275,31 @@ func (r *Reader) digest(ref name.Reference, scope string, connect func() (connec
 		if d, ok := r.cachedTag(key); ok {
 			return d, nil // resolved by a flight that ended after this caller looked
 		}
-		conn, err := connect()
+		cfg, err := load()
 		if err != nil {
 			return "", err
 		}
-		desc, err := remote.Head(ref, conn.opts...)
+		routes, err := r.routes(ctx, ref.Context(), false, cfg)
 		if err != nil {
-			return "", &stageError{stage: "resolving release image " + ref.String(), err: refused(err, ref.Context().RegistryStr(), conn)}
+			return "", err
 		}
-		r.mu.Lock()
-		if r.byTag == nil {
-			r.byTag = map[string]tagEntry{}
+		var errs []error
+		for _, rt := range routes {
+			tagged := rt.repo.Tag(ref.Identifier())
+			desc, err := remote.Head(tagged, rt.opts...)
+			if err != nil {
+				errs = append(errs, &stageError{stage: "resolving release image " + tagged.String(), err: refused(err, rt)})
+				continue
+			}
+			r.mu.Lock()
+			if r.byTag == nil {
+				r.byTag = map[string]tagEntry{}
+			}
+			r.byTag[key] = tagEntry{digest: desc.Digest.String(), fetched: r.clock()}
+			r.mu.Unlock()
+			return desc.Digest.String(), nil
 		}
-		r.byTag[key] = tagEntry{digest: desc.Digest.String(), fetched: r.clock()}
-		r.mu.Unlock()
-		return desc.Digest.String(), nil
+		return "", errors.Join(errs...)
 	})
 	if err != nil {
 		return "", err
