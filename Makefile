@@ -268,7 +268,7 @@ DEMO_TIMEOUT ?= 15m
 HOSTS ?= 0
 
 .PHONY: demo
-demo: envtest ## The main job: the simulated lab creates an OpenShift cluster, printing the management kubeconfig first (FLAVOR=multinode|image|sno|agent|agent-sno, SPEED=fast|realistic, KEEP=true, HOSTS=n spare hosts).
+demo: envtest ## The main job: the simulated lab creates an OpenShift cluster, printing the management kubeconfig first (FLAVOR=multinode|image|disconnected|sno|agent|agent-sno, SPEED=fast|realistic, KEEP=true, HOSTS=n spare hosts).
 	@export KUBEBUILDER_ASSETS="$$(hack/ensure-envtest.sh)"; \
 	cd test && go run ./lab/cmd/demo --flavor=$(FLAVOR) --speed=$(SPEED) --keep=$(KEEP) --hosts=$(HOSTS) \
 		--timeout=$(DEMO_TIMEOUT) --out=$(ROOT)/_artifacts/demo

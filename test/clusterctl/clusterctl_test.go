@@ -162,6 +162,8 @@ func TestClusterctlInitAndGenerateCluster(t *testing.T) {
 			"MachineDeployment", "OpenshiftAssistedConfigTemplate", "Metal3MachineTemplate"}},
 		{"image", []string{"Cluster", "Metal3Cluster", "Metal3DataTemplate", "OpenshiftAssistedControlPlane", "Metal3MachineTemplate",
 			"MachineDeployment", "OpenshiftAssistedConfigTemplate", "Metal3MachineTemplate"}},
+		{"disconnected", []string{"Cluster", "Metal3Cluster", "Metal3DataTemplate", "OpenshiftAssistedControlPlane", "Metal3MachineTemplate",
+			"MachineDeployment", "OpenshiftAssistedConfigTemplate", "Metal3MachineTemplate"}},
 		{"sno", []string{"Cluster", "Metal3Cluster", "Metal3DataTemplate", "OpenshiftAssistedControlPlane", "Metal3MachineTemplate"}},
 		{"agent", []string{"Cluster", "AgentCluster", "OpenshiftAssistedControlPlane", "AgentMachineTemplate",
 			"MachineDeployment", "OpenshiftAssistedConfigTemplate", "AgentMachineTemplate"}},

@@ -64,7 +64,7 @@ func TestExamplesAreRenderedFromTheTemplates(t *testing.T) {
 
 	templates, err := filepath.Glob(filepath.Join(repoRoot, "templates", "cluster-template*.yaml"))
 	g.Expect(err).NotTo(HaveOccurred())
-	g.Expect(templates).To(HaveLen(6))
+	g.Expect(templates).To(HaveLen(7))
 	for _, tmplPath := range templates {
 		base := filepath.Base(tmplPath)
 		flavor := strings.TrimPrefix(strings.TrimPrefix(strings.TrimSuffix(base, ".yaml"), "cluster-template"), "-")

@@ -80,6 +80,12 @@ type ClusterOptions struct {
 	// ignition as bootstrap data, rather than the discovery ISO: the image flavor, multinode on
 	// Metal3 only.
 	DiskImage bool
+	// Disconnected makes a cluster of a site that pulls OpenShift from a mirror (the disconnected
+	// flavor): its control plane names OpenShift's repository on quay.io, unreachable from the lab,
+	// and its image registry ConfigMap (<name>-mirror-config, which the lab creates as a user would)
+	// mirrors it to the lab's registry and trusts the registry's CA. Metal3, 3 to 5 control-plane
+	// nodes.
+	Disconnected bool
 }
 
 // RHCOSImageURL is the RHCOS disk image of the lab's image flavor: a Nutanix qcow2, whose Ignition
@@ -122,6 +128,11 @@ func (o ClusterOptions) Template() (string, error) {
 			return "", fmt.Errorf("the image flavor has 3, 4 or 5 control-plane nodes")
 		}
 		name = "cluster-template-image.yaml"
+	case o.Disconnected:
+		if o.ControlPlanes == 1 || o.Arbiter {
+			return "", fmt.Errorf("the disconnected flavor has 3, 4 or 5 control-plane nodes")
+		}
+		name = "cluster-template-disconnected.yaml"
 	case o.Arbiter:
 		name = "cluster-template-arbiter.yaml"
 	case o.ControlPlanes == 1:
@@ -148,6 +159,7 @@ func (o ClusterOptions) variables() map[string]string {
 		"SSH_AUTHORIZED_KEY":          validationtest.SSHKey,
 		"RHCOS_IMAGE_URL":             o.RHCOSImageURL(),
 		"RHCOS_IMAGE_CHECKSUM":        "https://rhcos.lab.sim/sha256sum.txt",
+		"MIRROR_CONFIG_NAME":          o.Name + "-mirror-config",
 	}
 }
 
@@ -192,7 +204,13 @@ func (l *Lab) ClusterObjects(o ClusterOptions) ([]client.Object, error) {
 		Type: corev1.SecretTypeDockerConfigJson,
 		Data: map[string][]byte{corev1.DockerConfigJsonKey: l.PullSecret()},
 	}}
-	if err := Adapt(items, l.Releases.Repository()); err != nil {
+	repository := l.Releases.Repository()
+	if o.Disconnected {
+		// The control plane names quay.io; its mirrors send it to the lab's registry.
+		repository = ""
+		objs = append(objs, l.mirrorConfig(o.Namespace, vars["MIRROR_CONFIG_NAME"], o.Name))
+	}
+	if err := Adapt(items, repository); err != nil {
 		return nil, err
 	}
 	if o.Upstream {
@@ -212,6 +230,31 @@ func (l *Lab) ClusterObjects(o ClusterOptions) ([]client.Object, error) {
 		objs = append(objs, obj)
 	}
 	return objs, nil
+}
+
+// mirrorConfig is the image registry ConfigMap of a disconnected cluster, as a user creates it
+// from oc-mirror's output: OpenShift's release and component repositories mirrored to the lab's
+// registry, whose CA it trusts. Labelled, as the pull secret is, for clusterctl move.
+func (l *Lab) mirrorConfig(namespace, name, cluster string) *corev1.ConfigMap {
+	host := l.Releases.Host
+	return &corev1.ConfigMap{
+		TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
+		ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: name,
+			Labels: map[string]string{clusterv1.ClusterNameLabel: cluster, clusterctlv1.ClusterctlMoveLabel: ""}},
+		Data: map[string]string{
+			"registries.conf": fmt.Sprintf(`[[registry]]
+location = %q
+[[registry.mirror]]
+location = "%s/openshift-release-dev/ocp-release"
+
+[[registry]]
+location = "quay.io/openshift-release-dev/ocp-v4.0-art-dev"
+[[registry.mirror]]
+location = "%s/openshift-release-dev/ocp-v4.0-art-dev"
+`, OpenShiftReleaseRepository, host, host),
+			"ca-bundle.crt": string(l.Releases.CACertPEM()),
+		},
+	}
 }
 
 //go:embed upstream/cluster-template-v0.4.0.yaml

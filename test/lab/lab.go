@@ -126,8 +126,8 @@ type Lab struct {
 	Etcd *etcd.Simulator
 
 	opts Options
-	// kubeVersions caches the Kubernetes version of each release image read (kubernetesVersion).
-	kubeVersions sync.Map
+	// payloads caches what each release image read says of itself (payload).
+	payloads sync.Map
 	// mgmts are the management clusters started, the current one (Mgmt) last: Move adds one.
 	mgmts  []*management
 	ctx    context.Context //nolint:containedctx // the lab's lifetime: every manager it starts, now or in a later Move, runs until Stop
@@ -350,8 +350,13 @@ func (l *Lab) startManagement(ctx context.Context) (*management, error) {
 		WorkloadFor: l.opts.Workloads,
 		// The Nodes run the kubelet of the release installed, read from the lab's registry.
 		KubernetesVersion: l.kubernetesVersion,
+		// The installed version is the payload's, as the cluster-version operator reads it.
 		OnClusterInstalled: func(ctx context.Context, c assisted.InstalledCluster) error {
-			return cvo.EnsureClusterVersion(ctx, c.Workload, cvo.Release("", c.ReleaseImage))
+			p, err := l.payload(ctx, c.ReleaseImage)
+			if err != nil {
+				return err
+			}
+			return cvo.EnsureClusterVersion(ctx, c.Workload, cvo.Release(p.Version, c.ReleaseImage))
 		},
 	}
 	if l.Workload != nil {
@@ -674,19 +679,34 @@ func (l *Lab) AddRelease(version, kubernetesVersion string) error {
 	return nil
 }
 
-// kubernetesVersion returns the Kubernetes version of a release image of the lab's registry,
-// read from the image once.
+// kubernetesVersion returns the Kubernetes version of a release image (see payload).
 func (l *Lab) kubernetesVersion(ctx context.Context, image string) (string, error) {
-	if v, ok := l.kubeVersions.Load(image); ok {
-		return v.(string), nil //nolint:forcetypeassert // only strings are stored
-	}
-	v, err := release.KubernetesVersion(ctx, image, l.Releases.RemoteOptions()...)
-	if err != nil {
-		return "", err
-	}
-	l.kubeVersions.Store(image, v)
-	return v, nil
+	p, err := l.payload(ctx, image)
+	return p.KubernetesVersion, err
 }
+
+// payload reads a release image once, from the lab's registry. OpenShift's own repository is
+// read there too, as the hub's mirror configuration (assisted-service's mirror registries) sends
+// it: a disconnected cluster's ClusterImageSet names quay.io, pinned by digest.
+func (l *Lab) payload(ctx context.Context, image string) (release.Payload, error) {
+	if p, ok := l.payloads.Load(image); ok {
+		return p.(release.Payload), nil //nolint:forcetypeassert // only Payloads are stored
+	}
+	from := image
+	if rest, ok := strings.CutPrefix(image, OpenShiftReleaseRepository); ok {
+		from = l.Releases.Repository() + rest
+	}
+	p, err := release.ReadPayload(ctx, from, l.Releases.RemoteOptions()...)
+	if err != nil {
+		return release.Payload{}, err
+	}
+	l.payloads.Store(image, p)
+	return p, nil
+}
+
+// OpenShiftReleaseRepository is the repository of OpenShift's releases, which the lab's registry
+// mirrors (Releases.Repository).
+const OpenShiftReleaseRepository = "quay.io/openshift-release-dev/ocp-release"
 
 // AddHosts adds n simulated hosts named <prefix>-<i> to the inventory and creates their
 // BareMetalHosts (and BMC credentials Secret) in namespace, as a lab administrator would. Each

@@ -42,7 +42,7 @@ import (
 )
 
 func main() {
-	flavor := flag.String("flavor", "multinode", "cluster to create: multinode (3 control planes, 2 workers on Metal3 hosts booting the discovery ISO), image (the same, booting an RHCOS disk image), sno (one Metal3 host), agent (3 control planes, 2 workers on self-booted hosts claimed by AgentMachines) or agent-sno (one self-booted host claimed by an AgentMachine)")
+	flavor := flag.String("flavor", "multinode", "cluster to create: multinode (3 control planes, 2 workers on Metal3 hosts booting the discovery ISO), image (the same, booting an RHCOS disk image), disconnected (the same, reading OpenShift through a mirror with credentials and its own CA), sno (one Metal3 host), agent (3 control planes, 2 workers on self-booted hosts claimed by AgentMachines) or agent-sno (one self-booted host claimed by an AgentMachine)")
 	speed := flag.String("speed", string(lab.Fast), "simulated step speed: fast or realistic")
 	keep := flag.Bool("keep", false, "keep the lab running once the cluster is available, until interrupted")
 	timeout := flag.Duration("timeout", 15*time.Minute, "give up after this long")
@@ -72,6 +72,8 @@ func run(ctx context.Context, flavor string, speed lab.Speed, keep bool, timeout
 		o.ControlPlanes, o.Workers = 3, 2
 	case "image":
 		o.ControlPlanes, o.Workers, o.DiskImage = 3, 2, true
+	case "disconnected":
+		o.ControlPlanes, o.Workers, o.Disconnected = 3, 2, true
 	case "sno":
 		o.ControlPlanes = 1
 	case "agent":
@@ -79,7 +81,7 @@ func run(ctx context.Context, flavor string, speed lab.Speed, keep bool, timeout
 	case "agent-sno":
 		o.ControlPlanes, o.Infrastructure = 1, lab.Agent
 	default:
-		return fmt.Errorf("unknown flavor %q: use multinode, image, sno, agent or agent-sno", flavor)
+		return fmt.Errorf("unknown flavor %q: use multinode, image, disconnected, sno, agent or agent-sno", flavor)
 	}
 	if speed != lab.Fast && speed != lab.Realistic {
 		return fmt.Errorf("unknown speed %q: use fast or realistic", speed)

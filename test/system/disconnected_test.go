@@ -1,0 +1,139 @@
+/*
+Copyright 2026 The cluster-api-provider-openshift-assisted Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package system
+
+import (
+	"context"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	configv1 "github.com/openshift/api/config/v1"
+	hiveextv1beta1 "github.com/openshift/assisted-service/api/hiveextension/v1beta1"
+	hivev1 "github.com/openshift/hive/apis/hive/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/sets"
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	controlplanev1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/controlplane/v1alpha3"
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/lab"
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/support/sim/release"
+)
+
+// The disconnected flavor (templates/cluster-template-disconnected.yaml): the control plane names
+// OpenShift's release on quay.io, which the lab cannot reach; its image registry ConfigMap mirrors
+// it to the lab's registry, served over HTTPS by a CA of its own and requiring the credentials of
+// the cluster's pull secret.
+var _ = Describe("The disconnected flavor: OpenShift through an authenticated TLS mirror", Ordered, func() {
+	var (
+		l  *lab.Lab
+		ns string
+	)
+	const name = "disconnected"
+	o := lab.ClusterOptions{Name: name, ControlPlanes: 3, Workers: 0, Version: "4.17.3", Disconnected: true}
+
+	BeforeAll(func() {
+		l, ns = startLabWithHosts("disconnected", "host", 3)
+		o.Namespace = ns
+	})
+	BeforeEach(func() { reportOnFailure(l, ns) })
+
+	It("installs nothing while the pull secret has no credentials for the mirror, saying so, and installs once it has them", func() {
+		objs, err := l.ClusterObjects(o)
+		Expect(err).NotTo(HaveOccurred())
+		var pullSecret *corev1.Secret
+		for _, obj := range objs {
+			if s, ok := obj.(*corev1.Secret); ok {
+				pullSecret = s
+				// A pull secret made for quay.io only, before the mirror was set up.
+				s.Data = map[string][]byte{corev1.DockerConfigJsonKey: []byte(`{"auths":{"quay.io":{"auth":"dXNlcjpwYXNz"}}}`)}
+			}
+			Expect(l.Mgmt.Client.Create(ctx, obj, client.FieldValidation(metav1.FieldValidationStrict))).To(Succeed())
+		}
+		Expect(pullSecret).NotTo(BeNil())
+
+		Eventually(func(g Gomega) {
+			cp := controlPlane(l, ns, name)(g)
+			c := meta.FindStatusCondition(cp.Status.Conditions, controlplanev1.ReleaseImageResolvedCondition)
+			g.Expect(c).NotTo(BeNil())
+			g.Expect(c.Reason).To(Equal(controlplanev1.ReleaseImageNotResolvedReason))
+			g.Expect(c.Message).To(ContainSubstring("registry " + l.Releases.Host + " requires credentials and the pull secret has none for it"))
+			a := meta.FindStatusCondition(cp.Status.Conditions, controlplanev1.AvailableCondition)
+			g.Expect(a).NotTo(BeNil())
+			g.Expect(a.Reason).To(Equal(controlplanev1.ReleaseImageNotResolvedReason))
+			g.Expect(a.Message).To(ContainSubstring("installs its release by digest"))
+		}, timeout, interval).Should(Succeed())
+		aci := &hiveextv1beta1.AgentClusterInstall{}
+		Expect(apierrors.IsNotFound(l.Mgmt.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, aci))).To(BeTrue(), "nothing installs without the release's digest")
+		Expect(eventReasons(l, ns)).To(ContainElement(controlplanev1.ReleaseImageNotResolvedReason), "a Warning event says it too")
+
+		By("adding the mirror's credentials to the pull secret")
+		patched := pullSecret.DeepCopy()
+		patched.Data = map[string][]byte{corev1.DockerConfigJsonKey: l.PullSecret()}
+		Expect(l.Mgmt.Client.Patch(ctx, patched, client.MergeFrom(pullSecret))).To(Succeed())
+		expectAvailable(l, ns, name, 3, 3)
+	})
+
+	It("installs OpenShift's release pinned by digest, with the cluster's mirrors, and the version its payload names", func() {
+		cp := controlPlane(l, ns, name)(Default)
+		Expect(conditionTrue(cp.Status.Conditions, controlplanev1.ReleaseImageResolvedCondition)).To(BeTrue())
+		mirrored, err := release.ReadPayload(ctx, l.Releases.Repository()+":4.17.3-x86_64", l.Releases.RemoteOptions()...)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(cp.Status.Version).To(Equal(mirrored.KubernetesVersion))
+
+		cis := &hivev1.ClusterImageSet{}
+		aci := &hiveextv1beta1.AgentClusterInstall{}
+		Expect(l.Mgmt.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, aci)).To(Succeed())
+		Expect(l.Mgmt.Client.Get(ctx, client.ObjectKey{Name: aci.Spec.ImageSetRef.Name}, cis)).To(Succeed())
+		Expect(cis.Spec.ReleaseImage).To(MatchRegexp(`^quay\.io/openshift-release-dev/ocp-release@sha256:[0-9a-f]{64}$`),
+			"the source repository, pinned by digest: the cluster's ImageDigestMirrorSet applies to it")
+		payload, err := release.ReadPayload(ctx, l.Releases.Repository()+"@"+cis.Spec.ReleaseImage[len(lab.OpenShiftReleaseRepository)+1:], l.Releases.RemoteOptions()...)
+		Expect(err).NotTo(HaveOccurred(), "the digest is the mirror's")
+		Expect(payload.Version).To(Equal("4.17.3"))
+
+		refs := sets.New[string]()
+		for _, r := range aci.Spec.ManifestsConfigMapRefs {
+			refs.Insert(r.Name)
+		}
+		Expect(refs.Has(name+"-additional-registry-config")).To(BeTrue(), "manifests %v", sets.List(refs))
+		manifests := &corev1.ConfigMap{}
+		Expect(l.Mgmt.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: name + "-additional-registry-config"}, manifests)).To(Succeed())
+		Expect(manifests.Data["image-digest-mirror-set.json"]).To(ContainSubstring(l.Releases.Host + "/openshift-release-dev/ocp-release"))
+		Expect(manifests.Data["additional-registry-certificate.json"]).To(ContainSubstring("BEGIN CERTIFICATE"))
+
+		// The installed cluster runs the version its payload names, as the cluster-version operator reads it.
+		Eventually(func(g Gomega) {
+			cv := &configv1.ClusterVersion{}
+			g.Expect(l.Workload.Client.Get(context.Background(), client.ObjectKey{Name: "version"}, cv)).To(Succeed())
+			g.Expect(cv.Status.History).NotTo(BeEmpty())
+			g.Expect(cv.Status.History[0].Version).To(Equal("4.17.3"))
+			g.Expect(cv.Status.History[0].Image).To(Equal(cis.Spec.ReleaseImage))
+		}, timeout, interval).Should(Succeed())
+		machines := &clusterv1.MachineList{}
+		Expect(l.Mgmt.Client.List(ctx, machines, client.InNamespace(ns))).To(Succeed())
+		for _, m := range machines.Items {
+			Expect(m.Spec.Version).To(Equal(mirrored.KubernetesVersion), "Machine %s", m.Name)
+		}
+	})
+
+	It("leaves nothing behind when the Cluster is deleted", func() {
+		deleteClusterAndExpectNothingLeft(l, ns, name)
+	})
+})
