@@ -21,8 +21,8 @@ import (
 	"time"
 )
 
-// voters returns n voting members: the first alive of them alive, the first healthy healthy
-// (healthy <= alive), plus a learner that is neither (learners never count).
+// voters returns n voting members, of which the first `alive` run and the first `healthy` serve
+// reads (healthy <= alive), plus a learner that is neither (learners never count).
 func voters(n, alive, healthy int) []Member {
 	ms := make([]Member, 0, n+1)
 	for i := range n {

@@ -73,7 +73,7 @@ func StartSecureRegistry(o SecureOptions) (*Registry, error) {
 	r := &Registry{caPEM: certPEM}
 	auth := &tokenAuth{username: o.Username, password: o.Password, tokens: map[string]bool{}}
 	r.server = newServer(r, auth)
-	r.server.Listener.Close() //nolint:errcheck,gosec // httptest's own listener on 127.0.0.1, replaced
+	_ = r.server.Listener.Close() // httptest's own listener on 127.0.0.1, replaced
 	r.server.Listener = l
 	r.server.TLS = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
 	r.server.StartTLS()
@@ -147,8 +147,14 @@ func (a *tokenAuth) serveToken(w http.ResponseWriter, req *http.Request) {
 	a.mu.Lock()
 	a.tokens[token] = true
 	a.mu.Unlock()
-	w.Header().Set("Content-Type", "application/json")
-	_ = json.NewEncoder(w).Encode(map[string]any{"token": token, "access_token": token, "expires_in": 3600, "issued_at": time.Now().UTC().Format(time.RFC3339)})
+	// The token endpoint's answer (distribution docs/spec/auth/token.md).
+	type tokenResponse struct {
+		Token       string `json:"token"`
+		AccessToken string `json:"access_token"`
+		ExpiresIn   int    `json:"expires_in"`
+		IssuedAt    string `json:"issued_at"`
+	}
+	writeJSON(w, http.StatusOK, tokenResponse{Token: token, AccessToken: token, ExpiresIn: 3600, IssuedAt: time.Now().UTC().Format(time.RFC3339)})
 }
 
 // allowed tells whether req carries a token the realm gave; otherwise it answers 401 with the
@@ -187,9 +193,27 @@ func repository(p string) string {
 
 // writeRegistryError writes an error of the distribution specification.
 func writeRegistryError(w http.ResponseWriter, status int, code, message string) {
+	type registryError struct {
+		Code    string  `json:"code"`
+		Message string  `json:"message"`
+		Detail  *string `json:"detail"`
+	}
+	type registryErrors struct {
+		Errors []registryError `json:"errors"`
+	}
+	writeJSON(w, status, registryErrors{Errors: []registryError{{Code: code, Message: message}}})
+}
+
+// writeJSON writes v as the JSON body of an answer of status.
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	data, err := json.Marshal(v)
+	if err != nil {
+		http.Error(w, "encoding the answer: "+err.Error(), http.StatusInternalServerError)
+		return
+	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
-	_ = json.NewEncoder(w).Encode(map[string]any{"errors": []map[string]any{{"code": code, "message": message, "detail": nil}}})
+	_, _ = w.Write(data)
 }
 
 // selfSignedCert returns a certificate for ip that is its own CA, and its PEM.
