@@ -30,6 +30,7 @@ import (
 	"time"
 
 	configv1 "github.com/openshift/api/config/v1"
+	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -126,12 +127,16 @@ func Release(version, image string) configv1.Release {
 // history that says more than that is left alone. The assisted-service simulator's
 // OnClusterInstalled calls it: assisted-service reports a cluster installed only once the
 // cluster-version operator reports it Available, so nobody outside sees the Partial entry in the lab.
-func EnsureClusterVersion(ctx context.Context, c client.Client, r configv1.Release) error {
+//
+// upstream is the update service the installer configures ("": the default, which a disconnected
+// cluster cannot reach).
+func EnsureClusterVersion(ctx context.Context, c client.Client, r configv1.Release, upstream string) error {
 	cv := &configv1.ClusterVersion{ObjectMeta: metav1.ObjectMeta{Name: ClusterVersionName}}
 	err := c.Get(ctx, client.ObjectKeyFromObject(cv), cv)
 	switch {
 	case apierrors.IsNotFound(err):
-		cv.Spec = configv1.ClusterVersionSpec{ClusterID: configv1.ClusterID(uuid.NewUUID()), Channel: channel(r.Version)}
+		cv.Spec = configv1.ClusterVersionSpec{ClusterID: configv1.ClusterID(uuid.NewUUID()), Channel: channel(r.Version),
+			Upstream: configv1.URL(upstream)}
 		if err := c.Create(ctx, cv); err != nil {
 			return fmt.Errorf("creating the ClusterVersion: %w", err)
 		}
@@ -183,20 +188,25 @@ func hash(r configv1.Release) string {
 	return fmt.Sprintf("%08x", h)
 }
 
+// setCondition sets a condition of cv's status.
+func setCondition(cv *configv1.ClusterVersion, t configv1.ClusterStatusConditionType, s configv1.ConditionStatus, reason, msg string, now metav1.Time) {
+	for i := range cv.Status.Conditions {
+		c := &cv.Status.Conditions[i]
+		if c.Type == t {
+			if c.Status != s {
+				c.LastTransitionTime = now
+			}
+			c.Status, c.Reason, c.Message = s, reason, msg
+			return
+		}
+	}
+	cv.Status.Conditions = append(cv.Status.Conditions, configv1.ClusterOperatorStatusCondition{
+		Type: t, Status: s, Reason: reason, Message: msg, LastTransitionTime: now})
+}
+
 func setConditions(cv *configv1.ClusterVersion, r configv1.Release, progressing bool, now metav1.Time) {
 	set := func(t configv1.ClusterStatusConditionType, s configv1.ConditionStatus, reason, msg string) {
-		for i := range cv.Status.Conditions {
-			c := &cv.Status.Conditions[i]
-			if c.Type == t {
-				if c.Status != s {
-					c.LastTransitionTime = now
-				}
-				c.Status, c.Reason, c.Message = s, reason, msg
-				return
-			}
-		}
-		cv.Status.Conditions = append(cv.Status.Conditions, configv1.ClusterOperatorStatusCondition{
-			Type: t, Status: s, Reason: reason, Message: msg, LastTransitionTime: now})
+		setCondition(cv, t, s, reason, msg, now)
 	}
 	if v := completedVersion(cv); v != "" {
 		set(configv1.OperatorAvailable, configv1.ConditionTrue, "", "Done applying "+v)
@@ -209,7 +219,6 @@ func setConditions(cv *configv1.ClusterVersion, r configv1.Release, progressing 
 	} else {
 		set(configv1.OperatorProgressing, configv1.ConditionFalse, "", "Cluster version is "+r.Version)
 	}
-	set(configv1.RetrievedUpdates, configv1.ConditionFalse, "NoChannel", "The update channel has not been configured.")
 }
 
 // completedVersion is the version of the newest Completed update; "" while the installation is
@@ -223,12 +232,53 @@ func completedVersion(cv *configv1.ClusterVersion) string {
 	return ""
 }
 
+// UpdateService answers the cluster-version operator's graph requests (openshift/cluster-version-
+// operator pkg/cincinnati): the releases offered to a cluster of version current in channel, by the
+// update service at upstream ("" is the default, https://api.openshift.com/api/upgrades_info/v1/graph).
+// An error is an update service that cannot be reached, as from a disconnected cluster.
+type UpdateService func(ctx context.Context, upstream, channel, current string) ([]configv1.Release, error)
+
+// SignatureStore tells whether the signature stores a cluster reaches (mirror.openshift.com, for
+// a cluster that reaches upstream) hold a signature of the release digest that the cluster trusts.
+type SignatureStore func(ctx context.Context, upstream, digest string) bool
+
+// Labels and namespace of the signature ConfigMaps a disconnected cluster verifies releases with
+// (library-go pkg/verify/store/configmap: binaryData keys "<algorithm>-<hex>-<n>"), as oc-mirror
+// writes them.
+const (
+	SignatureNamespace = "openshift-config-managed"
+	SignatureLabel     = "release.openshift.io/verification-signatures"
+)
+
+// Condition types and reasons of an update the operator does not accept (pkg/cvo/status.go,
+// pkg/cvo/updatepayload.go).
+const (
+	Invalid                configv1.ClusterStatusConditionType = "Invalid"
+	ReleaseAccepted        configv1.ClusterStatusConditionType = "ReleaseAccepted"
+	InvalidClusterVersion                                      = "InvalidClusterVersion"
+	RetrievePayload                                            = "RetrievePayload"
+	PayloadLoaded                                              = "PayloadLoaded"
+	VersionNotInUpdatesMsg                                     = "when image is empty the update must be an available update"
+	NotByDigestMsg                                             = "release images that are not accessed via digest cannot be verified"
+)
+
 // Reconciler simulates the cluster-version operator. Register it with a manager of the workload
 // cluster.
+//
+// As the real operator: a desiredUpdate by version only must be one of status.availableUpdates
+// (or of the history), which only an update service the cluster reaches fills (Invalid=True,
+// InvalidClusterVersion, otherwise: lib/validation ValidateClusterVersion); a desiredUpdate by
+// image must name it by digest and the digest must carry a signature the cluster trusts, from the
+// signature stores it reaches or from signature ConfigMaps (ReleaseAccepted=False, RetrievePayload,
+// "The update cannot be verified", otherwise: pkg/cvo/updatepayload.go), unless force is set.
 type Reconciler struct {
 	Client    client.Client
 	Durations Durations
 	Clock     clock.PassiveClock
+	// Updates is the update service (nil: none is reachable).
+	Updates UpdateService
+	// Signatures are the signature stores (nil: none is reachable).
+	Signatures SignatureStore
 
 	timer *steps.Timer
 }
@@ -261,9 +311,20 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	before := cv.DeepCopy()
 	now := metav1.NewTime(r.now())
 	cv.Status.ObservedGeneration = cv.Generation
+	r.retrieveUpdates(ctx, cv, now)
 	target := cv.Status.Desired
-	if u := cv.Spec.DesiredUpdate; u != nil {
+	if u := cv.Spec.DesiredUpdate; u != nil && (u.Version != "" || u.Image != "") {
+		accepted, err := r.accept(ctx, cv, *u, now)
+		if err != nil {
+			return ctrl.Result{}, err
+		}
+		if !accepted {
+			return r.writeStatus(ctx, before, cv, ctrl.Result{RequeueAfter: time.Second})
+		}
 		target = Release(u.Version, u.Image)
+		if u.Image == "" {
+			target = findRelease(cv, u.Version)
+		}
 	}
 	var current *configv1.UpdateHistory
 	if len(cv.Status.History) > 0 {
@@ -295,6 +356,11 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		setConditions(cv, target, false, now)
 		ctrl.LoggerFrom(ctx).Info("Cluster update completed", "version", target.Version)
 	}
+	return r.writeStatus(ctx, before, cv, result)
+}
+
+// writeStatus writes cv's status when it changed from before's.
+func (r *Reconciler) writeStatus(ctx context.Context, before, cv *configv1.ClusterVersion, result ctrl.Result) (ctrl.Result, error) {
 	if apiequality.Semantic.DeepEqual(before.Status, cv.Status) {
 		return result, nil
 	}
@@ -302,6 +368,102 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		return ctrl.Result{}, fmt.Errorf("updating the ClusterVersion's status: %w", err)
 	}
 	return result, nil
+}
+
+// retrieveUpdates fills status.availableUpdates from the update service, and RetrievedUpdates
+// (pkg/cvo/availableupdates.go).
+func (r *Reconciler) retrieveUpdates(ctx context.Context, cv *configv1.ClusterVersion, now metav1.Time) {
+	current := completedVersion(cv)
+	if r.Updates == nil || cv.Spec.Channel == "" || current == "" {
+		cv.Status.AvailableUpdates = nil
+		setCondition(cv, configv1.RetrievedUpdates, configv1.ConditionFalse, "NoChannel", "The update channel has not been configured.", now)
+		if cv.Spec.Channel != "" && current != "" {
+			setCondition(cv, configv1.RetrievedUpdates, configv1.ConditionFalse, "RemoteFailed",
+				"Unable to retrieve available updates: no update service answers", now)
+		}
+		return
+	}
+	updates, err := r.Updates(ctx, string(cv.Spec.Upstream), cv.Spec.Channel, current)
+	if err != nil {
+		cv.Status.AvailableUpdates = nil
+		setCondition(cv, configv1.RetrievedUpdates, configv1.ConditionFalse, "RemoteFailed", "Unable to retrieve available updates: "+err.Error(), now)
+		return
+	}
+	cv.Status.AvailableUpdates = updates
+	setCondition(cv, configv1.RetrievedUpdates, configv1.ConditionTrue, "", "", now)
+}
+
+// findRelease is the release of version among the available updates, then the history (the
+// zero Release when neither has it).
+func findRelease(cv *configv1.ClusterVersion, version string) configv1.Release {
+	for _, u := range cv.Status.AvailableUpdates {
+		if u.Version == version {
+			return u
+		}
+	}
+	for _, h := range cv.Status.History {
+		if h.Version == version {
+			return configv1.Release{Version: h.Version, Image: h.Image}
+		}
+	}
+	return configv1.Release{}
+}
+
+// accept tells whether the operator takes the desired update u, and says why not in Invalid or
+// ReleaseAccepted otherwise.
+func (r *Reconciler) accept(ctx context.Context, cv *configv1.ClusterVersion, u configv1.Update, now metav1.Time) (bool, error) {
+	if u.Image == "" {
+		if findRelease(cv, u.Version).Image == "" {
+			setCondition(cv, Invalid, configv1.ConditionTrue, InvalidClusterVersion,
+				fmt.Sprintf("The cluster version is invalid: spec.desiredUpdate.version: Invalid value: %q: %s", u.Version, VersionNotInUpdatesMsg), now)
+			return false, nil
+		}
+		setCondition(cv, Invalid, configv1.ConditionFalse, "", "", now)
+		return true, nil
+	}
+	setCondition(cv, Invalid, configv1.ConditionFalse, "", "", now)
+	if !u.Force {
+		failure := ""
+		_, digest, byDigest := strings.Cut(u.Image, "@")
+		switch {
+		case !byDigest:
+			failure = "The update cannot be verified: " + NotByDigestMsg
+		default:
+			signed, err := r.signed(ctx, string(cv.Spec.Upstream), digest)
+			if err != nil {
+				return false, err
+			}
+			if !signed {
+				failure = fmt.Sprintf("The update cannot be verified: unable to verify %s against keyrings: verifier-public-key-redhat", digest)
+			}
+		}
+		if failure != "" {
+			setCondition(cv, ReleaseAccepted, configv1.ConditionFalse, RetrievePayload,
+				fmt.Sprintf("Retrieving payload failed version=%q image=%q failure=%s", u.Version, u.Image, failure), now)
+			return false, nil
+		}
+	}
+	setCondition(cv, ReleaseAccepted, configv1.ConditionTrue, PayloadLoaded,
+		fmt.Sprintf("Payload loaded version=%q image=%q architecture=\"amd64\"", u.Version, u.Image), now)
+	return true, nil
+}
+
+// signed tells whether digest has a signature the cluster trusts: in a signature ConfigMap, or
+// in the signature stores it reaches.
+func (r *Reconciler) signed(ctx context.Context, upstream, digest string) (bool, error) {
+	list := &corev1.ConfigMapList{}
+	if err := r.Client.List(ctx, list, client.InNamespace(SignatureNamespace), client.HasLabels{SignatureLabel}); err != nil {
+		return false, fmt.Errorf("listing the signature ConfigMaps: %w", err)
+	}
+	prefix := strings.Replace(digest, ":", "-", 1) + "-"
+	for _, cm := range list.Items {
+		for k := range cm.BinaryData {
+			if strings.HasPrefix(k, prefix) {
+				return true, nil
+			}
+		}
+	}
+	return r.Signatures != nil && r.Signatures(ctx, upstream, digest), nil
 }
 
 func (r *Reconciler) now() time.Time {

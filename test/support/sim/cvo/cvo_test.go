@@ -98,7 +98,7 @@ func TestInstallHistory(t *testing.T) {
 		if condition(cv, configv1.OperatorAvailable) != configv1.ConditionFalse || condition(cv, configv1.OperatorProgressing) != configv1.ConditionTrue {
 			t.Errorf("installing: conditions = %+v, want Available False, Progressing True", cv.Status.Conditions)
 		}
-		if err := EnsureClusterVersion(ctx, c, r); err != nil {
+		if err := EnsureClusterVersion(ctx, c, r, ""); err != nil {
 			t.Fatal(err)
 		}
 		cv = get(c)
@@ -111,7 +111,7 @@ func TestInstallHistory(t *testing.T) {
 	})
 	t.Run("installed at once", func(t *testing.T) {
 		c := newClient()
-		if err := EnsureClusterVersion(ctx, c, r); err != nil {
+		if err := EnsureClusterVersion(ctx, c, r, ""); err != nil {
 			t.Fatal(err)
 		}
 		if h := get(c).Status.History; len(h) != 1 || h[0].State != configv1.CompletedUpdate || h[0].Image != r.Image {
@@ -123,7 +123,7 @@ func TestInstallHistory(t *testing.T) {
 		cv.Status.History = []configv1.UpdateHistory{{State: configv1.PartialUpdate, Version: "4.17.5", Image: Release("4.17.5", "").Image},
 			{State: configv1.CompletedUpdate, Version: "4.17.3", Image: r.Image}}
 		c := newClient(cv)
-		if err := EnsureClusterVersion(ctx, c, r); err != nil {
+		if err := EnsureClusterVersion(ctx, c, r, ""); err != nil {
 			t.Fatal(err)
 		}
 		if h := get(c).Status.History; len(h) != 2 || h[0].State != configv1.PartialUpdate {

@@ -109,7 +109,7 @@ func run(m *testing.M) int {
 			return releaseKubernetesVersion, nil
 		},
 		OnClusterInstalled: func(ctx context.Context, c assisted.InstalledCluster) error {
-			return cvo.EnsureClusterVersion(ctx, c.Workload, cvo.Release("", c.ReleaseImage))
+			return cvo.EnsureClusterVersion(ctx, c.Workload, cvo.Release("", c.ReleaseImage), "")
 		},
 	}
 	if err := sim.SetupWithManager(ctx, mgr, opts); err != nil {
@@ -126,7 +126,7 @@ func run(m *testing.M) int {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	if err := (&cvo.Reconciler{}).SetupWithManager(wmgr, opts); err != nil {
+	if err := (&cvo.Reconciler{Updates: testUpdateService, Signatures: testSignatureStore}).SetupWithManager(wmgr, opts); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
