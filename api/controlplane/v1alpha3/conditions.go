@@ -143,11 +143,14 @@ const (
 	RemediationMachineDeletingReason = "MachineDeleting"
 	RemediationInternalErrorReason   = "RemediationInternalError"
 	// Reasons of the RollingOut condition.
-	RollingOutReason               = clusterv1.RollingOutReason
-	NotRollingOutReason            = clusterv1.NotRollingOutReason
-	RolloutBlockedReason           = "RolloutBlocked"
-	NotScalingReason               = "NotScaling"
-	UpgradeRefusedReason           = "UpgradeRefused"
+	RollingOutReason     = clusterv1.RollingOutReason
+	NotRollingOutReason  = clusterv1.NotRollingOutReason
+	RolloutBlockedReason = "RolloutBlocked"
+	NotScalingReason     = "NotScaling"
+	UpgradeRefusedReason = "UpgradeRefused"
+	// UpgradeNotAcceptedReason: the workload cluster's cluster-version operator does not take the
+	// update asked of it (its Invalid or ReleaseAccepted condition says why).
+	UpgradeNotAcceptedReason       = "UpgradeNotAccepted"
 	UpgradingReason                = "Upgrading"
 	NotUpgradingReason             = "NotUpgrading"
 	ReleaseImageResolvedReason     = "Resolved"

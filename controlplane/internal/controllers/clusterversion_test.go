@@ -18,12 +18,15 @@ package controllers_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
 	. "github.com/onsi/gomega"
 	configv1 "github.com/openshift/api/config/v1"
 	hivev1 "github.com/openshift/hive/apis/hive/v1"
+	corev1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -115,6 +118,29 @@ func completeUpdate(ctx context.Context, version, from string) error {
 	return setClusterVersionStatus(ctx, version, history(version, from))
 }
 
+// newInstalledFixture is a control plane of one replica installed at version, its workload
+// cluster's ClusterVersion reset to that version.
+func newInstalledFixture(ctx context.Context, t *testing.T, version string) *fixture {
+	t.Helper()
+	f := newFixture(ctx, t, fixtureOptions{replicas: 1, version: version})
+	NewWithT(t).Expect(createClusterVersion(ctx, version)).To(Succeed())
+	f.simulateInstall(ctx, t)
+	expectInstalled(ctx, t, f, 1)
+	return f
+}
+
+// leaveClusterVersionAlone pauses f's Cluster when the test ends: the tests share the workload
+// cluster's ClusterVersion, which f's controller must not touch afterwards.
+func leaveClusterVersionAlone(ctx context.Context, t *testing.T, f *fixture) {
+	t.Cleanup(func() {
+		cluster := &clusterv1.Cluster{}
+		if err := mgmt.Client.Get(ctx, client.ObjectKeyFromObject(f.cluster), cluster); err == nil {
+			cluster.Spec.Paused = ptr.To(true)
+			_ = mgmt.Client.Update(ctx, cluster)
+		}
+	})
+}
+
 func getClusterVersion(ctx context.Context, g Gomega) *configv1.ClusterVersion {
 	u := &unstructured.Unstructured{}
 	u.SetGroupVersionKind(configv1.GroupVersion.WithKind("ClusterVersion"))
@@ -133,14 +159,7 @@ func TestVersionChangedDuringInstallIsCarriedOutAsAnUpgrade(t *testing.T) {
 	g := NewWithT(t)
 	ctx := context.Background()
 	f := newFixture(ctx, t, fixtureOptions{replicas: 1})
-	t.Cleanup(func() {
-		// The tests share the workload cluster's ClusterVersion: leave it alone from now on.
-		cluster := &clusterv1.Cluster{}
-		if err := mgmt.Client.Get(ctx, client.ObjectKeyFromObject(f.cluster), cluster); err == nil {
-			cluster.Spec.Paused = ptr.To(true)
-			_ = mgmt.Client.Update(ctx, cluster)
-		}
-	})
+	leaveClusterVersionAlone(ctx, t, f)
 	installImage := pinnedRelease("4.17.3")
 	imageSet := func(g Gomega) string {
 		cis := &hivev1.ClusterImageSet{}
@@ -192,4 +211,65 @@ func TestVersionChangedDuringInstallIsCarriedOutAsAnUpgrade(t *testing.T) {
 	g.Consistently(func(g Gomega) {
 		g.Expect(f.getOACP(ctx, g).Status.DistributionVersion).To(Equal("4.18.0"))
 	}, 2*time.Second, interval).Should(Succeed())
+}
+
+// TestUpgradeByDigestUnlessTheUpdateServiceOffersIt: a cluster whose update service offers
+// nothing (a disconnected one) is asked for the release pinned by digest; when the
+// cluster-version operator cannot verify it, the control plane says so, with what to do, in its
+// Upgrading condition and a Warning event; once the update service offers the version, the
+// cluster is asked for it by version.
+func TestUpgradeByDigestUnlessTheUpdateServiceOffersIt(t *testing.T) {
+	g := NewWithT(t)
+	ctx := context.Background()
+	f := newInstalledFixture(ctx, t, "4.17.3")
+	leaveClusterVersionAlone(ctx, t, f)
+	g.Eventually(func(g Gomega) {
+		o := f.getOACP(ctx, g)
+		o.Spec.DistributionVersion = "4.18.0"
+		g.Expect(mgmt.Client.Update(ctx, o)).To(Succeed())
+	}, timeout, interval).Should(Succeed())
+	var cv *configv1.ClusterVersion
+	g.Eventually(func(g Gomega) {
+		cv = getClusterVersion(ctx, g)
+		g.Expect(cv.Spec.DesiredUpdate).To(Equal(&configv1.Update{Version: "4.18.0", Image: pinnedRelease("4.18.0")}))
+	}, timeout, interval).Should(Succeed())
+
+	// The cluster-version operator cannot verify the release: no signature reaches the cluster.
+	setStatus := func(mutate func(*configv1.ClusterVersionStatus)) {
+		g.Eventually(func(g Gomega) {
+			cv := getClusterVersion(ctx, g)
+			cv.Status.ObservedGeneration = cv.Generation
+			mutate(&cv.Status)
+			u, err := toUnstructured(cv)
+			g.Expect(err).NotTo(HaveOccurred())
+			g.Expect(workload.Client.Status().Update(ctx, u)).To(Succeed())
+		}, timeout, interval).Should(Succeed())
+	}
+	setStatus(func(st *configv1.ClusterVersionStatus) {
+		st.Conditions = append(st.Conditions, configv1.ClusterOperatorStatusCondition{Type: "ReleaseAccepted", Status: configv1.ConditionFalse,
+			Reason: "RetrievePayload", LastTransitionTime: metav1.Now(),
+			Message: fmt.Sprintf("Retrieving payload failed version=%q image=%q failure=The update cannot be verified: unable to verify %s against keyrings: verifier-public-key-redhat",
+				"4.18.0", pinnedRelease("4.18.0"), releaseDigests["4.18.0"])})
+	})
+	g.Eventually(func(g Gomega) {
+		o := f.getOACP(ctx, g)
+		c := conditions.Get(o, controlplanev1.UpgradingCondition)
+		g.Expect(c).NotTo(BeNil())
+		g.Expect(c.Status).To(Equal(metav1.ConditionFalse))
+		g.Expect(c.Reason).To(Equal(controlplanev1.UpgradeNotAcceptedReason))
+		g.Expect(c.Message).To(ContainSubstring("OpenShift 4.17.3 is not upgraded to 4.18.0: the cluster-version operator does not accept the release"))
+		g.Expect(c.Message).To(ContainSubstring("apply the release's signature ConfigMap"))
+		events := &eventsv1.EventList{}
+		g.Expect(mgmt.Client.List(ctx, events, client.InNamespace(f.ns))).To(Succeed())
+		g.Expect(events.Items).To(ContainElement(And(HaveField("Type", corev1.EventTypeWarning),
+			HaveField("Reason", controlplanev1.UpgradeNotAcceptedReason), HaveField("Note", ContainSubstring("cannot be verified")))))
+	}, timeout, interval).Should(Succeed())
+
+	// The update service now offers 4.18.0: the cluster is asked for it by version.
+	setStatus(func(st *configv1.ClusterVersionStatus) {
+		st.AvailableUpdates = []configv1.Release{{Version: "4.18.0", Image: "quay.io/openshift-release-dev/ocp-release@" + releaseDigests["4.18.0"]}}
+	})
+	g.Eventually(func(g Gomega) {
+		g.Expect(getClusterVersion(ctx, g).Spec.DesiredUpdate).To(Equal(&configv1.Update{Version: "4.18.0"}))
+	}, timeout, interval).Should(Succeed())
 }

@@ -235,10 +235,7 @@ func TestScaleThroughScaleSubresource(t *testing.T) {
 func TestUpgradeAndRefusedDowngrade(t *testing.T) {
 	g := NewWithT(t)
 	ctx := context.Background()
-	f := newFixture(ctx, t, fixtureOptions{replicas: 1})
-	g.Expect(createClusterVersion(ctx, "4.17.3")).To(Succeed())
-	f.simulateInstall(ctx, t)
-	expectInstalled(ctx, t, f, 1)
+	f := newInstalledFixture(ctx, t, "4.17.3")
 
 	setVersion := func(v string) {
 		g.Eventually(func(g Gomega) {

@@ -24,6 +24,7 @@ import (
 	"time"
 
 	capm3v1beta2 "github.com/metal3-io/cluster-api-provider-metal3/api/v1beta2"
+	configv1 "github.com/openshift/api/config/v1"
 	hiveextv1beta1 "github.com/openshift/assisted-service/api/hiveextension/v1beta1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -166,16 +167,72 @@ func TestFailureDomainForNewMachine(t *testing.T) {
 }
 
 func TestDesiredUpdate(t *testing.T) {
-	u, err := desiredUpdate("4.18.1", "reg/ocp@sha256:abc")
-	if err != nil || u.Version != "4.18.1" || u.Image != "" {
-		t.Errorf("GA release: got %+v %v, want by version only", u, err)
+	offered := []configv1.Release{{Version: "4.18.1", Image: "quay.io/ocp@sha256:graph"}}
+	for _, tc := range []struct {
+		name, version, digest string
+		available             []configv1.Release
+		want                  *configv1.Update
+		wantErr               bool
+	}{
+		{name: "GA, offered by the update service", version: "4.18.1", digest: "reg/ocp@sha256:abc", available: offered,
+			want: &configv1.Update{Version: "4.18.1"}},
+		{name: "GA, no update service (disconnected)", version: "4.18.1", digest: "reg/ocp@sha256:abc",
+			want: &configv1.Update{Version: "4.18.1", Image: "reg/ocp@sha256:abc"}},
+		{name: "GA, not offered", version: "4.18.2", digest: "reg/ocp@sha256:abc", available: offered,
+			want: &configv1.Update{Version: "4.18.2", Image: "reg/ocp@sha256:abc"}},
+		{name: "GA, not offered and not resolved", version: "4.18.2", available: offered, wantErr: true},
+		{name: "GA, offered and not resolved", version: "4.18.1", available: offered, want: &configv1.Update{Version: "4.18.1"}},
+		{name: "release candidate", version: "4.18.0-rc.2", digest: "reg/ocp@sha256:abc", available: []configv1.Release{{Version: "4.18.0-rc.2"}},
+			want: &configv1.Update{Version: "4.18.0-rc.2", Image: "reg/ocp@sha256:abc"}},
+		{name: "release candidate, not resolved", version: "4.18.0-rc.2", wantErr: true},
+		{name: "not a version", version: "latest", digest: "reg/ocp@sha256:abc", wantErr: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := desiredUpdate(tc.version, tc.digest, tc.available)
+			if (err != nil) != tc.wantErr {
+				t.Fatalf("desiredUpdate: %v, want an error: %v", err, tc.wantErr)
+			}
+			if !tc.wantErr && *got != *tc.want {
+				t.Errorf("desiredUpdate = %+v, want %+v", got, tc.want)
+			}
+		})
 	}
-	u, err = desiredUpdate("4.18.0-rc.2", "reg/ocp@sha256:abc")
-	if err != nil || u.Image != "reg/ocp@sha256:abc" {
-		t.Errorf("release candidate: got %+v %v, want by digest", u, err)
+}
+
+// TestNotAccepted: the cluster-version operator's refusals of the update asked, with what to do,
+// once its status is about that request.
+func TestNotAccepted(t *testing.T) {
+	want := &configv1.Update{Version: "4.18.1", Image: "quay.io/ocp@sha256:abc"}
+	cv := func(generation, observed int64, u *configv1.Update, conds ...configv1.ClusterOperatorStatusCondition) *configv1.ClusterVersion {
+		return &configv1.ClusterVersion{ObjectMeta: metav1.ObjectMeta{Generation: generation},
+			Spec: configv1.ClusterVersionSpec{DesiredUpdate: u}, Status: configv1.ClusterVersionStatus{ObservedGeneration: observed, Conditions: conds}}
 	}
-	if _, err := desiredUpdate("4.18.0-rc.2", ""); err == nil {
-		t.Error("release candidate without a resolved digest: want an error")
+	unverified := configv1.ClusterOperatorStatusCondition{Type: "ReleaseAccepted", Status: configv1.ConditionFalse, Reason: "RetrievePayload",
+		Message: `Retrieving payload failed version="4.18.1" image="quay.io/ocp@sha256:abc" failure=The update cannot be verified: unable to verify sha256:abc`}
+	invalid := configv1.ClusterOperatorStatusCondition{Type: "Invalid", Status: configv1.ConditionTrue, Reason: "InvalidClusterVersion",
+		Message: "The cluster version is invalid: spec.desiredUpdate.version: when image is empty the update must be an available update"}
+	for _, tc := range []struct {
+		name string
+		cv   *configv1.ClusterVersion
+		want []string
+	}{
+		{name: "accepted", cv: cv(2, 2, want, configv1.ClusterOperatorStatusCondition{Type: "ReleaseAccepted", Status: configv1.ConditionTrue})},
+		{name: "not verified", cv: cv(2, 2, want, unverified), want: []string{"does not accept the release", "cannot be verified", "signature ConfigMap", "openshift-config-managed"}},
+		{name: "invalid", cv: cv(2, 2, want, invalid), want: []string{"finds the update invalid", "available update", "update service does not offer it"}},
+		{name: "status of an earlier request", cv: cv(3, 2, want, unverified)},
+		{name: "another request in place", cv: cv(2, 2, &configv1.Update{Version: "4.18.1"}, invalid)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := notAccepted(tc.cv, want)
+			if len(tc.want) == 0 && got != "" {
+				t.Fatalf("notAccepted = %q, want none", got)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(got, w) {
+					t.Errorf("notAccepted = %q, want it to contain %q", got, w)
+				}
+			}
+		})
 	}
 }
 

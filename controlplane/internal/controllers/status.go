@@ -308,6 +308,9 @@ func setUpgradingCondition(s *scope) {
 	case u.refused != "":
 		conditions.Set(s.oacp, metav1.Condition{Type: controlplanev1.UpgradingCondition, Status: metav1.ConditionFalse,
 			Reason: controlplanev1.UpgradeRefusedReason, Message: u.refused})
+	case u.notAccepted != "":
+		conditions.Set(s.oacp, metav1.Condition{Type: controlplanev1.UpgradingCondition, Status: metav1.ConditionFalse,
+			Reason: controlplanev1.UpgradeNotAcceptedReason, Message: fmt.Sprintf("OpenShift %s is not upgraded to %s: %s", u.from, u.to, u.notAccepted)})
 	case u.inProgress:
 		msg := fmt.Sprintf("Upgrading OpenShift from %s to %s", u.from, u.to)
 		if u.progress != "" {
@@ -319,6 +322,13 @@ func setUpgradingCondition(s *scope) {
 		conditions.Set(s.oacp, metav1.Condition{Type: controlplanev1.UpgradingCondition, Status: metav1.ConditionFalse,
 			Reason: controlplanev1.NotUpgradingReason})
 	}
+}
+
+// isNotAcceptedReported tells whether the cluster-version operator's refusal why is already
+// reported (so its event is not repeated).
+func isNotAcceptedReported(oacp *controlplanev1.OpenshiftAssistedControlPlane, why string) bool {
+	c := conditions.Get(oacp, controlplanev1.UpgradingCondition)
+	return c != nil && c.Reason == controlplanev1.UpgradeNotAcceptedReason && strings.HasSuffix(c.Message, why)
 }
 
 // isRefusalReported tells whether the refusal why is already reported (so its event is not repeated).

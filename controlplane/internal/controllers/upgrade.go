@@ -21,6 +21,8 @@ import (
 	"errors"
 	"fmt"
 
+	"strings"
+
 	"github.com/blang/semver/v4"
 	configv1 "github.com/openshift/api/config/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -33,6 +35,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
+	controlplanev1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/controlplane/v1alpha3"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/controlplane/internal/upgradepath"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/metrics"
 )
@@ -58,23 +61,59 @@ type upgradeState struct {
 	from, to string
 	// progress is the ClusterVersion's Progressing message.
 	progress string
+	// notAccepted says why the cluster-version operator does not take the update.
+	notAccepted string
 }
 
-// desiredUpdate is the ClusterVersion desiredUpdate for a release: a GA release by version (the
-// cluster's update channel vouches for it), anything else (release candidates, nightlies) by the
-// release image pinned by digest.
-func desiredUpdate(version, digestImage string) (*configv1.Update, error) {
+// desiredUpdate is the ClusterVersion desiredUpdate for a release. A GA release that the
+// cluster's update service offers (it is in status.availableUpdates) is asked by version: the
+// cluster-version operator takes the graph's image, and the update service vouches for the edge.
+// Anything else (a disconnected cluster, which reaches no update service; release candidates,
+// nightlies) is asked by the release image pinned by digest, with its version: the operator
+// verifies the digest's signature (from the signature stores it reaches, or the signature
+// ConfigMaps oc-mirror writes) and refuses it otherwise, as it refuses a version-only request
+// that is not an available update (openshift/cluster-version-operator lib/validation).
+func desiredUpdate(version, digestImage string, available []configv1.Release) (*configv1.Update, error) {
 	v, err := semver.ParseTolerant(version)
 	if err != nil {
 		return nil, fmt.Errorf("distributionVersion %q is not a version: %w", version, err)
 	}
 	if len(v.Pre) == 0 {
-		return &configv1.Update{Version: v.String()}, nil
+		for _, a := range available {
+			if a.Version == v.String() {
+				return &configv1.Update{Version: v.String()}, nil
+			}
+		}
 	}
 	if digestImage == "" {
-		return nil, fmt.Errorf("the release image of %s is not resolved yet", version)
+		return nil, fmt.Errorf("the release image of %s is not resolved yet (and the cluster's update service does not offer it)", version)
 	}
 	return &configv1.Update{Version: v.String(), Image: digestImage}, nil
+}
+
+// notAccepted says why the cluster-version operator does not take the update it was asked,
+// with what to do, from its conditions (pkg/cvo/status.go: Invalid, ReleaseAccepted); "" when
+// nothing says it refuses, or when its status predates the request.
+func notAccepted(cv *configv1.ClusterVersion, want *configv1.Update) string {
+	u := cv.Spec.DesiredUpdate
+	if u == nil || u.Version != want.Version || u.Image != want.Image || cv.Status.ObservedGeneration < cv.Generation {
+		return ""
+	}
+	for _, c := range cv.Status.Conditions {
+		switch {
+		case c.Type == "Invalid" && c.Status == configv1.ConditionTrue:
+			return "the cluster-version operator finds the update invalid: " + c.Message +
+				" (the cluster's update service does not offer it: check the cluster's channel and upstream, or its connection to them)"
+		case c.Type == "ReleaseAccepted" && c.Status == configv1.ConditionFalse:
+			msg := "the cluster-version operator does not accept the release: " + c.Message
+			if strings.Contains(c.Message, "cannot be verified") {
+				msg += " (the cluster holds no signature of this release: apply the release's signature ConfigMap, which oc-mirror writes, " +
+					"to the cluster's openshift-config-managed namespace, or let the cluster reach its signature stores)"
+			}
+			return msg
+		}
+	}
+	return ""
 }
 
 // runningVersion is the version a ClusterVersion's history says the cluster runs: the newest
@@ -177,7 +216,7 @@ func (r *Reconciler) reconcileUpgrade(ctx context.Context, s *scope) error {
 	}
 	cv := w.cv
 
-	want, err := desiredUpdate(target, s.specRelease.DigestImage)
+	want, err := desiredUpdate(target, s.specRelease.DigestImage, cv.Status.AvailableUpdates)
 	if err != nil {
 		s.upgrade.progress = err.Error()
 		return nil //nolint:nilerr // not ready to upgrade yet: reported in the Upgrading condition, retried with the release
@@ -197,6 +236,13 @@ func (r *Reconciler) reconcileUpgrade(ctx context.Context, s *scope) error {
 		metrics.Upgrades.Inc()
 		ctrl.LoggerFrom(ctx).Info("Requested an OpenShift upgrade", "from", current, "to", target)
 		r.Recorder.Eventf(oacp, nil, corev1.EventTypeNormal, "UpgradeStarted", "Upgrade", "Requested the upgrade from OpenShift %s to %s", current, target)
+	}
+	if why := notAccepted(cv, want); why != "" {
+		if !isNotAcceptedReported(oacp, why) {
+			r.Recorder.Eventf(oacp, nil, corev1.EventTypeWarning, controlplanev1.UpgradeNotAcceptedReason, "Upgrade", why)
+		}
+		s.upgrade.notAccepted = why
+		return nil
 	}
 	for _, cond := range cv.Status.Conditions {
 		if cond.Type == configv1.OperatorProgressing && cond.Message != "" {
