@@ -128,6 +128,8 @@ type Lab struct {
 	opts Options
 	// payloads caches what each release image read says of itself (payload).
 	payloads sync.Map
+	// versions are the OpenShift versions of the releases the registry serves (AddRelease).
+	versions sync.Map
 	// mgmts are the management clusters started, the current one (Mgmt) last: Move adds one.
 	mgmts  []*management
 	ctx    context.Context //nolint:containedctx // the lab's lifetime: every manager it starts, now or in a later Move, runs until Stop
@@ -244,7 +246,7 @@ func (l *Lab) startWorkload(ctx context.Context, workloadScheme *runtime.Scheme)
 	if err != nil {
 		return fmt.Errorf("creating the workload manager: %w", err)
 	}
-	cvoSim := &cvo.Reconciler{}
+	cvoSim := &cvo.Reconciler{Updates: l.updateService, Signatures: l.signatureStore}
 	if o.Speed == Realistic {
 		cvoSim.Durations = cvo.RealisticDurations()
 	}
@@ -356,7 +358,7 @@ func (l *Lab) startManagement(ctx context.Context) (*management, error) {
 			if err != nil {
 				return err
 			}
-			return cvo.EnsureClusterVersion(ctx, c.Workload, cvo.Release(p.Version, c.ReleaseImage))
+			return cvo.EnsureClusterVersion(ctx, c.Workload, cvo.Release(p.Version, c.ReleaseImage), upstreamOf(c.ReleaseImage))
 		},
 	}
 	if l.Workload != nil {
@@ -676,6 +678,7 @@ func (l *Lab) AddRelease(version, kubernetesVersion string) error {
 	if _, err := l.Releases.PushRelease(fmt.Sprintf("%s:%s-x86_64", l.Releases.Repository(), version), kubernetesVersion); err != nil {
 		return fmt.Errorf("pushing the release image of %s: %w", version, err)
 	}
+	l.versions.Store(version, true)
 	return nil
 }
 

@@ -18,6 +18,7 @@ package system
 
 import (
 	"context"
+	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -34,6 +35,7 @@ import (
 
 	controlplanev1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/controlplane/v1alpha3"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/lab"
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/support/sim/cvo"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/support/sim/release"
 )
 
@@ -131,6 +133,50 @@ var _ = Describe("The disconnected flavor: OpenShift through an authenticated TL
 		for _, m := range machines.Items {
 			Expect(m.Spec.Version).To(Equal(mirrored.KubernetesVersion), "Machine %s", m.Name)
 		}
+	})
+
+	It("upgrades by digest once the cluster holds the release's signature, saying what is missing until then", func() {
+		cp := controlPlane(l, ns, name)(Default)
+		patched := cp.DeepCopy()
+		patched.Spec.DistributionVersion = "4.18.0"
+		Expect(l.Mgmt.Client.Patch(ctx, patched, client.MergeFrom(cp))).To(Succeed())
+
+		// No update service answers a disconnected cluster: it is asked for the release by digest,
+		// which the cluster-version operator verifies against the signatures the cluster holds.
+		var digest string
+		Eventually(func(g Gomega) {
+			cv := &configv1.ClusterVersion{}
+			g.Expect(l.Workload.Client.Get(ctx, client.ObjectKey{Name: "version"}, cv)).To(Succeed())
+			g.Expect(cv.Status.AvailableUpdates).To(BeEmpty())
+			g.Expect(cv.Spec.DesiredUpdate).NotTo(BeNil())
+			g.Expect(cv.Spec.DesiredUpdate.Version).To(Equal("4.18.0"))
+			g.Expect(cv.Spec.DesiredUpdate.Image).To(HavePrefix(lab.OpenShiftReleaseRepository + "@sha256:"))
+			g.Expect(cv.Spec.DesiredUpdate.Force).To(BeFalse())
+			digest = cv.Spec.DesiredUpdate.Image[len(lab.OpenShiftReleaseRepository)+1:]
+			c := meta.FindStatusCondition(controlPlane(l, ns, name)(g).Status.Conditions, controlplanev1.UpgradingCondition)
+			g.Expect(c).NotTo(BeNil())
+			g.Expect(c.Reason).To(Equal(controlplanev1.UpgradeNotAcceptedReason))
+			g.Expect(c.Message).To(ContainSubstring("The update cannot be verified"))
+			g.Expect(c.Message).To(ContainSubstring("apply the release's signature ConfigMap"))
+		}, timeout, interval).Should(Succeed())
+		Expect(eventReasons(l, ns)).To(ContainElement(controlplanev1.UpgradeNotAcceptedReason))
+
+		By("applying the release's signature ConfigMap to the cluster, as oc-mirror writes it")
+		Expect(client.IgnoreAlreadyExists(l.Workload.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: cvo.SignatureNamespace}}))).To(Succeed())
+		Expect(l.Workload.Client.Create(ctx, &corev1.ConfigMap{
+			ObjectMeta: metav1.ObjectMeta{Namespace: cvo.SignatureNamespace, Name: strings.Replace(digest, ":", "-", 1),
+				Labels: map[string]string{cvo.SignatureLabel: ""}},
+			BinaryData: map[string][]byte{strings.Replace(digest, ":", "-", 1) + "-1": []byte("signature")},
+		})).To(Succeed())
+		Eventually(func(g Gomega) {
+			cp := controlPlane(l, ns, name)(g)
+			g.Expect(cp.Status.DistributionVersion).To(Equal("4.18.0"))
+			g.Expect(meta.FindStatusCondition(cp.Status.Conditions, controlplanev1.UpgradingCondition)).To(HaveField("Reason", controlplanev1.NotUpgradingReason))
+			cv := &configv1.ClusterVersion{}
+			g.Expect(l.Workload.Client.Get(ctx, client.ObjectKey{Name: "version"}, cv)).To(Succeed())
+			g.Expect(cv.Status.History[0].Image).To(Equal(lab.OpenShiftReleaseRepository + "@" + digest))
+			g.Expect(cv.Status.History[0].State).To(Equal(configv1.CompletedUpdate))
+		}, timeout, interval).Should(Succeed())
 	})
 
 	It("leaves nothing behind when the Cluster is deleted", func() {

@@ -31,6 +31,7 @@ import (
 
 	controlplanev1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/controlplane/v1alpha3"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/lab"
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/support/sim/release"
 )
 
 var _ = Describe("The version of a control plane", func() {
@@ -81,7 +82,10 @@ var _ = Describe("The version of a control plane", func() {
 		Expect(l.Mgmt.Client.List(ctx, sets, client.MatchingLabels{controlplanev1.ImageSetNamespaceLabel: ns,
 			controlplanev1.ImageSetControlPlaneLabel: name})).To(Succeed())
 		Expect(sets.Items).To(HaveLen(1))
-		Expect(sets.Items[0].Spec.ReleaseImage).To(ContainSubstring("4.17.3"), "installed with the version it started with")
+		// Pinned by digest: the payload says which version it is.
+		installed, err := release.ReadPayload(ctx, sets.Items[0].Spec.ReleaseImage, l.Releases.RemoteOptions()...)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(installed.Version).To(Equal("4.17.3"), "installed with the version it started with")
 		cp = controlPlane(l, ns, name)(Default)
 
 		// Installed: the same change is an upgrade.
