@@ -132,6 +132,7 @@ func newInstalledFixture(ctx context.Context, t *testing.T, version string) *fix
 // leaveClusterVersionAlone pauses f's Cluster when the test ends: the tests share the workload
 // cluster's ClusterVersion, which f's controller must not touch afterwards.
 func leaveClusterVersionAlone(ctx context.Context, t *testing.T, f *fixture) {
+	t.Helper()
 	t.Cleanup(func() {
 		cluster := &clusterv1.Cluster{}
 		if err := mgmt.Client.Get(ctx, client.ObjectKeyFromObject(f.cluster), cluster); err == nil {
