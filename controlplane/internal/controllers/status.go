@@ -85,10 +85,7 @@ func (r *Reconciler) updateStatus(ctx context.Context, s *scope) {
 	if s.deleting != nil {
 		return
 	}
-	var before metav1.Condition // a copy: conditions.Set changes the condition in place
-	if c := conditions.Get(oacp, controlplanev1.AvailableCondition); c != nil {
-		before = *c
-	}
+	before := conditionCopy(oacp, controlplanev1.AvailableCondition)
 	setAvailableConditions(s)
 	if after := conditions.Get(oacp, controlplanev1.AvailableCondition); after.Reason == controlplanev1.InstallSpecRejectedReason && before.Message != after.Message {
 		r.Recorder.Eventf(oacp, s.aci, corev1.EventTypeWarning, controlplanev1.InstallSpecRejectedReason, "Install", after.Message)
@@ -98,10 +95,7 @@ func (r *Reconciler) updateStatus(ctx context.Context, s *scope) {
 	setEtcdCondition(s)
 	setRollingOutCondition(s)
 	setUpgradingCondition(s)
-	before = metav1.Condition{}
-	if c := conditions.Get(oacp, controlplanev1.ReleaseImageResolvedCondition); c != nil {
-		before = *c
-	}
+	before = conditionCopy(oacp, controlplanev1.ReleaseImageResolvedCondition)
 	setReleaseCondition(s)
 	// A release that cannot be read is told once per cause, as a Warning event.
 	if after := conditions.Get(oacp, controlplanev1.ReleaseImageResolvedCondition); after != nil && after.Status == metav1.ConditionFalse &&
@@ -310,7 +304,7 @@ func setUpgradingCondition(s *scope) {
 			Reason: controlplanev1.UpgradeRefusedReason, Message: u.refused})
 	case u.notAccepted != "":
 		conditions.Set(s.oacp, metav1.Condition{Type: controlplanev1.UpgradingCondition, Status: metav1.ConditionFalse,
-			Reason: controlplanev1.UpgradeNotAcceptedReason, Message: fmt.Sprintf("OpenShift %s is not upgraded to %s: %s", u.from, u.to, u.notAccepted)})
+			Reason: controlplanev1.UpgradeNotAcceptedReason, Message: notAcceptedMessage(u.from, u.to, u.notAccepted)})
 	case u.inProgress:
 		msg := fmt.Sprintf("Upgrading OpenShift from %s to %s", u.from, u.to)
 		if u.progress != "" {
@@ -324,17 +318,26 @@ func setUpgradingCondition(s *scope) {
 	}
 }
 
-// isNotAcceptedReported tells whether the cluster-version operator's refusal why is already
-// reported (so its event is not repeated).
-func isNotAcceptedReported(oacp *controlplanev1.OpenshiftAssistedControlPlane, why string) bool {
-	c := conditions.Get(oacp, controlplanev1.UpgradingCondition)
-	return c != nil && c.Reason == controlplanev1.UpgradeNotAcceptedReason && strings.HasSuffix(c.Message, why)
+// conditionCopy is a copy of oacp's condition t (the zero Condition when it has none), to compare
+// with what the status computation sets: conditions.Set changes the condition in place.
+func conditionCopy(oacp *controlplanev1.OpenshiftAssistedControlPlane, t string) metav1.Condition {
+	if c := conditions.Get(oacp, t); c != nil {
+		return *c
+	}
+	return metav1.Condition{}
 }
 
-// isRefusalReported tells whether the refusal why is already reported (so its event is not repeated).
-func isRefusalReported(oacp *controlplanev1.OpenshiftAssistedControlPlane, why string) bool {
+// notAcceptedMessage is the Upgrading message of an upgrade (between the versions from and to)
+// that the cluster-version operator does not accept, for why.
+func notAcceptedMessage(from, to, why string) string {
+	return fmt.Sprintf("OpenShift %s is not upgraded to %s: %s", from, to, why)
+}
+
+// isUpgradingReported tells whether the Upgrading condition already says message with reason (so
+// its event is not repeated).
+func isUpgradingReported(oacp *controlplanev1.OpenshiftAssistedControlPlane, reason, message string) bool {
 	c := conditions.Get(oacp, controlplanev1.UpgradingCondition)
-	return c != nil && c.Reason == controlplanev1.UpgradeRefusedReason && c.Message == why
+	return c != nil && c.Reason == reason && c.Message == message
 }
 
 func setReleaseCondition(s *scope) {

@@ -20,7 +20,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-
 	"strings"
 
 	"github.com/blang/semver/v4"
@@ -203,7 +202,7 @@ func (r *Reconciler) reconcileUpgrade(ctx context.Context, s *scope) error {
 		return nil
 	}
 	if why := upgradepath.Check(current, target); why != "" {
-		if s.upgrade.refused == "" && !isRefusalReported(oacp, why) {
+		if s.upgrade.refused == "" && !isUpgradingReported(oacp, controlplanev1.UpgradeRefusedReason, why) {
 			r.Recorder.Eventf(oacp, nil, corev1.EventTypeWarning, "UpgradeRefused", "Upgrade", why)
 		}
 		s.upgrade.refused = why
@@ -238,7 +237,7 @@ func (r *Reconciler) reconcileUpgrade(ctx context.Context, s *scope) error {
 		r.Recorder.Eventf(oacp, nil, corev1.EventTypeNormal, "UpgradeStarted", "Upgrade", "Requested the upgrade from OpenShift %s to %s", current, target)
 	}
 	if why := notAccepted(cv, want); why != "" {
-		if !isNotAcceptedReported(oacp, why) {
+		if !isUpgradingReported(oacp, controlplanev1.UpgradeNotAcceptedReason, notAcceptedMessage(current, target, why)) {
 			r.Recorder.Eventf(oacp, nil, corev1.EventTypeWarning, controlplanev1.UpgradeNotAcceptedReason, "Upgrade", why)
 		}
 		s.upgrade.notAccepted = why

@@ -248,7 +248,8 @@ func (r *Reader) fileCAs() ([]byte, error) {
 	case errors.Is(err, fs.ErrNotExist):
 		return nil, nil
 	case err != nil:
-		return nil, &stageError{stage: "reading the manager's " + CAFileFlag, err: errUnreadableCAFile}
+		// The cause reaches the manager's log (LogMessage), not the condition (Summary).
+		return nil, &stageError{stage: "reading the manager's " + CAFileFlag, err: fmt.Errorf("%w: %w", errUnreadableCAFile, err)}
 	case len(bytes.TrimSpace(data)) > 0 && !x509.NewCertPool().AppendCertsFromPEM(data):
 		return nil, &stageError{stage: "reading the manager's " + CAFileFlag, err: errBadCABundle}
 	}

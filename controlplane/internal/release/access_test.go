@@ -225,6 +225,17 @@ func TestReaderFollowsItsCAFile(t *testing.T) {
 	if _, err := r.Read(context.Background(), ref, creds); err == nil || !strings.Contains(release.Summary(err), "not trusted") {
 		t.Fatalf("Read without the CA file: %v, want the certificate not trusted", release.Summary(err))
 	}
+	// A CA file that cannot be read: the condition says so, the manager's log says why.
+	dir := r.CAFile
+	r.CAFile = t.TempDir()
+	_, err := r.Read(context.Background(), ref, creds)
+	if summary := release.Summary(err); err == nil || !strings.Contains(summary, release.CAFileFlag+": the file cannot be read") || strings.Contains(summary, "directory") {
+		t.Fatalf("Read with a CA file that cannot be read: %q", summary)
+	}
+	if msg := release.LogMessage(err); !strings.Contains(msg, "is a directory") {
+		t.Errorf("LogMessage = %q, want the cause", msg)
+	}
+	r.CAFile = dir
 	if err := os.WriteFile(r.CAFile, []byte("not PEM"), 0o600); err != nil {
 		t.Fatal(err)
 	}

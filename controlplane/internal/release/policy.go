@@ -117,7 +117,9 @@ func cause(err error) string {
 	switch {
 	case errors.As(err, &badName):
 		return "not a valid image reference"
-	case errors.Is(err, errBadPullSecret), errors.Is(err, errBadCABundle), errors.Is(err, errUnreadableCAFile):
+	case errors.Is(err, errUnreadableCAFile):
+		return errUnreadableCAFile.Error()
+	case errors.Is(err, errBadPullSecret), errors.Is(err, errBadCABundle):
 		return err.Error()
 	case errors.As(err, &accessErr):
 		return accessErr.Error()
