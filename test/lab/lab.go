@@ -128,7 +128,8 @@ type Lab struct {
 	opts Options
 	// payloads caches what each release image read says of itself (payload).
 	payloads sync.Map
-	// versions are the OpenShift versions of the releases the registry serves (AddRelease).
+	// versions are the OpenShift versions of the releases the registry serves, with the digests
+	// of their images (AddRelease).
 	versions sync.Map
 	// mgmts are the management clusters started, the current one (Mgmt) last: Move adds one.
 	mgmts  []*management
@@ -675,10 +676,15 @@ var Releases = map[string]string{
 
 // AddRelease pushes the x86_64 release image of an OpenShift version to the lab's registry.
 func (l *Lab) AddRelease(version, kubernetesVersion string) error {
-	if _, err := l.Releases.PushRelease(fmt.Sprintf("%s:%s-x86_64", l.Releases.Repository(), version), kubernetesVersion); err != nil {
+	img, err := l.Releases.PushRelease(fmt.Sprintf("%s:%s-x86_64", l.Releases.Repository(), version), kubernetesVersion)
+	if err != nil {
 		return fmt.Errorf("pushing the release image of %s: %w", version, err)
 	}
-	l.versions.Store(version, true)
+	digest, err := img.Digest()
+	if err != nil {
+		return fmt.Errorf("the digest of the release image of %s: %w", version, err)
+	}
+	l.versions.Store(version, digest.String())
 	return nil
 }
 
@@ -709,7 +715,7 @@ func (l *Lab) payload(ctx context.Context, image string) (release.Payload, error
 
 // OpenShiftReleaseRepository is the repository of OpenShift's releases, which the lab's registry
 // mirrors (Releases.Repository).
-const OpenShiftReleaseRepository = "quay.io/openshift-release-dev/ocp-release"
+const OpenShiftReleaseRepository = cvo.ReleaseRepository
 
 // AddHosts adds n simulated hosts named <prefix>-<i> to the inventory and creates their
 // BareMetalHosts (and BMC credentials Secret) in namespace, as a lab administrator would. Each

@@ -374,23 +374,22 @@ func (r *Reconciler) writeStatus(ctx context.Context, before, cv *configv1.Clust
 // (pkg/cvo/availableupdates.go).
 func (r *Reconciler) retrieveUpdates(ctx context.Context, cv *configv1.ClusterVersion, now metav1.Time) {
 	current := completedVersion(cv)
-	if r.Updates == nil || cv.Spec.Channel == "" || current == "" {
-		cv.Status.AvailableUpdates = nil
+	cv.Status.AvailableUpdates = nil
+	switch {
+	case cv.Spec.Channel == "" || current == "":
 		setCondition(cv, configv1.RetrievedUpdates, configv1.ConditionFalse, "NoChannel", "The update channel has not been configured.", now)
-		if cv.Spec.Channel != "" && current != "" {
-			setCondition(cv, configv1.RetrievedUpdates, configv1.ConditionFalse, "RemoteFailed",
-				"Unable to retrieve available updates: no update service answers", now)
+	case r.Updates == nil:
+		setCondition(cv, configv1.RetrievedUpdates, configv1.ConditionFalse, "RemoteFailed",
+			"Unable to retrieve available updates: no update service answers", now)
+	default:
+		updates, err := r.Updates(ctx, string(cv.Spec.Upstream), cv.Spec.Channel, current)
+		if err != nil {
+			setCondition(cv, configv1.RetrievedUpdates, configv1.ConditionFalse, "RemoteFailed", "Unable to retrieve available updates: "+err.Error(), now)
+			return
 		}
-		return
+		cv.Status.AvailableUpdates = updates
+		setCondition(cv, configv1.RetrievedUpdates, configv1.ConditionTrue, "", "", now)
 	}
-	updates, err := r.Updates(ctx, string(cv.Spec.Upstream), cv.Spec.Channel, current)
-	if err != nil {
-		cv.Status.AvailableUpdates = nil
-		setCondition(cv, configv1.RetrievedUpdates, configv1.ConditionFalse, "RemoteFailed", "Unable to retrieve available updates: "+err.Error(), now)
-		return
-	}
-	cv.Status.AvailableUpdates = updates
-	setCondition(cv, configv1.RetrievedUpdates, configv1.ConditionTrue, "", "", now)
 }
 
 // findRelease is the release of version among the available updates, then the history (the

@@ -161,12 +161,6 @@ func ReadPayload(ctx context.Context, ref string, opts ...remote.Option) (Payloa
 	return p, nil
 }
 
-// KubernetesVersion is the Kubernetes version of the release image ref (see Payload).
-func KubernetesVersion(ctx context.Context, ref string, opts ...remote.Option) (string, error) {
-	p, err := ReadPayload(ctx, ref, opts...)
-	return p.KubernetesVersion, err
-}
-
 // hyperkubeVersion reads the Kubernetes version of an image-references ImageStream.
 func hyperkubeVersion(r io.Reader) (string, error) {
 	var stream struct {

@@ -86,12 +86,12 @@ func TestKubernetesVersionIsReadFromTheRegistry(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	got, err := KubernetesVersion(context.Background(), r.Repository()+":4.17.3-x86_64")
+	got, err := ReadPayload(context.Background(), r.Repository()+":4.17.3-x86_64")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got != "v1.30.4" {
-		t.Errorf("KubernetesVersion(4.17.3) = %q, want v1.30.4", got)
+	if got.KubernetesVersion != "v1.30.4" {
+		t.Errorf("ReadPayload(4.17.3).KubernetesVersion = %q, want v1.30.4", got.KubernetesVersion)
 	}
 	// By digest, the version is the payload's release metadata, not a tag's.
 	img, err := crane.Pull(r.Repository() + ":4.16.20-x86_64")
@@ -109,8 +109,8 @@ func TestKubernetesVersionIsReadFromTheRegistry(t *testing.T) {
 	if p != (Payload{Version: "4.16.20", KubernetesVersion: "v1.29.10"}) {
 		t.Errorf("ReadPayload(4.16.20 by digest) = %+v", p)
 	}
-	if _, err := KubernetesVersion(context.Background(), r.Repository()+":4.99.0-x86_64"); err == nil {
-		t.Error("KubernetesVersion of a release the registry does not hold: no error")
+	if _, err := ReadPayload(context.Background(), r.Repository()+":4.99.0-x86_64"); err == nil {
+		t.Error("ReadPayload of a release the registry does not hold: no error")
 	}
 	img, err = Image(map[string][]byte{"other": []byte("x")})
 	if err != nil {
@@ -119,7 +119,7 @@ func TestKubernetesVersionIsReadFromTheRegistry(t *testing.T) {
 	if err := r.Push(img, r.Repository()+":no-manifests"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := KubernetesVersion(context.Background(), r.Repository()+":no-manifests"); err == nil {
-		t.Error("KubernetesVersion of an image without image-references: no error")
+	if _, err := ReadPayload(context.Background(), r.Repository()+":no-manifests"); err == nil {
+		t.Error("ReadPayload of an image without image-references: no error")
 	}
 }
