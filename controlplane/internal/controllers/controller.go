@@ -290,7 +290,7 @@ var ownedConditions = []string{
 func (r *Reconciler) reconcileNormal(ctx context.Context, s *scope) (ctrl.Result, error) {
 	// The release is resolved first: Machines carry its Kubernetes version. A registry that
 	// cannot be reached does not block the installation: it is reported and retried.
-	s.specRelease, s.releaseErr = r.Release.Read(ctx, releaseImage(s.oacp, s.oacp.Spec.DistributionVersion), r.releaseAccess(s.oacp))
+	s.specRelease, s.releaseErr = r.Release.Read(ctx, s.releaseImage(s.oacp.Spec.DistributionVersion), r.releaseAccess(s.oacp))
 	s.specKubeVersion = s.specRelease.KubernetesVersion
 	if s.releaseErr != nil {
 		ctrl.LoggerFrom(ctx).Info("Cannot resolve the release image yet", "error", release.LogMessage(s.releaseErr))

@@ -39,7 +39,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	controlplanev1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/controlplane/v1alpha3"
-	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/controlplane/internal/release"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/reconciler"
 )
 
@@ -122,12 +121,6 @@ func ImageSetName(oacp *controlplanev1.OpenshiftAssistedControlPlane) string {
 		prefix = strings.TrimRight(prefix[:48], "-.")
 	}
 	return prefix + "-" + hex.EncodeToString(sum[:])[:12]
-}
-
-// releaseImage is the release image of the control plane's distributionVersion.
-func releaseImage(oacp *controlplanev1.OpenshiftAssistedControlPlane, version string) string {
-	return release.Image(oacp.ReleaseImageRepository(), version,
-		oacp.Spec.OpenshiftAssistedConfigSpec.CpuArchitecture)
 }
 
 // hostPrefix returns the per-node subnet size for a cluster network: 23 (512 addresses per node)
@@ -407,10 +400,10 @@ func (r *Reconciler) reconcileClusterImageSet(ctx context.Context, s *scope) err
 			case !knownInstalled(s.oacp):
 				return reconciler.NewProblem(controlplanev1.AvailableCondition, controlplanev1.ReleaseImageNotResolvedReason,
 					fmt.Errorf("the release image %s must be read before the install starts: a cluster with mirrors (spec.config.imageRegistryRef) installs its release by digest; see the %s condition for why it is not read",
-						releaseImage(s.oacp, s.oacp.Spec.DistributionVersion), controlplanev1.ReleaseImageResolvedCondition))
+						s.releaseImage(s.oacp.Spec.DistributionVersion), controlplanev1.ReleaseImageResolvedCondition))
 			}
 		}
-		image = releaseImage(s.oacp, s.oacp.Spec.DistributionVersion)
+		image = s.releaseImage(s.oacp.Spec.DistributionVersion)
 	}
 	cis := &hivev1.ClusterImageSet{ObjectMeta: metav1.ObjectMeta{Name: ImageSetName(s.oacp)}}
 	if _, err := controllerutil.CreateOrPatch(ctx, r.Client, cis, func() error {

@@ -74,7 +74,7 @@ func (r *Reconciler) updateStatus(ctx context.Context, s *scope) {
 	if st.DistributionVersion != "" && s.deleting == nil {
 		if st.DistributionVersion == oacp.Spec.DistributionVersion && s.specKubeVersion != "" {
 			st.Version = s.specKubeVersion
-		} else if info, err := r.Release.Read(ctx, releaseImage(oacp, st.DistributionVersion), r.releaseAccess(oacp)); err == nil {
+		} else if info, err := r.Release.Read(ctx, s.releaseImage(st.DistributionVersion), r.releaseAccess(oacp)); err == nil {
 			st.Version = info.KubernetesVersion
 		} else {
 			ctrl.LoggerFrom(ctx).Info("Cannot resolve the running release image", "error", release.LogMessage(err))
@@ -344,7 +344,7 @@ func setReleaseCondition(s *scope) {
 	if s.releaseErr == nil && s.specKubeVersion == "" {
 		return // the reconcile stopped before reading the release image
 	}
-	image := releaseImage(s.oacp, s.oacp.Spec.DistributionVersion)
+	image := s.releaseImage(s.oacp.Spec.DistributionVersion)
 	// The messages never quote a registry's answer (release.Summary): the condition is read by
 	// whoever may read the control plane; the manager's log has the full error.
 	var notAllowed *release.RegistryNotAllowedError

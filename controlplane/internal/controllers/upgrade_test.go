@@ -98,7 +98,7 @@ func TestDesiredClusterImageSet(t *testing.T) {
 		{"after clusterctl move, version read", existing("4.17.3"), cp("4.18.0", "4.17.3", false), image("4.18.0")},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			desiredClusterImageSet(tc.cis, tc.oacp, cluster, releaseImage(tc.oacp, tc.oacp.Spec.DistributionVersion))
+			desiredClusterImageSet(tc.cis, tc.oacp, cluster, (&scope{oacp: tc.oacp}).releaseImage(tc.oacp.Spec.DistributionVersion))
 			if tc.cis.Spec.ReleaseImage != tc.want {
 				t.Errorf("release image = %q, want %q", tc.cis.Spec.ReleaseImage, tc.want)
 			}
