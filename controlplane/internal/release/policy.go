@@ -49,6 +49,7 @@ var (
 	errNoImageReferences   = errors.New("file not found in any layer")
 	errNotImageStream      = errors.New("not an ImageStream")
 	errNoKubernetesVersion = errors.New("no Kubernetes version")
+	errNoPlatformImage     = errors.New("the image index lists no image of a platform")
 )
 
 // RegistryNotAllowedError is the error of a read the Reader refused without contacting the
@@ -133,6 +134,8 @@ func cause(err error) string {
 		return ImageReferencesPath + " is not an ImageStream (is it an OpenShift release image?)"
 	case errors.Is(err, errNoKubernetesVersion):
 		return "no hyperkube or kube-apiserver image of the release names its Kubernetes version"
+	case errors.Is(err, errNoPlatformImage):
+		return "the release is an image index (multi-architecture) that lists no image of a platform (is it an OpenShift release image?)"
 	case errors.As(err, &dnsErr):
 		return "the registry's host name does not resolve"
 	case errors.As(err, &unknownAuthority), errors.As(err, &hostnameErr), errors.As(err, &invalidCert):

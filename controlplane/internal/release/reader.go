@@ -27,6 +27,7 @@ import (
 	"io"
 	"net/http"
 	"path"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -55,23 +56,6 @@ const (
 // in order of preference.
 var kubernetesTags = []string{"hyperkube", "kube-apiserver"}
 
-// Image returns the release image of an OpenShift version for a CPU architecture, in repository
-// (DefaultRepository when empty): <repository>:<version>-<arch>, for example
-// quay.io/openshift-release-dev/ocp-release:4.17.3-x86_64.
-func Image(repository, version, cpuArchitecture string) string {
-	if repository == "" {
-		repository = DefaultRepository
-	}
-	arch := cpuArchitecture
-	switch arch {
-	case "", "amd64":
-		arch = "x86_64"
-	case "arm64":
-		arch = "aarch64"
-	}
-	return fmt.Sprintf("%s:%s-%s", strings.TrimSuffix(repository, "/"), strings.TrimPrefix(version, "v"), arch)
-}
-
 // Info is what the reader learned about a release image.
 type Info struct {
 	// Digest is the digest of the release image's manifest (sha256:...).
@@ -81,6 +65,16 @@ type Info struct {
 	// KubernetesVersion is the Kubernetes version of the release as Cluster API writes versions,
 	// with a leading v: for example v1.30.4.
 	KubernetesVersion string
+	// Platforms are the OCI platform architectures (amd64, arm64, ...) of the images of a
+	// multi-architecture release, whose digest is that of its image index (manifest list); empty
+	// for the release image of one architecture.
+	Platforms []string
+}
+
+// content is what a release image's digest holds (cached per digest).
+type content struct {
+	kubernetesVersion string
+	platforms         []string
 }
 
 // Reader resolves release images through a registry client. It caches what it reads per image
@@ -107,7 +101,7 @@ type Reader struct {
 	mu sync.Mutex
 	// byDigest and byTag are keyed by the Access scope and the image: reads of another scope
 	// (other credentials or trust) never share an answer.
-	byDigest map[string]string
+	byDigest map[string]content
 	byTag    map[string]tagEntry
 	// transports by trusted CAs (see transport).
 	transports map[string]http.RoundTripper
@@ -163,8 +157,8 @@ func (r *Reader) Read(ctx context.Context, ref string, access Access) (Info, err
 	pinned := parsed.Context().Digest(digest)
 	info := Info{Digest: digest, DigestImage: pinned.String()}
 	key := access.Scope + " " + digest
-	if v, ok := r.cached(key); ok {
-		info.KubernetesVersion = v
+	if c, ok := r.cached(key); ok {
+		info.KubernetesVersion, info.Platforms = c.kubernetesVersion, slices.Clone(c.platforms)
 		return info, nil
 	}
 	// The clusters of a fleet created at once on one release ask for the same digest together:
@@ -172,40 +166,42 @@ func (r *Reader) Read(ctx context.Context, ref string, access Access) (Info, err
 	// image, not the digest alone: a caller never waits on a read from another repository, or
 	// of another scope.
 	v, err, _ := r.reads.Do(access.Scope+" "+pinned.String(), func() (any, error) {
-		if v, ok := r.cached(key); ok {
-			return v, nil // read by a flight that ended after this caller looked
+		if c, ok := r.cached(key); ok {
+			return c, nil // read by a flight that ended after this caller looked
 		}
 		cfg, err := load()
 		if err != nil {
-			return "", err
+			return content{}, err
 		}
 		routes, err := r.routes(ctx, pinned.Context(), true, cfg)
 		if err != nil {
-			return "", err
+			return content{}, err
 		}
 		var errs []error
 		for _, rt := range routes {
-			v, err := readKubernetesVersion(rt.repo.Digest(digest), rt)
+			c, err := readContent(rt.repo.Digest(digest), rt)
 			if err == nil {
 				r.mu.Lock()
 				if r.byDigest == nil {
-					r.byDigest = map[string]string{}
+					r.byDigest = map[string]content{}
 				}
-				r.byDigest[key] = v
+				r.byDigest[key] = c
 				r.mu.Unlock()
-				return v, nil
+				return c, nil
 			}
 			errs = append(errs, err)
-			if errors.Is(err, errNoImageReferences) || errors.Is(err, errNotImageStream) || errors.Is(err, errNoKubernetesVersion) {
+			if errors.Is(err, errNoImageReferences) || errors.Is(err, errNotImageStream) || errors.Is(err, errNoKubernetesVersion) ||
+				errors.Is(err, errNoPlatformImage) {
 				break // the same digest holds the same content everywhere
 			}
 		}
-		return "", errors.Join(errs...)
+		return content{}, errors.Join(errs...)
 	})
 	if err != nil {
 		return Info{}, err
 	}
-	info.KubernetesVersion = v.(string) //nolint:forcetypeassert // the function above returns a string
+	c := v.(content) //nolint:forcetypeassert // the function above returns a content
+	info.KubernetesVersion, info.Platforms = c.kubernetesVersion, slices.Clone(c.platforms)
 	return info, nil
 }
 
@@ -219,24 +215,72 @@ func refused(err error, rt route) error {
 	return err
 }
 
-// readKubernetesVersion reads the Kubernetes version of the release image pinned, through rt.
-func readKubernetesVersion(pinned name.Digest, rt route) (string, error) {
-	img, err := remote.Image(pinned, rt.opts...)
+// readContent reads the Kubernetes version of the release pinned, through rt. A multi-architecture
+// release is an image index (OpenShift's multi payload: one release image per architecture,
+// each carrying the same release manifests): its platforms are listed, and the Kubernetes version
+// is read from the image of one of them, the first the index lists.
+func readContent(pinned name.Digest, rt route) (content, error) {
+	desc, err := remote.Get(pinned, rt.opts...)
 	if err != nil {
-		return "", &stageError{stage: "reading release image " + pinned.String(), err: refused(err, rt)}
+		return content{}, &stageError{stage: "reading release image " + pinned.String(), err: refused(err, rt)}
+	}
+	var c content
+	img, err := desc.Image()
+	if desc.MediaType.IsIndex() {
+		img, c.platforms, err = platformImage(desc)
+	}
+	if err != nil {
+		return content{}, &stageError{stage: "reading release image " + pinned.String(), err: refused(err, rt)}
 	}
 	data, err := findFile(img, ImageReferencesPath)
 	if err != nil {
-		return "", &stageError{stage: fmt.Sprintf("reading %s from release image %s", ImageReferencesPath, pinned), err: refused(err, rt)}
+		return content{}, &stageError{stage: fmt.Sprintf("reading %s from release image %s", ImageReferencesPath, pinned), err: refused(err, rt)}
 	}
-	v, err := KubernetesVersionFromImageReferences(data)
-	if err != nil {
-		return "", &stageError{stage: "release image " + pinned.String(), err: err}
+	if c.kubernetesVersion, err = KubernetesVersionFromImageReferences(data); err != nil {
+		return content{}, &stageError{stage: "release image " + pinned.String(), err: err}
 	}
-	return v, nil
+	return c, nil
 }
 
-func (r *Reader) cached(key string) (string, bool) {
+// platformImage returns the image of the first platform of the image index desc, and the
+// architectures of its platforms (entries without a platform, such as attestations, are not
+// release images).
+func platformImage(desc *remote.Descriptor) (v1.Image, []string, error) {
+	idx, err := desc.ImageIndex()
+	if err != nil {
+		return nil, nil, err
+	}
+	m, err := idx.IndexManifest()
+	if err != nil {
+		return nil, nil, fmt.Errorf("reading the image index: %w", err)
+	}
+	var (
+		first     *v1.Hash
+		platforms []string
+	)
+	for _, d := range m.Manifests {
+		if d.Platform == nil || d.Platform.Architecture == "" || d.Platform.Architecture == "unknown" || !d.MediaType.IsImage() {
+			continue
+		}
+		if first == nil {
+			first = &d.Digest
+		}
+		if !slices.Contains(platforms, d.Platform.Architecture) {
+			platforms = append(platforms, d.Platform.Architecture)
+		}
+	}
+	if first == nil {
+		return nil, nil, errNoPlatformImage
+	}
+	img, err := idx.Image(*first)
+	if err != nil {
+		return nil, nil, fmt.Errorf("reading the image of %s: %w", platforms[0], err)
+	}
+	slices.Sort(platforms)
+	return img, platforms, nil
+}
+
+func (r *Reader) cached(key string) (content, bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	v, ok := r.byDigest[key]

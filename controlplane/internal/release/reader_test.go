@@ -18,9 +18,13 @@ package release_test
 
 import (
 	"context"
+	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/google/go-containerregistry/pkg/v1/empty"
 
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/controlplane/internal/release"
 	simrelease "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/support/sim/release"
@@ -83,7 +87,7 @@ func TestReaderReadsKubernetesVersionFromRegistry(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got != info {
+		if !reflect.DeepEqual(got, info) {
 			t.Errorf("Read(%s) = %+v, want %+v", again, got, info)
 		}
 	}
@@ -130,10 +134,119 @@ func TestImage(t *testing.T) {
 		{"", "4.17.3", "", "quay.io/openshift-release-dev/ocp-release:4.17.3-x86_64"},
 		{"", "v4.18.0-rc.2", "arm64", "quay.io/openshift-release-dev/ocp-release:4.18.0-rc.2-aarch64"},
 		{"mirror.example.com:5000/ocp/release/", "4.17.3", "x86_64", "mirror.example.com:5000/ocp/release:4.17.3-x86_64"},
+		{"", "4.17.3", "multi", "quay.io/openshift-release-dev/ocp-release:4.17.3-multi"},
+		// OKD: upstream's repository, no architecture; with an override, as upstream, one.
+		{"", "4.18.0-okd-scos.1", "x86_64", "quay.io/okd/scos-release:4.18.0-okd-scos.1"},
+		{"", "v4.18.0-okd-scos.ec.2", "arm64", "quay.io/okd/scos-release:4.18.0-okd-scos.ec.2"},
+		{"mirror.example.com/okd", "4.18.0-okd-scos.1", "", "mirror.example.com/okd:4.18.0-okd-scos.1-x86_64"},
+		// Not OKD: okd-scos is not a pre-release identifier, or the version does not parse.
+		{"", "4.18.0-rc.1+okd-scos", "", "quay.io/openshift-release-dev/ocp-release:4.18.0-rc.1+okd-scos-x86_64"},
+		{"", "okd-scos", "", "quay.io/openshift-release-dev/ocp-release:okd-scos-x86_64"},
 	} {
 		if got := release.Image(tc.repo, tc.version, tc.arch); got != tc.want {
 			t.Errorf("Image(%q, %q, %q) = %q, want %q", tc.repo, tc.version, tc.arch, got, tc.want)
 		}
+	}
+}
+
+func TestClusterArchitecture(t *testing.T) {
+	for _, tc := range []struct {
+		archs []string
+		want  string
+	}{
+		{nil, "x86_64"},
+		{[]string{""}, "x86_64"},
+		{[]string{"aarch64"}, "aarch64"},
+		{[]string{"arm64", "aarch64", "arm64"}, "aarch64"},
+		{[]string{"x86_64", "", "amd64"}, "x86_64"},
+		{[]string{"x86_64", "aarch64"}, "multi"},
+		{[]string{"", "arm64"}, "multi"},
+		{[]string{"s390x", "s390x", "ppc64le"}, "multi"},
+	} {
+		if got := release.ClusterArchitecture(tc.archs); got != tc.want {
+			t.Errorf("ClusterArchitecture(%q) = %q, want %q", tc.archs, got, tc.want)
+		}
+	}
+}
+
+func TestMissingArchitectures(t *testing.T) {
+	multi := release.Info{Platforms: []string{"amd64", "arm64"}}
+	for _, tc := range []struct {
+		info  release.Info
+		archs []string
+		want  []string
+	}{
+		{multi, []string{"x86_64", "aarch64"}, nil},
+		{multi, []string{"", "arm64", "amd64"}, nil},
+		{multi, []string{"x86_64", "ppc64le", "s390x", "ppc64le"}, []string{"ppc64le", "s390x"}},
+		// A single-architecture image: its tag names the architecture, nothing to check.
+		{release.Info{}, []string{"x86_64", "s390x"}, nil},
+	} {
+		if got := tc.info.MissingArchitectures(tc.archs); !slices.Equal(got, tc.want) {
+			t.Errorf("%v.MissingArchitectures(%q) = %q, want %q", tc.info.Platforms, tc.archs, got, tc.want)
+		}
+	}
+}
+
+// TestReaderReadsOKDAndMultiReleases reads, from the in-process registry (through a repository
+// override, as a mirror), an OKD release and a multi-architecture release: an image index whose
+// digest is the release's, its Kubernetes version read from one platform's image, and its
+// platforms listed.
+func TestReaderReadsOKDAndMultiReleases(t *testing.T) {
+	reg := startRegistry(t)
+	okdRef := release.Image(reg.Host+"/okd/scos-release", "4.18.0-okd-scos.1", "x86_64")
+	okd, err := reg.PushRelease(okdRef, "1.31.6")
+	if err != nil {
+		t.Fatal(err)
+	}
+	multiRef := release.Image(reg.Host+"/ocp-release", "4.17.3", release.MultiArchitecture)
+	idx, err := reg.PushMultiRelease(multiRef, "1.30.4", "arm64", "amd64", "s390x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	noPlatform := reg.Host + "/ocp-release:no-platform"
+	if err := reg.PushIndex(empty.Index, noPlatform); err != nil {
+		t.Fatal(err)
+	}
+	okdDigest, err := okd.Digest()
+	if err != nil {
+		t.Fatal(err)
+	}
+	idxDigest, err := idx.Digest()
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	r := allowing(reg.Host)
+	for _, tc := range []struct {
+		name, ref, repo, wantDigest, wantKube string
+		wantPlatforms                         []string
+		wantErr                               string
+	}{
+		{name: "OKD", ref: okdRef, repo: reg.Host + "/okd/scos-release", wantDigest: okdDigest.String(), wantKube: "v1.31.6"},
+		{name: "multi", ref: multiRef, repo: reg.Host + "/ocp-release", wantDigest: idxDigest.String(), wantKube: "v1.30.4", wantPlatforms: []string{"amd64", "arm64", "s390x"}},
+		{name: "multi by digest", ref: reg.Host + "/ocp-release@" + idxDigest.String(), repo: reg.Host + "/ocp-release", wantDigest: idxDigest.String(), wantKube: "v1.30.4",
+			wantPlatforms: []string{"amd64", "arm64", "s390x"}},
+		{name: "index without platforms", ref: noPlatform, wantErr: "lists no image of a platform"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			info, err := r.Read(context.Background(), tc.ref, release.Access{})
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(release.Summary(err), tc.wantErr) {
+					t.Fatalf("Read(%s) error = %v, want one whose summary contains %q", tc.ref, err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if info.Digest != tc.wantDigest || info.KubernetesVersion != tc.wantKube || !slices.Equal(info.Platforms, tc.wantPlatforms) {
+				t.Errorf("Read(%s) = %+v, want digest %s, Kubernetes %s, platforms %v", tc.ref, info, tc.wantDigest, tc.wantKube, tc.wantPlatforms)
+			}
+			if want := tc.repo + "@" + tc.wantDigest; info.DigestImage != want {
+				t.Errorf("DigestImage = %s, want %s", info.DigestImage, want)
+			}
+		})
 	}
 }
 

@@ -124,7 +124,11 @@ func ReadPayload(ctx context.Context, ref string, opts ...remote.Option) (Payloa
 	if err != nil {
 		return Payload{}, fmt.Errorf("parsing release image %q: %w", ref, err)
 	}
-	img, err := remote.Image(parsed, append([]remote.Option{remote.WithContext(ctx)}, opts...)...)
+	desc, err := remote.Get(parsed, append([]remote.Option{remote.WithContext(ctx)}, opts...)...)
+	if err != nil {
+		return Payload{}, fmt.Errorf("reading release image %s: %w", ref, err)
+	}
+	img, err := payloadImage(desc)
 	if err != nil {
 		return Payload{}, fmt.Errorf("reading release image %s: %w", ref, err)
 	}
@@ -159,6 +163,28 @@ func ReadPayload(ctx context.Context, ref string, opts ...remote.Option) (Payloa
 		return Payload{}, fmt.Errorf("release image %s has no %s naming a Kubernetes version", ref, ImageReferencesPath)
 	}
 	return p, nil
+}
+
+// payloadImage is the release image desc names: itself, or the first image of a multi-architecture
+// release's index (every architecture's payload says the same of the release).
+func payloadImage(desc *remote.Descriptor) (v1.Image, error) {
+	if !desc.MediaType.IsIndex() {
+		return desc.Image()
+	}
+	idx, err := desc.ImageIndex()
+	if err != nil {
+		return nil, err
+	}
+	m, err := idx.IndexManifest()
+	if err != nil {
+		return nil, err
+	}
+	for _, d := range m.Manifests {
+		if d.MediaType.IsImage() {
+			return idx.Image(d.Digest)
+		}
+	}
+	return nil, errors.New("the image index lists no image")
 }
 
 // hyperkubeVersion reads the Kubernetes version of an image-references ImageStream.
@@ -279,6 +305,52 @@ func (r *Registry) PushRelease(ref, kubeVersion string) (v1.Image, error) {
 		return nil, err
 	}
 	return img, r.Push(img, ref)
+}
+
+// PushMultiRelease builds and pushes the multi-architecture release ref, as OpenShift publishes
+// its multi payload (quay.io/openshift-release-dev/ocp-release:4.17.3-multi): an image index
+// (OCI image index, or manifest list) with one release image per architecture (OCI platform
+// names: amd64, arm64, ppc64le, s390x; linux), each built as PushRelease builds one. It returns
+// the index, whose digest a ClusterImageSet pins.
+func (r *Registry) PushMultiRelease(ref, kubeVersion string, architectures ...string) (v1.ImageIndex, error) {
+	if len(architectures) == 0 {
+		return nil, fmt.Errorf("a multi-architecture release needs architectures")
+	}
+	files := map[string][]byte{ImageReferencesPath: ImageReferences(kubeVersion)}
+	if v := TagVersion(ref); v != "" {
+		files[MetadataPath] = Metadata(v)
+	}
+	var idx v1.ImageIndex = empty.Index
+	for _, arch := range architectures {
+		img, err := Image(files)
+		if err != nil {
+			return nil, err
+		}
+		cf, err := img.ConfigFile()
+		if err != nil {
+			return nil, err
+		}
+		cf = cf.DeepCopy()
+		cf.OS, cf.Architecture = "linux", arch
+		if img, err = mutate.ConfigFile(img, cf); err != nil {
+			return nil, err
+		}
+		idx = mutate.AppendManifests(idx, mutate.IndexAddendum{Add: img,
+			Descriptor: v1.Descriptor{Platform: &v1.Platform{OS: "linux", Architecture: arch}}})
+	}
+	return idx, r.PushIndex(idx, ref)
+}
+
+// PushIndex pushes the image index idx as ref.
+func (r *Registry) PushIndex(idx v1.ImageIndex, ref string) error {
+	parsed, err := name.ParseReference(ref)
+	if err != nil {
+		return err
+	}
+	if err := remote.WriteIndex(parsed, idx, r.opts...); err != nil {
+		return fmt.Errorf("pushing %s: %w", ref, err)
+	}
+	return nil
 }
 
 // Repository returns the registry's repository of OpenShift releases, to use as the release-image

@@ -123,3 +123,50 @@ func TestKubernetesVersionIsReadFromTheRegistry(t *testing.T) {
 		t.Error("ReadPayload of an image without image-references: no error")
 	}
 }
+
+// TestPushedMultiReleaseIsAnIndexOfItsArchitectures: a multi release is an image index with one
+// release image per platform, and ReadPayload reads it (by tag and by digest) even without amd64.
+func TestPushedMultiReleaseIsAnIndexOfItsArchitectures(t *testing.T) {
+	r := StartRegistry()
+	defer r.Close()
+	ref := r.Repository() + ":4.17.3-multi"
+	idx, err := r.PushMultiRelease(ref, "1.30.4", "arm64", "s390x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := idx.IndexManifest()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var platforms []string
+	for _, d := range m.Manifests {
+		img, err := idx.Image(d.Digest)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cf, err := img.ConfigFile()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d.Platform == nil || cf.Architecture != d.Platform.Architecture || cf.OS != "linux" {
+			t.Errorf("index entry %s: platform %v, image config %s/%s", d.Digest, d.Platform, cf.OS, cf.Architecture)
+		}
+		platforms = append(platforms, cf.Architecture)
+	}
+	if len(platforms) != 2 || platforms[0] != "arm64" || platforms[1] != "s390x" {
+		t.Errorf("platforms = %v, want [arm64 s390x]", platforms)
+	}
+	digest, err := idx.Digest()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ref := range []string{ref, r.Repository() + "@" + digest.String()} {
+		p, err := ReadPayload(context.Background(), ref)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p != (Payload{Version: "4.17.3", KubernetesVersion: "v1.30.4"}) {
+			t.Errorf("ReadPayload(%s) = %+v", ref, p)
+		}
+	}
+}
