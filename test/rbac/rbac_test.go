@@ -222,6 +222,8 @@ var controlPlaneRows = []row{
 	can(cached, "get,list,watch", bootstrapGrp, "openshiftassistedconfigs", all),
 	can("creates a config per Machine, deletes leftovers", "create,delete", bootstrapGrp, "openshiftassistedconfigs", tenant),
 	cannot("a config is never changed after its creation", "patch,update", bootstrapGrp, "openshiftassistedconfigs", tenant),
+	can(cached+" (the CPU architectures of the worker pools choose the release)", "get,list,watch", bootstrapGrp, "openshiftassistedconfigtemplates", all),
+	cannot("reads the worker templates only", "create,patch,update,delete", bootstrapGrp, "openshiftassistedconfigtemplates", tenant),
 	can("any infrastructure provider's machine templates and clones, read as unstructured (not cached): get, list leftovers, clone, owner patch, delete; "+
 		"their metadata cached (watch)", "get,list,watch,create,patch,delete", infraGrp, "*", tenant),
 	can("a Metal3MachineTemplate: read, owned by the Cluster (patch)", "get,patch", infraGrp, "metal3machinetemplates", tenant),

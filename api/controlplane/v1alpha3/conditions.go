@@ -166,3 +166,8 @@ const (
 // the release image's registry is not one the control-plane manager may contact (its
 // --allowed-release-registries flag): the image is not read.
 const ReleaseImageRegistryNotAllowedReason = "RegistryNotAllowed"
+
+// ReleaseImageArchitectureNotInReleaseReason is the reason of a False ReleaseImageResolved
+// condition when the release of a cluster whose machine configs name several CPU architectures
+// (OpenShift's multi release, an image index) has no image for one of them.
+const ReleaseImageArchitectureNotInReleaseReason = "ArchitectureNotInRelease"

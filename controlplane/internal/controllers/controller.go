@@ -191,6 +191,8 @@ type scope struct {
 	specKubeVersion string
 	specRelease     release.Info
 	releaseErr      error
+	// architectures are those of the cluster's machine configs (releaseimage.go), once read.
+	architectures []string
 	// scaleDownBlocked explains why a scale down waits.
 	scaleDownBlocked string
 	// etcd is what the reconcile observed of the workload cluster's etcd.
@@ -290,10 +292,8 @@ var ownedConditions = []string{
 func (r *Reconciler) reconcileNormal(ctx context.Context, s *scope) (ctrl.Result, error) {
 	// The release is resolved first: Machines carry its Kubernetes version. A registry that
 	// cannot be reached does not block the installation: it is reported and retried.
-	s.specRelease, s.releaseErr = r.Release.Read(ctx, s.releaseImage(s.oacp.Spec.DistributionVersion), r.releaseAccess(s.oacp))
-	s.specKubeVersion = s.specRelease.KubernetesVersion
-	if s.releaseErr != nil {
-		ctrl.LoggerFrom(ctx).Info("Cannot resolve the release image yet", "error", release.LogMessage(s.releaseErr))
+	if err := r.readSpecRelease(ctx, s); err != nil {
+		return ctrl.Result{}, err
 	}
 
 	if err := r.reconcileClusterImageSet(ctx, s); err != nil {

@@ -17,12 +17,122 @@ limitations under the License.
 package controllers
 
 import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/klog/v2"
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	bootstrapv1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/bootstrap/v1alpha2"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/controlplane/internal/release"
 )
 
-// releaseImage is the release image of an OpenShift version for the control plane: in its
-// release image repository, for its CPU architecture.
+// The worker templates are read through the manager's cache (one informer; a control plane reads
+// them on every reconcile).
+// +kubebuilder:rbac:groups=bootstrap.cluster.x-k8s.io,resources=openshiftassistedconfigtemplates,verbs=get;list;watch
+
+// A cluster's release is chosen for the architectures of all its machine configs: the control
+// plane's spec.openshiftAssistedConfigSpec.cpuArchitecture and the spec.template.spec.cpuArchitecture
+// of the OpenshiftAssistedConfigTemplates its MachineDeployments' bootstrap configRefs name (those
+// with no replicas too: a pool scaled up later must find its architecture in the release). One
+// architecture: that architecture's release image, as before; several: OpenShift's multi release
+// (<repository>:<version>-multi), an image index whose digest the ClusterImageSet pins, and which
+// must serve each of them (else ReleaseImageResolved is False, ArchitectureNotInRelease).
+//
+// When: the architectures are read once per reconcile, by readSpecRelease at the start of
+// reconcileNormal, before the release is read, into scope.architectures; every release image of
+// that reconcile (the spec's read, the ClusterImageSet, the upgrade's digest, the running
+// release's status read) is chosen from them. A reconcile that has not read them (a deletion, or
+// one that failed listing them) chooses from the control plane's architecture alone.
+//
+// Upstream (openshift-assisted/cluster-api-provider-openshift-assisted, controlplane/internal/
+// controller/openshiftassistedcontrolplane_controller.go getArchitectureFromBootstrapConfigs)
+// lists the cluster's OpenshiftAssistedConfigs, the configs of existing Machines; the templates
+// are read here instead so that the release does not change as Machines come and go.
+
+// releaseImage is the release image of an OpenShift (or OKD) version for the cluster: in its
+// release image repository, for its architectures (see above).
 func (s *scope) releaseImage(version string) string {
-	return release.Image(s.oacp.ReleaseImageRepository(), version,
-		s.oacp.Spec.OpenshiftAssistedConfigSpec.CpuArchitecture)
+	return release.Image(s.oacp.ReleaseImageRepository(), version, release.ClusterArchitecture(s.machineArchitectures()))
+}
+
+// machineArchitectures are the architectures of the cluster's machine configs, once read; the
+// control plane's alone before.
+func (s *scope) machineArchitectures() []string {
+	if s.architectures == nil {
+		return []string{s.oacp.Spec.OpenshiftAssistedConfigSpec.CpuArchitecture}
+	}
+	return s.architectures
+}
+
+// readSpecRelease reads the architectures of the cluster into s, then resolves the release of
+// spec.distributionVersion for them. A release that cannot be resolved is not an error of the
+// reconcile (s.releaseErr, reported in ReleaseImageResolved): it does not block the installation.
+func (r *Reconciler) readSpecRelease(ctx context.Context, s *scope) error {
+	archs, err := r.clusterArchitectures(ctx, s)
+	if err != nil {
+		return err
+	}
+	s.architectures = archs
+	image := s.releaseImage(s.oacp.Spec.DistributionVersion)
+	s.specRelease, s.releaseErr = r.Release.Read(ctx, image, r.releaseAccess(s.oacp))
+	if missing := s.specRelease.MissingArchitectures(archs); s.releaseErr == nil && len(missing) > 0 {
+		s.releaseErr = &architecturesError{missing: missing, platforms: s.specRelease.Platforms}
+		s.specRelease = release.Info{}
+	}
+	s.specKubeVersion = s.specRelease.KubernetesVersion
+	if s.releaseErr != nil {
+		ctrl.LoggerFrom(ctx).Info("Cannot resolve the release image yet", "image", image, "error", release.LogMessage(s.releaseErr))
+	}
+	return nil
+}
+
+// clusterArchitectures returns the distinct architectures (release names: x86_64, aarch64, ...)
+// of the control plane and of the worker templates of the Cluster's MachineDeployments. A
+// template that does not exist (yet) adds nothing: the MachineDeployment waits for it.
+func (r *Reconciler) clusterArchitectures(ctx context.Context, s *scope) ([]string, error) {
+	archs := []string{release.Architecture(s.oacp.Spec.OpenshiftAssistedConfigSpec.CpuArchitecture)}
+	mds := &clusterv1.MachineDeploymentList{}
+	if err := r.Client.List(ctx, mds, client.InNamespace(s.cluster.Namespace),
+		client.MatchingLabels{clusterv1.ClusterNameLabel: s.cluster.Name}); err != nil {
+		return nil, fmt.Errorf("listing the Cluster's MachineDeployments: %w", err)
+	}
+	for _, md := range mds.Items {
+		ref := md.Spec.Template.Spec.Bootstrap.ConfigRef
+		if !md.DeletionTimestamp.IsZero() || ref.Kind != "OpenshiftAssistedConfigTemplate" || ref.APIGroup != bootstrapv1.GroupVersion.Group {
+			continue
+		}
+		tmpl := &bootstrapv1.OpenshiftAssistedConfigTemplate{}
+		key := client.ObjectKey{Namespace: md.Namespace, Name: ref.Name}
+		if err := r.Client.Get(ctx, key, tmpl); err != nil {
+			if apierrors.IsNotFound(err) {
+				ctrl.LoggerFrom(ctx).V(1).Info("The bootstrap template of a MachineDeployment does not exist (yet)",
+					"MachineDeployment", klog.KObj(&md), "OpenshiftAssistedConfigTemplate", klog.KRef(key.Namespace, key.Name))
+				continue
+			}
+			return nil, fmt.Errorf("getting OpenshiftAssistedConfigTemplate %s of MachineDeployment %s: %w", ref.Name, md.Name, err)
+		}
+		if a := release.Architecture(tmpl.Spec.Template.Spec.CpuArchitecture); !slices.Contains(archs, a) {
+			archs = append(archs, a)
+		}
+	}
+	return archs, nil
+}
+
+// architecturesError: the release image is an image index without an image for some of the
+// architectures of the cluster's machine configs.
+type architecturesError struct {
+	// missing are the architectures (release names) the release does not serve; platforms those
+	// (OCI names) it serves.
+	missing, platforms []string
+}
+
+func (e *architecturesError) Error() string {
+	return fmt.Sprintf("the multi-architecture release has no image for %s (it serves %s)",
+		strings.Join(e.missing, ", "), strings.Join(e.platforms, ", "))
 }

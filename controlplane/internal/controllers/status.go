@@ -348,7 +348,14 @@ func setReleaseCondition(s *scope) {
 	// The messages never quote a registry's answer (release.Summary): the condition is read by
 	// whoever may read the control plane; the manager's log has the full error.
 	var notAllowed *release.RegistryNotAllowedError
+	var archs *architecturesError
 	switch {
+	case errors.As(s.releaseErr, &archs):
+		conditions.Set(s.oacp, metav1.Condition{Type: controlplanev1.ReleaseImageResolvedCondition, Status: metav1.ConditionFalse,
+			Reason: controlplanev1.ReleaseImageArchitectureNotInReleaseReason,
+			Message: fmt.Sprintf("Release image %s is not used: %s, which the cluster's machine configs ask for (the control plane's cpuArchitecture and its MachineDeployments' OpenshiftAssistedConfigTemplates): use a release (or %s repository) that serves them, or change those cpuArchitectures",
+				image, archs.Error(), controlplanev1.ReleaseImageRepositoryAnnotation)})
+		return
 	case errors.As(s.releaseErr, &notAllowed):
 		conditions.Set(s.oacp, metav1.Condition{Type: controlplanev1.ReleaseImageResolvedCondition, Status: metav1.ConditionFalse,
 			Reason: controlplanev1.ReleaseImageRegistryNotAllowedReason,
