@@ -31,13 +31,14 @@ require (
 
 require (
 	github.com/onsi/gomega v1.44.0 // indirect
-	github.com/openshift/api v0.0.0-20220831183848-09c070622e2c // indirect; pinned: the version Hive's apis (above) already pull; ClusterVersion for the CVO simulator (pkg/sim/cvo)
+	github.com/openshift/api v0.0.0-20220831183848-09c070622e2c // pinned: the version Hive's apis (above) already pull; config/v1 APIServer for the hub's TLS security profile (pkg/tlsprofile)
 	github.com/openshift/assisted-service/models v0.0.0 // indirect; pinned: version set by the replace above
 	github.com/openshift/custom-resource-status v1.1.2 // indirect; pinned: the version assisted-service/api uses for its conditions
 	k8s.io/utils v0.0.0-20260210185600-b8788abfbbc2
 )
 
 require (
+	github.com/go-logr/logr v1.4.3
 	github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api v0.0.0
 	github.com/prometheus/client_golang v1.23.2
 	golang.org/x/crypto v0.55.0
@@ -58,7 +59,6 @@ require (
 	github.com/felixge/httpsnoop v1.0.4 // indirect
 	github.com/fsnotify/fsnotify v1.9.0 // indirect
 	github.com/fxamacker/cbor/v2 v2.9.0 // indirect
-	github.com/go-logr/logr v1.4.3 // indirect
 	github.com/go-logr/stdr v1.2.2 // indirect
 	github.com/go-openapi/analysis v0.21.2 // indirect
 	github.com/go-openapi/errors v0.20.3 // indirect

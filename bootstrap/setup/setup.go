@@ -47,6 +47,7 @@ const LeaderElectionID = "capoa-bootstrap-leader-election"
 // looks at the bootstrap data Secrets it wrote before it reads them from the API server.
 func NewManagerOptions() *manager.Options {
 	o := manager.NewOptions(LeaderElectionID)
+	o.FollowTLSProfile = true // on an OpenShift hub, serve with its TLS security profile (main.go grants the RBAC)
 	o.CacheByObject = map[client.Object]cache.ByObject{&corev1.Secret{}: manager.ClusterSecretsCache()}
 	return o
 }

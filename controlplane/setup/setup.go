@@ -59,6 +59,7 @@ const LeaderElectionID = "capoa-controlplane-leader-election"
 // reading them from the API server on every reconcile and connection attempt.
 func NewManagerOptions() *manager.Options {
 	o := manager.NewOptions(LeaderElectionID)
+	o.FollowTLSProfile = true // on an OpenShift hub, serve with its TLS security profile (main.go grants the RBAC)
 	o.CacheByObject = map[client.Object]cache.ByObject{&corev1.Secret{}: manager.ClusterSecretsCache()}
 	return o
 }

@@ -53,6 +53,7 @@ const LeaderElectionID = "capi-provider-agent-leader-election"
 // upstream cluster-api-provider-agent's flags, which the shared options accept too).
 func NewManagerOptions() *manager.Options {
 	o := manager.NewOptions(LeaderElectionID)
+	o.FollowTLSProfile = true // on an OpenShift hub, serve with its TLS security profile (main.go grants the RBAC)
 	o.NoWebhooks = true
 	o.CacheByObject = CacheByObject()
 	// A burst of claims writes 3 AgentMachine requests per machine, and controller-runtime rate

@@ -21,6 +21,7 @@ package manager
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"time"
@@ -40,6 +41,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/webhook"
+
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/tlsprofile"
 )
 
 // Options are the command-line settings of a provider's manager.
@@ -88,6 +91,13 @@ type Options struct {
 
 	// CAPI holds the diagnostics (metrics) and TLS flags, shared with Cluster API's own managers.
 	CAPI flags.ManagerOptions
+	// FollowTLSProfile is set (not by a flag) by a provider whose manager follows an OpenShift
+	// hub's TLS security profile (package tlsprofile): where the API server serves
+	// config.openshift.io/v1 APIServer, Run serves the webhooks and metrics with the profile of
+	// APIServer "cluster" for the --tls-* settings not given on the command line, and stops the
+	// manager cleanly when that profile changes. The manager's RBAC grants get, list and watch on
+	// apiservers.config.openshift.io.
+	FollowTLSProfile bool
 	// Logs is the logging configuration (--logging-format, -v, ...).
 	Logs *logsv1.LoggingConfiguration
 
@@ -160,6 +170,11 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.Float32Var(&o.QPS, "kube-api-qps", o.QPS, "Maximum queries per second to the Kubernetes API server.")
 	fs.IntVar(&o.Burst, "kube-api-burst", o.Burst, "Maximum burst of queries to the Kubernetes API server.")
 	flags.AddManagerOptions(fs, &o.CAPI)
+	if o.FollowTLSProfile {
+		for _, name := range []string{tlsMinVersionFlag, tlsCipherSuitesFlag} {
+			fs.Lookup(name).Usage += "\n" + tlsprofile.FlagHelp
+		}
+	}
 	o.flags = fs
 }
 
@@ -180,8 +195,20 @@ func (o *Options) changed(name string) bool {
 	return o.flags != nil && o.flags.Changed(name)
 }
 
+// Cluster API's TLS flags (flags.AddManagerOptions).
+const (
+	tlsMinVersionFlag   = "tls-min-version"
+	tlsCipherSuitesFlag = "tls-cipher-suites"
+)
+
 // ManagerOptions translates the options into controller-runtime manager options.
 func (o *Options) ManagerOptions(scheme *runtime.Scheme) (ctrl.Options, error) {
+	return o.managerOptions(scheme, nil)
+}
+
+// managerOptions is ManagerOptions with hubTLS, when not nil, applied to the webhook and metrics
+// servers after the TLS flags (it leaves alone what they set, see tlsprofile.Settings.Option).
+func (o *Options) managerOptions(scheme *runtime.Scheme, hubTLS func(*tls.Config)) (ctrl.Options, error) {
 	if o.changed("health-addr") && o.changed("health-probe-bind-address") {
 		return ctrl.Options{}, errors.New("give --health-addr or --health-probe-bind-address, not both: they are the same setting")
 	}
@@ -195,6 +222,12 @@ func (o *Options) ManagerOptions(scheme *runtime.Scheme) (ctrl.Options, error) {
 	tlsOptions, metricsOptions, err := flags.GetManagerOptions(capiOptions)
 	if err != nil {
 		return ctrl.Options{}, fmt.Errorf("invalid diagnostics or TLS flags: %w", err)
+	}
+	if hubTLS != nil {
+		tlsOptions = append(tlsOptions, hubTLS)
+		if metricsOptions.SecureServing {
+			metricsOptions.TLSOpts = tlsOptions
+		}
 	}
 	cacheOptions := cache.Options{SyncPeriod: &o.SyncPeriod, ByObject: o.CacheByObject}
 	if o.WatchNamespace != "" {
@@ -252,7 +285,18 @@ func Run(ctx context.Context, restConfig *rest.Config, o *Options, scheme *runti
 	log := ctrl.Log.WithName("setup")
 	restConfig.QPS = o.QPS
 	restConfig.Burst = o.Burst
-	mgrOptions, err := o.ManagerOptions(scheme)
+	// A change of the hub's TLS profile ends the manager as its end of ctx would: cleanly.
+	ctx, stop := context.WithCancel(ctx)
+	defer stop()
+	var hub *tlsprofile.Hub
+	if o.FollowTLSProfile {
+		var err error
+		explicit := tlsprofile.Explicit{MinVersion: o.changed(tlsMinVersionFlag), CipherSuites: o.changed(tlsCipherSuitesFlag)}
+		if hub, err = tlsprofile.Observe(ctx, restConfig, explicit); err != nil {
+			return err
+		}
+	}
+	mgrOptions, err := o.managerOptions(scheme, hub.Option())
 	if err != nil {
 		return err
 	}
@@ -263,6 +307,15 @@ func Run(ctx context.Context, restConfig *rest.Config, o *Options, scheme *runti
 	if setup != nil {
 		if err := setup(ctx, mgr, o); err != nil {
 			return fmt.Errorf("setting up controllers: %w", err)
+		}
+	}
+	if hub != nil {
+		w, err := hub.Watcher(stop)
+		if err != nil {
+			return err
+		}
+		if err := mgr.Add(w); err != nil {
+			return fmt.Errorf("adding the TLS security profile watcher: %w", err)
 		}
 	}
 	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {

@@ -104,6 +104,9 @@ func commonRows(lease string) []row {
 		cannot("no RBAC writes: a manager cannot grant itself more", "create,update,patch", "rbac.authorization.k8s.io", "rolebindings", tenant),
 		cannot("no RBAC writes: a manager cannot grant itself more", "create,update,patch", "rbac.authorization.k8s.io", "clusterrolebindings", all),
 		cannot("a manager mints no ServiceAccount tokens", "create", core, "serviceaccounts/token", tenant),
+		can("on an OpenShift hub, serves with APIServer cluster's TLS security profile and watches it (pkg/tlsprofile)",
+			"get,list,watch", "config.openshift.io", "apiservers", all),
+		cannot("reads the hub's TLS security profile only", "create,update,patch,delete", "config.openshift.io", "apiservers", all),
 	}
 	for _, ns := range []string{"kube-system", "kube-node-lease", "default", tenant} {
 		rows = append(rows,
