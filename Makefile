@@ -100,6 +100,24 @@ build: $(addprefix build-,$(PROVIDERS)) ## Build the three managers into bin/.
 build-%: ## Build one manager (the Dockerfiles run this same target).
 	cd $* && $(GO_BUILD) -o $(ROOT)/bin/$*-manager .
 
+# FIPS variant (Dockerfile.fips, docs/security.md): Red Hat's Go toolset calls the system's OpenSSL
+# through cgo; strictfipsruntime makes the binary refuse to run unless that OpenSSL is in FIPS mode.
+# Upstream Go does not know the experiment, so build-fips refuses it (GOTOOLCHAIN=local: never a
+# downloaded upstream Go either) rather than build a binary falsely called FIPS.
+FIPS_GO_BUILD = CGO_ENABLED=1 GOEXPERIMENT=strictfipsruntime GOTOOLCHAIN=local go build -tags strictfipsruntime -trimpath -ldflags "$(LDFLAGS)"
+
+.PHONY: build-fips
+build-fips: $(addprefix build-fips-,$(PROVIDERS)) ## Build the three managers for FIPS mode into bin/*-manager-fips (needs Red Hat's Go toolset: Dockerfile.fips).
+
+.PHONY: build-fips-%
+build-fips-%: ## Build one manager for FIPS mode (Dockerfile.fips runs this same target).
+	@GOEXPERIMENT=strictfipsruntime GOTOOLCHAIN=local go env GOEXPERIMENT >/dev/null 2>&1 || { \
+		echo "build-fips: $$(go version) is not Red Hat's Go toolset: it does not know GOEXPERIMENT=strictfipsruntime, so its binaries" \
+			"use Go's own cryptography and cannot run FIPS-validated. Build in registry.access.redhat.com/ubi9/go-toolset" \
+			"(make docker-build-fips-$*), or with the golang-fips toolchain of RHEL's go-toolset package." >&2; exit 1; }
+	cd $* && $(FIPS_GO_BUILD) -o $(ROOT)/bin/$*-manager-fips .
+	@hack/verify-fips-binary.sh bin/$*-manager-fips || { rm -f bin/$*-manager-fips; exit 1; }
+
 IMAGE_REGISTRY ?= quay.io/openshift-assisted
 IMAGE_TAG ?= $(VERSION)
 DOCKERFILE_infrastructure := Dockerfile.infra
@@ -112,6 +130,13 @@ docker-build: $(addprefix docker-build-,$(PROVIDERS)) ## Build the three images 
 .PHONY: docker-build-%
 docker-build-%:
 	docker build -f $(DOCKERFILE_$*) --build-arg VERSION=$(VERSION) -t $(IMAGE_REGISTRY)/capoa-$*:$(IMAGE_TAG) .
+
+.PHONY: docker-build-fips
+docker-build-fips: $(addprefix docker-build-fips-,$(PROVIDERS)) ## Build the three FIPS images, capoa-<provider>:<tag>-fips, from Dockerfile.fips (needs a Docker engine).
+
+.PHONY: docker-build-fips-%
+docker-build-fips-%:
+	docker build -f Dockerfile.fips --build-arg PROVIDER=$* --build-arg VERSION=$(VERSION) -t $(IMAGE_REGISTRY)/capoa-$*:$(IMAGE_TAG)-fips .
 
 .PHONY: docker-push
 docker-push: $(addprefix docker-push-,$(PROVIDERS)) ## Push the three images docker-build tagged (IMAGE_REGISTRY, IMAGE_TAG).
@@ -130,6 +155,15 @@ PUSH ?= false
 .PHONY: docker-buildx
 docker-buildx: $(addprefix docker-buildx-,$(PROVIDERS)) ## Build the three images for PLATFORMS with buildx (PUSH=true pushes them; what the release workflow does).
 
+.PHONY: docker-buildx-fips
+docker-buildx-fips: $(addprefix docker-buildx-fips-,$(PROVIDERS)) ## Build the three FIPS images for PLATFORMS with buildx, natively emulated (PUSH=true pushes them).
+
+.PHONY: docker-buildx-fips-%
+docker-buildx-fips-%:
+	docker buildx build --platform $(subst $(space),$(comma),$(strip $(subst $(comma),$(space),$(PLATFORMS)))) \
+		-f Dockerfile.fips --build-arg PROVIDER=$* --build-arg VERSION=$(VERSION) -t $(IMAGE_REGISTRY)/capoa-$*:$(IMAGE_TAG)-fips \
+		$(if $(filter true,$(PUSH)),--push) .
+
 .PHONY: docker-buildx-%
 docker-buildx-%:
 	docker buildx build --platform $(subst $(space),$(comma),$(strip $(subst $(comma),$(space),$(PLATFORMS)))) \
@@ -137,13 +171,20 @@ docker-buildx-%:
 		$(if $(filter true,$(PUSH)),--push) .
 
 .PHONY: verify-dockerfiles
-verify-dockerfiles: ## Check that each Dockerfile builds with the Makefile's own build target, for buildx's target platform, with the VERSION build arg.
+verify-dockerfiles: ## Check that each Dockerfile builds with the Makefile's own build target, for buildx's target platform, with the VERSION build arg (and Dockerfile.fips with build-fips).
 	@$(foreach m,$(PROVIDERS),\
 		grep -q "make build-$(m) " $(DOCKERFILE_$(m)) || { echo "$(DOCKERFILE_$(m)) does not run make build-$(m)" >&2; exit 1; }; \
 		grep -q '^FROM --platform=$$BUILDPLATFORM golang' $(DOCKERFILE_$(m)) && grep -q '^ARG TARGETOS TARGETARCH$$' $(DOCKERFILE_$(m)) && \
 			grep -qF 'GOOS=$${TARGETOS} GOARCH=$${TARGETARCH} make build-$(m) VERSION=$${VERSION}' $(DOCKERFILE_$(m)) && grep -q '^ARG VERSION=' $(DOCKERFILE_$(m)) || \
 			{ echo "$(DOCKERFILE_$(m)) does not cross-compile make build-$(m) for TARGETOS/TARGETARCH with ARG VERSION (docker-buildx, the release workflow)" >&2; exit 1; }; \
 		grep -q "^USER 65532" $(DOCKERFILE_$(m)) || { echo "$(DOCKERFILE_$(m)) does not run as non-root" >&2; exit 1; };)
+	@# The FIPS variant: one Dockerfile for the three providers, building with make build-fips-<provider>
+	@# on Red Hat's Go toolset, never the local toolchain's fallback, onto a UBI base, as non-root.
+	@grep -qF 'make build-fips-$${PROVIDER} VERSION=$${VERSION}' Dockerfile.fips && grep -q '^ARG PROVIDER$$' Dockerfile.fips && \
+		grep -q '^ARG VERSION=' Dockerfile.fips && grep -q '^ARG GO_TOOLSET_IMAGE=registry.access.redhat.com/ubi9/go-toolset:' Dockerfile.fips && \
+		grep -q '^ARG RUNTIME_IMAGE=registry.access.redhat.com/ubi9/ubi-minimal:' Dockerfile.fips && grep -q 'GOTOOLCHAIN=local' Dockerfile.fips && \
+		grep -q "^USER 65532" Dockerfile.fips && ! grep -q -- '--platform=' Dockerfile.fips || \
+		{ echo "Dockerfile.fips does not build make build-fips-<PROVIDER> with ARG VERSION on ubi9/go-toolset (GOTOOLCHAIN=local, no cross-compiling) onto ubi9/ubi-minimal as non-root" >&2; exit 1; }
 
 .PHONY: verify-workflows
 verify-workflows: ## actionlint on .github/workflows, and the release workflow's images, Dockerfiles, platforms and build args against the Makefile's.
