@@ -92,9 +92,12 @@ func (w *QuorumWatcher) record(at time.Time, members []Member) {
 			continue
 		}
 		voting++
-		if m.Alive {
-			alive++
+		if !m.Alive {
+			// Its health check may have answered before its process died, in the same sample:
+			// a member that is not running is not healthy.
+			continue
 		}
+		alive++
 		if m.Healthy {
 			healthy++
 		}

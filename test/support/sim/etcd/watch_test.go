@@ -68,6 +68,13 @@ func TestQuorumWatcherRecord(t *testing.T) {
 		wantLost: true, wantFirstLoss: time.Second,
 		wantMinHealthy: 0, wantVotingAtMin: 3,
 	}, {
+		// The health checks of one sample answered before two members were killed, and their
+		// processes were looked at after.
+		name:     "two of three dead while their last reads answered",
+		samples:  []sample{{0, voters(3, 3, 3)}, {time.Second, voters(3, 1, 3)}},
+		wantLost: true, wantFirstLoss: time.Second,
+		wantMinHealthy: 1, wantVotingAtMin: 3,
+	}, {
 		name:     "a voting member added that never started: 2 of 4 run",
 		samples:  []sample{{0, voters(3, 3, 3)}, {time.Second, voters(4, 2, 2)}},
 		wantLost: true, wantFirstLoss: time.Second,
