@@ -97,14 +97,17 @@ func (r *Reconciler) readSpecRelease(ctx context.Context, s *scope) error {
 // template that does not exist (yet) adds nothing: the MachineDeployment waits for it.
 func (r *Reconciler) clusterArchitectures(ctx context.Context, s *scope) ([]string, error) {
 	archs := []string{release.Architecture(s.oacp.Spec.OpenshiftAssistedConfigSpec.CpuArchitecture)}
+	// By spec.clusterName, not by the cluster-name label, which Cluster API's MachineDeployment
+	// controller (or webhook) adds only once it has seen the MachineDeployment: the
+	// ClusterImageSet takes the release of the first reconcile that reads it and keeps it until
+	// the install ends (desiredClusterImageSet), so the architectures must be known from the start.
 	mds := &clusterv1.MachineDeploymentList{}
-	if err := r.Client.List(ctx, mds, client.InNamespace(s.cluster.Namespace),
-		client.MatchingLabels{clusterv1.ClusterNameLabel: s.cluster.Name}); err != nil {
+	if err := r.Client.List(ctx, mds, client.InNamespace(s.cluster.Namespace)); err != nil {
 		return nil, fmt.Errorf("listing the Cluster's MachineDeployments: %w", err)
 	}
 	for _, md := range mds.Items {
 		ref := md.Spec.Template.Spec.Bootstrap.ConfigRef
-		if !md.DeletionTimestamp.IsZero() || ref.Kind != "OpenshiftAssistedConfigTemplate" || ref.APIGroup != bootstrapv1.GroupVersion.Group {
+		if md.Spec.ClusterName != s.cluster.Name || !md.DeletionTimestamp.IsZero() || ref.Kind != "OpenshiftAssistedConfigTemplate" || ref.APIGroup != bootstrapv1.GroupVersion.Group {
 			continue
 		}
 		tmpl := &bootstrapv1.OpenshiftAssistedConfigTemplate{}

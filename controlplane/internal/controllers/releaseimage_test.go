@@ -60,8 +60,9 @@ func TestReleaseFollowsTheClusterArchitectures(t *testing.T) {
 		return tmpl
 	}
 	md := func(name, cluster string, ref clusterv1.ContractVersionedObjectReference) *clusterv1.MachineDeployment {
-		md := &clusterv1.MachineDeployment{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: name,
-			Labels: map[string]string{clusterv1.ClusterNameLabel: cluster}}}
+		// Without the cluster-name label, which Cluster API adds later.
+		md := &clusterv1.MachineDeployment{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: name}}
+		md.Spec.ClusterName = cluster
 		md.Spec.Template.Spec.Bootstrap.ConfigRef = ref
 		return md
 	}
