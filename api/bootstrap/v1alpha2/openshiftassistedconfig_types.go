@@ -71,7 +71,10 @@ type OpenshiftAssistedConfigSpec struct {
 	// +optional
 	NMStateConfigLabelSelector metav1.LabelSelector `json:"nmStateConfigLabelSelector,omitempty,omitzero"`
 
-	// cpuArchitecture is the CPU architecture of the host and its discovery image.
+	// cpuArchitecture is the CPU architecture of the host and its discovery image. The release
+	// a cluster installs is chosen for the architectures of all its configs (the control
+	// plane's and its MachineDeployments' templates): theirs when they agree, OpenShift's multi
+	// release when they differ.
 	// +kubebuilder:default=x86_64
 	// +kubebuilder:validation:Enum=x86_64;aarch64;arm64;ppc64le;s390x
 	// +optional
