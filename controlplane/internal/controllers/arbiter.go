@@ -17,20 +17,13 @@ limitations under the License.
 package controllers
 
 import (
-	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
 
-	hiveextv1beta1 "github.com/openshift/assisted-service/api/hiveextension/v1beta1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/types"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	controlplanev1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/controlplane/v1alpha3"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/reconciler"
@@ -122,61 +115,13 @@ func replacementIsArbiter(machines []*clusterv1.Machine, outdated map[string]str
 	return false, ""
 }
 
-// writeArbiterAgents sets spec.provisionRequirements.arbiterAgents of the AgentClusterInstall
-// to want, by a merge patch with strict field validation, unless it already holds it. A hub
-// whose AgentClusterInstall CRD lacks the field refuses the patch: that is reported on the
-// control plane (Available False, ArbiterNotSupported) with what to do.
-func (r *Reconciler) writeArbiterAgents(ctx context.Context, aci *hiveextv1beta1.AgentClusterInstall, want int64) error {
-	live := &unstructured.Unstructured{}
-	live.SetGroupVersionKind(hiveextv1beta1.GroupVersion.WithKind("AgentClusterInstall"))
-	// The typed object cannot carry the field: read it live (the client caches no unstructured
-	// objects), once per reconcile of a two-node cluster until its installation starts.
-	if err := r.Client.Get(ctx, client.ObjectKeyFromObject(aci), live); err != nil {
-		return fmt.Errorf("reading AgentClusterInstall %s: %w", aci.Name, err)
-	}
-	if got, found, _ := unstructured.NestedInt64(live.Object, arbiterAgentsField...); found && got == want {
-		return nil
-	}
-	patch, err := json.Marshal(map[string]any{"spec": map[string]any{"provisionRequirements": map[string]any{"arbiterAgents": want}}})
-	if err != nil {
-		return err
-	}
-	if err := r.Client.Patch(ctx, live, client.RawPatch(types.MergePatchType, patch), client.FieldValidation(metav1.FieldValidationStrict)); err != nil {
-		return arbiterRefusal(aci.Name, err)
-	}
-	return nil
-}
-
-// createArbiterAgentClusterInstall creates aci (its desired state, controller reference set)
-// with spec.provisionRequirements.arbiterAgents, in one write with strict field validation, so
-// that assisted-service never sees a two-node cluster without its arbiter and a hub that cannot
-// install one refuses it before anything is installed.
-func (r *Reconciler) createArbiterAgentClusterInstall(ctx context.Context, aci *hiveextv1beta1.AgentClusterInstall, want int64) error {
-	aci.SetGroupVersionKind(hiveextv1beta1.GroupVersion.WithKind("AgentClusterInstall"))
-	raw, err := runtime.DefaultUnstructuredConverter.ToUnstructured(aci)
-	if err != nil {
-		return fmt.Errorf("converting AgentClusterInstall %s: %w", aci.Name, err)
-	}
-	u := &unstructured.Unstructured{Object: raw}
-	if err := unstructured.SetNestedField(u.Object, want, arbiterAgentsField...); err != nil {
-		return err
-	}
-	if err := r.Client.Create(ctx, u, client.FieldValidation(metav1.FieldValidationStrict)); err != nil {
-		return arbiterRefusal(aci.Name, err)
-	}
-	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, aci); err != nil {
-		return fmt.Errorf("converting AgentClusterInstall %s: %w", aci.Name, err)
-	}
-	return nil
-}
-
 // arbiterRefusal turns the API server's refusal of arbiterAgents (a hub whose assisted-service
-// predates arbiter clusters) into a problem the user can act on.
-func arbiterRefusal(aciName string, err error) error {
+// predates arbiter clusters) into a problem the user can act on; nil for another error.
+func arbiterRefusal(err error) error {
 	if apierrors.IsBadRequest(err) && strings.Contains(err.Error(), "arbiterAgents") {
 		return reconciler.NewProblem(controlplanev1.AvailableCondition, controlplanev1.ArbiterNotSupportedReason,
 			errors.New("the hub's assisted-service does not support two-node OpenShift with an arbiter: its AgentClusterInstall has no spec.provisionRequirements.arbiterAgents; "+
 				"upgrade the hub's assisted-service (multicluster engine) to a version with arbiter clusters, or create the cluster with replicas 3 and without spec.arbiter"))
 	}
-	return fmt.Errorf("setting spec.provisionRequirements.arbiterAgents of AgentClusterInstall %s: %w", aciName, err)
+	return nil
 }

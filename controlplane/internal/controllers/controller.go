@@ -92,6 +92,8 @@ type Reconciler struct {
 	controller controller.Controller
 	// kubeconfigs: what each control plane's <cluster>-kubeconfig was last copied from.
 	kubeconfigs kubeconfigCopies
+	// schemas: which fields the hub's third-party CRDs have (newerfields.go).
+	schemas crdSchemas
 }
 
 // RBAC: only the verbs the code uses (docs/architecture_design.md, "Privileges"). Objects are

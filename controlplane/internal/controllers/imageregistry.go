@@ -205,30 +205,65 @@ func registryManifestsName(oacp *controlplanev1.OpenshiftAssistedControlPlane) s
 	return oacp.Name + "-additional-registry-config"
 }
 
-// reconcileRegistryManifests writes the manifests ConfigMap of the control plane's image registry
-// ConfigMap, and returns its reference for the AgentClusterInstall's manifestsConfigMapRefs (nil
-// without imageRegistryRef). The ConfigMap is read from the API server (the manager caches no
-// ConfigMaps) at each reconcile until the install starts; one that is missing or cannot be used is
-// a Problem on Available, retried, and the AgentClusterInstall is not written meanwhile, so
-// nothing installs without its mirrors.
-func (r *Reconciler) reconcileRegistryManifests(ctx context.Context, s *scope) (*hiveextv1beta1.ManifestsConfigMapReference, error) {
+// mirrorRegistryRefField is the AgentClusterInstall field through which assisted-service takes a
+// cluster's mirrors from a ConfigMap of registries.conf and ca-bundle.crt, the keys of the
+// image registry ConfigMap (api/hiveextension/v1beta1 AgentClusterInstallSpec.MirrorRegistryRef,
+// a MirrorRegistryConfigMapReference of name and namespace, from assisted-service's per-cluster
+// mirror registry, docs/user-guide/cluster-mirror-registry.md; the InfraEnv has the same field for
+// the discovery image). assisted-service then uses the mirrors during the installation too (the
+// install-config's imageDigestSources and the hosts' registries.conf), which manifests cannot do.
+var mirrorRegistryRefField = []string{"spec", "mirrorRegistryRef"}
+
+// agentClusterInstallCRD is the name of the AgentClusterInstall CRD.
+const agentClusterInstallCRD = "agentclusterinstalls.extensions.hive.openshift.io"
+
+// imageRegistry is how the control plane's image registry ConfigMap reaches the installation.
+type imageRegistry struct {
+	// manifests is the manifests ConfigMap for the AgentClusterInstall's manifestsConfigMapRefs:
+	// on a hub whose AgentClusterInstall has no spec.mirrorRegistryRef.
+	manifests *hiveextv1beta1.ManifestsConfigMapReference
+	// fields holds spec.mirrorRegistryRef on a hub whose AgentClusterInstall has it: the
+	// ConfigMap, or nil to remove a reference the spec no longer makes.
+	fields []newerField
+}
+
+// reconcileImageRegistry checks the control plane's image registry ConfigMap and returns how it
+// reaches the installation: where the hub's AgentClusterInstall CRD has spec.mirrorRegistryRef,
+// through that field (assisted-service reads the ConfigMap itself); on older hubs, as manifests
+// (a ConfigMap written here) that assisted-service applies to the installed cluster. The
+// ConfigMap is read from the API server (the manager caches no ConfigMaps) at each reconcile
+// until the install starts; one that is missing or cannot be used is a Problem on Available,
+// retried, and the AgentClusterInstall is not written meanwhile, so nothing installs without its
+// mirrors.
+func (r *Reconciler) reconcileImageRegistry(ctx context.Context, s *scope) (imageRegistry, error) {
+	mirrorRef, err := r.schemas.has(ctx, r.Client, r.APIReader, agentClusterInstallCRD, hiveextv1beta1.GroupVersion.Version, mirrorRegistryRefField...)
+	if err != nil {
+		return imageRegistry{}, err
+	}
 	ref := s.oacp.Spec.Config.ImageRegistryRef
 	if ref == nil {
-		return nil, nil
+		if mirrorRef {
+			return imageRegistry{fields: []newerField{{path: mirrorRegistryRefField}}}, nil
+		}
+		return imageRegistry{}, nil
 	}
 	src := &corev1.ConfigMap{}
 	if err := r.APIReader.Get(ctx, client.ObjectKey{Namespace: s.oacp.Namespace, Name: ref.Name}, src); err != nil {
 		if apierrors.IsNotFound(err) {
-			return nil, reconciler.NewProblem(controlplanev1.AvailableCondition, controlplanev1.ImageRegistryInvalidReason,
+			return imageRegistry{}, reconciler.NewProblem(controlplanev1.AvailableCondition, controlplanev1.ImageRegistryInvalidReason,
 				fmt.Errorf("ConfigMap %s, which spec.config.imageRegistryRef names, does not exist: create it (keys %s and, optionally, %s)",
 					ref.Name, registriesConfKey, registryCAKey))
 		}
-		return nil, fmt.Errorf("getting the image registry ConfigMap %s: %w", ref.Name, err)
+		return imageRegistry{}, fmt.Errorf("getting the image registry ConfigMap %s: %w", ref.Name, err)
 	}
 	data, err := registryManifests(src)
 	if err != nil {
-		return nil, reconciler.NewProblem(controlplanev1.AvailableCondition, controlplanev1.ImageRegistryInvalidReason,
+		return imageRegistry{}, reconciler.NewProblem(controlplanev1.AvailableCondition, controlplanev1.ImageRegistryInvalidReason,
 			fmt.Errorf("ConfigMap %s, which spec.config.imageRegistryRef names, cannot be used: %w", ref.Name, err))
+	}
+	if mirrorRef {
+		return imageRegistry{fields: []newerField{{path: mirrorRegistryRefField,
+			value: map[string]any{"name": ref.Name, "namespace": s.oacp.Namespace}}}}, nil
 	}
 	out := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: s.oacp.Namespace, Name: registryManifestsName(s.oacp)}}
 	if _, err := controllerutil.CreateOrPatch(ctx, r.Client, out, func() error {
@@ -239,7 +274,7 @@ func (r *Reconciler) reconcileRegistryManifests(ctx context.Context, s *scope) (
 		out.Data = data
 		return controllerutil.SetControllerReference(s.oacp, out, r.Client.Scheme())
 	}); err != nil {
-		return nil, fmt.Errorf("writing the registry manifests ConfigMap %s: %w", out.Name, err)
+		return imageRegistry{}, fmt.Errorf("writing the registry manifests ConfigMap %s: %w", out.Name, err)
 	}
-	return &hiveextv1beta1.ManifestsConfigMapReference{Name: out.Name}, nil
+	return imageRegistry{manifests: &hiveextv1beta1.ManifestsConfigMapReference{Name: out.Name}}, nil
 }

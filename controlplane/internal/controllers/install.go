@@ -464,7 +464,7 @@ func (r *Reconciler) reconcileAgentClusterInstall(ctx context.Context, s *scope)
 	if err != nil {
 		return err
 	}
-	registry, err := r.reconcileRegistryManifests(ctx, s)
+	registry, err := r.reconcileImageRegistry(ctx, s)
 	if err != nil {
 		return err
 	}
@@ -472,35 +472,40 @@ func (r *Reconciler) reconcileAgentClusterInstall(ctx context.Context, s *scope)
 		if err := desiredAgentClusterInstall(aci, s.oacp, s.cluster, workers); err != nil {
 			return err
 		}
-		if registry != nil {
-			aci.Spec.ManifestsConfigMapRefs = append(aci.Spec.ManifestsConfigMapRefs, *registry)
+		if registry.manifests != nil {
+			aci.Spec.ManifestsConfigMapRefs = append(aci.Spec.ManifestsConfigMapRefs, *registry.manifests)
 		}
 		return nil
 	}
-	arbiters := int64(wantArbiters(s.oacp))
-	if arbiters > 0 && aci.CreationTimestamp.IsZero() {
+	// The fields the pinned types lack (newerfields.go).
+	fields := registry.fields
+	if arbiters := wantArbiters(s.oacp); arbiters > 0 {
+		fields = append(fields, newerField{path: arbiterAgentsField, value: int64(arbiters)})
+	}
+	if hasValues(fields) && aci.CreationTimestamp.IsZero() {
 		if err := desired(); err != nil {
 			return err
 		}
 		if err := controllerutil.SetControllerReference(s.oacp, aci, r.Client.Scheme()); err != nil {
 			return err
 		}
-		if err := r.createArbiterAgentClusterInstall(ctx, aci, arbiters); err != nil {
+		if err := r.createWithNewerFields(ctx, aci, fields); err != nil {
 			return err
 		}
 		s.aci = aci
 		return nil
 	}
-	if _, err := controllerutil.CreateOrPatch(ctx, r.Client, aci, func() error {
+	result, err := controllerutil.CreateOrPatch(ctx, r.Client, aci, func() error {
 		if err := desired(); err != nil {
 			return err
 		}
 		return controllerutil.SetControllerReference(s.oacp, aci, r.Client.Scheme())
-	}); err != nil {
+	})
+	if err != nil {
 		return fmt.Errorf("creating or updating AgentClusterInstall %s: %w", key.Name, err)
 	}
-	if arbiters > 0 {
-		if err := r.writeArbiterAgents(ctx, aci, arbiters); err != nil {
+	if len(fields) > 0 && result != controllerutil.OperationResultCreated {
+		if err := r.writeNewerFields(ctx, aci, fields); err != nil {
 			return err
 		}
 	}

@@ -363,10 +363,15 @@ func setReleaseCondition(s *scope) {
 				image, controlplanev1.ReleaseImageRepositoryAnnotation, release.Summary(s.releaseErr))})
 		return
 	case s.releaseErr != nil:
+		// Where it was read: a cluster with mirrors reads it through them (the summary names the
+		// registry that failed); else from its repository, which a mirror can replace.
+		where := fmt.Sprintf("retrying; set the %s annotation for a mirror", controlplanev1.ReleaseImageRepositoryAnnotation)
+		if ref := s.oacp.Spec.Config.ImageRegistryRef; ref != nil {
+			where = fmt.Sprintf("retrying; read through the mirrors of ConfigMap %s, which spec.config.imageRegistryRef names", ref.Name)
+		}
 		conditions.Set(s.oacp, metav1.Condition{Type: controlplanev1.ReleaseImageResolvedCondition, Status: metav1.ConditionFalse,
-			Reason: controlplanev1.ReleaseImageNotResolvedReason,
-			Message: fmt.Sprintf("Cannot read the Kubernetes version of release image %s (retrying; set the %s annotation for a mirror): %s",
-				image, controlplanev1.ReleaseImageRepositoryAnnotation, release.Summary(s.releaseErr))})
+			Reason:  controlplanev1.ReleaseImageNotResolvedReason,
+			Message: fmt.Sprintf("Cannot read the Kubernetes version of release image %s (%s): %s", image, where, release.Summary(s.releaseErr))})
 		return
 	}
 	conditions.Set(s.oacp, metav1.Condition{Type: controlplanev1.ReleaseImageResolvedCondition, Status: metav1.ConditionTrue,

@@ -182,3 +182,86 @@ func AddArbiterAgentsField(ctx context.Context, c client.Client, ns string) erro
 		return c.Create(ctx, probe, client.DryRunAll, client.FieldValidation(metav1.FieldValidationStrict)) == nil, nil
 	})
 }
+
+// MirrorRegistryRefSchema is the schema of spec.mirrorRegistryRef of the AgentClusterInstall and
+// InfraEnv CRDs of assisted-service's per-cluster mirror registry (api/hiveextension/v1beta1
+// MirrorRegistryConfigMapReference: name and namespace, both required; the InfraEnv's field has the
+// same type; docs/user-guide/cluster-mirror-registry.md). The pinned Go types lack both fields.
+var MirrorRegistryRefSchema = map[string]any{
+	"type":     "object",
+	"required": []any{"name", "namespace"},
+	"properties": map[string]any{
+		"name":      map[string]any{"type": "string"},
+		"namespace": map[string]any{"type": "string"},
+	},
+}
+
+// MirrorRegistryRefCRDs are the CRDs that have spec.mirrorRegistryRef on a newer hub.
+var MirrorRegistryRefCRDs = []string{"agentclusterinstalls.extensions.hive.openshift.io", "infraenvs.agent-install.openshift.io"}
+
+// AddMirrorRegistryRefFields adds spec.mirrorRegistryRef to the AgentClusterInstall and InfraEnv
+// CRDs that the API server of c serves, as assisted-service installs them from 2025 on (ACM 2.13),
+// and waits until an InfraEnv written with it under strict field validation is accepted. It
+// returns a function that puts the CRDs back as they were (an older hub again), for tests that
+// share the API server.
+func AddMirrorRegistryRefFields(ctx context.Context, c client.Client, ns string) (restore func(context.Context) error, err error) {
+	saved := map[string]*unstructured.Unstructured{}
+	for _, name := range MirrorRegistryRefCRDs {
+		crd := &unstructured.Unstructured{}
+		crd.SetAPIVersion("apiextensions.k8s.io/v1")
+		crd.SetKind("CustomResourceDefinition")
+		if err := c.Get(ctx, client.ObjectKey{Name: name}, crd); err != nil {
+			return nil, fmt.Errorf("getting the CRD %s: %w", name, err)
+		}
+		saved[name] = crd
+		if err := addSchemaProperties(ctx, c, name, map[string]any{"mirrorRegistryRef": MirrorRegistryRefSchema}, "spec"); err != nil {
+			return nil, err
+		}
+	}
+	restore = func(ctx context.Context) error {
+		for name, old := range saved {
+			crd := &unstructured.Unstructured{}
+			crd.SetAPIVersion("apiextensions.k8s.io/v1")
+			crd.SetKind("CustomResourceDefinition")
+			if err := c.Get(ctx, client.ObjectKey{Name: name}, crd); err != nil {
+				return fmt.Errorf("getting the CRD %s: %w", name, err)
+			}
+			versions, _, _ := unstructured.NestedSlice(old.Object, "spec", "versions")
+			if err := unstructured.SetNestedSlice(crd.Object, versions, "spec", "versions"); err != nil {
+				return err
+			}
+			if err := c.Update(ctx, crd); err != nil {
+				return fmt.Errorf("restoring the CRD %s: %w", name, err)
+			}
+		}
+		return nil
+	}
+	err = wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
+		probe := &unstructured.Unstructured{Object: map[string]any{
+			"apiVersion": "agent-install.openshift.io/v1beta1", "kind": "InfraEnv",
+			"metadata": map[string]any{"namespace": ns, "name": "newer-crd-probe"},
+			"spec": map[string]any{
+				"pullSecretRef":     map[string]any{"name": "probe"},
+				"mirrorRegistryRef": map[string]any{"name": "probe", "namespace": ns},
+			},
+		}}
+		if served := c.Create(ctx, probe, client.DryRunAll, client.FieldValidation(metav1.FieldValidationStrict)) == nil; !served {
+			return false, nil // retried until the API server serves the field
+		}
+		aci := &unstructured.Unstructured{Object: map[string]any{
+			"apiVersion": "extensions.hive.openshift.io/v1beta1", "kind": "AgentClusterInstall",
+			"metadata": map[string]any{"namespace": ns, "name": "newer-crd-probe"},
+			"spec": map[string]any{
+				"clusterDeploymentRef":  map[string]any{"name": "probe"},
+				"networking":            map[string]any{},
+				"provisionRequirements": map[string]any{"controlPlaneAgents": int64(1)},
+				"mirrorRegistryRef":     map[string]any{"name": "probe", "namespace": ns},
+			},
+		}}
+		return c.Create(ctx, aci, client.DryRunAll, client.FieldValidation(metav1.FieldValidationStrict)) == nil, nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("waiting for the API server to serve spec.mirrorRegistryRef: %w", err)
+	}
+	return restore, nil
+}
