@@ -17,9 +17,18 @@ limitations under the License.
 package controllers
 
 import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	hiveextv1beta1 "github.com/openshift/assisted-service/api/hiveextension/v1beta1"
 	aiv1beta1 "github.com/openshift/assisted-service/api/v1beta1"
+	"github.com/openshift/assisted-service/models"
 	hivev1 "github.com/openshift/hive/apis/hive/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	bootstrapv1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/bootstrap/v1alpha2"
 )
@@ -63,4 +72,67 @@ func desiredInfraEnvSpec(config *bootstrapv1.OpenshiftAssistedConfig, cd *hivev1
 		spec.Proxy = s.Proxy.DeepCopy()
 	}
 	return spec
+}
+
+// mirrorRegistryRefAnnotation records on an InfraEnv the spec.mirrorRegistryRef this provider last
+// wrote there ("<namespace>/<name>", empty for none): the InfraEnv type this provider is built with
+// lacks the field, so this is how a reconcile knows, without reading the InfraEnv again, whether
+// the field needs a write.
+const mirrorRegistryRefAnnotation = "openshiftassistedconfig.cluster.x-k8s.io/mirror-registry-ref"
+
+// patchNewerInfraEnvFields writes the InfraEnv fields that are newer than the InfraEnv type this
+// provider is built with, by a merge patch of those fields alone (every other field, known to the
+// types or not, is kept), until the bootstrap data is written:
+//   - spec.imageType full-iso for a host that boots a disk image: the discovery ignition carries
+//     the static network configuration (NMStateConfigs) only for a full ISO; a minimal one keeps
+//     it in its initrd, which a disk image never boots (upstream CAPOA's GetInfraEnvFromConfig
+//     sets full-iso for this reason);
+//   - spec.mirrorRegistryRef, the AgentClusterInstall's (assisted-service's per-cluster mirror
+//     registry, docs/user-guide/cluster-mirror-registry.md: the same ConfigMap on the
+//     AgentClusterInstall and the InfraEnv), so that the discovery image pulls the assisted
+//     installer's images and the release from the cluster's mirrors. The control plane writes it
+//     on a hub whose CRDs have it, in the write that creates the AgentClusterInstall; and no
+//     discovery image exists before the AgentClusterInstall does (assisted-service's InfraEnv
+//     controller answers "cluster does not exist" until then), so no host boots one without it.
+//
+// A hub whose InfraEnv CRD lacks a field prunes it. The AgentClusterInstall is read live (the
+// client caches no unstructured objects), once per reconcile until the bootstrap data is written.
+func (r *Reconciler) patchNewerInfraEnvFields(ctx context.Context, s *scope, ie *aiv1beta1.InfraEnv) error {
+	spec := map[string]any{}
+	if s.diskImage {
+		spec["imageType"] = string(models.ImageTypeFullIso)
+	}
+	var ref map[string]any
+	if aci := s.clusterInstall; aci != nil {
+		live := &unstructured.Unstructured{}
+		live.SetGroupVersionKind(hiveextv1beta1.GroupVersion.WithKind("AgentClusterInstall"))
+		if err := r.Client.Get(ctx, client.ObjectKeyFromObject(aci), live); client.IgnoreNotFound(err) != nil {
+			return fmt.Errorf("reading AgentClusterInstall %s: %w", aci.Name, err)
+		}
+		ref, _, _ = unstructured.NestedMap(live.Object, "spec", "mirrorRegistryRef")
+	}
+	recorded := ""
+	if ref != nil {
+		recorded = fmt.Sprint(ref["namespace"], "/", ref["name"])
+	}
+	var metadata map[string]any
+	if ie.Annotations[mirrorRegistryRefAnnotation] != recorded {
+		spec["mirrorRegistryRef"] = ref // nil removes it (RFC 7386)
+		metadata = map[string]any{"annotations": map[string]any{mirrorRegistryRefAnnotation: recorded}}
+	}
+	if len(spec) == 0 {
+		return nil
+	}
+	patch := map[string]any{"spec": spec}
+	if metadata != nil {
+		patch["metadata"] = metadata
+	}
+	raw, err := json.Marshal(patch)
+	if err != nil {
+		return err
+	}
+	if err := r.Client.Patch(ctx, ie, client.RawPatch(types.MergePatchType, raw)); err != nil {
+		return fmt.Errorf("patching InfraEnv %s: %w", ie.Name, err)
+	}
+	return nil
 }

@@ -18,12 +18,16 @@ package controllers_test
 
 import (
 	"context"
+	"encoding/json"
 	"testing"
 
 	. "github.com/onsi/gomega"
+	hiveextv1beta1 "github.com/openshift/assisted-service/api/hiveextension/v1beta1"
 	aiv1beta1 "github.com/openshift/assisted-service/api/v1beta1"
 	"github.com/openshift/assisted-service/models"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/support/testenv"
@@ -54,4 +58,51 @@ func TestNewerAgentCRDFieldsSurviveApproval(t *testing.T) {
 	u.SetGroupVersionKind(aiv1beta1.GroupVersion.WithKind("Agent"))
 	g.Expect(env.Client.Get(ctx, key, u)).To(Succeed())
 	g.Expect(testenv.MissingNewerAgentSpecFields(u)).To(BeEmpty(), "the newer fields after approval")
+}
+
+// TestInfraEnvTakesTheClusterMirrors: on a hub whose AgentClusterInstall and InfraEnv CRDs have
+// spec.mirrorRegistryRef (assisted-service's per-cluster mirror registry), the InfraEnv of a
+// Machine refers to the ConfigMap that the cluster's AgentClusterInstall refers to, so that its
+// discovery image pulls from the cluster's mirrors; and it stops referring to it when the
+// AgentClusterInstall does, before the host's bootstrap data is written.
+func TestInfraEnvTakesTheClusterMirrors(t *testing.T) {
+	g := NewWithT(t)
+	ctx := context.Background()
+	restore, err := testenv.AddMirrorRegistryRefFields(ctx, env.Client, "default")
+	g.Expect(err).NotTo(HaveOccurred())
+	t.Cleanup(func() { g.Expect(restore(context.Background())).To(Succeed()) })
+
+	// A Machine whose host never boots: its config stays before the bootstrap data.
+	l := newLab(t, models.ClusterStatusInsufficient)
+	setMirrorRef := func(ref any) {
+		u := &unstructured.Unstructured{}
+		u.SetGroupVersionKind(hiveextv1beta1.GroupVersion.WithKind("AgentClusterInstall"))
+		u.SetNamespace(l.ns)
+		u.SetName(l.aci.Name)
+		patch, err := json.Marshal(map[string]any{"spec": map[string]any{"mirrorRegistryRef": ref}})
+		g.Expect(err).NotTo(HaveOccurred())
+		g.Expect(env.Client.Patch(ctx, u, client.RawPatch(types.MergePatchType, patch), client.FieldValidation(metav1.FieldValidationStrict))).To(Succeed())
+	}
+	setMirrorRef(map[string]any{"name": "mirrors", "namespace": l.ns})
+	h := l.newHost(t, "cp-0", hostOptions{controlPlane: true})
+
+	infraEnvRef := func(g Gomega) (map[string]any, bool) {
+		u := &unstructured.Unstructured{}
+		u.SetGroupVersionKind(aiv1beta1.GroupVersion.WithKind("InfraEnv"))
+		g.Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: l.ns, Name: h.config.Name}, u)).To(Succeed())
+		ref, found, err := unstructured.NestedMap(u.Object, "spec", "mirrorRegistryRef")
+		g.Expect(err).NotTo(HaveOccurred())
+		return ref, found
+	}
+	g.Eventually(func(g Gomega) {
+		ref, found := infraEnvRef(g)
+		g.Expect(found).To(BeTrue())
+		g.Expect(ref).To(Equal(map[string]any{"name": "mirrors", "namespace": l.ns}))
+	}, timeout).Should(Succeed())
+
+	setMirrorRef(nil)
+	g.Eventually(func(g Gomega) {
+		_, found := infraEnvRef(g)
+		g.Expect(found).To(BeFalse())
+	}, timeout).Should(Succeed())
 }

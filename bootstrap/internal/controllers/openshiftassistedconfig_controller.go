@@ -30,14 +30,12 @@ import (
 	capm3v1beta2 "github.com/metal3-io/cluster-api-provider-metal3/api/v1beta2"
 	hiveextv1beta1 "github.com/openshift/assisted-service/api/hiveextension/v1beta1"
 	aiv1beta1 "github.com/openshift/assisted-service/api/v1beta1"
-	"github.com/openshift/assisted-service/models"
 	hivev1 "github.com/openshift/hive/apis/hive/v1"
 	corev1 "k8s.io/api/core/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 	kerrors "k8s.io/apimachinery/pkg/util/errors"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/klog/v2"
@@ -339,16 +337,9 @@ func (r *Reconciler) reconcileInfraEnv(ctx context.Context, s *scope) (bool, err
 		r.Recorder.Eventf(c, ie, corev1.EventTypeNormal, "InfraEnvCreated", "CreateInfraEnv", "Created InfraEnv %s bound to ClusterDeployment %s", ie.Name, s.clusterDeployment.Name)
 		ctrl.LoggerFrom(ctx).Info("Created InfraEnv", "InfraEnv", ie.Name)
 	}
-	if s.diskImage && !ptr.Deref(c.Status.Initialization.DataSecretCreated, false) {
-		// The discovery ignition carries the static network configuration (NMStateConfigs) only
-		// for a full ISO; a minimal one keeps it in its initrd, which a disk image never boots
-		// (upstream CAPOA's GetInfraEnvFromConfig sets full-iso for this reason). spec.imageType
-		// is newer than the InfraEnv type this provider is built with: it is merge-patched, until
-		// the bootstrap data is written (a no-op patch changes nothing), and a hub whose CRD
-		// lacks it prunes it.
-		patch := client.RawPatch(types.MergePatchType, []byte(`{"spec":{"imageType":"`+string(models.ImageTypeFullIso)+`"}}`))
-		if err := r.Client.Patch(ctx, ie, patch); err != nil {
-			return false, fmt.Errorf("setting the image type of InfraEnv %s: %w", ie.Name, err)
+	if !ptr.Deref(c.Status.Initialization.DataSecretCreated, false) {
+		if err := r.patchNewerInfraEnvFields(ctx, s, ie); err != nil {
+			return false, err
 		}
 	}
 	s.infraEnv = ie
