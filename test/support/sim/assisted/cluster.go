@@ -98,9 +98,26 @@ func (s *Simulator) reconcileACI(ctx context.Context, req ctrl.Request) (ctrl.Re
 		}, now)
 		return ctrl.Result{}, s.writeACIStatus(ctx, before, aci)
 	}
-	arbiters, err := s.arbiterAgents(ctx, aci)
+	spec, err := s.liveSpec(ctx, aci, hiveextv1beta1.GroupVersion.WithKind("AgentClusterInstall"))
 	if err != nil {
 		return ctrl.Result{}, err
+	}
+	arbiters, err := arbiterAgents(spec)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	if ref := mirrorRegistryRef(spec); ref != nil {
+		// clusterdeployments_controller.go: a mirror registry ConfigMap that cannot be used is an
+		// input error, before the cluster is registered.
+		if err := s.checkMirrorRegistry(ctx, *ref); err != nil {
+			setClusterCondition(&aci.Status.Conditions, hivev1.ClusterInstallCondition{
+				Type: hiveextv1beta1.ClusterSpecSyncedCondition, Status: corev1.ConditionFalse, Reason: hiveextv1beta1.ClusterInputErrorReason,
+				Message: hiveextv1beta1.ClusterInputErrorMsg + " " + err.Error(),
+			}, now)
+			// An input error is not retried: the AgentClusterInstall is looked at again when it
+			// changes (the ConfigMap is watched only once it carries the watch label).
+			return ctrl.Result{}, s.writeACIStatus(ctx, before, aci)
+		}
 	}
 	if why := arbiterSpecError(aci, arbiters); why != "" {
 		setClusterCondition(&aci.Status.Conditions, hivev1.ClusterInstallCondition{
@@ -313,16 +330,11 @@ const HostRoleArbiter models.HostRole = "arbiter"
 // arbiterNodeLabel is the role label of OpenShift's arbiter node.
 const arbiterNodeLabel = "node-role.kubernetes.io/arbiter"
 
-// arbiterAgents reads spec.provisionRequirements.arbiterAgents of the AgentClusterInstall, a
-// field of newer assisted-service CRDs that the pinned Go types lack (0 when the hub's CRD has
-// no such field: the API server has pruned it).
-func (s *Simulator) arbiterAgents(ctx context.Context, aci *hiveextv1beta1.AgentClusterInstall) (int, error) {
-	u := &unstructured.Unstructured{}
-	u.SetGroupVersionKind(hiveextv1beta1.GroupVersion.WithKind("AgentClusterInstall"))
-	if err := s.Client.Get(ctx, client.ObjectKeyFromObject(aci), u); err != nil {
-		return 0, fmt.Errorf("reading the AgentClusterInstall: %w", err)
-	}
-	n, _, err := unstructured.NestedInt64(u.Object, "spec", "provisionRequirements", "arbiterAgents")
+// arbiterAgents reads spec.provisionRequirements.arbiterAgents of the live spec of an
+// AgentClusterInstall, a field of newer assisted-service CRDs that the pinned Go types lack (0
+// when the hub's CRD has no such field: the API server has pruned it).
+func arbiterAgents(spec map[string]any) (int, error) {
+	n, _, err := unstructured.NestedInt64(spec, "provisionRequirements", "arbiterAgents")
 	if err != nil {
 		return 0, fmt.Errorf("reading spec.provisionRequirements.arbiterAgents: %w", err)
 	}

@@ -59,6 +59,9 @@ func (s *Simulator) reconcileInfraEnv(ctx context.Context, req ctrl.Request) (ct
 	if ie.Status.ISODownloadURL != "" && conditionsv1.IsStatusConditionTrue(ie.Status.Conditions, aiv1beta1.ImageCreatedCondition) {
 		return ctrl.Result{}, nil
 	}
+	if ok, err := s.imageCanBeCreated(ctx, ie); !ok || err != nil {
+		return ctrl.Result{RequeueAfter: requeueImage}, err
+	}
 	if wait := s.timer.Remaining(ie.UID, "image", s.Durations.ImageCreate); wait > 0 {
 		return ctrl.Result{RequeueAfter: wait}, nil
 	}
