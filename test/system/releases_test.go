@@ -21,6 +21,7 @@ import (
 	. "github.com/onsi/gomega"
 	hiveextv1beta1 "github.com/openshift/assisted-service/api/hiveextension/v1beta1"
 	hivev1 "github.com/openshift/hive/apis/hive/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -101,6 +102,15 @@ var _ = Describe("OKD and multi-architecture releases", Ordered, func() {
 			g.Expect(c).NotTo(BeNil())
 			g.Expect(c.Reason).To(Equal(controlplanev1.ReleaseImageArchitectureNotInReleaseReason))
 			g.Expect(c.Message).To(ContainSubstring("4.17.3-multi is not used: the multi-architecture release has no image for s390x (it serves amd64, arm64)"))
+			a := meta.FindStatusCondition(cp.Status.Conditions, controlplanev1.AvailableCondition)
+			g.Expect(a).NotTo(BeNil())
+			g.Expect(a.Reason).To(Equal(controlplanev1.ReleaseImageArchitectureNotInReleaseReason))
 		}, timeout, interval).Should(Succeed())
+		Expect(apierrors.IsNotFound(l.Mgmt.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "mainframe"}, &hiveextv1beta1.AgentClusterInstall{}))).
+			To(BeTrue(), "nothing installs a release that cannot run on every host")
+		sets := &hivev1.ClusterImageSetList{}
+		Expect(l.Mgmt.Client.List(ctx, sets, client.MatchingLabels{controlplanev1.ImageSetNamespaceLabel: ns,
+			controlplanev1.ImageSetControlPlaneLabel: "mainframe"})).To(Succeed())
+		Expect(sets.Items).To(BeEmpty(), "no ClusterImageSet")
 	})
 })

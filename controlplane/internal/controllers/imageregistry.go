@@ -198,6 +198,27 @@ func registryManifests(cm *corev1.ConfigMap) (map[string]string, error) {
 	return data, nil
 }
 
+// assistedKeepsMirrors refuses a registries.conf with a mirror that assisted-service, reading it
+// through spec.mirrorRegistryRef, would drop: it keeps mirrors without pull-from-mirror or with
+// digest-only or tag-only, and ignores "all" (pkg/mirrorregistries/parser.go parseMirrorRegistries
+// has no case for it), although containers-registries.conf(5) allows it. conf is valid
+// (registryManifests checked it).
+func assistedKeepsMirrors(conf string) error {
+	parsed, err := parseRegistriesConf(conf)
+	if err != nil {
+		return err
+	}
+	for _, reg := range parsed.Registries {
+		for _, m := range reg.Mirrors {
+			if m.PullFromMirror == "all" {
+				return fmt.Errorf("mirror %s of registry %s in its %s has pull-from-mirror \"all\", which the hub's assisted-service ignores: remove that line (pulling everything from the mirror is the default)",
+					m.Location, reg.Location, registriesConfKey)
+			}
+		}
+	}
+	return nil
+}
+
 // registryManifestsName is the name of the manifests ConfigMap of a control plane, in its
 // namespace. (Upstream names it additional-registry-config in every namespace, so two control
 // planes of one namespace would overwrite each other's.)
@@ -262,6 +283,10 @@ func (r *Reconciler) reconcileImageRegistry(ctx context.Context, s *scope) (imag
 			fmt.Errorf("ConfigMap %s, which spec.config.imageRegistryRef names, cannot be used: %w", ref.Name, err))
 	}
 	if mirrorRef {
+		if err := assistedKeepsMirrors(src.Data[registriesConfKey]); err != nil {
+			return imageRegistry{}, reconciler.NewProblem(controlplanev1.AvailableCondition, controlplanev1.ImageRegistryInvalidReason,
+				fmt.Errorf("ConfigMap %s, which spec.config.imageRegistryRef names, cannot be used: %w", ref.Name, err))
+		}
 		return imageRegistry{fields: []newerField{{path: mirrorRegistryRefField,
 			value: map[string]any{"name": ref.Name, "namespace": s.oacp.Namespace}}}}, nil
 	}

@@ -120,3 +120,30 @@ location = "quay.io/openshift-release-dev/ocp-v4.0-art-dev"
 		g.Expect(image.Spec.RegistrySources.InsecureRegistries).To(Equal([]string{"insecure.example:5000/ocp/art"}))
 	})
 }
+
+// TestAssistedKeepsMirrors: a hub's assisted-service, given the ConfigMap through
+// spec.mirrorRegistryRef, drops mirrors with pull-from-mirror "all": such a ConfigMap is refused
+// with what to change; the values it keeps pass.
+func TestAssistedKeepsMirrors(t *testing.T) {
+	conf := func(pull string) string {
+		c := "[[registry]]\nlocation = \"quay.io/ocp\"\n[[registry.mirror]]\nlocation = \"mirror:5000/ocp\"\n"
+		if pull != "" {
+			c += "pull-from-mirror = \"" + pull + "\"\n"
+		}
+		return c
+	}
+	for pull, wantErr := range map[string]string{
+		"": "", "digest-only": "", "tag-only": "",
+		"all": `mirror mirror:5000/ocp of registry quay.io/ocp in its registries.conf has pull-from-mirror "all", which the hub's assisted-service ignores: remove that line`,
+	} {
+		t.Run("pull-from-mirror "+pull, func(t *testing.T) {
+			g := NewWithT(t)
+			err := assistedKeepsMirrors(conf(pull))
+			if wantErr == "" {
+				g.Expect(err).NotTo(HaveOccurred())
+				return
+			}
+			g.Expect(err).To(MatchError(ContainSubstring(wantErr)))
+		})
+	}
+}

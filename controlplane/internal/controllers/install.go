@@ -386,6 +386,13 @@ func desiredClusterImageSet(cis *hivev1.ClusterImageSet, oacp *controlplanev1.Op
 // An existing ClusterImageSet of a cluster with mirrors is left as it is while the release is not
 // read.
 func (r *Reconciler) reconcileClusterImageSet(ctx context.Context, s *scope) error {
+	// A release that lacks an architecture of the cluster's machine configs would install hosts
+	// it cannot run on: nothing is installed with it.
+	var archs *architecturesError
+	if errors.As(s.releaseErr, &archs) && !knownInstalled(s.oacp) {
+		return reconciler.NewProblem(controlplanev1.AvailableCondition, controlplanev1.ReleaseImageArchitectureNotInReleaseReason,
+			fmt.Errorf("release image %s is not installed: %w; see the %s condition", s.releaseImage(s.oacp.Spec.DistributionVersion), archs, controlplanev1.ReleaseImageResolvedCondition))
+	}
 	image := s.specRelease.DigestImage
 	if image == "" {
 		if s.oacp.Spec.Config.ImageRegistryRef != nil {
