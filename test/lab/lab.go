@@ -106,6 +106,9 @@ type Options struct {
 	ProviderCommand func(name string, args []string) *exec.Cmd
 	// APIServerArgs are further flags of the management cluster's API server (an audit log).
 	APIServerArgs map[string]string
+	// AllowedReleaseRegistries are registries the control-plane manager may read release images
+	// from besides the lab's own (its --allowed-release-registries): other mirrors of a spec.
+	AllowedReleaseRegistries []string
 }
 
 // Lab is a running lab: a management and a workload API server with every controller running.
@@ -173,10 +176,11 @@ type provider struct {
 	group string
 }
 
-func providers(etcdConnector controlplanesetup.EtcdConnector, releaseRegistry, releaseCAFile string) []provider {
-	// The control plane reads release images from the lab's registry only, as a production manager
-	// run with --allowed-release-registries=<mirror> --release-registry-ca-file=<its CA>.
-	cp := controlplanesetup.Options{EtcdConnector: etcdConnector, AllowedReleaseRegistries: []string{releaseRegistry}, ReleaseRegistryCAFile: releaseCAFile}
+func providers(etcdConnector controlplanesetup.EtcdConnector, allowedRegistries []string, releaseCAFile string) []provider {
+	// The control plane reads release images from the lab's registry only (and the registries
+	// of Options.AllowedReleaseRegistries), as a production manager run with
+	// --allowed-release-registries=<mirror> --release-registry-ca-file=<its CA>.
+	cp := controlplanesetup.Options{EtcdConnector: etcdConnector, AllowedReleaseRegistries: allowedRegistries, ReleaseRegistryCAFile: releaseCAFile}
 	return []provider{
 		{name: "infrastructure", setup: manager.SetupWith(infrasetup.Setup, infrasetup.Options{}), options: infrasetup.NewManagerOptions,
 			webhookDir: "infrastructure/config/webhook", group: infrav1.GroupVersion.Group},
@@ -389,7 +393,7 @@ func (l *Lab) startManagement(ctx context.Context) (*management, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, p := range providers(l.Etcd, l.Releases.Host, l.releaseCAFile) {
+	for _, p := range providers(l.Etcd, l.allowedReleaseRegistries(), l.releaseCAFile) {
 		if err := l.startProvider(ctx, m, root, scheme, p); err != nil {
 			return nil, err
 		}
@@ -488,7 +492,7 @@ func (l *Lab) startProvider(ctx context.Context, m *management, root string, sch
 		if err != nil {
 			return err
 		}
-		cmd, done, err := l.startProcess(p, kubeconfig, processArgs(p, healthAddr, opts.WebhookPort, opts.WebhookCertDir, l.Releases.Host, l.releaseCAFile))
+		cmd, done, err := l.startProcess(p, kubeconfig, processArgs(p, healthAddr, opts.WebhookPort, opts.WebhookCertDir, l.allowedReleaseRegistries(), l.releaseCAFile))
 		if err != nil {
 			return err
 		}
@@ -686,6 +690,12 @@ func (l *Lab) AddRelease(version, kubernetesVersion string) error {
 	}
 	l.versions.Store(version, digest.String())
 	return nil
+}
+
+// allowedReleaseRegistries are the registries the control-plane manager may read release images
+// from: the lab's own and those of Options.AllowedReleaseRegistries.
+func (l *Lab) allowedReleaseRegistries() []string {
+	return append([]string{l.Releases.Host}, l.opts.AllowedReleaseRegistries...)
 }
 
 // kubernetesVersion returns the Kubernetes version of a release image (see payload).
