@@ -37,8 +37,11 @@ type AgentMachineTemplateResource struct {
 type AgentMachineTemplateSpec struct {
 	// template is the AgentMachine created from this template. Its spec cannot change: create a
 	// new template and point the MachineDeployment or control plane at it to roll out a change.
+	// The provider's ValidatingAdmissionPolicy (infrastructure/config/admission) refuses a change,
+	// but for the dry-run through which Cluster API's topology controller tells whether a template
+	// differs from the class's (annotation topology.cluster.x-k8s.io/dry-run), which a schema rule
+	// cannot tell from a change.
 	// +required
-	// +kubebuilder:validation:XValidation:rule="self.spec == oldSelf.spec",message="spec.template.spec is immutable: create a new AgentMachineTemplate and reference it instead"
 	Template AgentMachineTemplateResource `json:"template"`
 }
 

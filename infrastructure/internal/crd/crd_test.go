@@ -20,8 +20,10 @@ import (
 	"context"
 	"os"
 	"testing"
+	"time"
 
 	. "github.com/onsi/gomega"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
@@ -124,16 +126,6 @@ func TestSchemaRejectsChangesToImmutableFields(t *testing.T) {
 		message string
 	}{
 		{
-			name: "machine template spec",
-			obj: &infrav1.AgentMachineTemplate{ObjectMeta: meta(ns, "tmpl"), Spec: infrav1.AgentMachineTemplateSpec{
-				Template: infrav1.AgentMachineTemplateResource{Spec: infrav1.AgentMachineSpec{
-					AgentLabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"a": "1"}}}}}},
-			mutate: func(o client.Object) {
-				o.(*infrav1.AgentMachineTemplate).Spec.Template.Spec.AgentLabelSelector.MatchLabels["a"] = "2"
-			},
-			message: "spec.template.spec is immutable",
-		},
-		{
 			name: "cluster template",
 			obj:  &infrav1.AgentClusterTemplate{ObjectMeta: meta(ns, "ctmpl")},
 			mutate: func(o client.Object) {
@@ -176,6 +168,46 @@ func TestSchemaRejectsChangesToImmutableFields(t *testing.T) {
 	g.Expect(env.Client.Create(ctx, m)).To(Succeed())
 	m.Spec.ProviderID = "agent://first"
 	g.Expect(env.Client.Update(ctx, m)).To(Succeed())
+}
+
+// TestAgentMachineTemplateIsImmutableButForTopologyDryRuns: the provider's admission policy
+// (infrastructure/config/admission) refuses a change of spec.template.spec, with what to do, but
+// lets through the dry-run with which Cluster API's topology controller compares a cluster's
+// template with its ClusterClass's (a dry-run request whose object carries
+// topology.cluster.x-k8s.io/dry-run); the template's metadata may change.
+func TestAgentMachineTemplateIsImmutableButForTopologyDryRuns(t *testing.T) {
+	g := NewWithT(t)
+	ctx := context.Background()
+	ns, err := env.CreateNamespace(ctx, "tmpl")
+	g.Expect(err).NotTo(HaveOccurred())
+	tmpl := &infrav1.AgentMachineTemplate{ObjectMeta: meta(ns, "tmpl"), Spec: infrav1.AgentMachineTemplateSpec{
+		Template: infrav1.AgentMachineTemplateResource{Spec: infrav1.AgentMachineSpec{
+			AgentLabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"a": "1"}}}}}}
+	g.Expect(env.Client.Create(ctx, tmpl)).To(Succeed())
+	changed := func(annotations map[string]string) *infrav1.AgentMachineTemplate {
+		c := tmpl.DeepCopy()
+		c.Annotations = annotations
+		c.Spec.Template.Spec.AgentLabelSelector.MatchLabels["a"] = "2"
+		return c
+	}
+	const dryRun = "topology.cluster.x-k8s.io/dry-run"
+
+	// The API server enforces a policy shortly after it is created: probed with dry-runs, which
+	// change nothing.
+	g.Eventually(func(g Gomega) {
+		err := env.Client.Update(ctx, changed(nil), client.DryRunAll)
+		g.Expect(err).To(HaveOccurred())
+		g.Expect(err.Error()).To(ContainSubstring("spec.template.spec is immutable: create a new AgentMachineTemplate and reference it instead"))
+	}, 30*time.Second).Should(Succeed())
+	g.Expect(env.Client.Update(ctx, changed(map[string]string{dryRun: ""}), client.DryRunAll)).To(Succeed(), "topology's dry-run")
+	err = env.Client.Update(ctx, changed(nil))
+	g.Expect(err).To(HaveOccurred(), "a change")
+	g.Expect(apierrors.IsInvalid(err)).To(BeTrue(), "refused as invalid: %v", err)
+	g.Expect(env.Client.Update(ctx, changed(map[string]string{dryRun: ""}))).NotTo(Succeed(), "the annotation on a real update")
+
+	labelled := tmpl.DeepCopy()
+	labelled.Labels = map[string]string{"team": "x"}
+	g.Expect(env.Client.Update(ctx, labelled)).To(Succeed(), "metadata may change")
 }
 
 // TestSchemaRejectsBadInput checks that the API server refuses each malformed object at create

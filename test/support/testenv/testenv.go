@@ -23,10 +23,12 @@ limitations under the License.
 package testenv
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -37,7 +39,9 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
@@ -56,6 +60,10 @@ var ProviderCRDDirs = []string{
 	"bootstrap/config/crd/bases",
 	"controlplane/config/crd/bases",
 }
+
+// ProviderAdmissionDirs are the folders, relative to the repository root, of this repository's
+// admission policies (ValidatingAdmissionPolicies and their bindings, evaluated by the API server).
+var ProviderAdmissionDirs = []string{"infrastructure/config/admission"}
 
 // RepoRoot returns the repository root: the nearest folder above the working directory that
 // holds go.work.
@@ -191,6 +199,12 @@ func StartWithOptions(o Options) (*Environment, error) {
 		_ = env.Stop()
 		return nil, fmt.Errorf("creating client: %w", err)
 	}
+	if o.CRDs == nil {
+		if err := installAdmissionPolicies(context.Background(), c, root); err != nil {
+			_ = env.Stop()
+			return nil, err
+		}
+	}
 	return &Environment{env: env, Config: cfg, Client: c, Scheme: o.Scheme}, nil
 }
 
@@ -266,4 +280,42 @@ func Fuzzing() bool {
 	}
 	f := flag.Lookup("test.fuzz")
 	return f != nil && f.Value.String() != ""
+}
+
+// installAdmissionPolicies creates the objects of the manifests in ProviderAdmissionDirs (all but
+// the kustomize files), as the providers' components install them. The API server enforces a
+// policy shortly after it is created.
+func installAdmissionPolicies(ctx context.Context, c client.Client, root string) error {
+	for _, dir := range ProviderAdmissionDirs {
+		files, err := filepath.Glob(filepath.Join(root, dir, "*.yaml"))
+		if err != nil {
+			return err
+		}
+		for _, f := range files {
+			if base := filepath.Base(f); strings.HasPrefix(base, "kustomiz") {
+				continue
+			}
+			data, err := os.ReadFile(f)
+			if err != nil {
+				return fmt.Errorf("reading %s: %w", f, err)
+			}
+			dec := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(data), 4096)
+			for {
+				u := &unstructured.Unstructured{}
+				if err := dec.Decode(&u.Object); err != nil {
+					if errors.Is(err, io.EOF) {
+						break
+					}
+					return fmt.Errorf("decoding %s: %w", f, err)
+				}
+				if len(u.Object) == 0 {
+					continue
+				}
+				if err := c.Create(ctx, u); err != nil {
+					return fmt.Errorf("creating %s %s from %s: %w", u.GetKind(), u.GetName(), f, err)
+				}
+			}
+		}
+	}
+	return nil
 }
