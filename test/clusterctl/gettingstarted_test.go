@@ -229,7 +229,7 @@ func TestGettingStartedGuideRunsVerbatim(t *testing.T) {
 		g.Expect(output).To(MatchRegexp(`(?i)`+kind+`\.[a-z0-9.-]+/ocp1(-[a-z0-9-]+)? created`), "kubectl apply created the %s", kind)
 	}
 	cp := &unstructured.Unstructured{}
-	cp.SetGroupVersionKind(schema.GroupVersionKind{Group: "controlplane.cluster.x-k8s.io", Version: "v1alpha3", Kind: "OpenshiftAssistedControlPlane"})
+	cp.SetGroupVersionKind(schema.GroupVersionKind{Group: "controlplane.cluster.x-k8s.io", Version: "v1alpha4", Kind: "OpenshiftAssistedControlPlane"})
 	g.Expect(guideEnv.Client.Get(ctx, client.ObjectKey{Namespace: "clusters", Name: "ocp1"}, cp)).To(Succeed())
 	replicas, _, _ := unstructured.NestedInt64(cp.Object, "spec", "replicas")
 	g.Expect(replicas).To(BeEquivalentTo(3))

@@ -94,7 +94,7 @@ var (
 		{
 			kind: "ControlPlaneProvider", namespace: "capoa-controlplane-system", name: "openshift-assisted", version: releaseVersion,
 			deployment: "capoa-controlplane-controller-manager", image: "quay.io/openshift-assisted/capoa-controlplane:" + releaseVersion,
-			crds:            []string{"openshiftassistedcontrolplanes.controlplane.cluster.x-k8s.io"},
+			crds:            []string{"openshiftassistedcontrolplanes.controlplane.cluster.x-k8s.io", "openshiftassistedcontrolplanetemplates.controlplane.cluster.x-k8s.io"},
 			clusterctlLabel: "control-plane-openshift-assisted",
 			webhooks:        "capoa-controlplane-validating-webhook-configuration",
 		},

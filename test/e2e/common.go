@@ -113,7 +113,7 @@ var dumpedTypes = []metav1.TypeMeta{
 	{APIVersion: "infrastructure.cluster.x-k8s.io/v1beta2", Kind: "Metal3Cluster"},
 	{APIVersion: "infrastructure.cluster.x-k8s.io/v1beta2", Kind: "Metal3Machine"},
 	{APIVersion: "infrastructure.cluster.x-k8s.io/v1beta2", Kind: "Metal3MachineTemplate"},
-	{APIVersion: "controlplane.cluster.x-k8s.io/v1alpha3", Kind: "OpenshiftAssistedControlPlane"},
+	{APIVersion: "controlplane.cluster.x-k8s.io/v1alpha4", Kind: "OpenshiftAssistedControlPlane"},
 	{APIVersion: "bootstrap.cluster.x-k8s.io/v1alpha2", Kind: "OpenshiftAssistedConfig"},
 	{APIVersion: "bootstrap.cluster.x-k8s.io/v1alpha2", Kind: "OpenshiftAssistedConfigTemplate"},
 	{APIVersion: "metal3.io/v1alpha1", Kind: "BareMetalHost"},

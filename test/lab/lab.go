@@ -51,7 +51,8 @@ import (
 	bootstrapv1alpha1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/bootstrap/v1alpha1"
 	bootstrapv1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/bootstrap/v1alpha2"
 	controlplanev1alpha2 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/controlplane/v1alpha2"
-	controlplanev1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/controlplane/v1alpha3"
+	controlplanev1alpha3 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/controlplane/v1alpha3"
+	controlplanev1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/controlplane/v1alpha4"
 	infrav1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/infrastructure/v1beta1"
 	bootstrapsetup "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/bootstrap/setup"
 	controlplanesetup "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/controlplane/setup"
@@ -149,7 +150,7 @@ type Lab struct {
 // installs no IPAM: it finds their CRDs missing and goes without).
 func Scheme() (*runtime.Scheme, error) {
 	return capoascheme.New(infrav1.AddToScheme, bootstrapv1.AddToScheme, bootstrapv1alpha1.AddToScheme,
-		controlplanev1.AddToScheme, controlplanev1alpha2.AddToScheme, capipamv1beta1.AddToScheme, metal3ipamv1.AddToScheme)
+		controlplanev1.AddToScheme, controlplanev1alpha3.AddToScheme, controlplanev1alpha2.AddToScheme, capipamv1beta1.AddToScheme, metal3ipamv1.AddToScheme)
 }
 
 // WorkloadScheme returns the workload cluster's scheme: Kubernetes' and OpenShift's config API.

@@ -37,7 +37,8 @@ import (
 	bootstrapv1alpha1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/bootstrap/v1alpha1"
 	bootstrapv1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/bootstrap/v1alpha2"
 	controlplanev1alpha2 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/controlplane/v1alpha2"
-	controlplanev1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/controlplane/v1alpha3"
+	controlplanev1alpha3 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/controlplane/v1alpha3"
+	controlplanev1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/controlplane/v1alpha4"
 	infrav1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/infrastructure/v1beta1"
 	bootstrapsetup "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/bootstrap/setup"
 	controlplanesetup "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/controlplane/setup"
@@ -93,7 +94,7 @@ func RunProviderProcess(name string, args []string) error {
 		opts.AddFlags(fs)
 		var po controlplanesetup.Options
 		po.AddFlags(fs)
-		scheme, err = capoascheme.New(bootstrapv1.AddToScheme, controlplanev1.AddToScheme, controlplanev1alpha2.AddToScheme)
+		scheme, err = capoascheme.New(bootstrapv1.AddToScheme, controlplanev1.AddToScheme, controlplanev1alpha3.AddToScheme, controlplanev1alpha2.AddToScheme)
 		if err == nil {
 			err = fs.Parse(args)
 			members := &etcd.SingleMembers{}

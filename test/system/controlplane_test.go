@@ -33,7 +33,7 @@ import (
 	"sigs.k8s.io/cluster-api/util/conditions"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	controlplanev1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/controlplane/v1alpha3"
+	controlplanev1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/controlplane/v1alpha4"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/lab"
 	simetcd "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/support/sim/etcd"
 )
@@ -186,7 +186,7 @@ var _ = Describe("A control plane of 3 that never loses etcd", Ordered, func() {
 		w := watchMachines(l, ns, controlPlanes)
 		cp := controlPlane(l, ns, name)(Default)
 		patched := cp.DeepCopy()
-		patched.Spec.MachineTemplate.InfrastructureRef.Name = next.GetName()
+		patched.Spec.MachineTemplate.Spec.InfrastructureRef.Name = next.GetName()
 		Expect(l.Mgmt.Client.Patch(ctx, patched, client.MergeFrom(cp))).To(Succeed())
 
 		Eventually(func(g Gomega) {

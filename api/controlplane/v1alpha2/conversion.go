@@ -30,16 +30,16 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/conversion"
 
 	bootstrapv1alpha1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/bootstrap/v1alpha1"
-	controlplanev1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/controlplane/v1alpha3"
+	controlplanev1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/controlplane/v1alpha4"
 )
 
 // Conversion follows Cluster API's pattern (api/core/v1beta1/conversion.go), as the bootstrap
-// provider's v1alpha1 does: v1alpha3 is the hub, kept whole in a v1alpha2 object's
+// provider's v1alpha1 does: v1alpha4 is the hub, kept whole in a v1alpha2 object's
 // cluster.x-k8s.io/conversion-data annotation, from which converting back restores what v1alpha2
-// cannot hold (rollout, remediation, arbiter, networkType, the bootstrap config's v1alpha2
+// cannot hold (rollout, remediation, arbiter, networkType, version, the machine templates' readinessGates and taints, the bootstrap config's v1alpha2
 // fields, the infrastructure reference's exact form, the conditions' observedGeneration).
 //
-// v1alpha2's infrastructureRef names an apiVersion where v1alpha3 names an apiGroup: converting
+// v1alpha2's infrastructureRef names an apiVersion where v1alpha4 names an apiGroup: converting
 // to v1alpha2 asks apiVersionGetter for the version of the template's kind (Cluster API's
 // contract: the version its CRD labels for the current contract). The control-plane provider sets
 // it when it starts (SetAPIVersionGetter); until then converting to v1alpha2 fails.
@@ -49,12 +49,12 @@ var apiVersionGetter = func(_ schema.GroupKind) (string, error) {
 }
 
 // SetAPIVersionGetter sets the function that returns the apiVersion (group/version) of a kind,
-// with which a v1alpha3 infrastructure reference is turned into a v1alpha2 one.
+// with which a v1alpha4 infrastructure reference is turned into a v1alpha2 one.
 func SetAPIVersionGetter(f func(gk schema.GroupKind) (string, error)) {
 	apiVersionGetter = f
 }
 
-// ConvertTo converts this OpenshiftAssistedControlPlane to the hub version (v1alpha3).
+// ConvertTo converts this OpenshiftAssistedControlPlane to the hub version (v1alpha4).
 func (src *OpenshiftAssistedControlPlane) ConvertTo(dstRaw conversion.Hub) error {
 	dst, ok := dstRaw.(*controlplanev1.OpenshiftAssistedControlPlane)
 	if !ok {
@@ -73,6 +73,7 @@ func (src *OpenshiftAssistedControlPlane) ConvertTo(dstRaw conversion.Hub) error
 		OpenshiftAssistedConfigSpec: bootstrapv1alpha1.SpecToHub(&in.OpenshiftAssistedConfigSpec, &restored.Spec.OpenshiftAssistedConfigSpec),
 		Replicas:                    replicasToHub(in.Replicas, restored.Spec.Replicas),
 		DistributionVersion:         in.DistributionVersion,
+		Version:                     versionToHub(in.DistributionVersion, &restored.Spec),
 		Rollout:                     restored.Spec.Rollout,
 		Remediation:                 restored.Spec.Remediation,
 		Arbiter:                     restored.Spec.Arbiter,
@@ -81,7 +82,7 @@ func (src *OpenshiftAssistedControlPlane) ConvertTo(dstRaw conversion.Hub) error
 	return nil
 }
 
-// ConvertFrom converts the hub version (v1alpha3) to this OpenshiftAssistedControlPlane.
+// ConvertFrom converts the hub version (v1alpha4) to this OpenshiftAssistedControlPlane.
 func (dst *OpenshiftAssistedControlPlane) ConvertFrom(srcRaw conversion.Hub) error { //nolint:revive // dst and src, as in Cluster API's conversions
 	src, ok := srcRaw.(*controlplanev1.OpenshiftAssistedControlPlane)
 	if !ok {
@@ -150,24 +151,28 @@ func machineTemplateToHub(in *OpenshiftAssistedControlPlaneMachineTemplate, rest
 			Labels:      maps.Clone(in.ObjectMeta.Labels),
 			Annotations: maps.Clone(in.ObjectMeta.Annotations),
 		},
-		InfrastructureRef: ref,
-		Deletion: clusterv1.MachineDeletionSpec{
-			NodeDrainTimeoutSeconds:        secondsToHub(in.NodeDrainTimeout, restored.Deletion.NodeDrainTimeoutSeconds),
-			NodeVolumeDetachTimeoutSeconds: secondsToHub(in.NodeVolumeDetachTimeout, restored.Deletion.NodeVolumeDetachTimeoutSeconds),
-			NodeDeletionTimeoutSeconds:     secondsToHub(in.NodeDeletionTimeout, restored.Deletion.NodeDeletionTimeoutSeconds),
+		Spec: controlplanev1.OpenshiftAssistedControlPlaneMachineTemplateSpec{
+			InfrastructureRef: ref,
+			ReadinessGates:    restored.Spec.ReadinessGates,
+			Deletion: clusterv1.MachineDeletionSpec{
+				NodeDrainTimeoutSeconds:        secondsToHub(in.NodeDrainTimeout, restored.Spec.Deletion.NodeDrainTimeoutSeconds),
+				NodeVolumeDetachTimeoutSeconds: secondsToHub(in.NodeVolumeDetachTimeout, restored.Spec.Deletion.NodeVolumeDetachTimeoutSeconds),
+				NodeDeletionTimeoutSeconds:     secondsToHub(in.NodeDeletionTimeout, restored.Spec.Deletion.NodeDeletionTimeoutSeconds),
+			},
+			Taints: restored.Spec.Taints,
 		},
 	}
 }
 
 func machineTemplateFromHub(in *controlplanev1.OpenshiftAssistedControlPlaneMachineTemplate) (OpenshiftAssistedControlPlaneMachineTemplate, error) {
 	out := OpenshiftAssistedControlPlaneMachineTemplate{
-		NodeDrainTimeout:        clusterv1.ConvertFromSeconds(in.Deletion.NodeDrainTimeoutSeconds),
-		NodeVolumeDetachTimeout: clusterv1.ConvertFromSeconds(in.Deletion.NodeVolumeDetachTimeoutSeconds),
-		NodeDeletionTimeout:     clusterv1.ConvertFromSeconds(in.Deletion.NodeDeletionTimeoutSeconds),
+		NodeDrainTimeout:        clusterv1.ConvertFromSeconds(in.Spec.Deletion.NodeDrainTimeoutSeconds),
+		NodeVolumeDetachTimeout: clusterv1.ConvertFromSeconds(in.Spec.Deletion.NodeVolumeDetachTimeoutSeconds),
+		NodeDeletionTimeout:     clusterv1.ConvertFromSeconds(in.Spec.Deletion.NodeDeletionTimeoutSeconds),
 	}
 	out.ObjectMeta.Labels = maps.Clone(in.ObjectMeta.Labels)
 	out.ObjectMeta.Annotations = maps.Clone(in.ObjectMeta.Annotations)
-	if ref := in.InfrastructureRef; ref.IsDefined() {
+	if ref := in.Spec.InfrastructureRef; ref.IsDefined() {
 		apiVersion, err := apiVersionGetter(schema.GroupKind{Group: ref.APIGroup, Kind: ref.Kind})
 		if err != nil {
 			return out, fmt.Errorf("finding the version of the infrastructure template's kind %s.%s: %w", ref.Kind, ref.APIGroup, err)
@@ -177,8 +182,17 @@ func machineTemplateFromHub(in *controlplanev1.OpenshiftAssistedControlPlaneMach
 	return out, nil
 }
 
+// versionToHub is the restored hub's Kubernetes version, unless distributionVersion was changed
+// through v1alpha2: that makes the Kubernetes version it was paired with stale.
+func versionToHub(distributionVersion string, restored *controlplanev1.OpenshiftAssistedControlPlaneSpec) string {
+	if restored.DistributionVersion != distributionVersion {
+		return ""
+	}
+	return restored.Version
+}
+
 // secondsToHub converts a duration to whole seconds; restored, the hub's value this spoke was
-// converted from, is kept when it is the same number of seconds (nil and 0 differ in v1alpha3).
+// converted from, is kept when it is the same number of seconds (nil and 0 differ in v1alpha4).
 func secondsToHub(in *metav1.Duration, restored *int32) *int32 {
 	out := clusterv1.ConvertToSeconds(in)
 	if out != nil && restored != nil && *out == *restored {
@@ -187,7 +201,7 @@ func secondsToHub(in *metav1.Duration, restored *int32) *int32 {
 	return out
 }
 
-// replicasToHub: v1alpha2 cannot tell an unset replicas (v1alpha3 defaults it to 1) from 0.
+// replicasToHub: v1alpha2 cannot tell an unset replicas (v1alpha4 defaults it to 1) from 0.
 func replicasToHub(in int32, restored *int32) *int32 {
 	if restored != nil && *restored == in {
 		return ptr.To(in)
@@ -198,8 +212,8 @@ func replicasToHub(in int32, restored *int32) *int32 {
 	return ptr.To(in)
 }
 
-// statusToHub converts a v1alpha2 status. v1alpha2's counters are plain numbers where v1alpha3's
-// may be unset, and it holds unavailableReplicas where v1alpha3 holds availableReplicas: a field
+// statusToHub converts a v1alpha2 status. v1alpha2's counters are plain numbers where v1alpha4's
+// may be unset, and it holds unavailableReplicas where v1alpha4 holds availableReplicas: a field
 // whose v1alpha2 value is what the restored hub converts to is taken from the restored hub.
 func statusToHub(in *OpenshiftAssistedControlPlaneStatus, restored *controlplanev1.OpenshiftAssistedControlPlaneStatus, hasRestored bool) controlplanev1.OpenshiftAssistedControlPlaneStatus {
 	in = in.DeepCopy()

@@ -21,8 +21,8 @@ limitations under the License.
 //
 // Its schema is upstream's v1alpha2 (machineTemplate.infrastructureRef as an ObjectReference,
 // the node timeouts as durations, an embedded bootstrap v1alpha1 config spec, the Cluster API
-// v1beta1 contract's status), with the validation of v1alpha3. It is served, deprecated and never
-// stored: the API server converts it to and from v1alpha3 through the control-plane provider's
+// v1beta1 contract's status), with the validation of v1alpha4. It is served, deprecated and never
+// stored: the API server converts it to and from v1alpha4 through the control-plane provider's
 // conversion webhook (conversion.go); see docs/migration.md.
 // +kubebuilder:object:generate=true
 // +groupName=controlplane.cluster.x-k8s.io

@@ -23,25 +23,25 @@ import (
 	clusterv1beta1 "sigs.k8s.io/cluster-api/api/core/v1beta1" //nolint:staticcheck // upstream's v1alpha2 holds Cluster API v1beta1 types
 
 	bootstrapv1alpha1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/bootstrap/v1alpha1"
-	controlplanev1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/controlplane/v1alpha3"
+	controlplanev1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/controlplane/v1alpha4"
 )
 
 // The fields are upstream's v1alpha2 fields (controlplane/api/v1alpha2 of
 // openshift-assisted/cluster-api-provider-openshift-assisted, v0.3.0 to v0.4.0 and master), with
-// the validation markers of the same fields in v1alpha3, so that an object is held to the same
+// the validation markers of the same fields in v1alpha4, so that an object is held to the same
 // rules in either version (except the rules about spec.arbiter, which v1alpha2 cannot hold). Each
-// field means what it means in v1alpha3. The types v1alpha3 shares unchanged with upstream's
-// v1alpha2 (disk encryption, capabilities) are v1alpha3's.
+// field means what it means in v1alpha4. The types v1alpha4 shares unchanged with upstream's
+// v1alpha2 (disk encryption, capabilities) are v1alpha4's.
 
 // OpenshiftAssistedControlPlaneMachineTemplate is the v1alpha2 form of
-// v1alpha3.OpenshiftAssistedControlPlaneMachineTemplate.
+// v1alpha4.OpenshiftAssistedControlPlaneMachineTemplate.
 type OpenshiftAssistedControlPlaneMachineTemplate struct {
 	// metadata is given to the control-plane Machines.
 	// +optional
 	ObjectMeta clusterv1beta1.ObjectMeta `json:"metadata,omitempty,omitzero"`
 
 	// infrastructureRef is the infrastructure template of the control-plane Machines. Only its
-	// group (from apiVersion), kind and name are kept: v1alpha3 finds the version from the
+	// group (from apiVersion), kind and name are kept: v1alpha4 finds the version from the
 	// template's CRD, as Cluster API's contract does.
 	// +required
 	InfrastructureRef corev1.ObjectReference `json:"infrastructureRef"`
@@ -61,7 +61,7 @@ type OpenshiftAssistedControlPlaneMachineTemplate struct {
 	NodeDeletionTimeout *metav1.Duration `json:"nodeDeletionTimeout,omitempty"`
 }
 
-// OpenshiftAssistedControlPlaneSpec is the v1alpha2 form of v1alpha3.OpenshiftAssistedControlPlaneSpec,
+// OpenshiftAssistedControlPlaneSpec is the v1alpha2 form of v1alpha4.OpenshiftAssistedControlPlaneSpec,
 // without rollout, remediation and arbiter.
 // +kubebuilder:validation:XValidation:rule="!has(self.openshiftAssistedConfigSpec) || !has(self.openshiftAssistedConfigSpec.nodeRegistration) || !has(self.openshiftAssistedConfigSpec.nodeRegistration.name) || size(self.openshiftAssistedConfigSpec.nodeRegistration.name) == 0 || self.openshiftAssistedConfigSpec.nodeRegistration.name.startsWith('$') || (has(self.replicas) && self.replicas == 1)",fieldPath=".openshiftAssistedConfigSpec.nodeRegistration.name",message="nodeRegistration.name must not be a fixed name when replicas is more than 1: every control-plane host would be installed with that same hostname; leave it unset so that each host is named after its Machine, or name a host metadata variable such as METADATA_NAME with a leading dollar sign"
 type OpenshiftAssistedControlPlaneSpec struct {
@@ -77,7 +77,7 @@ type OpenshiftAssistedControlPlaneSpec struct {
 	// +optional
 	OpenshiftAssistedConfigSpec bootstrapv1alpha1.OpenshiftAssistedConfigSpec `json:"openshiftAssistedConfigSpec,omitempty,omitzero"`
 
-	// replicas is the number of control-plane Machines: 1, 3, 4 or 5 (2 with v1alpha3's arbiter).
+	// replicas is the number of control-plane Machines: 1, 3, 4 or 5 (2 with v1alpha4's arbiter).
 	// +optional
 	// +kubebuilder:validation:XValidation:rule="self in [1, 2, 3, 4, 5]",message="replicas must be 1 (single-node OpenShift), 2 (two-node OpenShift with spec.arbiter), 3, 4 or 5: OpenShift supports no other number of control-plane nodes"
 	// +kubebuilder:validation:XValidation:rule="!(oldSelf == 1 && self > 1)",message="replicas cannot change from 1 to more: single-node OpenShift cannot be grown to a highly available control plane; create a new cluster with replicas 3 (add capacity to this one with workers instead)"
@@ -93,7 +93,7 @@ type OpenshiftAssistedControlPlaneSpec struct {
 }
 
 // OpenshiftAssistedControlPlaneConfigSpec is the v1alpha2 form of
-// v1alpha3.OpenshiftAssistedControlPlaneConfigSpec, without networkType.
+// v1alpha4.OpenshiftAssistedControlPlaneConfigSpec, without networkType.
 // +kubebuilder:validation:XValidation:rule="has(self.clusterName) == has(oldSelf.clusterName) && (!has(self.clusterName) || self.clusterName == oldSelf.clusterName)",message="clusterName is immutable"
 // +kubebuilder:validation:XValidation:rule="has(self.apiVIPs) == has(self.ingressVIPs) && (!has(self.apiVIPs) || size(self.apiVIPs) == size(self.ingressVIPs))",message="apiVIPs and ingressVIPs must be set together, with the same number of addresses"
 type OpenshiftAssistedControlPlaneConfigSpec struct {
@@ -164,8 +164,8 @@ type OpenshiftAssistedControlPlaneConfigSpec struct {
 }
 
 // OpenshiftAssistedControlPlaneStatus is upstream's v1alpha2 status, which follows the Cluster
-// API v1beta1 contract. It is computed from v1alpha3's status on every read; clusterDeploymentRef
-// and the failure fields are never set (v1alpha3 reports problems in conditions, and names the
+// API v1beta1 contract. It is computed from v1alpha4's status on every read; clusterDeploymentRef
+// and the failure fields are never set (v1alpha4 reports problems in conditions, and names the
 // ClusterDeployment after the control plane).
 type OpenshiftAssistedControlPlaneStatus struct {
 	// clusterDeploymentRef was upstream's reference to the ClusterDeployment.
@@ -188,7 +188,7 @@ type OpenshiftAssistedControlPlaneStatus struct {
 	// +optional
 	DistributionVersion string `json:"distributionVersion,omitempty"`
 
-	// updatedReplicas is v1alpha3's upToDateReplicas.
+	// updatedReplicas is v1alpha4's upToDateReplicas.
 	// +optional
 	UpdatedReplicas int32 `json:"updatedReplicas"`
 
@@ -196,15 +196,15 @@ type OpenshiftAssistedControlPlaneStatus struct {
 	// +optional
 	ReadyReplicas int32 `json:"readyReplicas"`
 
-	// unavailableReplicas is replicas less v1alpha3's availableReplicas.
+	// unavailableReplicas is replicas less v1alpha4's availableReplicas.
 	// +optional
 	UnavailableReplicas int32 `json:"unavailableReplicas"`
 
-	// initialized is v1alpha3's initialization.controlPlaneInitialized.
+	// initialized is v1alpha4's initialization.controlPlaneInitialized.
 	// +optional
 	Initialized bool `json:"initialized"`
 
-	// ready is true while v1alpha3's Available condition is True.
+	// ready is true while v1alpha4's Available condition is True.
 	// +optional
 	Ready bool `json:"ready"`
 
@@ -216,7 +216,7 @@ type OpenshiftAssistedControlPlaneStatus struct {
 	// +optional
 	FailureMessage *string `json:"failureMessage,omitempty"`
 
-	// conditions are v1alpha3's conditions in the Cluster API v1beta1 form.
+	// conditions are v1alpha4's conditions in the Cluster API v1beta1 form.
 	// +optional
 	Conditions clusterv1beta1.Conditions `json:"conditions,omitempty"`
 }
@@ -225,7 +225,7 @@ type OpenshiftAssistedControlPlaneStatus struct {
 // +kubebuilder:subresource:status
 // +kubebuilder:subresource:scale:specpath=.spec.replicas,statuspath=.status.replicas,selectorpath=.status.selector
 // +kubebuilder:resource:path=openshiftassistedcontrolplanes,scope=Namespaced,categories=cluster-api,shortName=oacp;oacps
-// +kubebuilder:deprecatedversion:warning="controlplane.cluster.x-k8s.io/v1alpha2 OpenshiftAssistedControlPlane is deprecated; use v1alpha3"
+// +kubebuilder:deprecatedversion:warning="controlplane.cluster.x-k8s.io/v1alpha2 OpenshiftAssistedControlPlane is deprecated; use v1alpha4"
 // +kubebuilder:printcolumn:name="Cluster",type="string",JSONPath=".metadata.labels['cluster\\.x-k8s\\.io/cluster-name']",description="Cluster to which this control plane belongs"
 // +kubebuilder:printcolumn:name="Initialized",type=boolean,JSONPath=".status.initialized",description="The control plane is initialized"
 // +kubebuilder:printcolumn:name="API Server Available",type=boolean,JSONPath=".status.ready",description="The control plane is available"
@@ -238,7 +238,7 @@ type OpenshiftAssistedControlPlaneStatus struct {
 // +kubebuilder:printcolumn:name="Distribution Version",type=string,JSONPath=".spec.distributionVersion",description="OpenShift version of this control plane"
 
 // OpenshiftAssistedControlPlane is the deprecated v1alpha2 form of
-// v1alpha3.OpenshiftAssistedControlPlane.
+// v1alpha4.OpenshiftAssistedControlPlane.
 type OpenshiftAssistedControlPlane struct {
 	metav1.TypeMeta `json:",inline"`
 

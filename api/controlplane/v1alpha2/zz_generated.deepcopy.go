@@ -21,7 +21,7 @@ limitations under the License.
 package v1alpha2
 
 import (
-	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/controlplane/v1alpha3"
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/controlplane/v1alpha4"
 	"github.com/openshift/assisted-service/api/hiveextension/v1beta1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -76,7 +76,7 @@ func (in *OpenshiftAssistedControlPlaneConfigSpec) DeepCopyInto(out *OpenshiftAs
 	}
 	if in.DiskEncryption != nil {
 		in, out := &in.DiskEncryption, &out.DiskEncryption
-		*out = new(v1alpha3.DiskEncryption)
+		*out = new(v1alpha4.DiskEncryption)
 		(*in).DeepCopyInto(*out)
 	}
 	if in.Proxy != nil {

@@ -25,12 +25,6 @@ import (
 	bootstrapv1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/bootstrap/v1alpha2"
 )
 
-const (
-	// InstallConfigOverrideAnnotation holds a JSON install-config override passed to the
-	// AgentClusterInstall.
-	InstallConfigOverrideAnnotation = "controlplane.cluster.x-k8s.io/install-config-override"
-)
-
 // OpenshiftAssistedControlPlaneMachineTemplate describes the control-plane Machines.
 type OpenshiftAssistedControlPlaneMachineTemplate struct {
 	// metadata is the standard object's metadata, applied to the control-plane Machines.
@@ -321,9 +315,7 @@ type OpenshiftAssistedControlPlaneStatus struct {
 // +kubebuilder:object:root=true
 // +kubebuilder:subresource:status
 // +kubebuilder:subresource:scale:specpath=.spec.replicas,statuspath=.status.replicas,selectorpath=.status.selector
-// +kubebuilder:storageversion
 // +kubebuilder:resource:path=openshiftassistedcontrolplanes,scope=Namespaced,categories=cluster-api,shortName=oacp;oacps
-// +kubebuilder:metadata:labels="cluster.x-k8s.io/v1beta2=v1alpha3"
 // +kubebuilder:printcolumn:name="Cluster",type="string",JSONPath=".metadata.labels['cluster\\.x-k8s\\.io/cluster-name']",description="Cluster to which this control plane belongs"
 // +kubebuilder:printcolumn:name="Initialized",type="boolean",JSONPath=".status.initialization.controlPlaneInitialized",description="The control plane is initialized"
 // +kubebuilder:printcolumn:name="Desired",type="integer",JSONPath=".spec.replicas",description="Desired number of control-plane Machines",priority=10
@@ -375,14 +367,4 @@ type OpenshiftAssistedControlPlaneList struct {
 
 func init() {
 	objectTypes = append(objectTypes, &OpenshiftAssistedControlPlane{}, &OpenshiftAssistedControlPlaneList{})
-}
-
-// ReleaseImageRepository is the release image repository the control plane's annotations set
-// (ReleaseImageRepositoryAnnotation, else upstream's UpstreamReleaseImageRepositoryAnnotation),
-// "" for the default.
-func (cp *OpenshiftAssistedControlPlane) ReleaseImageRepository() string {
-	if v := cp.Annotations[ReleaseImageRepositoryAnnotation]; v != "" {
-		return v
-	}
-	return cp.Annotations[UpstreamReleaseImageRepositoryAnnotation]
 }

@@ -30,7 +30,7 @@ import (
 	"sigs.k8s.io/cluster-api/util"
 
 	bootstrapv1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/bootstrap/v1alpha2"
-	controlplanev1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/controlplane/v1alpha3"
+	controlplanev1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/controlplane/v1alpha4"
 	capoavalidation "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/validation"
 )
 

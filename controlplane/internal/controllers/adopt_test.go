@@ -37,7 +37,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	bootstrapv1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/bootstrap/v1alpha2"
-	controlplanev1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/controlplane/v1alpha3"
+	controlplanev1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/controlplane/v1alpha4"
 )
 
 // TestAdoptsWhatTheUpstreamProviderInstalled: a three-node cluster that
@@ -120,7 +120,7 @@ func TestAdoptsWhatTheUpstreamProviderInstalled(t *testing.T) {
 		owned(oac)
 		g.Expect(mgmt.Client.Create(ctx, oac)).To(Succeed())
 		m3m := &capm3v1beta2.Metal3Machine{ObjectMeta: metav1.ObjectMeta{Namespace: f.ns, Name: name, Annotations: map[string]string{
-			clusterv1.TemplateClonedFromNameAnnotation:      oacp.Spec.MachineTemplate.InfrastructureRef.Name,
+			clusterv1.TemplateClonedFromNameAnnotation:      oacp.Spec.MachineTemplate.Spec.InfrastructureRef.Name,
 			clusterv1.TemplateClonedFromGroupKindAnnotation: "Metal3MachineTemplate.infrastructure.cluster.x-k8s.io",
 		}}}
 		owned(m3m)

@@ -36,7 +36,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	bootstrapv1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/bootstrap/v1alpha2"
-	controlplanev1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/controlplane/v1alpha3"
+	controlplanev1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/controlplane/v1alpha4"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/foreign"
 )
 
@@ -178,7 +178,7 @@ func (r *Reconciler) deleteLeftovers(ctx context.Context, s *scope) error {
 	// template may be of another kind).
 	listed := map[schema.GroupVersionKind]bool{}
 	for _, arbiter := range []bool{false, true}[:1+wantArbiters(s.oacp)] {
-		ref := machineTemplate(s.oacp, arbiter).InfrastructureRef
+		ref := machineTemplate(s.oacp, arbiter).Spec.InfrastructureRef
 		template, err := getTemplate(ctx, r.Client, s.oacp.Namespace, ref)
 		if err != nil {
 			continue

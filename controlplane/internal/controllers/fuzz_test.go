@@ -43,7 +43,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	bootstrapv1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/bootstrap/v1alpha2"
-	controlplanev1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/controlplane/v1alpha3"
+	controlplanev1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/controlplane/v1alpha4"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/controlplane/internal/release"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/foreign"
 	capoascheme "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/scheme"
@@ -145,21 +145,21 @@ func controlPlaneFuzzObjects(p *fuzzpick.Picker) ([]client.Object, fuzzWorld) {
 	if p.Bool() {
 		oacp.Spec.Config.PullSecretRef = &corev1.LocalObjectReference{Name: p.Pick("pull", "", "missing")}
 	}
-	oacp.Spec.MachineTemplate.InfrastructureRef = clusterv1.ContractVersionedObjectReference{APIGroup: capm3v1beta2.GroupVersion.Group, Kind: "Metal3MachineTemplate", Name: "cp"}
+	oacp.Spec.MachineTemplate.Spec.InfrastructureRef = clusterv1.ContractVersionedObjectReference{APIGroup: capm3v1beta2.GroupVersion.Group, Kind: "Metal3MachineTemplate", Name: "cp"}
 	switch p.Intn(4) {
 	case 1:
-		oacp.Spec.MachineTemplate.InfrastructureRef.Name = "gone"
+		oacp.Spec.MachineTemplate.Spec.InfrastructureRef.Name = "gone"
 	case 2:
-		oacp.Spec.MachineTemplate.InfrastructureRef = clusterv1.ContractVersionedObjectReference{}
+		oacp.Spec.MachineTemplate.Spec.InfrastructureRef = clusterv1.ContractVersionedObjectReference{}
 	case 3:
-		oacp.Spec.MachineTemplate.InfrastructureRef.Kind = "Unknown"
+		oacp.Spec.MachineTemplate.Spec.InfrastructureRef.Kind = "Unknown"
 	}
 	oacp.Spec.OpenshiftAssistedConfigSpec.NodeRegistration.Name = p.Pick("", "master-0")
 	if p.Intn(4) == 3 {
 		// Two nodes and an arbiter (whatever replicas was picked: the API server would refuse
 		// some of these shapes; the reconciler must not panic on them either).
 		oacp.Spec.Arbiter = &controlplanev1.OpenshiftAssistedControlPlaneArbiterSpec{MachineTemplate: controlplanev1.OpenshiftAssistedControlPlaneMachineTemplate{
-			InfrastructureRef: clusterv1.ContractVersionedObjectReference{APIGroup: capm3v1beta2.GroupVersion.Group, Kind: "Metal3MachineTemplate", Name: p.Pick("arbiter", "gone")}}}
+			Spec: controlplanev1.OpenshiftAssistedControlPlaneMachineTemplateSpec{InfrastructureRef: clusterv1.ContractVersionedObjectReference{APIGroup: capm3v1beta2.GroupVersion.Group, Kind: "Metal3MachineTemplate", Name: p.Pick("arbiter", "gone")}}}}
 	}
 	if p.Bool() {
 		oacp.Status.DistributionVersion = p.Pick(versions...)

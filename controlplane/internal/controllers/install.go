@@ -38,7 +38,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
-	controlplanev1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/controlplane/v1alpha3"
+	controlplanev1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/controlplane/v1alpha4"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/reconciler"
 )
 
@@ -392,6 +392,11 @@ func (r *Reconciler) reconcileClusterImageSet(ctx context.Context, s *scope) err
 	if errors.As(s.releaseErr, &archs) && !knownInstalled(s.oacp) {
 		return reconciler.NewProblem(controlplanev1.AvailableCondition, controlplanev1.ReleaseImageArchitectureNotInReleaseReason,
 			fmt.Errorf("release image %s is not installed: %w; see the %s condition", s.releaseImage(s.oacp.Spec.DistributionVersion), archs, controlplanev1.ReleaseImageResolvedCondition))
+	}
+	var mismatch *versionMismatchError
+	if errors.As(s.releaseErr, &mismatch) && !knownInstalled(s.oacp) {
+		return reconciler.NewProblem(controlplanev1.AvailableCondition, controlplanev1.VersionMismatchReason,
+			fmt.Errorf("OpenShift %s is not installed: %w; see the %s condition", s.oacp.Spec.DistributionVersion, mismatch, controlplanev1.ReleaseImageResolvedCondition))
 	}
 	image := s.specRelease.DigestImage
 	if image == "" {

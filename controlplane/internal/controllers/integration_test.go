@@ -37,7 +37,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	bootstrapv1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/bootstrap/v1alpha2"
-	controlplanev1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/controlplane/v1alpha3"
+	controlplanev1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/controlplane/v1alpha4"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/controlplane/internal/controllers"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/reconciler"
 )
@@ -114,7 +114,7 @@ func TestInstallSingleNode(t *testing.T) {
 	// As KubeadmControlPlane: the Cluster owns the infrastructure template, so that it goes with
 	// the Cluster (deletion, clusterctl move).
 	tmpl := &capm3v1beta2.Metal3MachineTemplate{}
-	g.Expect(mgmt.Client.Get(ctx, client.ObjectKey{Namespace: f.ns, Name: f.oacp.Spec.MachineTemplate.InfrastructureRef.Name}, tmpl)).To(Succeed())
+	g.Expect(mgmt.Client.Get(ctx, client.ObjectKey{Namespace: f.ns, Name: f.oacp.Spec.MachineTemplate.Spec.InfrastructureRef.Name}, tmpl)).To(Succeed())
 	g.Expect(tmpl.OwnerReferences).To(ContainElement(metav1.OwnerReference{
 		APIVersion: clusterv1.GroupVersion.String(), Kind: "Cluster", Name: f.cluster.Name, UID: f.cluster.UID}))
 

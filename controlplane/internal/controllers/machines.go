@@ -40,7 +40,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	bootstrapv1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/bootstrap/v1alpha2"
-	controlplanev1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/controlplane/v1alpha3"
+	controlplanev1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/controlplane/v1alpha4"
 )
 
 // reconcileMachines creates or removes one control-plane Machine at a time until there are as
@@ -291,7 +291,7 @@ func (r *Reconciler) createMachine(ctx context.Context, s *scope, arbiter bool) 
 		}
 	}()
 
-	template, err := getTemplate(ctx, r.Client, oacp.Namespace, tmpl.InfrastructureRef)
+	template, err := getTemplate(ctx, r.Client, oacp.Namespace, tmpl.Spec.InfrastructureRef)
 	if err != nil {
 		return err
 	}
@@ -347,8 +347,10 @@ func (r *Reconciler) createMachine(ctx context.Context, s *scope, arbiter bool) 
 			InfrastructureRef: clusterv1.ContractVersionedObjectReference{
 				APIGroup: infra.GroupVersionKind().Group, Kind: infra.GetKind(), Name: infra.GetName(),
 			},
-			FailureDomain: failureDomainForNewMachine(cluster, s.machines),
-			Deletion:      tmpl.Deletion,
+			FailureDomain:  failureDomainForNewMachine(cluster, s.machines),
+			Deletion:       tmpl.Spec.Deletion,
+			ReadinessGates: tmpl.Spec.ReadinessGates,
+			Taints:         tmpl.Spec.Taints,
 		},
 	}
 	if err := r.Client.Create(ctx, machine); err != nil {
@@ -386,7 +388,7 @@ func (r *Reconciler) createMachine(ctx context.Context, s *scope, arbiter bool) 
 // Machines step.
 func (r *Reconciler) reconcileTemplateOwner(ctx context.Context, s *scope) error {
 	for _, arbiter := range []bool{false, true}[:1+wantArbiters(s.oacp)] {
-		if err := r.ownTemplate(ctx, s, machineTemplate(s.oacp, arbiter).InfrastructureRef); err != nil {
+		if err := r.ownTemplate(ctx, s, machineTemplate(s.oacp, arbiter).Spec.InfrastructureRef); err != nil {
 			return err
 		}
 	}

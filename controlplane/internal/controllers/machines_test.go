@@ -38,7 +38,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
 	bootstrapv1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/bootstrap/v1alpha2"
-	controlplanev1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/controlplane/v1alpha3"
+	controlplanev1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/controlplane/v1alpha4"
 	capoascheme "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/scheme"
 )
 
@@ -304,7 +304,7 @@ func scaleUpFixture(t *testing.T) (*runtime.Scheme, *controlplanev1.OpenshiftAss
 	}
 	oacp := testOACP(1)
 	oacp.UID = "oacp-uid"
-	oacp.Spec.MachineTemplate.InfrastructureRef = clusterv1.ContractVersionedObjectReference{
+	oacp.Spec.MachineTemplate.Spec.InfrastructureRef = clusterv1.ContractVersionedObjectReference{
 		APIGroup: capm3v1beta2.GroupVersion.Group, Kind: "Metal3MachineTemplate", Name: "cp"}
 	tmpl := &capm3v1beta2.Metal3MachineTemplate{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "cp"}}
 	crd := func(plural string) *apiextensionsv1.CustomResourceDefinition {

@@ -23,6 +23,7 @@ import (
 	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	utilversion "k8s.io/apimachinery/pkg/util/version"
 	"k8s.io/klog/v2"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -86,6 +87,9 @@ func (r *Reconciler) readSpecRelease(ctx context.Context, s *scope) error {
 		s.specRelease = release.Info{}
 	}
 	s.specKubeVersion = s.specRelease.KubernetesVersion
+	if s.releaseErr == nil && !sameKubernetesVersion(s.oacp.Spec.Version, s.specKubeVersion) {
+		s.releaseErr = &versionMismatchError{version: s.oacp.Spec.Version, release: s.specKubeVersion}
+	}
 	if s.releaseErr != nil {
 		ctrl.LoggerFrom(ctx).Info("Cannot resolve the release image yet", "image", image, "error", release.LogMessage(s.releaseErr))
 	}
@@ -138,4 +142,31 @@ type architecturesError struct {
 func (e *architecturesError) Error() string {
 	return fmt.Sprintf("the multi-architecture release has no image for %s (it serves %s)",
 		strings.Join(e.missing, ", "), strings.Join(e.platforms, ", "))
+}
+
+// versionMismatchError: spec.version is not the Kubernetes version of the release of
+// spec.distributionVersion. The release itself was read (scope.specRelease is kept, so Machines
+// still carry the version the release really has).
+type versionMismatchError struct {
+	// version is spec.version; release the Kubernetes version the release carries.
+	version, release string
+}
+
+func (e *versionMismatchError) Error() string {
+	return fmt.Sprintf("spec.version %s is not %s, the Kubernetes version of the release", e.version, e.release)
+}
+
+// sameKubernetesVersion tells whether spec.version (unset: any) names the Kubernetes version
+// release, the release's: equal as semantic versions, so a leading v and build metadata do not
+// count (Cluster API's topology writes v1.32.5; a release names 1.32.5).
+func sameKubernetesVersion(spec, release string) bool {
+	if spec == "" {
+		return true
+	}
+	a, err := utilversion.ParseSemantic(spec)
+	if err != nil {
+		return false
+	}
+	c, err := a.Compare(release)
+	return err == nil && c == 0
 }

@@ -19,6 +19,7 @@ package controllers
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -31,8 +32,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
 	bootstrapv1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/bootstrap/v1alpha2"
-	controlplanev1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/controlplane/v1alpha3"
+	controlplanev1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/controlplane/v1alpha4"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/controlplane/internal/release"
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/reconciler"
 	capoascheme "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/scheme"
 )
 
@@ -168,6 +170,67 @@ func TestReleaseFollowsTheClusterArchitectures(t *testing.T) {
 				}
 			} else if sc.specRelease.DigestImage != "" || sc.specKubeVersion != "" {
 				t.Errorf("a release without the cluster's architectures is used: %+v", sc.specRelease)
+			}
+		})
+	}
+}
+
+// TestSpecVersionMustBeTheReleasesKubernetesVersion: a spec.version that is not the Kubernetes
+// version of the release is reported (ReleaseImageResolved False, VersionMismatch) and nothing is
+// installed with it (the ClusterImageSet is not written: Available False, VersionMismatch); an
+// installed cluster keeps its ClusterImageSet. An unset version, or one that differs only by the
+// leading v or build metadata, is the release's.
+func TestSpecVersionMustBeTheReleasesKubernetesVersion(t *testing.T) {
+	for _, tc := range []struct {
+		version   string
+		installed bool
+		mismatch  bool
+	}{
+		{version: ""},
+		{version: "v1.30.4"},
+		{version: "1.30.4"},
+		{version: "v1.30.4+ocp.4.17.3"},
+		{version: "v1.31.0", mismatch: true},
+		{version: "v1.30.5", mismatch: true},
+		{version: "v1.30.4-rc.1", mismatch: true},
+		{version: "v1.31.0", installed: true, mismatch: true},
+	} {
+		t.Run(fmt.Sprintf("%s installed=%t", tc.version, tc.installed), func(t *testing.T) {
+			s, err := capoascheme.New(controlplanev1.AddToScheme, bootstrapv1.AddToScheme)
+			if err != nil {
+				t.Fatal(err)
+			}
+			c := fake.NewClientBuilder().WithScheme(s).Build()
+			oacp := testOACP(3)
+			oacp.Spec.Version = tc.version
+			if tc.installed {
+				oacp.Status.DistributionVersion = oacp.Spec.DistributionVersion
+			}
+			r := &Reconciler{Client: c, APIReader: c, Recorder: events.NewFakeRecorder(10),
+				Release: &recordingRelease{info: release.Info{Digest: "sha256:5e", KubernetesVersion: "v1.30.4"}}}
+			sc := &scope{oacp: oacp, cluster: testCluster(nil, nil)}
+			if err := r.readSpecRelease(context.Background(), sc); err != nil {
+				t.Fatal(err)
+			}
+			setReleaseCondition(sc)
+			cond := conditions.Get(oacp, controlplanev1.ReleaseImageResolvedCondition)
+			err = r.reconcileClusterImageSet(context.Background(), sc)
+			var problem *reconciler.Problem
+			switch {
+			case !tc.mismatch:
+				if cond.Reason != controlplanev1.ReleaseImageResolvedReason || err != nil {
+					t.Fatalf("ReleaseImageResolved %s %q, ClusterImageSet error %v; want Resolved and written", cond.Reason, cond.Message, err)
+				}
+			case cond.Reason != controlplanev1.VersionMismatchReason ||
+				!strings.Contains(cond.Message, "carries Kubernetes v1.30.4, but spec.version is "+tc.version+": set spec.version to v1.30.4"):
+				t.Fatalf("ReleaseImageResolved = %s %q, want VersionMismatch naming both versions", cond.Reason, cond.Message)
+			case tc.installed && err != nil:
+				t.Fatalf("the ClusterImageSet of an installed cluster is refused: %v", err)
+			case !tc.installed && (!errors.As(err, &problem) || problem.Reason != controlplanev1.VersionMismatchReason):
+				t.Fatalf("ClusterImageSet error = %v, want a VersionMismatch problem", err)
+			}
+			if sc.specKubeVersion != "v1.30.4" {
+				t.Errorf("Machines would carry Kubernetes %q, want the release's v1.30.4", sc.specKubeVersion)
 			}
 		})
 	}

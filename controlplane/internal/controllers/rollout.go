@@ -29,7 +29,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	bootstrapv1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/bootstrap/v1alpha2"
-	controlplanev1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/controlplane/v1alpha3"
+	controlplanev1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/controlplane/v1alpha4"
 )
 
 // A control-plane Machine is replaced (rolled out) when it no longer matches the spec, as
@@ -101,7 +101,7 @@ func (r *Reconciler) infrastructureOutdated(ctx context.Context, s *scope, m *cl
 	if err != nil {
 		return "", fmt.Errorf("getting the infrastructure of Machine %s: %w", m.Name, err)
 	}
-	ref := machineTemplate(s.oacp, isArbiter(m)).InfrastructureRef
+	ref := machineTemplate(s.oacp, isArbiter(m)).Spec.InfrastructureRef
 	name, found := infra.GetAnnotations()[clusterv1.TemplateClonedFromNameAnnotation]
 	if !found {
 		return "", nil // not cloned by a control plane (adopted): nothing to compare

@@ -32,7 +32,7 @@ import (
 	"sigs.k8s.io/cluster-api/util/conditions"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	controlplanev1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/controlplane/v1alpha3"
+	controlplanev1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/controlplane/v1alpha4"
 )
 
 const (
@@ -166,9 +166,9 @@ func newFixture(ctx context.Context, t *testing.T, o fixtureOptions) *fixture {
 				PullSecretRef: &corev1.LocalObjectReference{Name: "pull-secret"},
 			},
 			MachineTemplate: controlplanev1.OpenshiftAssistedControlPlaneMachineTemplate{
-				InfrastructureRef: clusterv1.ContractVersionedObjectReference{
+				Spec: controlplanev1.OpenshiftAssistedControlPlaneMachineTemplateSpec{InfrastructureRef: clusterv1.ContractVersionedObjectReference{
 					APIGroup: "infrastructure.cluster.x-k8s.io", Kind: "Metal3MachineTemplate", Name: tmpl.Name,
-				},
+				}},
 			},
 		},
 	}
@@ -185,9 +185,9 @@ func newFixture(ctx context.Context, t *testing.T, o fixtureOptions) *fixture {
 		oacp.Spec.Arbiter = &controlplanev1.OpenshiftAssistedControlPlaneArbiterSpec{
 			MachineTemplate: controlplanev1.OpenshiftAssistedControlPlaneMachineTemplate{
 				ObjectMeta: clusterv1.ObjectMeta{Labels: map[string]string{"size": "small"}},
-				InfrastructureRef: clusterv1.ContractVersionedObjectReference{
+				Spec: controlplanev1.OpenshiftAssistedControlPlaneMachineTemplateSpec{InfrastructureRef: clusterv1.ContractVersionedObjectReference{
 					APIGroup: "infrastructure.cluster.x-k8s.io", Kind: "Metal3MachineTemplate", Name: arbiterTmpl.Name,
-				},
+				}},
 			},
 		}
 	}

@@ -33,7 +33,7 @@ import (
 	"sigs.k8s.io/cluster-api/util/conditions"
 	ctrl "sigs.k8s.io/controller-runtime"
 
-	controlplanev1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/controlplane/v1alpha3"
+	controlplanev1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/controlplane/v1alpha4"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/controlplane/internal/release"
 )
 
@@ -349,7 +349,14 @@ func setReleaseCondition(s *scope) {
 	// whoever may read the control plane; the manager's log has the full error.
 	var notAllowed *release.RegistryNotAllowedError
 	var archs *architecturesError
+	var mismatch *versionMismatchError
 	switch {
+	case errors.As(s.releaseErr, &mismatch):
+		conditions.Set(s.oacp, metav1.Condition{Type: controlplanev1.ReleaseImageResolvedCondition, Status: metav1.ConditionFalse,
+			Reason: controlplanev1.VersionMismatchReason,
+			Message: fmt.Sprintf("Release image %s (%s) carries Kubernetes %s, but spec.version is %s: set spec.version to v%s or leave it unset, or set distributionVersion to the OpenShift version whose release carries Kubernetes %s (in a ClusterClass, the openshiftVersions variable maps the Cluster's spec.topology.version to distributionVersion)",
+				image, s.specRelease.Digest, mismatch.release, mismatch.version, strings.TrimPrefix(mismatch.release, "v"), mismatch.version)})
+		return
 	case errors.As(s.releaseErr, &archs):
 		conditions.Set(s.oacp, metav1.Condition{Type: controlplanev1.ReleaseImageResolvedCondition, Status: metav1.ConditionFalse,
 			Reason: controlplanev1.ReleaseImageArchitectureNotInReleaseReason,

@@ -34,7 +34,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
-	controlplanev1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/controlplane/v1alpha3"
+	controlplanev1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/controlplane/v1alpha4"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/controlplane/internal/upgradepath"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/metrics"
 )
@@ -201,7 +201,11 @@ func (r *Reconciler) reconcileUpgrade(ctx context.Context, s *scope) error {
 	if current == target {
 		return nil
 	}
-	if why := upgradepath.Check(current, target); why != "" {
+	why := upgradepath.Check(current, target)
+	if mismatch := (*versionMismatchError)(nil); why == "" && errors.As(s.releaseErr, &mismatch) {
+		why = fmt.Sprintf("%s: set spec.version to the Kubernetes version of OpenShift %s, or leave it unset", mismatch, target)
+	}
+	if why != "" {
 		if s.upgrade.refused == "" && !isUpgradingReported(oacp, controlplanev1.UpgradeRefusedReason, why) {
 			r.Recorder.Eventf(oacp, nil, corev1.EventTypeWarning, "UpgradeRefused", "Upgrade", why)
 		}

@@ -34,7 +34,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	bootstrapv1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/bootstrap/v1alpha2"
-	controlplanev1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/controlplane/v1alpha3"
+	controlplanev1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/controlplane/v1alpha4"
 	capoascheme "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/scheme"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/support/testenv"
 )
@@ -62,9 +62,9 @@ func controlPlane(ns, name string) *controlplanev1.OpenshiftAssistedControlPlane
 				IngressVIPs: []string{"192.168.111.4"},
 			},
 			MachineTemplate: controlplanev1.OpenshiftAssistedControlPlaneMachineTemplate{
-				InfrastructureRef: clusterv1.ContractVersionedObjectReference{
+				Spec: controlplanev1.OpenshiftAssistedControlPlaneMachineTemplateSpec{InfrastructureRef: clusterv1.ContractVersionedObjectReference{
 					APIGroup: "infrastructure.cluster.x-k8s.io", Kind: "Metal3MachineTemplate", Name: "cp",
-				},
+				}},
 			},
 		},
 	}
@@ -80,7 +80,7 @@ func TestRoundTrip(t *testing.T) {
 	cp := controlPlane(ns, "full")
 	cp.Spec.Replicas = ptr.To[int32](3)
 	cp.Spec.MachineTemplate.ObjectMeta = clusterv1.ObjectMeta{Labels: map[string]string{"tier": "cp"}}
-	cp.Spec.MachineTemplate.Deletion = clusterv1.MachineDeletionSpec{NodeDrainTimeoutSeconds: ptr.To[int32](30)}
+	cp.Spec.MachineTemplate.Spec.Deletion = clusterv1.MachineDeletionSpec{NodeDrainTimeoutSeconds: ptr.To[int32](30)}
 	cp.Spec.OpenshiftAssistedConfigSpec = bootstrapv1.OpenshiftAssistedConfigSpec{
 		CpuArchitecture: "x86_64", SSHAuthorizedKey: "ssh-ed25519 AAAA",
 	}
@@ -147,7 +147,7 @@ func TestRoundTrip(t *testing.T) {
 // arbiter is a valid spec.arbiter.
 func arbiter() *controlplanev1.OpenshiftAssistedControlPlaneArbiterSpec {
 	return &controlplanev1.OpenshiftAssistedControlPlaneArbiterSpec{MachineTemplate: controlplanev1.OpenshiftAssistedControlPlaneMachineTemplate{
-		InfrastructureRef: clusterv1.ContractVersionedObjectReference{APIGroup: "infrastructure.cluster.x-k8s.io", Kind: "Metal3MachineTemplate", Name: "arbiter"},
+		Spec: controlplanev1.OpenshiftAssistedControlPlaneMachineTemplateSpec{InfrastructureRef: clusterv1.ContractVersionedObjectReference{APIGroup: "infrastructure.cluster.x-k8s.io", Kind: "Metal3MachineTemplate", Name: "arbiter"}},
 	}}
 }
 
@@ -192,7 +192,7 @@ func TestTwoNodesWithArbiter(t *testing.T) {
 	// The arbiter's template can change (its Machine is then replaced).
 	got := &controlplanev1.OpenshiftAssistedControlPlane{}
 	g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(cp), got)).To(Succeed())
-	got.Spec.Arbiter.MachineTemplate.InfrastructureRef.Name = "arbiter-v2"
+	got.Spec.Arbiter.MachineTemplate.Spec.InfrastructureRef.Name = "arbiter-v2"
 	g.Expect(env.Client.Update(ctx, got)).To(Succeed())
 }
 
@@ -239,7 +239,7 @@ func TestSchemaRejectsBadInput(t *testing.T) {
 		{"an arbiter without a template", func(cp *controlplanev1.OpenshiftAssistedControlPlane) {
 			cp.Spec.Replicas = ptr.To[int32](2)
 			cp.Spec.Arbiter = &controlplanev1.OpenshiftAssistedControlPlaneArbiterSpec{}
-		}, "spec.arbiter.machineTemplate.infrastructureRef"},
+		}, "spec.arbiter.machineTemplate.spec: Required value"},
 		{"version without patch", func(cp *controlplanev1.OpenshiftAssistedControlPlane) { cp.Spec.DistributionVersion = "4.17" },
 			"spec.distributionVersion: Invalid value: \"4.17\": distributionVersion must be an OpenShift version such as 4.17.3"},
 		{"version that is a word", func(cp *controlplanev1.OpenshiftAssistedControlPlane) { cp.Spec.DistributionVersion = "latest" },

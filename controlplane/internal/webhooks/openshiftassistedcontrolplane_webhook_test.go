@@ -31,7 +31,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	bootstrapv1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/bootstrap/v1alpha2"
-	controlplanev1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/controlplane/v1alpha3"
+	controlplanev1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/controlplane/v1alpha4"
 	capoascheme "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/scheme"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/support/testenv"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/support/validationtest"
@@ -144,8 +144,8 @@ func TestWebhookRefusesDowngradeThroughTheAPIServer(t *testing.T) {
 		Spec: controlplanev1.OpenshiftAssistedControlPlaneSpec{
 			Replicas: ptr.To[int32](1), DistributionVersion: "4.18.0",
 			Config: controlplanev1.OpenshiftAssistedControlPlaneConfigSpec{BaseDomain: "example.com"},
-			MachineTemplate: controlplanev1.OpenshiftAssistedControlPlaneMachineTemplate{InfrastructureRef: clusterv1.ContractVersionedObjectReference{
-				APIGroup: "infrastructure.cluster.x-k8s.io", Kind: "Metal3MachineTemplate", Name: "t"}},
+			MachineTemplate: controlplanev1.OpenshiftAssistedControlPlaneMachineTemplate{Spec: controlplanev1.OpenshiftAssistedControlPlaneMachineTemplateSpec{InfrastructureRef: clusterv1.ContractVersionedObjectReference{
+				APIGroup: "infrastructure.cluster.x-k8s.io", Kind: "Metal3MachineTemplate", Name: "t"}}},
 		},
 	}
 	g.Expect(env.Client.Create(ctx, cp)).To(Succeed())

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package v1alpha3
+package v1alpha4
 
 import clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 
@@ -171,3 +171,8 @@ const ReleaseImageRegistryNotAllowedReason = "RegistryNotAllowed"
 // condition when the release of a cluster whose machine configs name several CPU architectures
 // (OpenShift's multi release, an image index) has no image for one of them.
 const ReleaseImageArchitectureNotInReleaseReason = "ArchitectureNotInRelease"
+
+// VersionMismatchReason is the reason of a False ReleaseImageResolved condition when spec.version
+// is not the Kubernetes version that the release of spec.distributionVersion carries; nothing is
+// installed (Available False) or upgraded (Upgrading False, UpgradeRefused) until they agree.
+const VersionMismatchReason = "VersionMismatch"

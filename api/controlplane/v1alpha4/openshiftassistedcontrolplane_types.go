@@ -1,0 +1,431 @@
+/*
+Copyright 2026 The cluster-api-provider-openshift-assisted Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package v1alpha4
+
+import (
+	hiveextv1beta1 "github.com/openshift/assisted-service/api/hiveextension/v1beta1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+
+	bootstrapv1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/bootstrap/v1alpha2"
+)
+
+const (
+	// InstallConfigOverrideAnnotation holds a JSON install-config override passed to the
+	// AgentClusterInstall.
+	InstallConfigOverrideAnnotation = "controlplane.cluster.x-k8s.io/install-config-override"
+)
+
+// OpenshiftAssistedControlPlaneMachineTemplate describes the control-plane Machines, in the shape
+// of Cluster API's v1beta2 control-plane contract (spec.machineTemplate.metadata and
+// spec.machineTemplate.spec), which the topology controller writes.
+type OpenshiftAssistedControlPlaneMachineTemplate struct {
+	// metadata is the standard object's metadata, applied to the control-plane Machines, their
+	// infrastructure and their bootstrap configs.
+	// +optional
+	ObjectMeta clusterv1.ObjectMeta `json:"metadata,omitempty,omitzero"`
+
+	// spec is the spec of the control-plane Machines.
+	// +required
+	Spec OpenshiftAssistedControlPlaneMachineTemplateSpec `json:"spec,omitempty,omitzero"`
+}
+
+// OpenshiftAssistedControlPlaneMachineTemplateSpec is the spec of the control-plane Machines.
+type OpenshiftAssistedControlPlaneMachineTemplateSpec struct {
+	// infrastructureRef references the infrastructure template cloned for each control-plane
+	// Machine (for example a Metal3MachineTemplate or an AgentMachineTemplate).
+	// +required
+	InfrastructureRef clusterv1.ContractVersionedObjectReference `json:"infrastructureRef,omitempty,omitzero"`
+
+	// readinessGates are further conditions the control-plane Machines' Ready condition includes
+	// (a Machine's spec.readinessGates), for example one an external controller sets on them.
+	// Set on the Machines when they are created and when the list changes.
+	// +optional
+	// +listType=map
+	// +listMapKey=conditionType
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=32
+	ReadinessGates []clusterv1.MachineReadinessGate `json:"readinessGates,omitempty"`
+
+	// deletion contains options for the deletion of control-plane Machines.
+	// +optional
+	Deletion clusterv1.MachineDeletionSpec `json:"deletion,omitempty,omitzero"`
+
+	// taints are the Node taints Cluster API manages on the control-plane Nodes (a Machine's
+	// spec.taints; Cluster API applies them with its MachineTaintPropagation feature). Set on the
+	// Machines when they are created and when the list changes.
+	// +optional
+	// +listType=map
+	// +listMapKey=key
+	// +listMapKey=effect
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=64
+	Taints []clusterv1.MachineTaint `json:"taints,omitempty"`
+}
+
+// OpenshiftAssistedControlPlaneSpec defines the desired state of OpenshiftAssistedControlPlane.
+// +kubebuilder:validation:XValidation:rule="!has(self.replicas) || self.replicas != 2 || has(self.arbiter)",fieldPath=".replicas",message="replicas 2 needs spec.arbiter: two-node OpenShift keeps etcd's quorum with a third, smaller arbiter node; set spec.arbiter.machineTemplate.infrastructureRef to that host's template (two-node OpenShift with fencing is not supported by this provider)"
+// +kubebuilder:validation:XValidation:rule="!has(self.arbiter) || (has(self.replicas) && self.replicas == 2)",fieldPath=".arbiter",message="spec.arbiter is for two-node OpenShift and needs replicas 2: with 3 to 5 control-plane nodes etcd keeps quorum without an arbiter; remove spec.arbiter or set replicas to 2"
+// +kubebuilder:validation:XValidation:rule="!has(self.arbiter) || (has(self.config.apiVIPs) && size(self.config.apiVIPs) > 0)",fieldPath=".arbiter",message="spec.arbiter needs spec.config.apiVIPs and ingressVIPs: assisted-service installs two-node OpenShift with an arbiter on the baremetal platform only (keepalived VIPs), not behind an external load balancer"
+// +kubebuilder:validation:XValidation:rule="(has(self.replicas) && self.replicas != 1) || !has(self.config.apiVIPs) || size(self.config.apiVIPs) == 0",fieldPath=".config.apiVIPs",message="a single-node control plane (replicas 1, also when replicas is not set) takes no apiVIPs or ingressVIPs: single-node OpenShift is installed on platform None and serves its API and ingress on the node's own address, so the VIPs would be ignored; remove them, or set replicas to 3, 4 or 5 (clusterctl generate cluster sets 1 unless --control-plane-machine-count is given)"
+// +kubebuilder:validation:XValidation:rule="!has(self.config.diskEncryption) || !has(self.config.diskEncryption.enableOn) || !self.config.diskEncryption.enableOn.contains('arbiters') || has(self.arbiter)",fieldPath=".config.diskEncryption.enableOn",message="diskEncryption.enableOn names arbiters but the cluster has none (spec.arbiter): use masters, workers or all"
+// +kubebuilder:validation:XValidation:rule="has(self.arbiter) == has(oldSelf.arbiter)",fieldPath=".arbiter",message="spec.arbiter cannot be added or removed: OpenShift cannot turn two nodes with an arbiter into a control plane without one, or back; create a new cluster with the topology you want"
+// +kubebuilder:validation:XValidation:rule="!has(self.openshiftAssistedConfigSpec) || !has(self.openshiftAssistedConfigSpec.nodeRegistration) || !has(self.openshiftAssistedConfigSpec.nodeRegistration.name) || size(self.openshiftAssistedConfigSpec.nodeRegistration.name) == 0 || self.openshiftAssistedConfigSpec.nodeRegistration.name.startsWith('$') || (has(self.replicas) && self.replicas == 1)",fieldPath=".openshiftAssistedConfigSpec.nodeRegistration.name",message="nodeRegistration.name must not be a fixed name when replicas is more than 1: every control-plane host would be installed with that same hostname; leave it unset so that each host is named after its Machine, or name a host metadata variable such as METADATA_NAME with a leading dollar sign"
+// +kubebuilder:validation:XValidation:rule="!has(self.openshiftAssistedConfigSpec) || !has(self.openshiftAssistedConfigSpec.nodeRegistration) || !has(self.openshiftAssistedConfigSpec.nodeRegistration.providerID) || size(self.openshiftAssistedConfigSpec.nodeRegistration.providerID) == 0 || self.openshiftAssistedConfigSpec.nodeRegistration.providerID.contains('$') || (has(self.replicas) && self.replicas == 1)",fieldPath=".openshiftAssistedConfigSpec.nodeRegistration.providerID",message="nodeRegistration.providerID must not be fixed when replicas is more than 1: every control-plane host would register with that same providerID; leave it unset, or build it from a host metadata variable such as METADATA_UUID written with a leading dollar sign"
+// +kubebuilder:validation:XValidation:rule="has(self.config.baseDomain)",fieldPath=".config.baseDomain",reason=FieldValueRequired,message="spec.config.baseDomain is required: the cluster's domain is api.<clusterName>.<baseDomain>"
+type OpenshiftAssistedControlPlaneSpec struct {
+	// config holds the settings of the OpenShift cluster (ClusterDeployment and AgentClusterInstall).
+	// +required
+	Config OpenshiftAssistedControlPlaneConfigSpec `json:"config"`
+
+	// machineTemplate describes the control-plane Machines.
+	// +required
+	MachineTemplate OpenshiftAssistedControlPlaneMachineTemplate `json:"machineTemplate"`
+
+	// openshiftAssistedConfigSpec is the bootstrap configuration of each control-plane Machine.
+	// +optional
+	OpenshiftAssistedConfigSpec bootstrapv1.OpenshiftAssistedConfigSpec `json:"openshiftAssistedConfigSpec,omitempty,omitzero"`
+
+	// replicas is the number of control-plane nodes: 1 for single-node OpenShift, 2 for two-node
+	// OpenShift with an arbiter (spec.arbiter, which adds the arbiter node), or 3, 4 or 5
+	// (two-node OpenShift with fencing is not supported).
+	// A highly available control plane (3, 4 or 5) scales between 3, 4 and 5; it cannot become a
+	// single node, nor can single-node OpenShift grow to more control-plane nodes, nor can a
+	// two-node cluster with an arbiter change its number: OpenShift supports none of these
+	// (create a new cluster instead). This holds for the scale subresource too.
+	// +optional
+	// +kubebuilder:default=1
+	// +kubebuilder:validation:XValidation:rule="self in [1, 2, 3, 4, 5]",message="replicas must be 1 (single-node OpenShift), 2 (two-node OpenShift with spec.arbiter), 3, 4 or 5: OpenShift supports no other number of control-plane nodes"
+	// +kubebuilder:validation:XValidation:rule="!(oldSelf == 1 && self > 1)",message="replicas cannot change from 1 to more: single-node OpenShift cannot be grown to a highly available control plane; create a new cluster with replicas 3 (add capacity to this one with workers instead)"
+	// +kubebuilder:validation:XValidation:rule="!(oldSelf > 1 && self == 1)",message="replicas cannot change from 2, 3, 4 or 5 to 1: a highly available control plane cannot be reduced to a single node: etcd would lose quorum and OpenShift does not support the change; keep the replicas, or create a new single-node cluster"
+	Replicas *int32 `json:"replicas,omitempty"`
+
+	// distributionVersion is the OpenShift version of the cluster, for example 4.17.3 or 4.18.0-rc.2.
+	// Changing it upgrades the cluster.
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=64
+	// +kubebuilder:validation:XValidation:rule="self.matches('^v?(0|[1-9][0-9]*)[.](0|[1-9][0-9]*)[.](0|[1-9][0-9]*)(-[0-9A-Za-z-]+([.][0-9A-Za-z-]+)*)?([+][0-9A-Za-z-]+([.][0-9A-Za-z-]+)*)?$')",message="distributionVersion must be an OpenShift version such as 4.17.3 or 4.18.0-rc.2 (major.minor.patch with an optional pre-release)"
+	DistributionVersion string `json:"distributionVersion"`
+
+	// version is the Kubernetes version of the control plane, as Cluster API's topology sets it
+	// (Cluster spec.topology.version). It is optional: OpenShift's Kubernetes version follows from
+	// distributionVersion. When set, it must be the Kubernetes version that distributionVersion's
+	// release carries; else nothing is installed or upgraded, and ReleaseImageResolved says so.
+	// +optional
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=256
+	// +kubebuilder:validation:XValidation:rule="self.matches('^v?(0|[1-9][0-9]*)[.](0|[1-9][0-9]*)[.](0|[1-9][0-9]*)([-+][0-9A-Za-z.+-]+)?$')",message="version must be a Kubernetes version such as v1.31.6"
+	Version string `json:"version,omitempty"`
+
+	// rollout controls the replacement of control-plane Machines.
+	// +optional
+	Rollout OpenshiftAssistedControlPlaneRolloutSpec `json:"rollout,omitempty,omitzero"`
+
+	// remediation controls how unhealthy control-plane Machines, marked so by a
+	// MachineHealthCheck, are replaced.
+	// +optional
+	Remediation OpenshiftAssistedControlPlaneRemediationSpec `json:"remediation,omitempty,omitzero"`
+
+	// arbiter makes the cluster two-node OpenShift with an arbiter (TNA): with replicas 2, a third
+	// control-plane Machine, the arbiter, whose smaller host runs etcd and the control plane's
+	// critical components only, so that etcd keeps quorum when one of the two nodes fails. Needs
+	// a hub whose assisted-service supports arbiter clusters (its AgentClusterInstall has
+	// spec.provisionRequirements.arbiterAgents; tech preview from OpenShift 4.19) and API and
+	// ingress VIPs (the baremetal platform). It cannot be added to or removed from a cluster.
+	// +optional
+	Arbiter *OpenshiftAssistedControlPlaneArbiterSpec `json:"arbiter,omitempty"`
+}
+
+// DiskEncryption configures disk encryption of the cluster's nodes: the AgentClusterInstall's
+// spec.diskEncryption, with the values of assisted-service releases newer than the Go types this
+// project pins (the arbiter roles and role combinations; api/hiveextension/v1beta1 DiskEncryption).
+type DiskEncryption struct {
+	// enableOn says which nodes are encrypted: none, all, or their roles (masters, arbiters,
+	// workers, in that order, comma-separated). A hub whose assisted-service predates the
+	// combinations and arbiters refuses them, which the control plane reports.
+	// +optional
+	// +kubebuilder:default=none
+	// +kubebuilder:validation:Enum=none;all;masters;arbiters;workers;"masters,arbiters";"masters,workers";"arbiters,workers";"masters,arbiters,workers"
+	EnableOn *string `json:"enableOn,omitempty"`
+
+	// mode is the disk encryption mode: tpmv2 or tang.
+	// +optional
+	// +kubebuilder:validation:Enum=tpmv2;tang
+	Mode *string `json:"mode,omitempty"`
+
+	// tangServers is a JSON list of the tang servers ({"url", "thumbprint"} objects), for mode tang.
+	// +optional
+	TangServers string `json:"tangServers,omitempty"`
+}
+
+// OpenshiftAssistedControlPlaneArbiterSpec describes the arbiter node of two-node OpenShift.
+type OpenshiftAssistedControlPlaneArbiterSpec struct {
+	// machineTemplate describes the arbiter's Machine, as spec.machineTemplate describes the
+	// control-plane Machines: its infrastructure template names the smaller host. The arbiter
+	// is installed with spec.openshiftAssistedConfigSpec, like the other control-plane nodes.
+	// +required
+	MachineTemplate OpenshiftAssistedControlPlaneMachineTemplate `json:"machineTemplate"`
+}
+
+// The rules on the VIPs (here and on the apiVIPs and ingressVIPs fields) use the CEL IP library
+// (isIP, ip), which the API server accepts in new rules from Kubernetes 1.31 on (it came in 1.30).
+// The VIPs' families and order are checked against the Cluster's networks by the controller (a
+// CRD rule cannot see the Cluster): condition Available False, reason InvalidSpec.
+
+// OpenshiftAssistedControlPlaneConfigSpec holds the settings of the OpenShift cluster.
+// +kubebuilder:validation:XValidation:rule="has(self.clusterName) == has(oldSelf.clusterName) && (!has(self.clusterName) || self.clusterName == oldSelf.clusterName)",message="clusterName is immutable"
+// +kubebuilder:validation:XValidation:rule="has(self.apiVIPs) == has(self.ingressVIPs) && (!has(self.apiVIPs) || size(self.apiVIPs) == size(self.ingressVIPs))",message="apiVIPs and ingressVIPs must be set together, with the same number of addresses"
+// +kubebuilder:validation:XValidation:rule="!has(self.apiVIPs) || !has(self.ingressVIPs) || size(self.apiVIPs) != size(self.ingressVIPs) || ((size(self.apiVIPs) < 1 || !isIP(self.apiVIPs[0]) || !isIP(self.ingressVIPs[0]) || ip(self.apiVIPs[0]).family() == ip(self.ingressVIPs[0]).family()) && (size(self.apiVIPs) < 2 || !isIP(self.apiVIPs[1]) || !isIP(self.ingressVIPs[1]) || ip(self.apiVIPs[1]).family() == ip(self.ingressVIPs[1]).family()))",fieldPath=".ingressVIPs",message="ingressVIPs must list the same IP families as apiVIPs, in the same order (an IPv4 ingress VIP where the API VIP is IPv4, an IPv6 one where it is IPv6)"
+type OpenshiftAssistedControlPlaneConfigSpec struct {
+	// apiVIPs are the virtual IPs of the cluster's API: one address, or two for dual stack (one
+	// per IP family, in the order of the cluster's networks). Unset for single-node OpenShift and
+	// for clusters with an external load balancer (platform None).
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=2
+	// +kubebuilder:validation:items:MaxLength=39
+	// +kubebuilder:validation:items:XValidation:rule="isIP(self)",messageExpression="'\"' + self + '\" is not an IP address: write an IPv4 address such as 192.168.111.5 or an IPv6 address such as fd2e:6f44:5dd8::5'"
+	// +kubebuilder:validation:XValidation:rule="size(self) < 2 || !isIP(self[0]) || !isIP(self[1]) || ip(self[0]).family() != ip(self[1]).family()",message="two apiVIPs must be one IPv4 and one IPv6 address (dual stack, in the order of the cluster's networks); for a single-stack cluster give one address"
+	APIVIPs []string `json:"apiVIPs,omitempty"`
+
+	// ingressVIPs are the virtual IPs of the cluster's ingress, like apiVIPs.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=2
+	// +kubebuilder:validation:items:MaxLength=39
+	// +kubebuilder:validation:items:XValidation:rule="isIP(self)",messageExpression="'\"' + self + '\" is not an IP address: write an IPv4 address such as 192.168.111.4 or an IPv6 address such as fd2e:6f44:5dd8::4'"
+	// +kubebuilder:validation:XValidation:rule="size(self) < 2 || !isIP(self[0]) || !isIP(self[1]) || ip(self[0]).family() != ip(self[1]).family()",message="two ingressVIPs must be one IPv4 and one IPv6 address (dual stack, in the order of the cluster's networks); for a single-stack cluster give one address"
+	IngressVIPs []string `json:"ingressVIPs,omitempty"`
+
+	// manifestsConfigMapRefs are ConfigMaps of manifests added to, or replacing, those the
+	// installer generates. Manifest names must be unique across the ConfigMaps.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=32
+	ManifestsConfigMapRefs []hiveextv1beta1.ManifestsConfigMapReference `json:"manifestsConfigMapRefs,omitempty"`
+
+	// diskEncryption configures disk encryption of the cluster's nodes.
+	// +optional
+	DiskEncryption *DiskEncryption `json:"diskEncryption,omitempty"`
+
+	// proxy is the cluster-wide proxy of the installed cluster.
+	// +optional
+	Proxy *hiveextv1beta1.Proxy `json:"proxy,omitempty"`
+
+	// mastersSchedulable lets workloads run on control-plane nodes.
+	// +optional
+	MastersSchedulable bool `json:"mastersSchedulable,omitempty"`
+
+	// networkType is the cluster network plug-in. Defaults to OVNKubernetes.
+	// +optional
+	// +kubebuilder:validation:Enum=OpenShiftSDN;OVNKubernetes;CiscoACI;Cilium;Calico;None
+	NetworkType string `json:"networkType,omitempty"`
+
+	// sshAuthorizedKey is the SSH public key installed on the cluster's nodes.
+	// +optional
+	// +kubebuilder:validation:MaxLength=4096
+	SSHAuthorizedKey string `json:"sshAuthorizedKey,omitempty"`
+
+	// clusterName is the OpenShift cluster's name, the first label of its domain
+	// (api.<clusterName>.<baseDomain>). Defaults to the CAPI Cluster's name. Immutable.
+	// +optional
+	// +kubebuilder:validation:MaxLength=54
+	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`
+	ClusterName string `json:"clusterName,omitempty"`
+
+	// baseDomain is the base domain of the cluster. Immutable. A control plane must have one; an
+	// OpenshiftAssistedControlPlaneTemplate may leave it to its ClusterClass's patches.
+	// +optional
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="baseDomain is immutable"
+	BaseDomain string `json:"baseDomain,omitempty"`
+
+	// pullSecretRef names the Secret, in the control plane's namespace, holding the pull secret
+	// of the installation (key .dockerconfigjson).
+	// +optional
+	PullSecretRef *corev1.LocalObjectReference `json:"pullSecretRef,omitempty"`
+
+	// imageRegistryRef names a ConfigMap, in the control plane's namespace, holding the image
+	// mirrors of the installed cluster: key registries.conf (containers-registries.conf format:
+	// [[registry]] location with [[registry.mirror]] location, insecure, pull-from-mirror) and,
+	// optionally, key ca-bundle.crt (PEM certificates of the mirrors). The control plane turns it
+	// into manifests of the installed cluster (an ImageDigestMirrorSet, an ImageTagMirrorSet for
+	// tag-only mirrors, the CA and image.config.openshift.io/cluster trusting it and listing the
+	// insecure mirrors), as upstream's provider does, and keeps them in step with the ConfigMap until
+	// the installation starts. A missing or unusable ConfigMap holds the installation back
+	// (Available False, reason ImageRegistryInvalid).
+	// +optional
+	ImageRegistryRef *corev1.LocalObjectReference `json:"imageRegistryRef,omitempty"`
+
+	// capabilities selects the optional OpenShift capabilities to install.
+	// +optional
+	Capabilities Capabilities `json:"capabilities,omitempty,omitzero"`
+}
+
+// Capabilities selects the optional OpenShift capabilities to install.
+type Capabilities struct {
+	// baselineCapability is the baseline capability set: None, vCurrent or v4.x.
+	// +optional
+	// +kubebuilder:validation:Pattern=`^(None|vCurrent|v4\.[0-9]+)$`
+	BaselineCapability string `json:"baselineCapability,omitempty"`
+
+	// additionalEnabledCapabilities are capabilities enabled on top of the baseline.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=64
+	AdditionalEnabledCapabilities []string `json:"additionalEnabledCapabilities,omitempty"`
+}
+
+// OpenshiftAssistedControlPlaneInitializationStatus provides observations of the control plane's
+// initialization.
+// +kubebuilder:validation:MinProperties=1
+type OpenshiftAssistedControlPlaneInitializationStatus struct {
+	// controlPlaneInitialized is true when the control plane accepts requests: for OpenShift, when
+	// the assisted installer reports the cluster installed and its kubeconfig is available.
+	// NOTE: this field is part of the Cluster API contract.
+	// +optional
+	ControlPlaneInitialized *bool `json:"controlPlaneInitialized,omitempty"`
+}
+
+// OpenshiftAssistedControlPlaneStatus defines the observed state of OpenshiftAssistedControlPlane.
+type OpenshiftAssistedControlPlaneStatus struct {
+	// conditions represent the observations of the control plane's current state. Known condition
+	// types are Available, KubeconfigAvailable, MachinesReady, MachinesUpToDate, ScalingUp,
+	// ScalingDown, RollingOut, Upgrading, Deleting and Paused.
+	// +optional
+	// +listType=map
+	// +listMapKey=type
+	// +kubebuilder:validation:MaxItems=32
+	Conditions []metav1.Condition `json:"conditions,omitempty"`
+
+	// initialization provides observations of the control plane's initialization.
+	// NOTE: fields in this struct are part of the Cluster API contract.
+	// +optional
+	Initialization OpenshiftAssistedControlPlaneInitializationStatus `json:"initialization,omitempty,omitzero"`
+
+	// selector is the label selector of the control-plane Machines that spec.replicas counts (all
+	// but the arbiter), in string form, for the scale subresource.
+	// +optional
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=4096
+	Selector string `json:"selector,omitempty"`
+
+	// replicas is the number of non-terminated control-plane Machines. These counts, like
+	// spec.replicas, leave out the arbiter Machine of two-node OpenShift (spec.arbiter); the
+	// MachinesReady and EtcdClusterHealthy conditions cover it.
+	// +optional
+	Replicas *int32 `json:"replicas,omitempty"`
+
+	// readyReplicas is the number of control-plane Machines whose Ready condition is true.
+	// +optional
+	ReadyReplicas *int32 `json:"readyReplicas,omitempty"`
+
+	// availableReplicas is the number of control-plane Machines whose Available condition is true.
+	// +optional
+	AvailableReplicas *int32 `json:"availableReplicas,omitempty"`
+
+	// upToDateReplicas is the number of control-plane Machines whose UpToDate condition is true.
+	// +optional
+	UpToDateReplicas *int32 `json:"upToDateReplicas,omitempty"`
+
+	// version is the Kubernetes version of the control plane: the lowest among its Machines.
+	// +optional
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=256
+	Version string `json:"version,omitempty"`
+
+	// distributionVersion is the OpenShift version the cluster runs.
+	// +optional
+	// +kubebuilder:validation:MaxLength=64
+	DistributionVersion string `json:"distributionVersion,omitempty"`
+
+	// observedGeneration is the latest generation observed by the controller.
+	// +optional
+	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+}
+
+// +kubebuilder:object:root=true
+// +kubebuilder:subresource:status
+// +kubebuilder:subresource:scale:specpath=.spec.replicas,statuspath=.status.replicas,selectorpath=.status.selector
+// +kubebuilder:storageversion
+// +kubebuilder:resource:path=openshiftassistedcontrolplanes,scope=Namespaced,categories=cluster-api,shortName=oacp;oacps
+// +kubebuilder:metadata:labels="cluster.x-k8s.io/v1beta2=v1alpha4"
+// +kubebuilder:printcolumn:name="Cluster",type="string",JSONPath=".metadata.labels['cluster\\.x-k8s\\.io/cluster-name']",description="Cluster to which this control plane belongs"
+// +kubebuilder:printcolumn:name="Initialized",type="boolean",JSONPath=".status.initialization.controlPlaneInitialized",description="The control plane is initialized"
+// +kubebuilder:printcolumn:name="Desired",type="integer",JSONPath=".spec.replicas",description="Desired number of control-plane Machines",priority=10
+// +kubebuilder:printcolumn:name="Replicas",type="integer",JSONPath=".status.replicas",description="Non-terminated control-plane Machines"
+// +kubebuilder:printcolumn:name="Ready",type="integer",JSONPath=".status.readyReplicas",description="Ready control-plane Machines"
+// +kubebuilder:printcolumn:name="Up-To-Date",type="integer",JSONPath=".status.upToDateReplicas",description="Up-to-date control-plane Machines"
+// +kubebuilder:printcolumn:name="Available",type="integer",JSONPath=".status.availableReplicas",description="Available control-plane Machines"
+// +kubebuilder:printcolumn:name="Version",type="string",JSONPath=".spec.distributionVersion",description="Desired OpenShift version"
+// +kubebuilder:printcolumn:name="Age",type="date",JSONPath=".metadata.creationTimestamp"
+
+// OpenshiftAssistedControlPlane is the control plane of an OpenShift cluster installed by the
+// assisted installer: it drives the ClusterDeployment, the AgentClusterInstall and the
+// control-plane Machines.
+type OpenshiftAssistedControlPlane struct {
+	metav1.TypeMeta `json:",inline"`
+
+	// metadata is the standard object's metadata.
+	// More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
+	// +optional
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	// spec defines the desired state of OpenshiftAssistedControlPlane.
+	// +optional
+	Spec OpenshiftAssistedControlPlaneSpec `json:"spec,omitempty"`
+
+	// status defines the observed state of OpenshiftAssistedControlPlane.
+	// +optional
+	Status OpenshiftAssistedControlPlaneStatus `json:"status,omitempty"`
+}
+
+// GetConditions returns the conditions of the control plane.
+func (cp *OpenshiftAssistedControlPlane) GetConditions() []metav1.Condition {
+	return cp.Status.Conditions
+}
+
+// SetConditions sets the conditions of the control plane.
+func (cp *OpenshiftAssistedControlPlane) SetConditions(conditions []metav1.Condition) {
+	cp.Status.Conditions = conditions
+}
+
+// +kubebuilder:object:root=true
+
+// OpenshiftAssistedControlPlaneList contains a list of OpenshiftAssistedControlPlane.
+type OpenshiftAssistedControlPlaneList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []OpenshiftAssistedControlPlane `json:"items"`
+}
+
+func init() {
+	objectTypes = append(objectTypes, &OpenshiftAssistedControlPlane{}, &OpenshiftAssistedControlPlaneList{})
+}
+
+// ReleaseImageRepository is the release image repository the control plane's annotations set
+// (ReleaseImageRepositoryAnnotation, else upstream's UpstreamReleaseImageRepositoryAnnotation),
+// "" for the default.
+func (cp *OpenshiftAssistedControlPlane) ReleaseImageRepository() string {
+	if v := cp.Annotations[ReleaseImageRepositoryAnnotation]; v != "" {
+		return v
+	}
+	return cp.Annotations[UpstreamReleaseImageRepositoryAnnotation]
+}
