@@ -29,7 +29,7 @@ GO_BUILD = CGO_ENABLED=0 go build -trimpath -ldflags "$(LDFLAGS)"
 # Third-party CRDs installed by the test harness, generated from the pinned API modules:
 # name=package[,package...]
 THIRD_PARTY_CRDS := \
-	cluster-api=sigs.k8s.io/cluster-api/api/core/v1beta2 \
+	cluster-api=sigs.k8s.io/cluster-api/api/core/v1beta2,sigs.k8s.io/cluster-api/api/runtime/v1beta2 \
 	metal3=github.com/metal3-io/cluster-api-provider-metal3/api/v1beta2 \
 	baremetal-operator=github.com/metal3-io/baremetal-operator/apis/metal3.io/v1alpha1 \
 	assisted-service=github.com/openshift/assisted-service/api/v1beta1,github.com/openshift/assisted-service/api/hiveextension/v1beta1 \

@@ -3,7 +3,7 @@
 # clusterctl repository that `clusterctl init` can install from, into OUT (default: out/).
 #
 #   OUT/infrastructure-components.yaml   OUT/bootstrap-components.yaml
-#   OUT/control-plane-components.yaml    OUT/metadata.yaml    OUT/cluster-template*.yaml
+#   OUT/control-plane-components.yaml    OUT/metadata.yaml    OUT/cluster-template*.yaml  OUT/clusterclass-*.yaml
 #   OUT/repository/<provider-label>/<version>/...   clusterctl's local repository layout:
 #       infrastructure-agent, bootstrap-openshift-assisted, control-plane-openshift-assisted
 #       (RELEASE_VERSION), cluster-api and infrastructure-metal3 (built from the modules pinned in
@@ -70,8 +70,9 @@ provider bootstrap-openshift-assisted bootstrap-components.yaml "${root}/bootstr
 provider control-plane-openshift-assisted control-plane-components.yaml "${root}/controlplane/config/default"
 cp "${root}/metadata.yaml" "${out}/metadata.yaml"
 # Cluster templates belong to the infrastructure provider's repository (clusterctl generate cluster
-# --infrastructure agent [--flavor sno|agent|agent-sno|arbiter]).
-for t in "${root}"/templates/cluster-template*.yaml; do
+# --infrastructure agent [--flavor sno|agent|agent-sno|arbiter|topology|...]), and so do the
+# ClusterClasses that clusterctl adds to a topology flavor from the same repository.
+for t in "${root}"/templates/cluster-template*.yaml "${root}"/templates/clusterclass-*.yaml; do
   cp "${t}" "${out}/"
   cp "${t}" "${repo}/infrastructure-agent/${RELEASE_VERSION}/"
 done

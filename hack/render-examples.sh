@@ -9,7 +9,7 @@ export CLUSTERCTL_DISABLE_VERSIONCHECK=true
 CLUSTERCTL="${CLUSTERCTL:-$("${root}/hack/ensure-tool.sh" clusterctl)}"
 
 # Keep in step with examplesVariables in test/clusterctl/examples_test.go.
-export OPENSHIFT_VERSION=4.17.3 BASE_DOMAIN=example.com API_VIP=192.168.111.5 INGRESS_VIP=192.168.111.4
+export OPENSHIFT_VERSION=4.17.3 KUBERNETES_VERSION=v1.30.4 BASE_DOMAIN=example.com API_VIP=192.168.111.5 INGRESS_VIP=192.168.111.4
 export SSH_AUTHORIZED_KEY="" PULL_SECRET_NAME=pull-secret
 export RHCOS_IMAGE_URL=https://mirror.openshift.com/pub/openshift-v4/x86_64/dependencies/rhcos/4.17/4.17.2/rhcos-4.17.2-x86_64-nutanix.x86_64.qcow2
 export RHCOS_IMAGE_CHECKSUM=https://mirror.openshift.com/pub/openshift-v4/x86_64/dependencies/rhcos/4.17/4.17.2/sha256sum.txt

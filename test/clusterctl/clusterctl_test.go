@@ -39,6 +39,7 @@ import (
 // templateVariables are the variables the cluster templates require (docs/getting-started.md).
 var templateVariables = map[string]string{
 	"OPENSHIFT_VERSION":  "4.17.3",
+	"KUBERNETES_VERSION": "v1.30.4", // the topology flavor's: 4.17.3's
 	"BASE_DOMAIN":        "example.com",
 	"API_VIP":            "192.168.111.5",
 	"INGRESS_VIP":        "192.168.111.4",
@@ -168,6 +169,11 @@ func TestClusterctlInitAndGenerateCluster(t *testing.T) {
 		{"agent", []string{"Cluster", "AgentCluster", "OpenshiftAssistedControlPlane", "AgentMachineTemplate",
 			"MachineDeployment", "OpenshiftAssistedConfigTemplate", "AgentMachineTemplate"}},
 		{"agent-sno", []string{"Cluster", "AgentCluster", "OpenshiftAssistedControlPlane", "AgentMachineTemplate"}},
+		// clusterctl adds the ClusterClass, which the namespace lacks, from the same repository.
+		{"topology", []string{"ClusterClass", "Metal3ClusterTemplate", "OpenshiftAssistedControlPlaneTemplate", "Metal3MachineTemplate",
+			"Metal3MachineTemplate", "OpenshiftAssistedConfigTemplate", "Cluster", "Metal3DataTemplate"}},
+		{"agent-topology", []string{"ClusterClass", "AgentClusterTemplate", "OpenshiftAssistedControlPlaneTemplate", "AgentMachineTemplate",
+			"AgentMachineTemplate", "OpenshiftAssistedConfigTemplate", "Cluster"}},
 	}
 	for _, f := range flavors {
 		name := "default"

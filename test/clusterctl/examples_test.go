@@ -32,6 +32,7 @@ import (
 // examplesVariables are the sample values of hack/render-examples.sh.
 var examplesVariables = map[string]string{
 	"OPENSHIFT_VERSION":  "4.17.3",
+	"KUBERNETES_VERSION": "v1.30.4", // the topology flavor's: 4.17.3's (the lab's release)
 	"BASE_DOMAIN":        "example.com",
 	"API_VIP":            "192.168.111.5",
 	"INGRESS_VIP":        "192.168.111.4",
@@ -64,7 +65,7 @@ func TestExamplesAreRenderedFromTheTemplates(t *testing.T) {
 
 	templates, err := filepath.Glob(filepath.Join(repoRoot, "templates", "cluster-template*.yaml"))
 	g.Expect(err).NotTo(HaveOccurred())
-	g.Expect(templates).To(HaveLen(7))
+	g.Expect(templates).To(HaveLen(9))
 	for _, tmplPath := range templates {
 		base := filepath.Base(tmplPath)
 		flavor := strings.TrimPrefix(strings.TrimPrefix(strings.TrimSuffix(base, ".yaml"), "cluster-template"), "-")

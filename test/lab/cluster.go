@@ -86,6 +86,20 @@ type ClusterOptions struct {
 	// mirrors it to the lab's registry and trusts the registry's CA. Metal3, 3 to 5 control-plane
 	// nodes.
 	Disconnected bool
+	// Topology makes the cluster a Cluster API managed topology of ClusterClass openshift-metal3,
+	// or openshift-agent with Infrastructure Agent (the topology and agent-topology flavors, with
+	// the class as clusterctl adds it), whose spec.topology.version is the Kubernetes version of
+	// Version's release. 3 to 5 control-plane nodes; the lab must run the topology controllers
+	// (Options.Topology).
+	Topology bool
+}
+
+// topologyClassFile is the file, in templates/, of the ClusterClass of o's topology flavor.
+func (o ClusterOptions) topologyClassFile() string {
+	if o.Infrastructure == Agent {
+		return "clusterclass-openshift-agent.yaml"
+	}
+	return "clusterclass-openshift-metal3.yaml"
 }
 
 // RHCOSImageURL is the RHCOS disk image of the lab's image flavor: a Nutanix qcow2, whose Ignition
@@ -114,6 +128,11 @@ func (o ClusterOptions) Template() (string, error) {
 	}
 	name := "cluster-template.yaml"
 	switch {
+	case o.Infrastructure == Agent && o.Topology:
+		if o.ControlPlanes == 1 || o.Arbiter {
+			return "", fmt.Errorf("the agent-topology flavor has 3, 4 or 5 control-plane nodes")
+		}
+		name = "cluster-template-agent-topology.yaml"
 	case o.Infrastructure == Agent && o.ControlPlanes == 1:
 		if o.Workers > 0 {
 			return "", fmt.Errorf("the agent-sno flavor has no workers")
@@ -133,6 +152,11 @@ func (o ClusterOptions) Template() (string, error) {
 			return "", fmt.Errorf("the disconnected flavor has 3, 4 or 5 control-plane nodes")
 		}
 		name = "cluster-template-disconnected.yaml"
+	case o.Topology:
+		if o.ControlPlanes == 1 || o.Arbiter {
+			return "", fmt.Errorf("the topology flavor has 3, 4 or 5 control-plane nodes")
+		}
+		name = "cluster-template-topology.yaml"
 	case o.Arbiter:
 		name = "cluster-template-arbiter.yaml"
 	case o.ControlPlanes == 1:
@@ -152,6 +176,7 @@ func (o ClusterOptions) variables() map[string]string {
 		"CONTROL_PLANE_MACHINE_COUNT": strconv.Itoa(int(o.ControlPlanes)),
 		"WORKER_MACHINE_COUNT":        strconv.Itoa(int(o.Workers)),
 		"OPENSHIFT_VERSION":           o.Version,
+		"KUBERNETES_VERSION":          "v" + Releases[o.Version],
 		"BASE_DOMAIN":                 o.BaseDomain,
 		"API_VIP":                     apiVIP,
 		"INGRESS_VIP":                 ingressVIP,
@@ -177,6 +202,14 @@ func (l *Lab) ClusterObjects(o ClusterOptions) ([]client.Object, error) {
 	template, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("reading the cluster template: %w", err)
+	}
+	if o.Topology {
+		// As clusterctl adds a missing ClusterClass from the provider's repository, before the Cluster.
+		class, err := os.ReadFile(filepath.Join(filepath.Dir(path), o.topologyClassFile()))
+		if err != nil {
+			return nil, fmt.Errorf("reading the ClusterClass: %w", err)
+		}
+		template = append(append(class, []byte("\n---\n")...), template...)
 	}
 	vars := o.variables()
 	rendered, err := yamlprocessor.NewSimpleProcessor().Process(template, func(k string) (string, error) {
@@ -219,6 +252,9 @@ func (l *Lab) ClusterObjects(o ClusterOptions) ([]client.Object, error) {
 		}
 	}
 	for i := range items {
+		if items[i].GetNamespace() == "" && items[i].GetKind() != "Namespace" {
+			items[i].SetNamespace(o.Namespace) // the ClusterClass's objects, as clusterctl sets the target namespace
+		}
 		if o.Upstream && upstreamKinds[items[i].GetKind()] {
 			objs = append(objs, &items[i]) // as upstream wrote it: not through this repository's Go types
 			continue
@@ -294,11 +330,21 @@ func upstreamObjects(items []unstructured.Unstructured, vars map[string]string, 
 // Adapt adds to a cluster's manifests what a management cluster without Cluster API's webhooks
 // needs beyond what a user writes: each MachineDeployment gets the rollout strategy Cluster API's
 // defaulting webhook would write, and, when releaseImageRepository is set (the lab's registry),
-// the control plane reads release images from there (the mirror annotation).
+// the control plane reads release images from there (the mirror annotation; a topology's control
+// plane gets it through the Cluster's spec.topology.controlPlane.metadata).
 func Adapt(objs []unstructured.Unstructured, releaseImageRepository string) error {
 	for i := range objs {
 		o := &objs[i]
 		switch o.GetKind() {
+		case "Cluster":
+			// A topology's control plane gets the annotation from the Cluster's topology.
+			if _, ok, _ := unstructured.NestedMap(o.Object, "spec", "topology"); !ok || releaseImageRepository == "" {
+				continue
+			}
+			if err := unstructured.SetNestedField(o.Object, releaseImageRepository, "spec", "topology", "controlPlane", "metadata", "annotations",
+				controlplanev1.ReleaseImageRepositoryAnnotation); err != nil {
+				return fmt.Errorf("annotating the topology of Cluster %s: %w", o.GetName(), err)
+			}
 		case "OpenshiftAssistedControlPlane":
 			if releaseImageRepository == "" {
 				continue

@@ -110,6 +110,10 @@ type Options struct {
 	// AllowedReleaseRegistries are registries the control-plane manager may read release images
 	// from besides the lab's own (its --allowed-release-registries): other mirrors of a spec.
 	AllowedReleaseRegistries []string
+	// Topology runs Cluster API's managed-topology controllers too (ClusterClass and Cluster
+	// topology, as Cluster API's manager with CLUSTER_TOPOLOGY=true), for clusters created from a
+	// ClusterClass (ClusterOptions.Topology).
+	Topology bool
 }
 
 // Lab is a running lab: a management and a workload API server with every controller running.
@@ -351,6 +355,11 @@ func (l *Lab) startManagement(ctx context.Context) (*management, error) {
 	}
 	if err := SetupCAPM3Controllers(ctx, core, cc, l.opts.Concurrency); err != nil {
 		return nil, err
+	}
+	if l.opts.Topology {
+		if err := testenv.SetupCAPITopologyControllers(ctx, core, cc, l.opts.Concurrency); err != nil {
+			return nil, err
+		}
 	}
 	copts := controller.Options{MaxConcurrentReconciles: l.opts.Concurrency}
 	m.assisted = &assisted.Simulator{

@@ -56,13 +56,27 @@ func why(conds []metav1.Condition, types ...string) string {
 	return ""
 }
 
-// Snapshot reads the state of namespace ns: control planes, Machines, BareMetalHosts, Agents and
+// Snapshot reads the state of namespace ns: Clusters and ClusterClasses, control planes, Machines, BareMetalHosts, Agents and
 // AgentClusterInstalls, and the workload cluster's Nodes.
 func (l *Lab) Snapshot(ctx context.Context, ns string) (Snapshot, error) {
 	c := l.Mgmt.Client
 	var s Snapshot
 	add := func(format string, args ...any) { s.Lines = append(s.Lines, fmt.Sprintf(format, args...)) }
 
+	clusters := &clusterv1.ClusterList{}
+	if err := c.List(ctx, clusters, client.InNamespace(ns)); err != nil {
+		return s, err
+	}
+	for _, cl := range clusters.Items {
+		add("Cluster %s: %s", cl.Name, why(cl.Status.Conditions, clusterv1.ClusterTopologyReconciledCondition, "Available"))
+	}
+	classes := &clusterv1.ClusterClassList{}
+	if err := c.List(ctx, classes, client.InNamespace(ns)); err != nil {
+		return s, err
+	}
+	for _, cc := range classes.Items {
+		add("ClusterClass %s: %s", cc.Name, why(cc.Status.Conditions, "VariablesReady", "RefVersionsUpToDate", "Paused"))
+	}
 	cps := &controlplanev1.OpenshiftAssistedControlPlaneList{}
 	if err := c.List(ctx, cps, client.InNamespace(ns)); err != nil {
 		return s, err

@@ -115,8 +115,14 @@ func reportOnFailure(l *lab.Lab, ns string) {
 	})
 }
 
+// controlPlane reads the control plane of Cluster name (the one its spec.controlPlaneRef names:
+// a topology's has a name of its own), or the control plane name when no such Cluster exists.
 func controlPlane(l *lab.Lab, ns, name string) func(Gomega) *controlplanev1.OpenshiftAssistedControlPlane {
 	return func(g Gomega) *controlplanev1.OpenshiftAssistedControlPlane {
+		cluster := &clusterv1.Cluster{}
+		if err := l.Mgmt.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, cluster); err == nil && cluster.Spec.ControlPlaneRef.Name != "" {
+			name = cluster.Spec.ControlPlaneRef.Name
+		}
 		cp := &controlplanev1.OpenshiftAssistedControlPlane{}
 		g.Expect(l.Mgmt.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, cp)).To(Succeed())
 		return cp

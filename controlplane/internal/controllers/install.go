@@ -527,7 +527,16 @@ func (r *Reconciler) reconcileAgentClusterInstall(ctx context.Context, s *scope)
 
 // day1Workers is the number of workers the Cluster's MachineDeployments ask for before the
 // installation: assisted-service waits for that many worker agents.
+//
+// A control plane with spec.version (a Cluster API topology's, which always writes it) has none:
+// Cluster API's MachineSet preflight check ControlPlaneIsStable holds back the Machines of every
+// MachineSet while such a control plane reports no status.version, which OpenShift's does once
+// installed (Cluster API's machineset_preflight.go). Counting them would make assisted-service
+// wait for workers that cannot come: its workers join after the install, as day-2 hosts.
 func (r *Reconciler) day1Workers(ctx context.Context, s *scope) (int, error) {
+	if s.oacp.Spec.Version != "" {
+		return 0, nil
+	}
 	mds := &clusterv1.MachineDeploymentList{}
 	if err := r.Client.List(ctx, mds, client.InNamespace(s.cluster.Namespace),
 		client.MatchingLabels{clusterv1.ClusterNameLabel: s.cluster.Name}); err != nil {

@@ -17,6 +17,7 @@ limitations under the License.
 package controllers
 
 import (
+	"context"
 	"encoding/json"
 	"reflect"
 	"strings"
@@ -28,8 +29,11 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	controlplanev1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/controlplane/v1alpha4"
+	capoascheme "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/scheme"
 )
 
 func testOACP(replicas int32, vips ...string) *controlplanev1.OpenshiftAssistedControlPlane {
@@ -318,5 +322,37 @@ func TestVIPFamilyRefusal(t *testing.T) {
 	err := desiredAgentClusterInstall(&hiveextv1beta1.AgentClusterInstall{}, oacp, testCluster(nil, nil), 0)
 	if err == nil || !strings.Contains(err.Error(), "spec.config.apiVIPs[0] fd00::5 is an IPv6 address") {
 		t.Errorf("desiredAgentClusterInstall: error = %v, want the VIP family refusal", err)
+	}
+}
+
+// TestDay1Workers: the workers assisted-service waits for are the replicas of the Cluster's
+// MachineDeployments (not deleting ones, not another Cluster's), and none for a control plane
+// with spec.version, whose workers Cluster API's MachineSet preflight check holds until the
+// control plane reports its version, after the install.
+func TestDay1Workers(t *testing.T) {
+	md := func(name, cluster string, replicas int32) *clusterv1.MachineDeployment {
+		md := &clusterv1.MachineDeployment{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: name,
+			Labels: map[string]string{clusterv1.ClusterNameLabel: cluster}}}
+		md.Spec.Replicas = ptr.To(replicas)
+		return md
+	}
+	deleting := md("deleting", "c1", 4)
+	deleting.DeletionTimestamp, deleting.Finalizers = ptr.To(metav1.Now()), []string{"keep"}
+	objs := []client.Object{md("a", "c1", 2), md("b", "c1", 1), md("other", "c2", 5), deleting}
+	for _, tc := range []struct {
+		version string
+		want    int
+	}{{version: "", want: 3}, {version: "v1.30.4", want: 0}} {
+		s, err := capoascheme.New(controlplanev1.AddToScheme)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := fake.NewClientBuilder().WithScheme(s).WithObjects(objs...).Build()
+		oacp := testOACP(3)
+		oacp.Spec.Version = tc.version
+		got, err := (&Reconciler{Client: c}).day1Workers(context.Background(), &scope{oacp: oacp, cluster: testCluster(nil, nil)})
+		if err != nil || got != tc.want {
+			t.Errorf("spec.version %q: day-1 workers %d (%v), want %d", tc.version, got, err, tc.want)
+		}
 	}
 }

@@ -31,8 +31,10 @@ import (
 	"k8s.io/utils/ptr"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	"sigs.k8s.io/cluster-api/api/core/v1beta2/index"
+	runtimev1 "sigs.k8s.io/cluster-api/api/runtime/v1beta2"
 	"sigs.k8s.io/cluster-api/controllers"
 	"sigs.k8s.io/cluster-api/controllers/clustercache"
+	"sigs.k8s.io/cluster-api/feature"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/config"
@@ -119,6 +121,53 @@ func SetupCAPIControllers(ctx context.Context, mgr ctrl.Manager, concurrency int
 		}
 	}
 	return cc, nil
+}
+
+// SetupCAPITopologyControllers registers Cluster API's managed-topology controllers (ClusterClass,
+// Cluster topology, and the MachineDeployment and MachineSet topology finalizers) with mgr, as
+// Cluster API's manager does with CLUSTER_TOPOLOGY=true, sharing cc, the ClusterCache of
+// SetupCAPIControllers. It turns Cluster API's ClusterTopology feature gate on in this process (it
+// is alpha and off by default; it changes nothing for a Cluster without spec.topology). Cluster
+// API's webhooks are not served here: the topology controller defaults the variables itself.
+func SetupCAPITopologyControllers(ctx context.Context, mgr ctrl.Manager, cc clustercache.ClusterCache, concurrency int) error {
+	if err := feature.MutableGates.Set(string(feature.ClusterTopology) + "=true"); err != nil {
+		return fmt.Errorf("turning on Cluster API's %s feature gate: %w", feature.ClusterTopology, err)
+	}
+	if err := waitForMappings(ctx, mgr.GetRESTMapper(), "ClusterClass"); err != nil {
+		return err
+	}
+	// The ClusterClass controller watches ExtensionConfigs (runtime extensions that may define a
+	// class's variables), whether or not any exists.
+	if err := runtimev1.AddToScheme(mgr.GetScheme()); err != nil {
+		return fmt.Errorf("adding Cluster API's runtime API to the scheme: %w", err)
+	}
+	// As Cluster API's manager (index.AddDefaultIndexes with the gate on): the ClusterClass
+	// controller finds the Clusters of a class through it.
+	if err := index.ByClusterClassRef(ctx, mgr); err != nil {
+		return fmt.Errorf("indexing Clusters by ClusterClass: %w", err)
+	}
+	opts := controller.Options{MaxConcurrentReconciles: concurrency}
+	reader := mgr.GetAPIReader()
+	c := mgr.GetClient()
+	for name, setup := range map[string]func() error{
+		"ClusterClass": func() error {
+			return (&controllers.ClusterClassReconciler{Client: c}).SetupWithManager(ctx, mgr, opts)
+		},
+		"ClusterTopology": func() error {
+			return (&controllers.ClusterTopologyReconciler{Client: c, APIReader: reader, ClusterCache: cc}).SetupWithManager(ctx, mgr, opts)
+		},
+		"MachineDeploymentTopology": func() error {
+			return (&controllers.MachineDeploymentTopologyReconciler{Client: c, APIReader: reader}).SetupWithManager(ctx, mgr, opts)
+		},
+		"MachineSetTopology": func() error {
+			return (&controllers.MachineSetTopologyReconciler{Client: c, APIReader: reader}).SetupWithManager(ctx, mgr, opts)
+		},
+	} {
+		if err := setup(); err != nil {
+			return fmt.Errorf("setting up Cluster API's %s controller: %w", name, err)
+		}
+	}
+	return nil
 }
 
 // waitForMappings waits until mapper maps Cluster API's kinds. On a loaded machine the API
