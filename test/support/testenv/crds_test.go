@@ -60,7 +60,7 @@ func TestProviderCRDsCarryTheContractLabel(t *testing.T) {
 			seen++
 		}
 	}
-	if seen != 7 {
-		t.Errorf("checked %d provider CRDs, want 7 (4 infrastructure, 2 bootstrap, 1 control plane)", seen)
+	if seen != 8 {
+		t.Errorf("checked %d provider CRDs, want 8 (4 infrastructure, 2 bootstrap, 2 control plane)", seen)
 	}
 }
