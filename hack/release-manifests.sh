@@ -4,6 +4,7 @@
 #
 #   OUT/infrastructure-components.yaml   OUT/bootstrap-components.yaml
 #   OUT/control-plane-components.yaml    OUT/metadata.yaml    OUT/cluster-template*.yaml  OUT/clusterclass-*.yaml
+#   OUT/runtime-extension-openshift-assisted.yaml
 #   OUT/repository/<provider-label>/<version>/...   clusterctl's local repository layout:
 #       infrastructure-agent, bootstrap-openshift-assisted, control-plane-openshift-assisted
 #       (RELEASE_VERSION), cluster-api and infrastructure-metal3 (built from the modules pinned in
@@ -76,6 +77,9 @@ for t in "${root}"/templates/cluster-template*.yaml "${root}"/templates/clusterc
   cp "${t}" "${out}/"
   cp "${t}" "${repo}/infrastructure-agent/${RELEASE_VERSION}/"
 done
+# The control plane's runtime extension (an ExtensionConfig users apply when Cluster API runs with
+# in-place updates): a release file of its own.
+cp "${root}/templates/runtime-extension-openshift-assisted.yaml" "${out}/"
 
 # Core Cluster API and CAPM3 at the versions this project is built and tested with.
 capi_version="$(module_version sigs.k8s.io/cluster-api)"

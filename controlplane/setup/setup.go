@@ -37,6 +37,7 @@ import (
 	controlplanev1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/controlplane/v1alpha4"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/controlplane/internal/controllers"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/controlplane/internal/etcd"
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/controlplane/internal/inplace"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/controlplane/internal/release"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/controlplane/internal/webhooks"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/foreign"
@@ -85,6 +86,10 @@ type Options struct {
 	// (--foreign-finalizer-timeout; see package foreign). nil: foreign.DefaultTimeout; 0: wait
 	// as long as they need.
 	ForeignFinalizerTimeout *time.Duration
+	// InPlaceUpdateRetry is how long Cluster API waits between two calls of the runtime
+	// extension's UpdateMachine hook while OpenShift updates a node (0: inplace.DefaultRetryAfter,
+	// 30s). Not a flag: the lab, whose nodes update in seconds, sets it.
+	InPlaceUpdateRetry time.Duration
 }
 
 // AddFlags adds the provider's own flags to fs.
@@ -103,7 +108,7 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 
 // Setup registers the OpenshiftAssistedControlPlane controller, the ClusterCache it reaches
 // workload clusters through and, unless opts.WebhookPort is 0, the OpenshiftAssistedControlPlane
-// validating webhook, with mgr.
+// validating webhook and the runtime extension of Cluster API's in-place updates, with mgr.
 func Setup(ctx context.Context, mgr ctrl.Manager, opts *manager.Options, o Options) error {
 	concurrency := max(opts.Concurrency, 1)
 	cc, err := opts.SetupClusterCache(ctx, mgr, "capoa-controlplane-manager")
@@ -132,6 +137,11 @@ func Setup(ctx context.Context, mgr ctrl.Manager, opts *manager.Options, o Optio
 	if opts.WebhookPort != 0 {
 		if err := webhooks.SetupWithManager(mgr); err != nil {
 			return fmt.Errorf("setting up the OpenshiftAssistedControlPlane webhook: %w", err)
+		}
+		// Cluster API's in-place update hooks, on the same server (see inplace.Extension.Register).
+		ext := &inplace.Extension{Client: mgr.GetClient(), ClusterCache: cc, RetryAfter: o.InPlaceUpdateRetry}
+		if err := ext.Register(mgr.GetWebhookServer()); err != nil {
+			return fmt.Errorf("setting up the in-place update runtime extension: %w", err)
 		}
 	}
 	return nil
