@@ -20,6 +20,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -33,6 +34,7 @@ import (
 	"k8s.io/utils/ptr"
 	clusterctlv1 "sigs.k8s.io/cluster-api/cmd/clusterctl/api/v1alpha3"
 	clusterctlclient "sigs.k8s.io/cluster-api/cmd/clusterctl/client"
+	utilyaml "sigs.k8s.io/cluster-api/util/yaml"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
@@ -204,6 +206,39 @@ func TestClusterctlInitAndGenerateCluster(t *testing.T) {
 			t.Logf("generate cluster and dry-run %d objects: %s", len(objs), time.Since(start).Round(time.Millisecond))
 		})
 	}
+
+	// The control plane's runtime extension, as the release publishes it: `clusterctl generate
+	// yaml` renders an ExtensionConfig that names the Service and the certificate Secret the
+	// control-plane components installed, and the API server accepts it.
+	t.Run("generate yaml --from runtime-extension-openshift-assisted.yaml", func(t *testing.T) {
+		g := NewWithT(t)
+		f, err := os.Open(filepath.Join(releaseDir, "runtime-extension-openshift-assisted.yaml"))
+		g.Expect(err).NotTo(HaveOccurred())
+		defer func() { _ = f.Close() }()
+		out, err := c.ProcessYAML(ctx, clusterctlclient.ProcessYAMLOptions{ReaderSource: &clusterctlclient.ReaderSourceOptions{Reader: f}})
+		g.Expect(err).NotTo(HaveOccurred())
+		raw, err := out.Yaml()
+		g.Expect(err).NotTo(HaveOccurred())
+		objs, err := utilyaml.ToUnstructured(raw)
+		g.Expect(err).NotTo(HaveOccurred())
+		g.Expect(objs).To(HaveLen(1))
+		ext := &objs[0]
+		g.Expect(ext.GetKind()).To(Equal("ExtensionConfig"))
+		namespace, _, _ := unstructured.NestedString(ext.Object, "spec", "clientConfig", "service", "namespace")
+		service, _, _ := unstructured.NestedString(ext.Object, "spec", "clientConfig", "service", "name")
+		g.Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: namespace, Name: service}, &corev1.Service{})).To(Succeed(),
+			"the webhook Service the control-plane components installed")
+		secretNS, secret, ok := strings.Cut(ext.GetAnnotations()["runtime.cluster.x-k8s.io/inject-ca-from-secret"], "/")
+		g.Expect(ok).To(BeTrue())
+		g.Expect(secretNS).To(Equal(namespace))
+		certs := &unstructured.UnstructuredList{}
+		certs.SetGroupVersionKind(schema.GroupVersionKind{Group: "cert-manager.io", Version: "v1", Kind: "CertificateList"})
+		g.Expect(env.Client.List(ctx, certs, client.InNamespace(namespace))).To(Succeed())
+		g.Expect(certs.Items).To(HaveLen(1))
+		secretName, _, _ := unstructured.NestedString(certs.Items[0].Object, "spec", "secretName")
+		g.Expect(secret).To(Equal(secretName), "the Secret cert-manager writes the webhook certificate to")
+		g.Expect(env.Client.Create(ctx, ext, client.DryRunAll)).To(Succeed())
+	})
 
 	// The dry run really validates: a control plane of 2 replicas is refused by the CRD's CEL rule.
 	t.Run("dry run rejects an invalid object", func(t *testing.T) {

@@ -51,9 +51,9 @@ func TestCAPM3ProvisionsAHostWithoutIronic(t *testing.T) {
 	mgr, err := ctrl.NewManager(env.Config, ctrl.Options{Scheme: s, Metrics: metricsserver.Options{BindAddress: "0"},
 		Controller: testenv.ControllerConfig()})
 	g.Expect(err).NotTo(HaveOccurred())
-	cc, err := testenv.SetupCAPIControllers(ctx, mgr, 2)
+	capi, err := testenv.SetupCAPIControllers(ctx, mgr, 2)
 	g.Expect(err).NotTo(HaveOccurred())
-	g.Expect(SetupCAPM3Controllers(ctx, mgr, cc, 2)).To(Succeed())
+	g.Expect(SetupCAPM3Controllers(ctx, mgr, capi.ClusterCache, 2)).To(Succeed())
 	go func() { _ = mgr.Start(ctx) }()
 
 	ns, err := env.CreateNamespace(ctx, "capm3")

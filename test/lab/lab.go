@@ -114,6 +114,12 @@ type Options struct {
 	// topology, as Cluster API's manager with CLUSTER_TOPOLOGY=true), for clusters created from a
 	// ClusterClass (ClusterOptions.Topology).
 	Topology bool
+	// InPlaceUpdates runs Cluster API with its RuntimeSDK and InPlaceUpdates gates on and
+	// registers the control-plane provider's runtime extension, from the release's
+	// runtime-extension-openshift-assisted.yaml, as a user enabling in-place updates does: the
+	// workers of an upgraded OpenShift cluster are then updated in place. The gates are the
+	// process's: they stay on for the labs started after this one.
+	InPlaceUpdates bool
 }
 
 // Lab is a running lab: a management and a workload API server with every controller running.
@@ -185,7 +191,9 @@ func providers(etcdConnector controlplanesetup.EtcdConnector, allowedRegistries 
 	// The control plane reads release images from the lab's registry only (and the registries
 	// of Options.AllowedReleaseRegistries), as a production manager run with
 	// --allowed-release-registries=<mirror> --release-registry-ca-file=<its CA>.
-	cp := controlplanesetup.Options{EtcdConnector: etcdConnector, AllowedReleaseRegistries: allowedRegistries, ReleaseRegistryCAFile: releaseCAFile}
+	// The lab's nodes update in a second: its UpdateMachine answers "retry" after a second too.
+	cp := controlplanesetup.Options{EtcdConnector: etcdConnector, AllowedReleaseRegistries: allowedRegistries, ReleaseRegistryCAFile: releaseCAFile,
+		InPlaceUpdateRetry: time.Second}
 	return []provider{
 		{name: "infrastructure", setup: manager.SetupWith(infrasetup.Setup, infrasetup.Options{}), options: infrasetup.NewManagerOptions,
 			webhookDir: "infrastructure/config/webhook", group: infrav1.GroupVersion.Group},
@@ -256,7 +264,9 @@ func (l *Lab) startWorkload(ctx context.Context, workloadScheme *runtime.Scheme)
 	if err != nil {
 		return fmt.Errorf("creating the workload manager: %w", err)
 	}
-	cvoSim := &cvo.Reconciler{Updates: l.updateService, Signatures: l.signatureStore}
+	// The machine-config operator's node updates too: each node's kubelet moves to the
+	// Kubernetes version of the release, read from the lab's registry.
+	cvoSim := &cvo.Reconciler{Updates: l.updateService, Signatures: l.signatureStore, KubernetesVersion: l.kubernetesVersion}
 	if o.Speed == Realistic {
 		cvoSim.Durations = cvo.RealisticDurations()
 	}
@@ -279,6 +289,9 @@ type management struct {
 	assisted *assisted.Simulator
 	selfBoot *selfBooter
 	webhooks []*envtest.WebhookInstallOptions
+	// controlPlaneWebhooks is the webhook server of the control-plane provider, which serves its
+	// runtime extension too.
+	controlPlaneWebhooks *envtest.WebhookInstallOptions
 	// providers are the running providers, by name.
 	providers map[string]*runningProvider
 	// kubeconfig is the kubeconfig file of the providers run as processes (kubeconfigFile).
@@ -349,15 +362,20 @@ func (l *Lab) startManagement(ctx context.Context) (*management, error) {
 	if err != nil {
 		return nil, fmt.Errorf("creating the core manager of %s: %w", m.name, err)
 	}
-	cc, err := testenv.SetupCAPIControllers(ctx, core, l.opts.Concurrency)
+	capi, err := testenv.SetupCAPIControllers(ctx, core, l.opts.Concurrency)
 	if err != nil {
 		return nil, err
 	}
-	if err := SetupCAPM3Controllers(ctx, core, cc, l.opts.Concurrency); err != nil {
+	if err := SetupCAPM3Controllers(ctx, core, capi.ClusterCache, l.opts.Concurrency); err != nil {
 		return nil, err
 	}
 	if l.opts.Topology {
-		if err := testenv.SetupCAPITopologyControllers(ctx, core, cc, l.opts.Concurrency); err != nil {
+		if err := testenv.SetupCAPITopologyControllers(ctx, core, capi, l.opts.Concurrency); err != nil {
+			return nil, err
+		}
+	}
+	if l.opts.InPlaceUpdates {
+		if err := testenv.EnableInPlaceUpdates(); err != nil {
 			return nil, err
 		}
 	}
@@ -406,6 +424,11 @@ func (l *Lab) startManagement(ctx context.Context) (*management, error) {
 	for _, p := range providers(l.Etcd, l.allowedReleaseRegistries(), l.releaseCAFile) {
 		if err := l.startProvider(ctx, m, root, scheme, p); err != nil {
 			return nil, err
+		}
+	}
+	if l.opts.InPlaceUpdates {
+		if err := registerRuntimeExtension(ctx, m, root); err != nil {
+			return nil, fmt.Errorf("%s: %w", m.name, err)
 		}
 	}
 	if l.opts.ClusterctlInventory {
@@ -482,6 +505,9 @@ func (l *Lab) startProvider(ctx context.Context, m *management, root string, sch
 			return fmt.Errorf("pointing the %s CRDs' conversion at its webhook server: %w", p.name, err)
 		}
 		m.webhooks = append(m.webhooks, w)
+		if p.group == controlplanev1.GroupVersion.Group {
+			m.controlPlaneWebhooks = w
+		}
 		opts.WebhookPort = w.LocalServingPort
 		opts.WebhookCertDir = w.LocalServingCertDir
 	} else {

@@ -19,6 +19,7 @@ package system
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
 
 	capm3v1beta2 "github.com/metal3-io/cluster-api-provider-metal3/api/v1beta2"
@@ -26,6 +27,7 @@ import (
 	. "github.com/onsi/gomega"
 	configv1 "github.com/openshift/api/config/v1"
 	hiveextv1beta1 "github.com/openshift/assisted-service/api/hiveextension/v1beta1"
+	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -50,12 +52,12 @@ var _ = Describe("A topology cluster of ClusterClass openshift-metal3", Ordered,
 
 	BeforeAll(func() {
 		var err error
-		l, err = lab.Start(ctx, lab.Options{Topology: true})
+		l, err = lab.Start(ctx, lab.Options{Topology: true, InPlaceUpdates: true})
 		Expect(err).NotTo(HaveOccurred())
 		DeferCleanup(func() { Expect(l.Stop()).To(Succeed()) })
 		ns, err = l.Mgmt.CreateNamespace(ctx, "topology")
 		Expect(err).NotTo(HaveOccurred())
-		// 3 control-plane nodes, 1 worker, and a spare host for each rollout of the worker.
+		// 3 control-plane nodes, 1 worker, and spare hosts (the class's rollout needs none).
 		_, err = l.AddHosts(ctx, ns, "host", 5)
 		Expect(err).NotTo(HaveOccurred())
 	})
@@ -116,8 +118,9 @@ var _ = Describe("A topology cluster of ClusterClass openshift-metal3", Ordered,
 		}, 5*time.Second, interval).Should(Succeed())
 	})
 
-	It("upgrades the control plane first, then the workers, when the Cluster's version moves", func() {
+	It("upgrades the control plane first, then the workers in place, when the Cluster's version moves", func() {
 		from, to := "v"+lab.Releases["4.17.3"], "v"+lab.Releases["4.17.5"]
+		before := workerUIDs(l, ns, workers)
 		setTopologyVersion(l, ns, name, to, map[string]string{from: "4.17.3", to: "4.17.5"})
 
 		Eventually(func(g Gomega) {
@@ -141,10 +144,7 @@ var _ = Describe("A topology cluster of ClusterClass openshift-metal3", Ordered,
 			g.Expect(cp.Status.Version).To(Equal(to))
 		}, timeout, interval).Should(Succeed())
 		Eventually(func(g Gomega) {
-			ms := machines(g, l, ns, workers)
-			g.Expect(ms).To(HaveLen(1))
-			g.Expect(ms[0].Spec.Version).To(Equal(to))
-			g.Expect(runningMachines(g, l, ns, workers)).To(Equal(1))
+			expectUpdatedInPlace(g, l, ns, workers, before, to)
 		}, timeout, interval).Should(Succeed())
 	})
 
@@ -163,6 +163,7 @@ var _ = Describe("A topology cluster of ClusterClass openshift-metal3", Ordered,
 		}, timeout, interval).Should(Succeed())
 
 		// The map put right: the control plane upgrades to OpenShift 4.18.0, then the workers follow.
+		before := workerUIDs(l, ns, workers)
 		setTopologyVersion(l, ns, name, next, map[string]string{next: "4.18.0"})
 		Eventually(func(g Gomega) {
 			cp := controlPlane(l, ns, name)(g)
@@ -171,10 +172,7 @@ var _ = Describe("A topology cluster of ClusterClass openshift-metal3", Ordered,
 			g.Expect(c.Reason).To(Equal("Resolved"))
 			g.Expect(cp.Status.DistributionVersion).To(Equal("4.18.0"))
 			g.Expect(cp.Status.Version).To(Equal(next))
-			ms := machines(g, l, ns, workers)
-			g.Expect(ms).To(HaveLen(1))
-			g.Expect(ms[0].Spec.Version).To(Equal(next))
-			g.Expect(runningMachines(g, l, ns, workers)).To(Equal(1))
+			expectUpdatedInPlace(g, l, ns, workers, before, next)
 		}, timeout, interval).Should(Succeed())
 	})
 
@@ -262,7 +260,7 @@ var _ = Describe("A topology cluster of ClusterClass openshift-agent", Ordered, 
 
 	BeforeAll(func() {
 		var err error
-		l, err = lab.Start(ctx, lab.Options{Topology: true})
+		l, err = lab.Start(ctx, lab.Options{Topology: true, InPlaceUpdates: true})
 		Expect(err).NotTo(HaveOccurred())
 		DeferCleanup(func() { Expect(l.Stop()).To(Succeed()) })
 		ns, err = l.Mgmt.CreateNamespace(ctx, "agenttopo")
@@ -279,6 +277,17 @@ var _ = Describe("A topology cluster of ClusterClass openshift-agent", Ordered, 
 			g.Expect(runningMachines(g, l, ns, workers)).To(Equal(1))
 		}, timeout, interval).Should(Succeed())
 		Expect(day2Agents(l, ns)).To(Equal(1), "the worker installs as a day-2 host")
+	})
+
+	It("upgrades the worker in place, on the Agent it runs on", func() {
+		from, to := "v"+lab.Releases["4.17.3"], "v"+lab.Releases["4.17.5"]
+		before := workerUIDs(l, ns, workers)
+		setTopologyVersion(l, ns, name, to, map[string]string{from: "4.17.3", to: "4.17.5"})
+		Eventually(func(g Gomega) {
+			cp := controlPlane(l, ns, name)(g)
+			g.Expect(cp.Status.Version).To(Equal(to))
+			expectUpdatedInPlace(g, l, ns, workers, before, to)
+		}, timeout, interval).Should(Succeed())
 	})
 
 	It("rotates the workers' AgentMachineTemplate when the class changes", func() {
@@ -308,6 +317,45 @@ var _ = Describe("A topology cluster of ClusterClass openshift-agent", Ordered, 
 		deleteClusterAndExpectNothingLeft(l, ns, name)
 	})
 })
+
+// workerUIDs are the UIDs of the worker Machines matching workers, by name.
+func workerUIDs(l *lab.Lab, ns string, workers client.MatchingLabels) map[string]types.UID {
+	out := map[string]types.UID{}
+	for _, m := range machines(Default, l, ns, workers) {
+		out[m.Name] = m.UID
+	}
+	Expect(out).NotTo(BeEmpty())
+	return out
+}
+
+// expectUpdatedInPlace expects the worker Machines of before (their UIDs by name) to be the same
+// Machines, on the same hosts, now at version and running: Cluster API moved them to the new
+// MachineSet and the control plane's runtime extension reported them updated once
+// OpenShift's machine-config operator had moved their Nodes' kubelet to version. Nothing was
+// re-provisioned.
+func expectUpdatedInPlace(g Gomega, l *lab.Lab, ns string, workers client.MatchingLabels, before map[string]types.UID, version string) {
+	ms := machines(g, l, ns, workers)
+	g.Expect(ms).To(HaveLen(len(before)))
+	for _, m := range ms {
+		g.Expect(before).To(HaveKeyWithValue(m.Name, m.UID), "the same Machine, not a replacement")
+		g.Expect(m.Spec.Version).To(Equal(version))
+		g.Expect(m.Annotations).NotTo(HaveKey(clusterv1.UpdateInProgressAnnotation), "the in-place update is over")
+		g.Expect(m.Status.NodeRef.IsDefined()).To(BeTrue())
+		node := &corev1.Node{}
+		g.Expect(l.Workload.Client.Get(ctx, client.ObjectKey{Name: m.Status.NodeRef.Name}, node)).To(Succeed())
+		g.Expect("v"+strings.TrimPrefix(node.Status.NodeInfo.KubeletVersion, "v")).To(Equal(version), "OpenShift updated the node")
+		events := &corev1.EventList{}
+		g.Expect(l.Mgmt.Client.List(ctx, events, client.InNamespace(ns))).To(Succeed())
+		started := 0
+		for _, e := range events.Items {
+			if e.InvolvedObject.UID == m.UID && e.Reason == "SuccessfulStartInPlaceUpdate" {
+				started++
+			}
+		}
+		g.Expect(started).To(BeNumerically(">", 0), "Cluster API started an in-place update of Machine %s", m.Name)
+	}
+	g.Expect(runningMachines(g, l, ns, workers)).To(Equal(len(before)))
+}
 
 // workerInfrastructureRef is the infrastructure template the MachineDeployment matching workers names.
 func workerInfrastructureRef(l *lab.Lab, ns string, workers client.MatchingLabels) string {

@@ -117,13 +117,13 @@ func tryStartManager(tb testing.TB, mc managerConfig) (stop func(), err error) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	if !mc.noCAPI {
-		cc, err := testenv.SetupCAPIControllers(ctx, mgr, 5)
+		capi, err := testenv.SetupCAPIControllers(ctx, mgr, 5)
 		if err != nil {
 			cancel()
 			return nil, err
 		}
 		// The provider shares Cluster API's ClusterCache, as the lab does.
-		mc.infra.ClusterCache = cc
+		mc.infra.ClusterCache = capi.ClusterCache
 	}
 	if err := setup.Setup(ctx, mgr, &mc.opts, mc.infra); err != nil {
 		cancel()

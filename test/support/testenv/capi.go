@@ -54,13 +54,22 @@ func ControllerConfig() config.Controller {
 }
 
 // SetupCAPIControllers registers Cluster API's own core controllers (Cluster, Machine,
-// MachineSet, MachineDeployment and MachineHealthCheck) with mgr, as Cluster API's manager
-// does (with its default grace periods), so that tests and the lab run our providers against the real thing. It returns the
-// ClusterCache those controllers use, which providers under test can share.
-func SetupCAPIControllers(ctx context.Context, mgr ctrl.Manager, concurrency int) (clustercache.ClusterCache, error) {
+// MachineSet, MachineDeployment, MachineHealthCheck and ExtensionConfig) with mgr, as Cluster
+// API's manager does (with its default grace periods), so that tests and the lab run our providers
+// against the real thing. It returns the ClusterCache those controllers use, which providers under
+// test can share, and their RuntimeClient.
+func SetupCAPIControllers(ctx context.Context, mgr ctrl.Manager, concurrency int) (*CAPI, error) {
 	if err := waitForMappings(ctx, mgr.GetRESTMapper(), "Cluster", "Machine", "MachineSet", "MachineDeployment", "MachineHealthCheck"); err != nil {
 		return nil, err
 	}
+	// The Machine and MachineDeployment controllers call runtime extensions (in-place updates,
+	// with the InPlaceUpdates and RuntimeSDK gates, EnableInPlaceUpdates) through the
+	// RuntimeClient, which the ExtensionConfig controller fills: both run always, as the gates
+	// are the process's and may be turned on by another lab of the same test binary.
+	if err := runtimev1.AddToScheme(mgr.GetScheme()); err != nil {
+		return nil, fmt.Errorf("adding Cluster API's runtime API to the scheme: %w", err)
+	}
+	rc := NewRuntimeClient(mgr.GetClient())
 	// As Cluster API's manager (its main.go setupIndexes): the Machine controller maps Node events
 	// to Machines, and the MachineHealthCheck controller finds a Node's Machine, through these
 	// indexes. Without them a Node that gets its providerID after the Machine's last reconcile
@@ -102,7 +111,7 @@ func SetupCAPIControllers(ctx context.Context, mgr ctrl.Manager, concurrency int
 				RemoteConnectionGracePeriod: 50 * time.Second}).SetupWithManager(ctx, mgr, opts)
 		},
 		"Machine": func() error {
-			return (&controllers.MachineReconciler{Client: c, APIReader: reader, ClusterCache: cc,
+			return (&controllers.MachineReconciler{Client: c, APIReader: reader, ClusterCache: cc, RuntimeClient: rc,
 				RemoteConditionsGracePeriod: 5 * time.Minute}).SetupWithManager(ctx, mgr, opts)
 		},
 		"MachineSet": func() error {
@@ -110,7 +119,13 @@ func SetupCAPIControllers(ctx context.Context, mgr ctrl.Manager, concurrency int
 				PreflightChecks: preflight}).SetupWithManager(ctx, mgr, opts)
 		},
 		"MachineDeployment": func() error {
-			return (&controllers.MachineDeploymentReconciler{Client: c, APIReader: reader}).SetupWithManager(ctx, mgr, opts)
+			return (&controllers.MachineDeploymentReconciler{Client: c, APIReader: reader, RuntimeClient: rc}).SetupWithManager(ctx, mgr, opts)
+		},
+		"ExtensionConfig": func() error {
+			// As Cluster API's manager with RuntimeSDK: it discovers each ExtensionConfig's
+			// handlers, injects its caBundle from the Secret its annotation names, and fills rc.
+			return (&controllers.ExtensionConfigReconciler{Client: c, APIReader: reader, RuntimeClient: rc,
+				PartialSecretCache: mgr.GetCache()}).SetupWithManager(ctx, mgr, opts)
 		},
 		"MachineHealthCheck": func() error {
 			return (&controllers.MachineHealthCheckReconciler{Client: c, ClusterCache: cc}).SetupWithManager(ctx, mgr, opts)
@@ -120,7 +135,29 @@ func SetupCAPIControllers(ctx context.Context, mgr ctrl.Manager, concurrency int
 			return nil, fmt.Errorf("setting up Cluster API's %s controller: %w", name, err)
 		}
 	}
-	return cc, nil
+	return &CAPI{ClusterCache: cc, RuntimeClient: rc}, nil
+}
+
+// CAPI is what SetupCAPIControllers set up that other controllers share.
+type CAPI struct {
+	// ClusterCache reaches the workload clusters (providers under test can share it).
+	ClusterCache clustercache.ClusterCache
+	// RuntimeClient calls the runtime extensions the ExtensionConfigs register.
+	RuntimeClient *RuntimeClient
+}
+
+// EnableInPlaceUpdates turns on, in this process, Cluster API's RuntimeSDK and InPlaceUpdates
+// feature gates (alpha, off by default; a management cluster's are set by clusterctl's
+// EXP_RUNTIME_SDK and EXP_IN_PLACE_UPDATES): a MachineDeployment whose Machines an extension can
+// update in place (CanUpdateMachineSet) moves them to its new MachineSet and the Machine
+// controller calls the extension's UpdateMachine until it is done, rather than replacing them.
+func EnableInPlaceUpdates() error {
+	for _, gate := range []string{string(feature.RuntimeSDK), string(feature.InPlaceUpdates)} {
+		if err := feature.MutableGates.Set(gate + "=true"); err != nil {
+			return fmt.Errorf("turning on Cluster API's %s feature gate: %w", gate, err)
+		}
+	}
+	return nil
 }
 
 // SetupCAPITopologyControllers registers Cluster API's managed-topology controllers (ClusterClass,
@@ -129,17 +166,13 @@ func SetupCAPIControllers(ctx context.Context, mgr ctrl.Manager, concurrency int
 // SetupCAPIControllers. It turns Cluster API's ClusterTopology feature gate on in this process (it
 // is alpha and off by default; it changes nothing for a Cluster without spec.topology). Cluster
 // API's webhooks are not served here: the topology controller defaults the variables itself.
-func SetupCAPITopologyControllers(ctx context.Context, mgr ctrl.Manager, cc clustercache.ClusterCache, concurrency int) error {
+func SetupCAPITopologyControllers(ctx context.Context, mgr ctrl.Manager, capi *CAPI, concurrency int) error {
+	cc := capi.ClusterCache
 	if err := feature.MutableGates.Set(string(feature.ClusterTopology) + "=true"); err != nil {
 		return fmt.Errorf("turning on Cluster API's %s feature gate: %w", feature.ClusterTopology, err)
 	}
 	if err := waitForMappings(ctx, mgr.GetRESTMapper(), "ClusterClass"); err != nil {
 		return err
-	}
-	// The ClusterClass controller watches ExtensionConfigs (runtime extensions that may define a
-	// class's variables), whether or not any exists.
-	if err := runtimev1.AddToScheme(mgr.GetScheme()); err != nil {
-		return fmt.Errorf("adding Cluster API's runtime API to the scheme: %w", err)
 	}
 	// As Cluster API's manager (index.AddDefaultIndexes with the gate on): the ClusterClass
 	// controller finds the Clusters of a class through it.
@@ -151,10 +184,11 @@ func SetupCAPITopologyControllers(ctx context.Context, mgr ctrl.Manager, cc clus
 	c := mgr.GetClient()
 	for name, setup := range map[string]func() error{
 		"ClusterClass": func() error {
-			return (&controllers.ClusterClassReconciler{Client: c}).SetupWithManager(ctx, mgr, opts)
+			return (&controllers.ClusterClassReconciler{Client: c, RuntimeClient: capi.RuntimeClient}).SetupWithManager(ctx, mgr, opts)
 		},
 		"ClusterTopology": func() error {
-			return (&controllers.ClusterTopologyReconciler{Client: c, APIReader: reader, ClusterCache: cc}).SetupWithManager(ctx, mgr, opts)
+			return (&controllers.ClusterTopologyReconciler{Client: c, APIReader: reader, ClusterCache: cc,
+				RuntimeClient: capi.RuntimeClient}).SetupWithManager(ctx, mgr, opts)
 		},
 		"MachineDeploymentTopology": func() error {
 			return (&controllers.MachineDeploymentTopologyReconciler{Client: c, APIReader: reader}).SetupWithManager(ctx, mgr, opts)

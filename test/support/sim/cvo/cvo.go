@@ -99,13 +99,21 @@ func InstallCRD(ctx context.Context, cfg *rest.Config) error {
 type Durations struct {
 	// Update: an update from Partial to Completed.
 	Update time.Duration
+	// NodeUpdate: the machine-config operator's update of one node (drain, new config, reboot).
+	NodeUpdate time.Duration
 }
 
-// FastDurations are the defaults for tests.
-func FastDurations() Durations { return Durations{Update: 200 * time.Millisecond} }
+// FastDurations are the defaults for tests. A node's update is long enough that a worker's
+// in-place update in Cluster API, which starts once the update completes, meets its node still at
+// the former version, as on a real cluster, where the worker pool updates after the masters.
+func FastDurations() Durations {
+	return Durations{Update: 200 * time.Millisecond, NodeUpdate: 4 * time.Second}
+}
 
 // RealisticDurations are in the order of a real update's.
-func RealisticDurations() Durations { return Durations{Update: 10 * time.Minute} }
+func RealisticDurations() Durations {
+	return Durations{Update: 10 * time.Minute, NodeUpdate: 8 * time.Minute}
+}
 
 // Release returns the release of a version or of a release image pull spec: either may be empty
 // (the version of an image pinned by digest is in its payload: release.ReadPayload).
@@ -279,6 +287,11 @@ type Reconciler struct {
 	Updates UpdateService
 	// Signatures are the signature stores (nil: none is reachable).
 	Signatures SignatureStore
+	// KubernetesVersion reads the Kubernetes version of a release image. With it the simulator
+	// also plays the machine-config operator's node updates (updateNodes): the master pool's
+	// nodes before the update completes, the worker pool's after (the cluster-version operator
+	// does not wait for worker pools). Nil: Nodes are left alone.
+	KubernetesVersion func(ctx context.Context, image string) (string, error)
 
 	timer *steps.Timer
 }
@@ -351,12 +364,46 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 			result.RequeueAfter = w
 			break
 		}
+		// The machine-config operator reports its new version once the master pool runs it.
+		w, err := r.nodes(ctx, cv, true)
+		if err != nil {
+			return ctrl.Result{}, err
+		}
+		if w > 0 {
+			result.RequeueAfter = w
+			break
+		}
 		current.State = configv1.CompletedUpdate
 		current.CompletionTime = &now
 		setConditions(cv, target, false, now)
 		ctrl.LoggerFrom(ctx).Info("Cluster update completed", "version", target.Version)
 	}
+	if len(cv.Status.History) > 0 && cv.Status.History[0].State == configv1.CompletedUpdate {
+		w, err := r.nodes(ctx, cv, false)
+		if err != nil {
+			return ctrl.Result{}, err
+		}
+		if w > 0 && (result.RequeueAfter == 0 || w < result.RequeueAfter) {
+			result.RequeueAfter = w
+		}
+	}
 	return r.writeStatus(ctx, before, cv, result)
+}
+
+// nodes updates the nodes of the master or the worker pool to the Kubernetes version of the
+// update in progress or last completed (see updateNodes), and returns how long to wait before
+// looking again (0: the pool is done). An installation (a history of one entry) has nothing to
+// update: its nodes joined at the release's version.
+func (r *Reconciler) nodes(ctx context.Context, cv *configv1.ClusterVersion, masters bool) (time.Duration, error) {
+	if r.KubernetesVersion == nil || len(cv.Status.History) < 2 {
+		return 0, nil
+	}
+	image := cv.Status.History[0].Image
+	kube, err := r.KubernetesVersion(ctx, image)
+	if err != nil {
+		return 0, fmt.Errorf("reading the Kubernetes version of release %s: %w", image, err)
+	}
+	return r.updateNodes(ctx, masters, kube)
 }
 
 // writeStatus writes cv's status when it changed from before's.
