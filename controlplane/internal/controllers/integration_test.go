@@ -258,6 +258,8 @@ func TestUpgradeAndRefusedDowngrade(t *testing.T) {
 	ms := f.machines(ctx, g)
 	g.Expect(ms).To(HaveLen(1))
 	g.Expect(conditions.GetReason(&ms[0], clusterv1.MachineUpToDateCondition)).To(Equal(clusterv1.MachineUpToDateUpdatingReason))
+	before := ms[0]
+	g.Expect(before.Spec.Version).NotTo(Equal("v1.31.2"), "the Machine keeps its version while its node updates")
 
 	// The cluster-version operator completes the update.
 	g.Expect(completeUpdate(ctx, "4.18.0", "4.17.3")).To(Succeed())
@@ -268,6 +270,11 @@ func TestUpgradeAndRefusedDowngrade(t *testing.T) {
 		g.Expect(o.Status.UpToDateReplicas).To(Equal(ptr.To[int32](1)))
 		g.Expect(conditions.IsFalse(o, controlplanev1.UpgradingCondition)).To(BeTrue())
 		g.Expect(conditions.GetReason(o, controlplanev1.UpgradingCondition)).To(Equal(controlplanev1.NotUpgradingReason))
+		// Updated in place: the same Machine, at the release's Kubernetes version.
+		ms := f.machines(ctx, g)
+		g.Expect(ms).To(HaveLen(1))
+		g.Expect(ms[0].UID).To(Equal(before.UID))
+		g.Expect(ms[0].Spec.Version).To(Equal("v1.31.2"))
 	}, 2*timeout, interval).Should(Succeed())
 
 	setVersion("4.17.3")

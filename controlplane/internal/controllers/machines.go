@@ -436,12 +436,16 @@ func objectReference(u *unstructured.Unstructured) *corev1.ObjectReference {
 // reconcileMachinesUpToDate sets the UpToDate condition of the control-plane Machines, as the
 // owner of Machines does in Cluster API v1beta2. OpenShift updates its nodes in place: a Machine
 // is up to date when the cluster runs spec.distributionVersion (or is being installed with it)
-// and the Machine still matches the spec (see rollout.go).
+// and the Machine still matches the spec (see rollout.go). Once an upgrade completed, each
+// Machine's spec.version becomes the Kubernetes version of the release its node now runs, as
+// Cluster API's in-place updates leave a Machine (rather than the version it was created with).
 func (r *Reconciler) reconcileMachinesUpToDate(ctx context.Context, s *scope) error {
 	running, want := s.oacp.Status.DistributionVersion, s.oacp.Spec.DistributionVersion
 	cond := metav1.Condition{Type: clusterv1.MachineUpToDateCondition, Status: metav1.ConditionTrue, Reason: clusterv1.MachineUpToDateReason}
+	version := "" // the Machines' spec.version, when known
 	switch {
 	case running == "" || running == want:
+		version = s.specKubeVersion
 	case s.upgrade.refused != "":
 		cond = metav1.Condition{Type: clusterv1.MachineUpToDateCondition, Status: metav1.ConditionFalse, Reason: clusterv1.MachineNotUpToDateReason,
 			Message: fmt.Sprintf("* OpenShift %s is requested but cannot be reached: %s", want, s.upgrade.refused)}
@@ -458,7 +462,8 @@ func (r *Reconciler) reconcileMachinesUpToDate(ctx context.Context, s *scope) er
 			cond = metav1.Condition{Type: clusterv1.MachineUpToDateCondition, Status: metav1.ConditionFalse, Reason: clusterv1.MachineNotUpToDateReason,
 				Message: fmt.Sprintf("* The Machine is replaced because %s", why)}
 		}
-		if c := conditions.Get(m, clusterv1.MachineUpToDateCondition); c != nil && c.Status == cond.Status && c.Reason == cond.Reason && c.Message == cond.Message {
+		newVersion := version != "" && m.Spec.Version != "" && m.Spec.Version != version
+		if c := conditions.Get(m, clusterv1.MachineUpToDateCondition); !newVersion && c != nil && c.Status == cond.Status && c.Reason == cond.Reason && c.Message == cond.Message {
 			continue
 		}
 		helper, err := patch.NewHelper(m, r.Client)
@@ -466,8 +471,11 @@ func (r *Reconciler) reconcileMachinesUpToDate(ctx context.Context, s *scope) er
 			return fmt.Errorf("creating the patch helper of Machine %s: %w", m.Name, err)
 		}
 		conditions.Set(m, cond)
+		if newVersion {
+			m.Spec.Version = version
+		}
 		if err := helper.Patch(ctx, m, patch.WithOwnedConditions{Conditions: []string{clusterv1.MachineUpToDateCondition}}); err != nil {
-			return fmt.Errorf("setting the UpToDate condition of Machine %s: %w", m.Name, err)
+			return fmt.Errorf("setting the UpToDate condition and version of Machine %s: %w", m.Name, err)
 		}
 	}
 	return nil

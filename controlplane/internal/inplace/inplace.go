@@ -231,7 +231,10 @@ func (e *Extension) UpdateMachine(ctx context.Context, req *runtimehooksv1.Updat
 		return
 	}
 	node := machine.Status.NodeRef.Name
-	workload, err := e.ClusterCache.GetClient(ctx, client.ObjectKey{Namespace: machine.Namespace, Name: machine.Spec.ClusterName})
+	// Uncached: one GET per call (every RetryAfter, while a Machine updates) rather than an
+	// informer holding every Node of each cluster that ever updated, which the manager reads
+	// nowhere else.
+	workload, err := e.ClusterCache.GetUncachedClient(ctx, client.ObjectKey{Namespace: machine.Namespace, Name: machine.Spec.ClusterName})
 	if err != nil {
 		wait("the workload cluster %s cannot be reached yet to read Node %s: %v", machine.Spec.ClusterName, node, err)
 		return
