@@ -336,6 +336,8 @@ func workerUIDs(l *lab.Lab, ns string, workers client.MatchingLabels) map[string
 func expectUpdatedInPlace(g Gomega, l *lab.Lab, ns string, workers client.MatchingLabels, before map[string]types.UID, version string) {
 	ms := machines(g, l, ns, workers)
 	g.Expect(ms).To(HaveLen(len(before)))
+	events := &corev1.EventList{}
+	g.Expect(l.Mgmt.Client.List(ctx, events, client.InNamespace(ns))).To(Succeed())
 	for _, m := range ms {
 		g.Expect(before).To(HaveKeyWithValue(m.Name, m.UID), "the same Machine, not a replacement")
 		g.Expect(m.Spec.Version).To(Equal(version))
@@ -344,8 +346,6 @@ func expectUpdatedInPlace(g Gomega, l *lab.Lab, ns string, workers client.Matchi
 		node := &corev1.Node{}
 		g.Expect(l.Workload.Client.Get(ctx, client.ObjectKey{Name: m.Status.NodeRef.Name}, node)).To(Succeed())
 		g.Expect("v"+strings.TrimPrefix(node.Status.NodeInfo.KubeletVersion, "v")).To(Equal(version), "OpenShift updated the node")
-		events := &corev1.EventList{}
-		g.Expect(l.Mgmt.Client.List(ctx, events, client.InNamespace(ns))).To(Succeed())
 		started := 0
 		for _, e := range events.Items {
 			if e.InvolvedObject.UID == m.UID && e.Reason == "SuccessfulStartInPlaceUpdate" {

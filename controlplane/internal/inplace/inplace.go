@@ -177,8 +177,8 @@ func (e *Extension) CanUpdateMachineSet(ctx context.Context, req *runtimehooksv1
 		return // Not an OpenShift cluster of ours: Cluster API's rollout, as without the extension.
 	}
 	from, to := current.Spec.Template.Spec.Version, desired.Spec.Template.Spec.Version
-	if from == to || !upgrade(from, to) {
-		return
+	if c, ok := compareVersions(from, to); !ok || c >= 0 {
+		return // No newer version (OpenShift only moves forward), or not versions at all.
 	}
 	patch, err := json.Marshal([]map[string]string{{"op": "replace", "path": "/spec/template/spec/version", "value": to}})
 	if err != nil {
@@ -249,7 +249,7 @@ func (e *Extension) UpdateMachine(ctx context.Context, req *runtimehooksv1.Updat
 		return
 	}
 	kubelet := n.Status.NodeInfo.KubeletVersion
-	if !atLeast(kubelet, desired.Spec.Version) {
+	if c, ok := compareVersions(kubelet, desired.Spec.Version); !ok || c < 0 {
 		wait("OpenShift's machine-config operator has not updated Node %s yet: its kubelet runs %s, the Machine asks for %s",
 			node, kubelet, desired.Spec.Version)
 		return
@@ -267,24 +267,14 @@ func (e *Extension) openShiftCluster(ctx context.Context, namespace, name string
 	return ref.APIGroup == controlplanev1.GroupVersion.Group && ref.Kind == controlplanev1.ControlPlaneKind, nil
 }
 
-// upgrade tells whether to is a later Kubernetes version than from (both semantic versions):
-// OpenShift only moves forward.
-func upgrade(from, to string) bool {
-	f, err := utilversion.ParseSemantic(from)
+// compareVersions compares two Kubernetes versions as semantic versions: -1, 0 or 1, and false
+// when either is not one. A leading v and build metadata (an OpenShift kubelet reports
+// v1.30.6+a1b2c3d) do not count.
+func compareVersions(a, b string) (int, bool) {
+	v, err := utilversion.ParseSemantic(a)
 	if err != nil {
-		return false
+		return 0, false
 	}
-	c, err := f.Compare(to)
-	return err == nil && c < 0
-}
-
-// atLeast tells whether the kubelet version is version or later, build metadata aside (an
-// OpenShift kubelet reports v1.30.6+a1b2c3d).
-func atLeast(kubelet, version string) bool {
-	k, err := utilversion.ParseSemantic(kubelet)
-	if err != nil {
-		return false
-	}
-	c, err := k.WithBuildMetadata("").Compare(version)
-	return err == nil && c >= 0
+	c, err := v.Compare(b)
+	return c, err == nil
 }

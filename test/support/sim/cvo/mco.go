@@ -113,13 +113,13 @@ func (r *Reconciler) updateNodes(ctx context.Context, masters bool, kube string)
 	return time.Millisecond, nil // the next node
 }
 
-// older tells whether kubelet is an earlier version than kube; a version that cannot be read is
-// not updated.
+// older tells whether kubelet is an earlier version than kube (semantic versions, so build
+// metadata does not count); a version that cannot be read is not updated.
 func older(kubelet, kube string) bool {
 	k, err := utilversion.ParseSemantic(kubelet)
 	if err != nil {
 		return false
 	}
-	c, err := k.WithBuildMetadata("").Compare(kube)
+	c, err := k.Compare(kube)
 	return err == nil && c < 0
 }
