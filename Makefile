@@ -198,10 +198,8 @@ build-all-modules: ## go build ./... in every module, with go.work and with GOWO
 
 ##@ Test
 
-# Per test binary: the system tests install several clusters in one binary (about 31 minutes on
-# the CI machine's two cores since the lab's OpenShift upgrades update each node as the
-# machine-config operator does).
-TEST_TIMEOUT ?= 45m
+# Per test binary (go test's -timeout) and for the system suite (ginkgo's --timeout).
+export TEST_TIMEOUT ?= 30m
 
 .PHONY: verify-fmt
 verify-fmt: ## Fail when a Go file is not gofmt-clean.
@@ -226,13 +224,16 @@ envtest: ## Build (once, cached outside the repo) the kube-apiserver and etcd th
 	@hack/ensure-envtest.sh >/dev/null
 
 .PHONY: test
-test: envtest verify-generated verify-fmt verify-dockerfiles verify-workflows verify-layout lint build build-all-modules vet ## The test command: set-up, generation check, build, vet, and every module's tests.
-	@export KUBEBUILDER_ASSETS="$$(hack/ensure-envtest.sh)"; \
-	export FAULT_REPORT="$$(mktemp)"; trap 'rm -f "$$FAULT_REPORT"' EXIT; \
-	for m in $(MODULES); do \
-		echo "go test ($$m)"; (cd $$m && go test -count=1 -timeout=$(TEST_TIMEOUT) ./...); \
-	done; \
-	echo "fault suites (what they injected and found):"; cat "$$FAULT_REPORT"
+test: ## The test command (what CI runs): test-unit's checks and tests, the Dockerfile and workflow checks, the build, vet, and the lab suites beside them; ends with the time table.
+	hack/test.sh full
+
+.PHONY: test-unit
+test-unit: ## The inner loop: generated files, gofmt, layout, lint, and every module's unit and envtest tests, without the lab suites.
+	hack/test.sh unit
+
+.PHONY: test-lab
+test-lab: ## The lab suites alone: system (SYSTEM_PROCS Ginkgo processes; SYSTEM_ARGS='--focus=...'), clusterctl, Operator, RBAC, release, lab, fleet smoke and e2e smoke.
+	hack/test.sh lab
 
 BENCH_POOLS ?= 2000 10000
 BENCH_MACHINES ?= 500

@@ -1,0 +1,173 @@
+#!/usr/bin/env bash
+# test.sh unit|lab|full: the project's test commands (make test-unit, make test-lab, make test).
+#
+#   unit  the inner loop: the generated-file, gofmt and layout checks, lint, and every module's
+#         unit and envtest tests, without the lab suites (LAB_PACKAGES below).
+#   lab   the lab suites alone: the system suite (Ginkgo, SYSTEM_PROCS processes side by side),
+#         the fault suites, the clusterctl and Cluster API Operator tests, the release and RBAC
+#         tests, the lab's own tests and the e2e smoke specs.
+#   full  what CI runs (bash .ci/run): unit's checks, the Dockerfile and workflow checks, the
+#         managers' build, every module's build and vet with and without go.work; then the
+#         modules' tests and the lab suites side by side.
+#
+# Each run ends with a table: every step and suite, its wall time, what it counted and its
+# result, then "N passed, N failed, N skipped". The `go test -json` streams, the Ginkgo JSON
+# report and each step's log stay in TEST_ARTIFACTS (default _artifacts/test), as does the
+# system suite's per-spec report; a failed system spec's lab state is in its report entry.
+#
+# Environment:
+#   TEST_ARTIFACTS   where the streams, reports and logs go (emptied first)
+#   TEST_TIMEOUT     go test's -timeout per test binary (default 30m)
+#   TEST_PARALLEL    test binaries go test runs at once (its -p; default 2)
+#   SYSTEM_PROCS     Ginkgo processes for the system suite (default 2: a lab keeps about 0.9 of
+#                    a core busy, so two fill the machine's 2 cores)
+#   SYSTEM_ARGS      further ginkgo flags for the system suite, e.g. --focus='etcd'
+set -uo pipefail
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)"
+cd "${root}" || exit 2
+
+mode="${1:-}"
+case "${mode}" in
+  unit|lab|full) ;;
+  *) echo "usage: hack/test.sh unit|lab|full" >&2; exit 2 ;;
+esac
+
+export GONOSUMDB="${GONOSUMDB:-github.com/openshift,github.com/metal3-io,k8s.io/kubernetes}"
+repo=github.com/openshift-assisted/cluster-api-provider-openshift-assisted
+modules=(api pkg infrastructure bootstrap controlplane test/support test)
+timeout="${TEST_TIMEOUT:-30m}"
+procs="${SYSTEM_PROCS:-2}"
+parallel="${TEST_PARALLEL:-2}"
+# The lab suites: the packages that start labs or real providers' processes (everything else is
+# a unit or envtest test). The system suite runs under the Ginkgo CLI (ginkgo -p); the others
+# under go test.
+lab_packages=(./clusterctl ./e2e ./fleet ./lab ./rbac ./release)
+
+art="${TEST_ARTIFACTS:-${root}/_artifacts/test}"
+rm -rf "${art}" && mkdir -p "${art}/logs" || exit 2
+art="$(cd "${art}" && pwd -P)"
+steps="${art}/run.steps"
+: >"${steps}"
+start="${SECONDS}"
+
+log() { printf '== %s\n' "$*"; }
+
+# The reporter, built once per run: a stdlib-only program of the test/support module.
+report="${art}/testreport"
+(cd test/support && go build -o "${report}" ./cmd/testreport) || { echo "building the test reporter failed" >&2; exit 2; }
+
+# step NAME COMMAND...: runs COMMAND, printing its output when it ends (so that steps run side
+# by side do not interleave), and records its wall time and exit status.
+step() {
+  local name="$1" t0="${SECONDS}" rc=0 logf
+  shift
+  logf="${art}/logs/${name//\//_}.log"
+  "$@" >"${logf}" 2>&1 || rc=$?
+  printf '%s %s %s\n' "$(( SECONDS - t0 ))" "${rc}" "${name}" >>"${steps}"
+  log "${name} ($(( SECONDS - t0 )) s, exit ${rc})"
+  cat "${logf}"
+  return "${rc}"
+}
+
+# gotest LABEL DIR ARGS...: go test -json in DIR, printed as go test prints it, the stream kept
+# in LABEL.json for the table.
+gotest() {
+  local label="$1" dir="$2"
+  shift 2
+  log "go test (${label})"
+  (cd "${dir}" && go test -json -count=1 -p="${parallel}" -timeout="${timeout}" "$@" 2>&1) | "${report}" echo "${art}/${label//\//_}.json"
+  local rc="${PIPESTATUS[0]}"
+  return "${rc}"
+}
+
+# module_packages DIR: the module's packages, without the lab suites of the test module.
+module_packages() {
+  if [[ "$1" == "test" ]]; then
+    (cd test && go list ./... | grep -v -e "^${repo}/test/system$" $(printf -- "-e ^${repo}/test/%s$ " "${lab_packages[@]#./}"))
+  else
+    echo ./...
+  fi
+}
+
+unit_tests() {
+  local rc=0 m
+  for m in "${modules[@]}"; do
+    # shellcheck disable=SC2046 # one package per word
+    gotest "${m}" "${m}" $(module_packages "${m}") || rc=1
+  done
+  return "${rc}"
+}
+
+system_suite() {
+  local ginkgo rc=0
+  ginkgo="$(hack/ensure-tool.sh ginkgo)" || return 1
+  log "system suite (ginkgo, ${procs} processes)"
+  local extra=()
+  # SYSTEM_ARGS is shell words, quotes included (--focus='never loses etcd').
+  eval "extra=(${SYSTEM_ARGS:-})" || return 1
+  (cd test && "${ginkgo}" run --no-color --procs="${procs}" --timeout="${timeout}" --poll-progress-after=5m \
+    --json-report=system.ginkgo.json --output-dir="${art}" "${extra[@]+"${extra[@]}"}" ./system) >"${art}/logs/system.log" 2>&1 || rc=$?
+  if [[ "${rc}" -eq 0 ]]; then
+    tail -n 12 "${art}/logs/system.log"
+  else
+    cat "${art}/logs/system.log"
+  fi
+  return "${rc}"
+}
+
+lab_suites() {
+  local rc=0
+  system_suite >"${art}/logs/system-summary.log" 2>&1 &
+  local system_pid=$!
+  gotest lab test "${lab_packages[@]}" || rc=1
+  wait "${system_pid}" || rc=1
+  cat "${art}/logs/system-summary.log"
+  return "${rc}"
+}
+
+failed=0
+export KUBEBUILDER_ASSETS
+KUBEBUILDER_ASSETS="$(hack/ensure-envtest.sh)" || { echo "hack/ensure-envtest.sh failed" >&2; exit 2; }
+export FAULT_REPORT="${art}/faults.txt"
+: >"${FAULT_REPORT}"
+
+case "${mode}" in
+  unit)
+    step verify-generated hack/verify-generated.sh || failed=1
+    step verify-fmt make --no-print-directory verify-fmt || failed=1
+    step verify-layout hack/verify-layout.sh || failed=1
+    step lint hack/lint.sh || failed=1
+    unit_tests || failed=1
+    ;;
+  lab)
+    lab_suites || failed=1
+    ;;
+  full)
+    step verify-generated hack/verify-generated.sh || failed=1
+    step verify-fmt make --no-print-directory verify-fmt || failed=1
+    step verify-dockerfiles make --no-print-directory verify-dockerfiles || failed=1
+    step verify-workflows hack/verify-workflows.sh || failed=1
+    step verify-layout hack/verify-layout.sh || failed=1
+    step lint hack/lint.sh || failed=1
+    step build make --no-print-directory build || failed=1
+    step build-all-modules make --no-print-directory build-all-modules || failed=1
+    step vet make --no-print-directory vet || failed=1
+    # The tests: the lab suites (the system suite, the longest, first) beside the modules' own.
+    lab_suites >"${art}/logs/lab-suites.log" 2>&1 &
+    lab_pid=$!
+    unit_tests || failed=1
+    wait "${lab_pid}" || failed=1
+    cat "${art}/logs/lab-suites.log"
+    ;;
+esac
+
+if [[ -s "${FAULT_REPORT}" ]]; then
+  echo "fault suites (what they injected and found):"
+  cat "${FAULT_REPORT}"
+fi
+echo
+log "time per step and suite (artifacts: ${art})"
+shopt -s nullglob
+"${report}" table -total "$(( SECONDS - start ))" -prefix "${repo}/" "${steps}" "${art}"/*.json || failed=1
+exit "${failed}"
