@@ -8,7 +8,7 @@
 #         tests, the lab's own tests and the e2e smoke specs.
 #   full  what CI runs (bash .ci/run): unit's checks, the Dockerfile and workflow checks, the
 #         managers' build, every module's build and vet with and without go.work; then the
-#         modules' tests and the lab suites side by side.
+#         modules' tests and the lab suites, one phase after the other.
 #
 # Each run ends with a table: every step and suite, its wall time, what it counted and its
 # result, then "N passed, N failed, N skipped". The `go test -json` streams, the Ginkgo JSON
@@ -118,11 +118,8 @@ system_suite() {
 
 lab_suites() {
   local rc=0
-  system_suite >"${art}/logs/system-summary.log" 2>&1 &
-  local system_pid=$!
   gotest lab test "${lab_packages[@]}" || rc=1
-  wait "${system_pid}" || rc=1
-  cat "${art}/logs/system-summary.log"
+  system_suite || rc=1
   return "${rc}"
 }
 
@@ -153,12 +150,10 @@ case "${mode}" in
     step build make --no-print-directory build || failed=1
     step build-all-modules make --no-print-directory build-all-modules || failed=1
     step vet make --no-print-directory vet || failed=1
-    # The tests: the lab suites (the system suite, the longest, first) beside the modules' own.
-    lab_suites >"${art}/logs/lab-suites.log" 2>&1 &
-    lab_pid=$!
+    # The tests, one phase at a time: each fills the 2 cores on its own, and phases side by
+    # side only slowed each other (every API server they start costs CPU while it waits).
     unit_tests || failed=1
-    wait "${lab_pid}" || failed=1
-    cat "${art}/logs/lab-suites.log"
+    lab_suites || failed=1
     ;;
 esac
 
