@@ -144,6 +144,9 @@ func lastLine(s string) string {
 // ranSpecs matches Ginkgo's summary line, "Ran 12 of 14 Specs in 61.210 seconds".
 var ranSpecs = regexp.MustCompile(`Ran (\d+) of (\d+) Specs in`)
 
+// ansi matches a terminal colour code, which Ginkgo writes around its counts.
+var ansi = regexp.MustCompile("\x1b\\[[0-9;]*m")
+
 // ginkgoCounts matches the line after it, "SUCCESS! -- 12 Passed | 0 Failed | 0 Pending | 2 Skipped"
 // (or "FAIL! -- ...").
 var ginkgoCounts = regexp.MustCompile(`(\d+) Passed \| (\d+) Failed \| (\d+) Pending \| (\d+) Skipped`)
@@ -157,6 +160,7 @@ func ReadGoTest(r io.Reader) ([]Suite, error) {
 		order    int
 		statuses map[string]string // top-level test -> pass, fail or skip
 		ginkgo   bool
+		skipped  bool // go test skipped the package: it has no test files
 	}
 	pkgs := map[string]*pkg{}
 	var finished []*pkg
@@ -182,12 +186,13 @@ func ReadGoTest(r io.Reader) ([]Suite, error) {
 		p := get(e.Package)
 		switch {
 		case e.Action == "output":
-			if m := ginkgoCounts.FindStringSubmatch(e.Output); m != nil {
+			out := ansi.ReplaceAllString(e.Output, "")
+			if m := ginkgoCounts.FindStringSubmatch(out); m != nil {
 				p.ginkgo = true
 				p.suite.Passed += atoi(m[1])
 				p.suite.Failed += atoi(m[2])
 				p.suite.Skipped += atoi(m[3]) + atoi(m[4])
-			} else if ranSpecs.MatchString(e.Output) {
+			} else if ranSpecs.MatchString(out) {
 				p.ginkgo = true
 			}
 		case e.Test != "" && !strings.Contains(e.Test, "/"):
@@ -198,6 +203,7 @@ func ReadGoTest(r io.Reader) ([]Suite, error) {
 		case e.Test == "" && (e.Action == "pass" || e.Action == "fail" || e.Action == "skip"):
 			p.suite.Wall = time.Duration(e.Elapsed * float64(time.Second))
 			p.suite.Result = map[string]string{"pass": "ok", "fail": "FAIL", "skip": "ok"}[e.Action]
+			p.skipped = e.Action == "skip"
 			if !p.done {
 				p.done = true
 				p.order = len(finished)
@@ -232,7 +238,7 @@ func ReadGoTest(r io.Reader) ([]Suite, error) {
 				}
 			}
 		}
-		if p.suite.Passed+p.suite.Failed+p.suite.Skipped == 0 && p.suite.Result == "ok" && p.suite.Wall == 0 {
+		if p.skipped {
 			continue // a package without test files
 		}
 		out = append(out, p.suite)

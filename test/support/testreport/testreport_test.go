@@ -38,7 +38,7 @@ const stream = `{"Action":"start","Package":"example.com/m/a"}
 {"Action":"pass","Package":"example.com/m/a","Test":"TestThree","Elapsed":0}
 {"Action":"output","Package":"example.com/m/a","Output":"ok  \texample.com/m/a\t1.5s\n"}
 {"Action":"pass","Package":"example.com/m/a","Elapsed":1.5}
-{"Action":"output","Package":"example.com/m/sys","Test":"TestSystem","Output":"SUCCESS! -- 3 Passed | 0 Failed | 0 Pending | 1 Skipped\n"}
+{"Action":"output","Package":"example.com/m/sys","Test":"TestSystem","Output":"\u001b[38;5;10m\u001b[1mSUCCESS!\u001b[0m -- \u001b[38;5;10m\u001b[1m3 Passed\u001b[0m | \u001b[38;5;9m\u001b[1m0 Failed\u001b[0m | \u001b[38;5;11m\u001b[1m0 Pending\u001b[0m | \u001b[38;5;14m\u001b[1m1 Skipped\u001b[0m\n"}
 {"Action":"pass","Package":"example.com/m/sys","Test":"TestSystem","Elapsed":61.3}
 {"Action":"output","Package":"example.com/m/sys","Output":"ok  \texample.com/m/sys\t62s\n"}
 {"Action":"pass","Package":"example.com/m/sys","Elapsed":62}
@@ -49,6 +49,8 @@ const stream = `{"Action":"start","Package":"example.com/m/a"}
 {"Action":"fail","Package":"example.com/m/c","Test":"TestBroken","Elapsed":0.3}
 {"Action":"output","Package":"example.com/m/c","Output":"FAIL\texample.com/m/c\t0.4s\n"}
 {"Action":"fail","Package":"example.com/m/c","Elapsed":0.4}
+{"Action":"output","Package":"example.com/m/none","Output":"?   \texample.com/m/none\t[no test files]\n"}
+{"Action":"skip","Package":"example.com/m/none","Elapsed":0.001}
 {"Action":"start","Package":"example.com/m/slow"}
 {"Action":"output","Package":"example.com/m/slow","Output":"panic: test timed out\n"}
 `
@@ -65,6 +67,7 @@ func TestEchoPrintsWhatGoTestWould(t *testing.T) {
 		"ok  \texample.com/m/sys\t62s\n" +
 		"# example.com/m/b\n" +
 		"    c_test.go:9: wanted 2\nFAIL\texample.com/m/c\t0.4s\n" +
+		"?   \texample.com/m/none\t[no test files]\n" +
 		"panic: test timed out\n(example.com/m/slow did not finish)\n"
 	if out.String() != want {
 		t.Errorf("echo printed\n%q\nwant\n%q", out.String(), want)

@@ -30,6 +30,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -102,7 +103,16 @@ func readFile(path string) ([]testreport.Suite, error) {
 	case strings.HasSuffix(path, ".steps"):
 		return testreport.ReadSteps(f)
 	case strings.HasSuffix(path, ".ginkgo.json"):
-		return testreport.ReadGinkgo(f)
+		suites, err := testreport.ReadGinkgo(f)
+		// Ginkgo names a suite by its absolute folder: show it from the working directory.
+		if wd, werr := os.Getwd(); werr == nil {
+			for i := range suites {
+				if rel, rerr := filepath.Rel(wd, suites[i].Name); rerr == nil && !strings.HasPrefix(rel, "..") {
+					suites[i].Name = rel + " (ginkgo)"
+				}
+			}
+		}
+		return suites, err
 	case strings.HasSuffix(path, ".json"):
 		return testreport.ReadGoTest(f)
 	default:
