@@ -2,10 +2,10 @@
 # test.sh unit|lab|full: the project's test commands (make test-unit, make test-lab, make test).
 #
 #   unit  the inner loop: the generated-file, gofmt and layout checks, lint, and every module's
-#         unit and envtest tests, without the lab suites (LAB_PACKAGES below).
-#   lab   the lab suites alone: the system suite (Ginkgo, SYSTEM_PROCS processes side by side),
-#         the fault suites, the clusterctl and Cluster API Operator tests, the release and RBAC
-#         tests, the lab's own tests and the e2e smoke specs.
+#         unit and envtest tests, without the lab suites (lab_packages below).
+#   lab   the lab suites alone: the clusterctl and Cluster API Operator tests, the release and
+#         RBAC tests, the lab's own tests, the fleet and e2e smoke specs, then the system suite
+#         (its fault spec included; Ginkgo, SYSTEM_PROCS processes side by side).
 #   full  what CI runs (bash .ci/run): unit's checks, the Dockerfile and workflow checks, the
 #         managers' build, every module's build and vet with and without go.work; then the
 #         modules' tests and the lab suites, one phase after the other.
@@ -57,8 +57,8 @@ log() { printf '== %s\n' "$*"; }
 report="${art}/testreport"
 (cd test/support && go build -o "${report}" ./cmd/testreport) || { echo "building the test reporter failed" >&2; exit 2; }
 
-# step NAME COMMAND...: runs COMMAND, printing its output when it ends (so that steps run side
-# by side do not interleave), and records its wall time and exit status.
+# step NAME COMMAND...: runs COMMAND, printing its output (also in logs/NAME.log) when it ends,
+# and records its wall time and exit status.
 step() {
   local name="$1" t0="${SECONDS}" rc=0 logf
   shift
