@@ -224,7 +224,7 @@ envtest: ## Build (once, cached outside the repo) the kube-apiserver and etcd th
 	@hack/ensure-envtest.sh >/dev/null
 
 .PHONY: test
-test: ## The test command (what CI runs): test-unit's checks and tests, the Dockerfile and workflow checks, the build, vet, and the lab suites beside them; ends with the time table.
+test: ## The test command (what CI runs): test-unit's checks, the Dockerfile and workflow checks, the build and vet; then every module's tests, then the lab suites; ends with the time table.
 	hack/test.sh full
 
 .PHONY: test-unit
