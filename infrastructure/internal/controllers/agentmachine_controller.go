@@ -133,7 +133,10 @@ func (r *AgentMachineReconciler) Reconcile(ctx context.Context, req ctrl.Request
 	log := ctrl.LoggerFrom(ctx)
 	am := &infrav1.AgentMachine{}
 	if err := r.Client.Get(ctx, req.NamespacedName, am); err != nil {
-		return ctrl.Result{}, client.IgnoreNotFound(err)
+		if apierrors.IsNotFound(err) {
+			return ctrl.Result{}, r.releaseOrphanedHooks(ctx, req.NamespacedName)
+		}
+		return ctrl.Result{}, err
 	}
 	if reconciler.LeaveAlone(ctx, am, r.WatchFilterValue) {
 		return ctrl.Result{}, nil

@@ -19,6 +19,7 @@ package controllers
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
@@ -30,12 +31,15 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/klog/v2"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+	"sigs.k8s.io/cluster-api/util"
+	"sigs.k8s.io/cluster-api/util/annotations"
 	"sigs.k8s.io/cluster-api/util/conditions"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	infrav1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/infrastructure/v1beta1"
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/reconciler"
 )
 
 // reconcileMachineDeleting runs the pre-terminate hook: once Cluster API waits for it (the Node is
@@ -69,6 +73,50 @@ func (r *AgentMachineReconciler) removePreTerminateHook(ctx context.Context, mac
 	delete(machine.Annotations, infrav1.PreTerminateHookAnnotation)
 	if err := r.Client.Patch(ctx, machine, client.MergeFrom(before)); err != nil && !apierrors.IsNotFound(err) {
 		return fmt.Errorf("removing the pre-terminate hook from Machine %s: %w", machine.Name, err)
+	}
+	return nil
+}
+
+// releaseOrphanedHooks removes our pre-terminate hook from the Machines of the AgentMachine key
+// names, which is gone: the AgentMachine's own deletion removes the hook it saw, but a hook added
+// after that (a reconcile that read the AgentMachine before its deletion, a second manager during
+// a leader hand-over) or one its stale cache did not show yet would keep the Machine's deletion
+// waiting for a hook nobody owns. Machine events come here too (they map to the AgentMachine's
+// name), so the hook goes whenever it shows up. A Machine outside the watch filter, or paused, is
+// left alone.
+func (r *AgentMachineReconciler) releaseOrphanedHooks(ctx context.Context, key client.ObjectKey) error {
+	machines := &clusterv1.MachineList{}
+	if err := r.Client.List(ctx, machines, client.InNamespace(key.Namespace), client.MatchingFields{hookedMachineIndex: key.Name}); err != nil {
+		return fmt.Errorf("listing the Machines of AgentMachine %s: %w", key.Name, err)
+	}
+	if len(machines.Items) == 0 {
+		return nil
+	}
+	// The cache may not have the AgentMachine yet: only the API server's word that it is gone counts.
+	switch err := r.APIReader.Get(ctx, key, &infrav1.AgentMachine{}); {
+	case err == nil:
+		return nil
+	case !apierrors.IsNotFound(err):
+		return fmt.Errorf("reading AgentMachine %s: %w", key.Name, err)
+	}
+	for i := range machines.Items {
+		machine := &machines.Items[i]
+		if reconciler.LeaveAlone(ctx, machine, r.WatchFilterValue) || annotations.HasPaused(machine) {
+			continue
+		}
+		cluster, err := util.GetClusterFromMetadata(ctx, r.Client, machine.ObjectMeta)
+		if err != nil && !apierrors.IsNotFound(err) && !errors.Is(err, util.ErrNoCluster) {
+			return fmt.Errorf("getting the Cluster of Machine %s: %w", machine.Name, err)
+		}
+		if cluster != nil && annotations.IsPaused(cluster, machine) {
+			continue
+		}
+		if err := r.removePreTerminateHook(ctx, machine); err != nil {
+			return err
+		}
+		ctrl.LoggerFrom(ctx).Info("Removed the pre-terminate hook of a deleted AgentMachine", "Machine", klog.KObj(machine))
+		r.Recorder.Eventf(machine, nil, corev1.EventTypeNormal, "PreTerminateHookRemoved", "Delete",
+			"Removed the pre-terminate hook of AgentMachine %s, which is gone", key.Name)
 	}
 	return nil
 }

@@ -689,6 +689,45 @@ func TestAgentMachineDeletedBeforeItsMachine(t *testing.T) {
 	}, timeout, interval).Should(Succeed())
 }
 
+// TestOrphanedPreTerminateHookIsRemoved: a Machine being deleted that carries our pre-terminate
+// hook while its AgentMachine is gone (the hook was added after the AgentMachine's deletion
+// removed it: a reconcile that had read the AgentMachine before, or a second manager) loses the
+// hook, and Cluster API deletes it; a paused one keeps it. The fault suite's two managers left
+// such a Machine behind (its deletion waited for the hook forever).
+func TestOrphanedPreTerminateHookIsRemoved(t *testing.T) {
+	g := NewWithT(t)
+	ctx := context.Background()
+	f := newFixture(t, ctx, "orphanhook", nil)
+	startManager(t, isolated(f, 0))
+	hooked := func(name string, extra map[string]string) *clusterv1.Machine {
+		m := &clusterv1.Machine{
+			ObjectMeta: metav1.ObjectMeta{Namespace: f.ns, Name: name,
+				Labels:      map[string]string{clusterv1.ClusterNameLabel: f.cluster},
+				Annotations: merge(extra, map[string]string{infrav1.PreTerminateHookAnnotation: ""}),
+				Finalizers:  []string{clusterv1.MachineFinalizer}},
+			Spec: clusterv1.MachineSpec{
+				ClusterName: f.cluster,
+				Bootstrap:   clusterv1.Bootstrap{DataSecretName: ptr.To("bootstrap-data")},
+				InfrastructureRef: clusterv1.ContractVersionedObjectReference{
+					APIGroup: infrav1.GroupVersion.Group, Kind: "AgentMachine", Name: name + "-gone",
+				},
+			},
+		}
+		g.Expect(env.Client.Create(ctx, m)).To(Succeed())
+		g.Expect(env.Client.Delete(ctx, m)).To(Succeed())
+		return m
+	}
+	paused := hooked("paused", map[string]string{clusterv1.PausedAnnotation: ""})
+	hooked("orphan", nil)
+	g.Eventually(func(g Gomega) {
+		err := env.Client.Get(ctx, client.ObjectKey{Namespace: f.ns, Name: "orphan"}, &clusterv1.Machine{})
+		g.Expect(apierrors.IsNotFound(err)).To(BeTrue(), "the Machine is still there: %v", err)
+	}, timeout, interval).Should(Succeed())
+	m := &clusterv1.Machine{}
+	g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(paused), m)).To(Succeed())
+	g.Expect(m.Annotations).To(HaveKey(infrav1.PreTerminateHookAnnotation), "a paused Machine was changed")
+}
+
 // TestAdoptsUpstreamClaim: an AgentMachine and Agent as openshift/cluster-api-provider-agent left
 // them (its claim label and namespace annotation on the Agent, its finalizers on the AgentMachine
 // and AgentCluster) are adopted: the host stays with its Machine, no other Machine takes it, the

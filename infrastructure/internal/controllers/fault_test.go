@@ -192,7 +192,17 @@ func faultRun(t *testing.T, seed int64, twoManagers bool) {
 		g.Expect(left).To(BeEmpty(), "AgentMachines left")
 		ms := &clusterv1.MachineList{}
 		g.Expect(env.Client.List(ctx, ms, client.InNamespace(f.ns))).To(Succeed())
-		g.Expect(ms.Items).To(BeEmpty(), "Machines left")
+		leftMachines := []string{}
+		for _, m := range ms.Items {
+			why := ""
+			for _, c := range m.Status.Conditions {
+				if c.Type == clusterv1.MachineDeletingCondition {
+					why = c.Reason + ": " + c.Message
+				}
+			}
+			leftMachines = append(leftMachines, fmt.Sprintf("%s (finalizers %v, deleting %q)", m.Name, m.Finalizers, why))
+		}
+		g.Expect(leftMachines).To(BeEmpty(), "Machines left")
 		g.Expect(claimedAgents(g, ctx, f.ns)).To(BeEmpty(), "Agents left claimed")
 		list := &aiv1beta1.AgentList{}
 		g.Expect(env.Client.List(ctx, list, client.InNamespace(f.ns))).To(Succeed())

@@ -21,6 +21,7 @@ import (
 	"fmt"
 
 	aiv1beta1 "github.com/openshift/assisted-service/api/v1beta1"
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	infrav1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/infrastructure/v1beta1"
@@ -33,6 +34,10 @@ const (
 	waitingIndex = "agentMachine.waitingForAgent"
 	// agentMachineUIDIndex indexes AgentMachines by UID (the value of an Agent's claim label).
 	agentMachineUIDIndex = "agentMachine.uid"
+	// hookedMachineIndex indexes the Machines that carry our pre-terminate hook by the name of
+	// their AgentMachine.
+	hookedMachineIndex = "machine.agentMachineHook"
+	agentMachineKind   = "AgentMachine"
 )
 
 func indexAgentClaim(o client.Object) []string {
@@ -56,6 +61,23 @@ func indexWaiting(o client.Object) []string {
 	return nil
 }
 
+// indexHookedMachine: a Machine that carries our pre-terminate hook, under the name of the
+// AgentMachine it refers to.
+func indexHookedMachine(o client.Object) []string {
+	m, ok := o.(*clusterv1.Machine)
+	if !ok {
+		return nil
+	}
+	if _, hooked := m.Annotations[infrav1.PreTerminateHookAnnotation]; !hooked {
+		return nil
+	}
+	ref := m.Spec.InfrastructureRef
+	if ref.APIGroup != infrav1.GroupVersion.Group || ref.Kind != agentMachineKind || ref.Name == "" {
+		return nil
+	}
+	return []string{ref.Name}
+}
+
 // waitsForAgent tells whether the AgentMachine still has to claim an Agent.
 func waitsForAgent(am *infrav1.AgentMachine) bool {
 	return am.DeletionTimestamp == nil && am.Status.AgentRef == nil && am.Spec.ProviderID == ""
@@ -72,6 +94,9 @@ func setupIndexes(ctx context.Context, agentIndexer, machineIndexer client.Field
 	}
 	if err := machineIndexer.IndexField(ctx, &infrav1.AgentMachine{}, agentMachineUIDIndex, indexAgentMachineUID); err != nil {
 		return fmt.Errorf("indexing AgentMachines by UID: %w", err)
+	}
+	if err := machineIndexer.IndexField(ctx, &clusterv1.Machine{}, hookedMachineIndex, indexHookedMachine); err != nil {
+		return fmt.Errorf("indexing the Machines that carry the pre-terminate hook: %w", err)
 	}
 	return nil
 }
