@@ -18,7 +18,8 @@
 # Environment:
 #   TEST_ARTIFACTS   where the streams, reports and logs go (emptied first)
 #   TEST_TIMEOUT     go test's -timeout per test binary (default 30m)
-#   TEST_PARALLEL    test binaries go test runs at once (its -p; default 2)
+#   TEST_PARALLEL    lab suite binaries go test runs at once (its -p; default 2)
+#   UNIT_PARALLEL    unit and envtest binaries go test runs at once (default 4)
 #   SYSTEM_PROCS     Ginkgo processes for the system suite (default 2: a lab keeps about 0.9 of
 #                    a core busy, so two fill the machine's 2 cores)
 #   SYSTEM_ARGS      further ginkgo flags for the system suite, e.g. --focus='etcd'
@@ -39,6 +40,7 @@ modules=(api pkg infrastructure bootstrap controlplane test/support test)
 timeout="${TEST_TIMEOUT:-30m}"
 procs="${SYSTEM_PROCS:-2}"
 parallel="${TEST_PARALLEL:-2}"
+unit_parallel="${UNIT_PARALLEL:-4}"
 # The lab suites: the packages that start labs or real providers' processes (everything else is
 # a unit or envtest test). The system suite runs under the Ginkgo CLI (ginkgo -p); the others
 # under go test.
@@ -81,22 +83,22 @@ gotest() {
   return "${rc}"
 }
 
-# module_packages DIR: the module's packages, without the lab suites of the test module.
-module_packages() {
-  if [[ "$1" == "test" ]]; then
-    (cd test && go list ./... | grep -v -e "^${repo}/test/system$" $(printf -- "-e ^${repo}/test/%s$ " "${lab_packages[@]#./}"))
-  else
-    echo ./...
-  fi
+# unit_packages: every module's packages (go.work makes them one build), without the lab suites
+# and the system suite of the test module.
+unit_packages() {
+  # shellcheck disable=SC2046 # one pattern per word
+  go list $(printf -- "./%s/... " "${modules[@]}") |
+    grep -v -e "^${repo}/test/system$" $(printf -- "-e ^${repo}/test/%s$ " "${lab_packages[@]#./}")
 }
 
+# unit_tests: the modules' unit and envtest tests in one go test, UNIT_PARALLEL binaries at once.
+# They wait more than they compute (an envtest API server per binary, controllers polling), so
+# more binaries than cores keep the cores busy; the longest binary bounds the phase.
 unit_tests() {
-  local rc=0 m
-  for m in "${modules[@]}"; do
-    # shellcheck disable=SC2046 # one package per word
-    gotest "${m}" "${m}" $(module_packages "${m}") || rc=1
-  done
-  return "${rc}"
+  local pkgs
+  pkgs="$(unit_packages)" || return 1
+  # shellcheck disable=SC2086 # one package per word
+  parallel="${unit_parallel}" gotest unit . ${pkgs}
 }
 
 system_suite() {
