@@ -98,7 +98,11 @@ var _ = Describe("The disconnected flavor: OpenShift through an authenticated TL
 		Expect(conditionTrue(cp.Status.Conditions, controlplanev1.ReleaseImageResolvedCondition)).To(BeTrue())
 		mirrored, err := release.ReadPayload(ctx, l.Releases.Repository()+":4.17.3-x86_64", l.Releases.RemoteOptions()...)
 		Expect(err).NotTo(HaveOccurred())
-		Expect(cp.Status.Version).To(Equal(mirrored.KubernetesVersion))
+		// status.version follows the workload's ClusterVersion, which reports the completed
+		// installation after the control plane is Available: read once, it was still empty.
+		Eventually(func(g Gomega) {
+			g.Expect(controlPlane(l, ns, name)(g).Status.Version).To(Equal(mirrored.KubernetesVersion))
+		}, timeout, interval).Should(Succeed())
 
 		cis := &hivev1.ClusterImageSet{}
 		aci := &hiveextv1beta1.AgentClusterInstall{}
