@@ -19,6 +19,7 @@ package manager
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"sigs.k8s.io/cluster-api/controllers/clustercache"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -56,12 +57,24 @@ func (o *Options) SetupClusterCache(ctx context.Context, mgr ctrl.Manager, userA
 	if err != nil {
 		return nil, fmt.Errorf("setting up the ClusterCache: %w", err)
 	}
+	if o.ClusterCacheRetryInterval > 0 {
+		SetConnectionRetryInterval(cc, o.ClusterCacheRetryInterval)
+	}
 	if o.InProcess {
 		if err := ShutdownWhenStopped(mgr, cc); err != nil {
 			return nil, err
 		}
 	}
 	return cc, nil
+}
+
+// SetConnectionRetryInterval sets how long cc waits before it tries again to connect to a
+// workload cluster (ClusterCache.SetConnectionCreationRetryInterval, which Cluster API's own
+// test environment uses; it is not part of the ClusterCache interface).
+func SetConnectionRetryInterval(cc clustercache.ClusterCache, interval time.Duration) {
+	if s, ok := cc.(interface{ SetConnectionCreationRetryInterval(time.Duration) }); ok {
+		s.SetConnectionCreationRetryInterval(interval)
+	}
 }
 
 // ShutdownWhenStopped shuts cc down when mgr stops, for a manager that does not end with its

@@ -104,6 +104,11 @@ type Options struct {
 	// InProcess is set (not by a flag) when several managers run in one process, as in the lab:
 	// controller-runtime then accepts the same controller name (such as "clustercache") in each.
 	InProcess bool
+	// ClusterCacheRetryInterval, when set (not by a flag), is how long the ClusterCache waits
+	// before it tries again to connect to a workload cluster it could not reach, or whose
+	// kubeconfig Secret did not exist yet (Cluster API's default, 30 s, when zero). The lab sets
+	// it: its clusters install in seconds, not in the 45 minutes that make 30 s negligible.
+	ClusterCacheRetryInterval time.Duration
 
 	// flags is the flag set AddFlags registered the options on, to tell flags given from defaults.
 	flags *pflag.FlagSet

@@ -19,6 +19,7 @@ package lab
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/metal3-io/cluster-api-provider-metal3/baremetal"
 	infraremote "github.com/metal3-io/cluster-api-provider-metal3/baremetal/remote"
@@ -26,13 +27,20 @@ import (
 	"sigs.k8s.io/cluster-api/controllers/clustercache"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
+
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/support/testenv"
 )
 
 // SetupCAPM3Controllers registers CAPM3's own controllers (Metal3Cluster, Metal3Machine,
 // Metal3MachineTemplate and Metal3DataTemplate) with mgr, as CAPM3's manager does. They talk to
 // BareMetalHost objects only, never to Ironic, so they run unchanged against the simulated hosts.
-func SetupCAPM3Controllers(ctx context.Context, mgr ctrl.Manager, cc clustercache.ClusterCache, concurrency int) error {
+// A requeueCap other than zero caps their delayed requeues (testenv.CappedRequeues), for hosts on
+// the lab's fast clock.
+func SetupCAPM3Controllers(ctx context.Context, mgr ctrl.Manager, cc clustercache.ClusterCache, concurrency int, requeueCap time.Duration) error {
 	opts := controller.Options{MaxConcurrentReconciles: concurrency}
+	if requeueCap > 0 {
+		opts.NewQueue = testenv.CappedRequeues(requeueCap)
+	}
 	c := mgr.GetClient()
 	factory := baremetal.NewManagerFactory(c)
 	log := ctrl.Log.WithName("capm3")

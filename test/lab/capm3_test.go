@@ -53,7 +53,7 @@ func TestCAPM3ProvisionsAHostWithoutIronic(t *testing.T) {
 	g.Expect(err).NotTo(HaveOccurred())
 	capi, err := testenv.SetupCAPIControllers(ctx, mgr, 2)
 	g.Expect(err).NotTo(HaveOccurred())
-	g.Expect(SetupCAPM3Controllers(ctx, mgr, capi.ClusterCache, 2)).To(Succeed())
+	g.Expect(SetupCAPM3Controllers(ctx, mgr, capi.ClusterCache, 2, testenv.LabRequeueCap)).To(Succeed())
 	go func() { _ = mgr.Start(ctx) }()
 
 	ns, err := env.CreateNamespace(ctx, "capm3")

@@ -366,7 +366,13 @@ func (l *Lab) startManagement(ctx context.Context) (*management, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := SetupCAPM3Controllers(ctx, core, capi.ClusterCache, l.opts.Concurrency); err != nil {
+	// CAPM3 polls on a clock of minutes; the lab's hosts run on one of 100 ms steps (Realistic
+	// keeps CAPM3's own).
+	requeueCap := testenv.LabRequeueCap
+	if l.opts.Speed == Realistic {
+		requeueCap = 0
+	}
+	if err := SetupCAPM3Controllers(ctx, core, capi.ClusterCache, l.opts.Concurrency, requeueCap); err != nil {
 		return nil, err
 	}
 	if l.opts.Topology {
@@ -485,6 +491,7 @@ func (l *Lab) startProvider(ctx context.Context, m *management, root string, sch
 	opts.CAPI.TLSMinVersion = "VersionTLS12"
 	opts.LeaseDuration, opts.RenewDeadline, opts.RetryPeriod = 15*time.Second, 10*time.Second, 2*time.Second
 	opts.QPS, opts.Burst = 100, 200
+	opts.ClusterCacheRetryInterval = testenv.ClusterCacheRetryInterval
 
 	dir := filepath.Join(root, p.webhookDir)
 	if _, err := os.Stat(filepath.Join(dir, "manifests.yaml")); err == nil {

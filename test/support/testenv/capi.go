@@ -53,6 +53,13 @@ func ControllerConfig() config.Controller {
 	return config.Controller{SkipNameValidation: ptr.To(true), UsePriorityQueue: ptr.To(false)}
 }
 
+// ClusterCacheRetryInterval is how long the ClusterCaches of tests and the lab wait before they
+// try again to connect to a workload cluster (Cluster API's default is 30 s). A cluster's
+// kubeconfig Secret appears seconds after its Cluster here, not after a 45-minute installation,
+// so with the default every installation waited up to 30 s more for its Nodes (its Machines'
+// nodeRefs) after it had finished.
+const ClusterCacheRetryInterval = time.Second
+
 // SetupCAPIControllers registers Cluster API's own core controllers (Cluster, Machine,
 // MachineSet, MachineDeployment, MachineHealthCheck and ExtensionConfig) with mgr, as Cluster
 // API's manager does (with its default grace periods), so that tests and the lab run our providers
@@ -97,6 +104,7 @@ func SetupCAPIControllers(ctx context.Context, mgr ctrl.Manager, concurrency int
 	if err != nil {
 		return nil, fmt.Errorf("setting up the ClusterCache: %w", err)
 	}
+	manager.SetConnectionRetryInterval(cc, ClusterCacheRetryInterval)
 	if err := manager.ShutdownWhenStopped(mgr, cc); err != nil {
 		return nil, err
 	}
