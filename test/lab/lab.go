@@ -253,7 +253,7 @@ func Start(ctx context.Context, o Options) (*Lab, error) {
 func (l *Lab) startWorkload(ctx context.Context, workloadScheme *runtime.Scheme) error {
 	o := l.opts
 	var err error
-	if l.Workload, err = testenv.Start(workloadScheme); err != nil {
+	if l.Workload, err = testenv.StartWorkload(workloadScheme); err != nil {
 		return fmt.Errorf("starting the workload API server: %w", err)
 	}
 	if err := cvo.InstallCRD(ctx, l.Workload.Config); err != nil {

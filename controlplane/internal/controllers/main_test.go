@@ -143,7 +143,7 @@ func run(m *testing.M) int {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	if workload, err = testenv.Start(scheme, filepath.Join(root, cvo.CRDFile)); err != nil {
+	if workload, err = testenv.StartWorkload(scheme, filepath.Join(root, cvo.CRDFile)); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}

@@ -107,7 +107,21 @@ func (r *AgentMachineReconciler) findClaimedAgent(ctx context.Context, am *infra
 		return nil, nil
 	}
 	if waitForCache && r.reserved.claimedBy(key, am.UID, time.Now()) {
-		return nil, errCacheBehind
+		// This process claimed the Agent from its cache: a cache that still shows it lags
+		// behind the claim, and the Agent's watch event ends the wait. A cache that no longer
+		// shows it saw the Agent deleted, and no event would come: waiting for the claim's
+		// reservation to expire kept the AgentMachine requeueing every claimRetryDelay for up
+		// to reservationTTL before it said its Agent was gone.
+		cached := &aiv1beta1.Agent{}
+		err := r.AgentReader.Get(ctx, key, cached)
+		if err == nil {
+			return nil, errCacheBehind
+		}
+		if !apierrors.IsNotFound(err) {
+			return nil, fmt.Errorf("getting chosen Agent %s: %w", key, err)
+		}
+		r.reserved.release(key, am.UID)
+		return nil, nil
 	}
 	agent := &aiv1beta1.Agent{}
 	if err := r.APIReader.Get(ctx, key, agent); err != nil {

@@ -38,7 +38,7 @@ import (
 // manager: it is stopped after the manager then, once nothing watches it.
 func startWorkload(t *testing.T, g Gomega) *testenv.Environment {
 	t.Helper()
-	workload, err := testenv.Start(env.Scheme)
+	workload, err := testenv.StartWorkload(env.Scheme)
 	g.Expect(err).NotTo(HaveOccurred())
 	t.Cleanup(func() { _ = workload.Stop() })
 	return workload

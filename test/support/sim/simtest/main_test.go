@@ -77,7 +77,7 @@ func run(m *testing.M) int {
 		return 1
 	}
 	defer stop(mgmt)
-	if workload, err = testenv.Start(workloadScheme); err != nil {
+	if workload, err = testenv.StartWorkload(workloadScheme); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
