@@ -171,18 +171,20 @@ func StartWithOptions(o Options) (*Environment, error) {
 	if err != nil {
 		return nil, err
 	}
-	var crdPaths []string
+	crdPaths := o.ExtraCRDPaths
 	if !o.Workload {
-		if crdPaths, err = CRDPaths(root); err != nil {
+		hub, err := CRDPaths(root)
+		if err != nil {
 			return nil, err
 		}
+		crdPaths = append(hub, o.ExtraCRDPaths...)
 	}
 	webhookPaths := make([]string, 0, len(o.WebhookManifestDirs))
 	for _, d := range o.WebhookManifestDirs {
 		webhookPaths = append(webhookPaths, filepath.Join(root, d))
 	}
 	crds := envtest.CRDInstallOptions{
-		Paths:              append(crdPaths, o.ExtraCRDPaths...),
+		Paths:              crdPaths,
 		ErrorIfPathMissing: true,
 		Scheme:             o.Scheme,
 	}
