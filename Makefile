@@ -94,7 +94,11 @@ verify-generated: ## Fail when a generated file is stale (regenerates it).
 ##@ Build
 
 .PHONY: build
-build: $(addprefix build-,$(PROVIDERS)) ## Build the three managers into bin/.
+build: $(addprefix build-,$(PROVIDERS)) build-demo ## Build the three managers and the lab's demo into bin/.
+
+.PHONY: build-demo
+build-demo: ## Build the lab's demo (what make demo runs) into bin/.
+	cd test && go build -o $(ROOT)/bin/demo ./lab/cmd/demo
 
 .PHONY: build-%
 build-%: ## Build one manager (the Dockerfiles run this same target).

@@ -45,6 +45,17 @@ if [[ -z "${bin}" ]]; then
 fi
 [[ -x "${bin}" ]] || die "not an executable: ${bin}"
 
+# golangci-lint keys its cache on the absolute paths of the files, so in a fresh clone (CI clones
+# anew for every run) it would lint everything again: 80 s instead of 25 s on 2 cores. It lints
+# through a link at a fixed path instead, which points at this checkout while a lock is held (two
+# checkouts linting at once take turns).
+cache_dir="${XDG_CACHE_HOME:-${HOME}/.cache}/capoa"
+mkdir -p "${cache_dir}" || die "cannot create ${cache_dir}"
+exec 9>"${cache_dir}/lint-root.lock" || die "cannot open ${cache_dir}/lint-root.lock"
+flock 9 || die "cannot lock ${cache_dir}/lint-root.lock"
+ln -sfn "${root}" "${cache_dir}/lint-root" || die "cannot link ${cache_dir}/lint-root to ${root}"
+root="${cache_dir}/lint-root"
+
 extra=("$@") # flags for every run
 worst=0
 summary=()

@@ -7,8 +7,9 @@
 #         RBAC tests, the lab's own tests, the fleet and e2e smoke specs, then the system suite
 #         (its fault spec included; Ginkgo, SYSTEM_PROCS processes side by side).
 #   full  what CI runs (bash .ci/run): unit's checks, the Dockerfile and workflow checks, the
-#         managers' build, every module's build and vet with and without go.work; then the
-#         modules' tests and the lab suites, one phase after the other.
+#         build of the managers and the demo, every module's vet with and without go.work (vet
+#         compiles every package, so a separate go build ./... would only link the same mains
+#         again); then the modules' tests and the lab suites, one phase after the other.
 #
 # Each run ends with a table: every step and suite, its wall time, what it counted and its
 # result, then "N passed, N failed, N skipped". The `go test -json` streams, the Ginkgo JSON
@@ -35,6 +36,10 @@ case "${mode}" in
 esac
 
 export GONOSUMDB="${GONOSUMDB:-github.com/openshift,github.com/metal3-io,k8s.io/kubernetes}"
+# -trimpath: what is compiled does not depend on where the checkout is, so a fresh clone (CI
+# clones anew for every run) reuses what the Go build cache holds from any earlier checkout.
+# Without it every package of this repository is compiled again in every clone.
+export GOFLAGS="-trimpath${GOFLAGS:+ ${GOFLAGS}}"
 repo=github.com/openshift-assisted/cluster-api-provider-openshift-assisted
 modules=(api pkg infrastructure bootstrap controlplane test/support test)
 timeout="${TEST_TIMEOUT:-30m}"
@@ -47,6 +52,7 @@ unit_parallel="${UNIT_PARALLEL:-4}"
 lab_packages=(./clusterctl ./e2e ./fleet ./lab ./rbac ./release)
 
 art="${TEST_ARTIFACTS:-${root}/_artifacts/test}"
+times="${XDG_CACHE_HOME:-${HOME}/.cache}/capoa/test-times/unit.txt"
 rm -rf "${art}" && mkdir -p "${art}/logs" || exit 2
 art="$(cd "${art}" && pwd -P)"
 steps="${art}/run.steps"
@@ -93,12 +99,16 @@ unit_packages() {
 
 # unit_tests: the modules' unit and envtest tests in one go test, UNIT_PARALLEL binaries at once.
 # They wait more than they compute (an envtest API server per binary, controllers polling), so
-# more binaries than cores keep the cores busy; the longest binary bounds the phase.
+# more binaries than cores keep the cores busy. go test starts them in the order given: the
+# longest first, as the last run on this machine measured them (times, outside the checkout),
+# so that a long binary does not start last and run alone at the end.
 unit_tests() {
-  local pkgs
-  pkgs="$(unit_packages)" || return 1
+  local pkgs rc=0
+  pkgs="$(unit_packages | "${report}" order "${times}")" || return 1
   # shellcheck disable=SC2086 # one package per word
-  parallel="${unit_parallel}" gotest unit . ${pkgs}
+  parallel="${unit_parallel}" gotest unit . ${pkgs} || rc=1
+  mkdir -p "${times%/*}" && "${report}" times "${art}/unit.json" >"${times}.new" && mv "${times}.new" "${times}"
+  return "${rc}"
 }
 
 system_suite() {
@@ -150,7 +160,6 @@ case "${mode}" in
     step verify-layout hack/verify-layout.sh || failed=1
     step lint hack/lint.sh || failed=1
     step build make --no-print-directory build || failed=1
-    step build-all-modules make --no-print-directory build-all-modules || failed=1
     step vet make --no-print-directory vet || failed=1
     # The tests, one phase at a time: each fills the 2 cores on its own, and phases side by
     # side only slowed each other (every API server they start costs CPU while it waits).

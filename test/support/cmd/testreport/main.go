@@ -18,10 +18,13 @@ limitations under the License.
 //
 //	go test -json ./... | testreport echo RAW.json   # prints what go test would, keeps the stream
 //	testreport table [-total SECONDS] [-prefix P] FILE...
+//	testreport times RAW.json >TIMES        # how long each package ran
+//	testreport order TIMES <PACKAGES        # the packages, the longest first
 //
 // table prints the per-suite time table from `go test -json` streams (*.json), Ginkgo JSON
 // reports (*.ginkgo.json) and step timings (*.steps), and exits 1 when a row failed or no test
-// ran at all.
+// ran at all. times and order let the next run start its longest test binaries first; order
+// reads a TIMES file that does not exist as empty.
 package main
 
 import (
@@ -46,7 +49,7 @@ func main() {
 
 func run(args []string, stdin io.Reader, stdout io.Writer) error {
 	if len(args) == 0 {
-		return errors.New("usage: testreport echo RAW.json, or testreport table [-total SECONDS] [-prefix P] FILE")
+		return errors.New("usage: testreport echo RAW.json | table [-total SECONDS] [-prefix P] FILE... | times RAW.json | order TIMES")
 	}
 	switch args[0] {
 	case "echo":
@@ -64,8 +67,22 @@ func run(args []string, stdin io.Reader, stdout io.Writer) error {
 		return raw.Close()
 	case "table":
 		return table(args[1:], stdout)
+	case "times":
+		if len(args) != 2 {
+			return errors.New("usage: testreport times RAW.json")
+		}
+		suites, err := readFile(args[1])
+		if err != nil {
+			return err
+		}
+		return testreport.WriteTimes(stdout, suites)
+	case "order":
+		if len(args) != 2 {
+			return errors.New("usage: testreport order TIMES <PACKAGES")
+		}
+		return order(args[1], stdin, stdout)
 	default:
-		return fmt.Errorf("unknown command %q (echo or table)", args[0])
+		return fmt.Errorf("unknown command %q (echo, table, times or order)", args[0])
 	}
 }
 
@@ -91,6 +108,35 @@ func table(args []string, stdout io.Writer) error {
 		return errors.New("a suite or step failed (see the table)")
 	}
 	return testreport.Check(rows)
+}
+
+// order prints the packages of stdin (one per line or word) the longest first, as the times
+// file at path has them.
+func order(path string, stdin io.Reader, stdout io.Writer) error {
+	times := map[string]time.Duration{}
+	f, err := os.Open(path)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		// The first run: no times yet.
+	case err != nil:
+		return err
+	default:
+		times, err = testreport.ReadTimes(f)
+		_ = f.Close()
+		if err != nil {
+			return err
+		}
+	}
+	in, err := io.ReadAll(stdin)
+	if err != nil {
+		return err
+	}
+	for _, p := range testreport.Order(strings.Fields(string(in)), times) {
+		if _, err := fmt.Fprintln(stdout, p); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func readFile(path string) ([]testreport.Suite, error) {
