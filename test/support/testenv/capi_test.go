@@ -56,7 +56,16 @@ func TestCAPIControllersRun(t *testing.T) {
 	if _, err := SetupCAPIControllers(ctx, mgr, 1); err != nil {
 		t.Fatal(err)
 	}
-	go func() { _ = mgr.Start(ctx) }()
+	done := make(chan error, 1)
+	go func() { done <- mgr.Start(ctx) }()
+	// The manager stops before the API server: an API server with open watches waits its whole
+	// stop timeout for them.
+	defer func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("manager: %v", err)
+		}
+	}()
 
 	ns, err := env.CreateNamespace(ctx, "capi")
 	if err != nil {
