@@ -149,7 +149,7 @@ func failMachineHost(l *lab.Lab, ns string, m clusterv1.Machine) {
 	Expect(l.FailHost(ctx, hostName)).To(Succeed())
 }
 
-var _ = Describe("A control plane of 3 that never loses etcd", Ordered, func() {
+var _ = Describe("A control plane of 3 that never loses etcd", Ordered, startsFirst, func() {
 	var (
 		l  *lab.Lab
 		ns string
@@ -247,7 +247,7 @@ var _ = Describe("A control plane of 3 that never loses etcd", Ordered, func() {
 	})
 })
 
-var _ = Describe("A control plane of 5 that loses two hosts at once", Ordered, func() {
+var _ = Describe("A control plane of 5 that loses two hosts at once", Ordered, startsFirst, func() {
 	var (
 		l  *lab.Lab
 		ns string

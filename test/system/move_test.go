@@ -58,7 +58,7 @@ func hostsOf(g Gomega, c client.Client, ns string) (map[string]string, map[strin
 	return providerIDs, consumers
 }
 
-var _ = Describe("clusterctl move to another management cluster", Ordered, func() {
+var _ = Describe("clusterctl move to another management cluster", Ordered, startsFirst, func() {
 	var (
 		l    *lab.Lab
 		ns   string

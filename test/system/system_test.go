@@ -222,7 +222,7 @@ var _ = Describe("Single-node OpenShift", func() {
 	})
 })
 
-var _ = Describe("A cluster of 3 control-plane nodes and 2 workers", Ordered, func() {
+var _ = Describe("A cluster of 3 control-plane nodes and 2 workers", Ordered, startsFirst, func() {
 	var (
 		l  *lab.Lab
 		ns string
@@ -458,7 +458,7 @@ var _ = Describe("An installation that fails", func() {
 	})
 })
 
-var _ = Describe("A cluster of self-booted hosts (AgentMachine)", Ordered, func() {
+var _ = Describe("A cluster of self-booted hosts (AgentMachine)", Ordered, startsFirst, func() {
 	var (
 		l  *lab.Lab
 		ns string

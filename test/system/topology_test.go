@@ -42,7 +42,7 @@ import (
 
 // A Cluster API managed topology of ClusterClass openshift-metal3 (the topology flavor, with the
 // class clusterctl adds), run by Cluster API's own topology controllers in the lab.
-var _ = Describe("A topology cluster of ClusterClass openshift-metal3", Ordered, func() {
+var _ = Describe("A topology cluster of ClusterClass openshift-metal3", Ordered, startsFirst, func() {
 	var (
 		l  *lab.Lab
 		ns string
@@ -250,7 +250,7 @@ func setTopologyVersion(l *lab.Lab, ns, name, version string, openshiftVersions 
 
 // The same on self-booted hosts: ClusterClass openshift-agent, whose AgentMachineTemplates topology
 // clones and, on a class change, rotates (their immutability lets its dry run through).
-var _ = Describe("A topology cluster of ClusterClass openshift-agent", Ordered, func() {
+var _ = Describe("A topology cluster of ClusterClass openshift-agent", Ordered, startsFirst, func() {
 	var (
 		l  *lab.Lab
 		ns string
