@@ -197,6 +197,7 @@ func TestAgentClusterPause(t *testing.T) {
 // on them the deletion waits and says for what; once nothing has for the timeout, their
 // finalizers are removed with a Warning event and the AgentCluster goes, leaving no orphan.
 func TestAgentClusterDeletionIsBounded(t *testing.T) {
+	t.Parallel() // see suite_test.go
 	g := NewWithT(t)
 	ctx := context.Background()
 	ns, err := env.CreateNamespace(ctx, "acdelete")

@@ -267,6 +267,7 @@ func TestSelectorAndFailureDomain(t *testing.T) {
 // TestRace: 30 AgentMachines race for 20 Agents with 10 workers: exactly 20 are claimed, each by
 // one AgentMachine, and the other 10 wait with NoSuitableAgents.
 func TestRace(t *testing.T) {
+	t.Parallel() // see suite_test.go
 	g := NewWithT(t)
 	ctx := context.Background()
 	f := newFixture(t, ctx, "race", nil)

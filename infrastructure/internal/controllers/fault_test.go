@@ -72,6 +72,7 @@ func TestFaultsTwoManagers(t *testing.T) { faultRuns(t, true) }
 
 func faultRuns(t *testing.T, twoManagers bool) {
 	t.Helper()
+	t.Parallel() // see suite_test.go
 	runs, seed := 2, time.Now().UnixNano()%1000
 	if v, err := strconv.Atoi(os.Getenv("FAULT_RUNS")); err == nil && v > 0 {
 		runs = v

@@ -57,6 +57,7 @@ func connectWorkload(g Gomega, ctx context.Context, f fixture, workload *testenv
 // AgentMachine's providerID, matched by system UUID or by address, never by hostname alone, and a
 // providerID already set is kept.
 func TestNodeProviderID(t *testing.T) {
+	t.Parallel() // see suite_test.go
 	g := NewWithT(t)
 	ctx := context.Background()
 	workload := startWorkload(t, g)
@@ -110,6 +111,7 @@ func TestNodeProviderID(t *testing.T) {
 // became a Node (after a clusterctl move, which carries no status) reports the Node's addresses,
 // which Cluster API copies to the Machine.
 func TestNodeAddressesWhenTheAgentIsGone(t *testing.T) {
+	t.Parallel() // see suite_test.go
 	g := NewWithT(t)
 	ctx := context.Background()
 	workload := startWorkload(t, g)

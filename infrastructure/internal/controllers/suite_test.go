@@ -70,6 +70,13 @@ func TestMain(m *testing.M) {
 	os.Exit(testenv.Main(m, s, &env))
 }
 
+// The longest tests (the fault suites, the race, the node tests and the bounded deletion, 10 to
+// 30 s each) call t.Parallel: they run side by side once the other tests are done, so that the
+// package takes less than their sum. Each one's manager watches only its own namespace (and its
+// Agents there), and a node test's workload cluster is its own API server, so they cannot see
+// each other's objects. A test that starts a manager watching every namespace must not be
+// parallel.
+
 // managerConfig is how a test starts the provider.
 type managerConfig struct {
 	opts  manager.Options
