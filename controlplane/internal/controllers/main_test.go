@@ -156,17 +156,8 @@ func run(m *testing.M) int {
 	ctx, cancel := context.WithCancel(ctrl.SetupSignalHandler())
 	defer cancel()
 	// As in production: the kubeconfig Secrets are read from the cache of cluster-labelled Secrets.
-	// InProcess: the ClusterCache is shut down with the manager. Otherwise its watches on the
-	// workload API server stay open after the tests, and that API server waits its whole stop
-	// timeout (a minute) for them before it is killed. The ClusterCache retries a workload cluster
-	// after a second, as in the lab: its first attempt comes before the simulated install has
-	// written the kubeconfig, and Cluster API's 30 s would be most of each install test.
-	opts := &manager.Options{
-		Concurrency:               2,
-		CacheByObject:             setup.NewManagerOptions().CacheByObject,
-		InProcess:                 true,
-		ClusterCacheRetryInterval: testenv.ClusterCacheRetryInterval,
-	}
+	// (testenv's manager options run it in-process, with the lab's ClusterCache retry.)
+	opts := &manager.Options{Concurrency: 2, CacheByObject: setup.NewManagerOptions().CacheByObject}
 	mgr, err := mgmt.NewManager(opts)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

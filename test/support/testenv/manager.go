@@ -26,7 +26,6 @@ import (
 
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/wait"
-	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 	"sigs.k8s.io/controller-runtime/pkg/webhook"
@@ -42,14 +41,24 @@ import (
 //   - no metrics server and no health probes: nothing scrapes or probes a test, and fixed
 //     addresses would clash between managers and packages running at the same time;
 //   - no leader election: each test's manager is the only one that runs its controllers;
-//   - SkipNameValidation, as ControllerConfig: the same controllers start more than once in one
-//     process (a manager per test, -count);
+//   - o runs in-process (o.InProcess, which sets SkipNameValidation, as ControllerConfig: the
+//     same controllers start more than once in one process, a manager per test, -count), so a
+//     ClusterCache that setup creates from o shuts down with the manager: its watches would
+//     otherwise keep a workload API server from stopping for its whole stop timeout;
+//   - unless o sets one, its ClusterCache retries a workload cluster after
+//     ClusterCacheRetryInterval, as in the lab, not after Cluster API's 30 s;
 //   - when the environment installed webhook configurations (Options.WebhookManifestDirs), a
 //     webhook server on envtest's host, port and certificates (WebhookServerOptions), which
 //     those configurations call, instead of --webhook-port and --webhook-cert-dir.
 //
 // The rate limits of the rest config are left to the caller (NewManager uses the environment's).
+//
+// o is changed in place (InProcess, ClusterCacheRetryInterval): setup reads them from it.
 func (e *Environment) ManagerOptions(o *manager.Options) (ctrl.Options, error) {
+	o.InProcess = true
+	if o.ClusterCacheRetryInterval == 0 {
+		o.ClusterCacheRetryInterval = ClusterCacheRetryInterval
+	}
 	opts, err := o.ManagerOptions(e.Scheme)
 	if err != nil {
 		return ctrl.Options{}, err
@@ -57,7 +66,6 @@ func (e *Environment) ManagerOptions(o *manager.Options) (ctrl.Options, error) {
 	opts.Metrics = metricsserver.Options{BindAddress: "0"}
 	opts.HealthProbeBindAddress = "0"
 	opts.LeaderElection = false
-	opts.Controller.SkipNameValidation = ptr.To(true)
 	if w := e.env.WebhookInstallOptions; len(w.ValidatingWebhooks)+len(w.MutatingWebhooks) > 0 {
 		opts.WebhookServer = webhook.NewServer(e.WebhookServerOptions())
 	}

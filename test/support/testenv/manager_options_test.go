@@ -29,7 +29,8 @@ import (
 
 // TestManagerOptionsAreProductionOnesForATest checks that a test's manager keeps the provider's
 // production options and changes only the metrics, health probes, leader election, controller
-// name validation and, when the environment installed webhooks, the webhook server.
+// name validation, the in-process ClusterCache (shut down with the manager, retrying after 1 s)
+// and, when the environment installed webhooks, the webhook server.
 func TestManagerOptionsAreProductionOnesForATest(t *testing.T) {
 	o := manager.NewOptions("test")
 	o.WatchNamespace = "ns1"
@@ -61,6 +62,9 @@ func TestManagerOptionsAreProductionOnesForATest(t *testing.T) {
 	}
 	if opts.WebhookServer != nil {
 		t.Error("a webhook server without installed webhook configurations or --webhook-port")
+	}
+	if !o.InProcess || o.ClusterCacheRetryInterval != ClusterCacheRetryInterval {
+		t.Errorf("InProcess %v, ClusterCache retry %v: want in-process, with %v", o.InProcess, o.ClusterCacheRetryInterval, ClusterCacheRetryInterval)
 	}
 
 	e.env.WebhookInstallOptions = envtest.WebhookInstallOptions{
