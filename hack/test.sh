@@ -20,7 +20,9 @@
 #   TEST_ARTIFACTS   where the streams, reports and logs go (emptied first)
 #   TEST_TIMEOUT     go test's -timeout per test binary (default 30m)
 #   TEST_PARALLEL    lab suite binaries go test runs at once (its -p; default 2)
-#   UNIT_PARALLEL    unit and envtest binaries go test runs at once (default 4)
+#   UNIT_PARALLEL    unit and envtest binaries run at once (default 4)
+#   UNIT_TEST_PARALLEL  parallel tests (t.Parallel) run at once within a unit binary (its
+#                    -test.parallel; default 4: they wait on API servers more than they compute)
 #   SYSTEM_PROCS     Ginkgo processes for the system suite (default 2: a lab keeps about 0.9 of
 #                    a core busy, so two fill the machine's 2 cores)
 #   SYSTEM_ARGS      further ginkgo flags for the system suite, e.g. --focus='etcd'
@@ -46,6 +48,7 @@ timeout="${TEST_TIMEOUT:-30m}"
 procs="${SYSTEM_PROCS:-2}"
 parallel="${TEST_PARALLEL:-2}"
 unit_parallel="${UNIT_PARALLEL:-4}"
+unit_test_parallel="${UNIT_TEST_PARALLEL:-4}"
 # The lab suites: the packages that start labs or real providers' processes (everything else is
 # a unit or envtest test). The system suite runs under the Ginkgo CLI (ginkgo -p); the others
 # under go test.
@@ -53,6 +56,7 @@ lab_packages=(./clusterctl ./e2e ./fleet ./lab ./rbac ./release)
 
 art="${TEST_ARTIFACTS:-${root}/_artifacts/test}"
 times="${XDG_CACHE_HOME:-${HOME}/.cache}/capoa/test-times/unit.txt"
+test_bin="${XDG_CACHE_HOME:-${HOME}/.cache}/capoa/test-bin/unit"
 rm -rf "${art}" && mkdir -p "${art}/logs" || exit 2
 art="$(cd "${art}" && pwd -P)"
 steps="${art}/run.steps"
@@ -89,24 +93,28 @@ gotest() {
   return "${rc}"
 }
 
-# unit_packages: every module's packages (go.work makes them one build), without the lab suites
-# and the system suite of the test module.
+# unit_packages: every module's test packages (go.work makes them one build), without the lab
+# suites and the system suite of the test module: "import-path<TAB>dir<TAB>name" lines.
 unit_packages() {
   # shellcheck disable=SC2046 # one pattern per word
-  go list $(printf -- "./%s/... " "${modules[@]}") |
-    grep -v -e "^${repo}/test/system$" $(printf -- "-e ^${repo}/test/%s$ " "${lab_packages[@]#./}")
+  go list -f '{{if or .TestGoFiles .XTestGoFiles}}{{.ImportPath}}{{"\t"}}{{.Dir}}{{"\t"}}{{.Name}}{{end}}' $(printf -- "./%s/... " "${modules[@]}") |
+    grep -v -e "^${repo}/test/system"$'\t' $(printf -- "-e ^${repo}/test/%s"$'\t'" " "${lab_packages[@]#./}")
 }
 
-# unit_tests: the modules' unit and envtest tests in one go test, UNIT_PARALLEL binaries at once.
-# They wait more than they compute (an envtest API server per binary, controllers polling), so
-# more binaries than cores keep the cores busy. go test starts them in the order given: the
-# longest first, as the last run on this machine measured them (times, outside the checkout),
-# so that a long binary does not start last and run alone at the end.
+# unit_tests: the modules' unit and envtest tests, UNIT_PARALLEL binaries at once. testreport run
+# is go test -json without its links: it keeps the test binaries (test_bin, outside the checkout)
+# and does not link one again while it is up to date, which go test does every run (about 145 s
+# of the phase's CPU). The binaries wait more than they compute (an envtest API server each,
+# controllers polling), so more of them than cores keep the cores busy. They start the longest
+# first, as the last run on this machine measured them (times), so that a long binary does not
+# start last and run alone at the end.
 unit_tests() {
-  local pkgs rc=0
-  pkgs="$(unit_packages | "${report}" order "${times}")" || return 1
-  # shellcheck disable=SC2086 # one package per word
-  parallel="${unit_parallel}" gotest unit . ${pkgs} || rc=1
+  local rc=0
+  log "go test (unit)"
+  unit_packages >"${art}/unit.packages" || return 1
+  "${report}" run -bin "${test_bin}" -times "${times}" -p "${unit_parallel}" -parallel "${unit_test_parallel}" -timeout "${timeout}" <"${art}/unit.packages" |
+    "${report}" echo "${art}/unit.json"
+  [[ "${PIPESTATUS[0]}" -eq 0 ]] || rc=1
   mkdir -p "${times%/*}" && "${report}" times "${art}/unit.json" >"${times}.new" && mv "${times}.new" "${times}"
   return "${rc}"
 }

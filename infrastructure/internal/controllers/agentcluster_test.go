@@ -61,6 +61,7 @@ func newCluster(ns string, controlPlane *clusterv1.ContractVersionedObjectRefere
 // IPv6 host bracketed), records the reference in spec, reports provisioned (which Cluster API's
 // Cluster controller picks up), and deletes both when it is deleted.
 func TestAgentClusterCreatesClusterDeployment(t *testing.T) {
+	t.Parallel() // see suite_test.go
 	g := NewWithT(t)
 	ctx := context.Background()
 	ns, err := env.CreateNamespace(ctx, "acluster")
@@ -117,6 +118,7 @@ func TestAgentClusterCreatesClusterDeployment(t *testing.T) {
 // AgentCluster waits for the ClusterDeployment that provider creates (named after the Cluster),
 // records it, creates nothing, and leaves it in place when deleted.
 func TestAgentClusterUsesControlPlaneClusterDeployment(t *testing.T) {
+	t.Parallel() // see suite_test.go
 	g := NewWithT(t)
 	ctx := context.Background()
 	ns, err := env.CreateNamespace(ctx, "acluster-oacp")
@@ -164,6 +166,7 @@ func TestAgentClusterUsesControlPlaneClusterDeployment(t *testing.T) {
 
 // TestAgentClusterPause: a paused Cluster pauses its AgentCluster, which says so.
 func TestAgentClusterPause(t *testing.T) {
+	t.Parallel() // see suite_test.go
 	g := NewWithT(t)
 	ctx := context.Background()
 	ns, err := env.CreateNamespace(ctx, "acluster-pause")
@@ -268,6 +271,7 @@ func TestAgentClusterDeletionIsBounded(t *testing.T) {
 // After the switch the AgentCluster adopts both (it becomes their controller, their spec is kept),
 // hands them its ignition endpoint and is provisioned; before, it reported the endpoint unused.
 func TestAgentClusterAdoptsUpstreamClusterDeployment(t *testing.T) {
+	t.Parallel() // see suite_test.go
 	g := NewWithT(t)
 	ctx := context.Background()
 	ns, err := env.CreateNamespace(ctx, "acluster-upstream")
@@ -336,6 +340,7 @@ func TestAgentClusterAdoptsUpstreamClusterDeployment(t *testing.T) {
 // kubeconfig, the AgentCluster says it waits. Before, it created a day-1 ClusterDeployment with
 // a base domain guessed from the API host.
 func TestAgentClusterOfAHostedControlPlane(t *testing.T) {
+	t.Parallel() // see suite_test.go
 	g := NewWithT(t)
 	ctx := context.Background()
 	g.Expect(testenv.InstallHostedControlPlaneCRD(ctx, env.Client)).To(Succeed())

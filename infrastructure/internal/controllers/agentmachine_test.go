@@ -171,6 +171,7 @@ func TestClaimAndInstall(t *testing.T) {
 // they are left alone. Before, the token was written once, at the claim, and a host that fetched
 // its ignition after a rotation was refused.
 func TestIgnitionTokenFollowsRotation(t *testing.T) {
+	t.Parallel() // see suite_test.go
 	g := NewWithT(t)
 	ctx := context.Background()
 	f := newFixture(t, ctx, "rotate", nil)
@@ -225,6 +226,7 @@ func TestIgnitionTokenFollowsRotation(t *testing.T) {
 // TestSelectorAndFailureDomain: only Agents matching agentLabelSelector, the Machine's failure
 // domain and architecture are claimed; the smallest fit wins; no fit is explained.
 func TestSelectorAndFailureDomain(t *testing.T) {
+	t.Parallel() // see suite_test.go
 	g := NewWithT(t)
 	ctx := context.Background()
 	f := newFixture(t, ctx, "select", nil)
@@ -321,6 +323,7 @@ func assertOneAgentPerMachine(g Gomega, ctx context.Context, ns string, want int
 // TestRestartInTheMiddle: the controller stops while claims are under way; the next one
 // re-discovers the claims from the Agents and claims no second Agent for any AgentMachine.
 func TestRestartInTheMiddle(t *testing.T) {
+	t.Parallel() // see suite_test.go
 	g := NewWithT(t)
 	ctx := context.Background()
 	f := newFixture(t, ctx, "restart", nil)
@@ -352,6 +355,7 @@ func TestRestartInTheMiddle(t *testing.T) {
 // TestDeletionUnbinds: deleting the Machine unbinds the Agent through the pre-terminate hook,
 // waits for assisted-service to report it unbound, then releases it and lets the Machine go.
 func TestDeletionUnbinds(t *testing.T) {
+	t.Parallel() // see suite_test.go
 	g := NewWithT(t)
 	ctx := context.Background()
 	f := newFixture(t, ctx, "delete", nil)
@@ -398,6 +402,7 @@ func TestDeletionUnbinds(t *testing.T) {
 // ClusterDeployment before its claim (a host booted from that cluster's InfraEnv) is unbound to
 // none, not bound back, when the ClusterDeployment is being deleted by the time the Machine goes.
 func TestReleaseDoesNotRebindToADeletedCluster(t *testing.T) {
+	t.Parallel() // see suite_test.go
 	g := NewWithT(t)
 	ctx := context.Background()
 	f := newFixture(t, ctx, "delete-cd", nil)
@@ -464,6 +469,7 @@ func claimedOne(t *testing.T, g Gomega, ctx context.Context, name string) fixtur
 // TestVanishedAgent: an AgentMachine whose Agent is deleted reports it and never claims another;
 // deleting it does not hang.
 func TestVanishedAgent(t *testing.T) {
+	t.Parallel() // see suite_test.go
 	g := NewWithT(t)
 	ctx := context.Background()
 	f := claimedOne(t, g, ctx, "vanish")
@@ -489,6 +495,7 @@ func TestVanishedAgent(t *testing.T) {
 // ready when its Agent is deleted (as after a clusterctl move: the new hub's assisted-service
 // deletes the Agents of hosts that registered elsewhere), and claims no other.
 func TestAgentGoneAfterTheNodeJoined(t *testing.T) {
+	t.Parallel() // see suite_test.go
 	g := NewWithT(t)
 	ctx := context.Background()
 	f := claimedOne(t, g, ctx, "joined")
@@ -538,6 +545,7 @@ func reconcileCount(g Gomega) float64 {
 // TestPause: while the Cluster is paused the AgentMachine says so and claims nothing, even when
 // an Agent appears; unpaused, it claims.
 func TestPause(t *testing.T) {
+	t.Parallel() // see suite_test.go
 	g := NewWithT(t)
 	ctx := context.Background()
 	f := newFixture(t, ctx, "pause", nil)
@@ -584,6 +592,7 @@ func TestPause(t *testing.T) {
 // TestNamespaceScoped: with --namespace and --agent-namespace the provider reconciles only
 // AgentMachines of its namespace and claims only Agents of the agent namespace.
 func TestNamespaceScoped(t *testing.T) {
+	t.Parallel() // see suite_test.go
 	g := NewWithT(t)
 	ctx := context.Background()
 	f := newFixture(t, ctx, "scoped", nil)
@@ -635,6 +644,7 @@ func TestWatchFilter(t *testing.T) {
 // TestClaimedAgentWithoutAnnotations: a claimed Agent whose annotations someone removed (the
 // claim label alone names the AgentMachine) is unbound and released on deletion, no panic.
 func TestClaimedAgentWithoutAnnotations(t *testing.T) {
+	t.Parallel() // see suite_test.go
 	g := NewWithT(t)
 	ctx := context.Background()
 	f := claimedOne(t, g, ctx, "noannotations")
@@ -664,6 +674,7 @@ func TestClaimedAgentWithoutAnnotations(t *testing.T) {
 // Agent and removes its hook from the Machine, whose deletion then finishes (it waited on the
 // pre-terminate hook forever).
 func TestAgentMachineDeletedBeforeItsMachine(t *testing.T) {
+	t.Parallel() // see suite_test.go
 	g := NewWithT(t)
 	ctx := context.Background()
 	f := claimedOne(t, g, ctx, "amfirst")
@@ -696,6 +707,7 @@ func TestAgentMachineDeletedBeforeItsMachine(t *testing.T) {
 // hook, and Cluster API deletes it; a paused one keeps it. The fault suite's two managers left
 // such a Machine behind (its deletion waited for the hook forever).
 func TestOrphanedPreTerminateHookIsRemoved(t *testing.T) {
+	t.Parallel() // see suite_test.go
 	g := NewWithT(t)
 	ctx := context.Background()
 	f := newFixture(t, ctx, "orphanhook", nil)
@@ -735,6 +747,7 @@ func TestOrphanedPreTerminateHookIsRemoved(t *testing.T) {
 // finalizers become ours, deleting the Machine unbinds the Agent and lets the AgentMachine go,
 // and the AgentCluster goes when deleted.
 func TestAdoptsUpstreamClaim(t *testing.T) {
+	t.Parallel() // see suite_test.go
 	g := NewWithT(t)
 	ctx := context.Background()
 	f := claimedOne(t, g, ctx, "upstream")

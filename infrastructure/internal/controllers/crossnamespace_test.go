@@ -69,6 +69,7 @@ func TestCrossNamespaceRefusal(t *testing.T) {
 // ClusterDeployment says it is refused, is not provisioned, and its Machines claim no Agent
 // (they were bound to the other namespace's cluster).
 func TestCrossNamespaceClusterDeploymentIsRefused(t *testing.T) {
+	t.Parallel() // see suite_test.go
 	g := NewWithT(t)
 	ctx := context.Background()
 	victim, err := env.CreateNamespace(ctx, "victim")

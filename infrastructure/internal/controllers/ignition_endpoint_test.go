@@ -36,6 +36,7 @@ import (
 // so in ClusterDeploymentReady with a Warning event, is not provisioned, and once the field is
 // removed it proceeds.
 func TestIgnitionEndpointOfAControlPlanesClusterIsRefused(t *testing.T) {
+	t.Parallel() // see suite_test.go
 	g := NewWithT(t)
 	ctx := context.Background()
 	f := newFixtureWith(t, ctx, "ignition", nil, func(ac *infrav1.AgentCluster) {

@@ -70,12 +70,14 @@ func TestMain(m *testing.M) {
 	os.Exit(testenv.Main(m, s, &env))
 }
 
-// The longest tests (the fault suites, the race, the node tests and the bounded deletion, 10 to
-// 30 s each) call t.Parallel: they run side by side once the other tests are done, so that the
-// package takes less than their sum. Each one's manager watches only its own namespace (and its
-// Agents there), and a node test's workload cluster is its own API server, so they cannot see
-// each other's objects. A test that starts a manager watching every namespace must not be
-// parallel.
+// Every test whose manager watches only its own namespaces (isolated, or WatchNamespace set) calls
+// t.Parallel: those tests run side by side once the others are done (as many at once as the
+// test command's -test.parallel), so that the package takes far less than their sum (about 250
+// s). Such a manager sees only its namespace's objects (its Agents included), and a node test's
+// workload cluster is its own API server, so they cannot see each other's objects. A test must
+// stay sequential when it starts a manager watching every namespace (TestClaimAndInstall,
+// TestWatchFilter) or changes what every test shares: the Agent CRD
+// (TestNewerAgentCRDFieldsSurvive), the environment, a package variable.
 
 // managerConfig is how a test starts the provider.
 type managerConfig struct {

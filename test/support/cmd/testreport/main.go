@@ -19,22 +19,28 @@ limitations under the License.
 //	go test -json ./... | testreport echo RAW.json   # prints what go test would, keeps the stream
 //	testreport table [-total SECONDS] [-prefix P] FILE...
 //	testreport times RAW.json >TIMES        # how long each package ran
-//	testreport order TIMES <PACKAGES        # the packages, the longest first
+//	testreport run -bin DIR [-times TIMES] [-p N] [-parallel N] [-timeout D] <PACKAGES >RAW.json
 //
 // table prints the per-suite time table from `go test -json` streams (*.json), Ginkgo JSON
 // reports (*.ginkgo.json) and step timings (*.steps), and exits 1 when a row failed or no test
-// ran at all. times and order let the next run start its longest test binaries first; order
-// reads a TIMES file that does not exist as empty.
+// ran at all. run is `go test -json` for the test packages of stdin (one tab-separated
+// "import-path dir name" line each): it builds their test binaries into DIR, where a binary that is up to date is not
+// linked again, then runs them, N at a time, the longest first as TIMES (written by times after
+// an earlier run; none yet is fine) has them. It exits 1 when a package failed.
 package main
 
 import (
+	"bufio"
+	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/support/testreport"
@@ -49,7 +55,7 @@ func main() {
 
 func run(args []string, stdin io.Reader, stdout io.Writer) error {
 	if len(args) == 0 {
-		return errors.New("usage: testreport echo RAW.json | table [-total SECONDS] [-prefix P] FILE... | times RAW.json | order TIMES")
+		return errors.New("usage: testreport echo RAW.json | table [-total SECONDS] [-prefix P] FILE... | times RAW.json | run -bin DIR [-times TIMES] [-p N] [-timeout D]")
 	}
 	switch args[0] {
 	case "echo":
@@ -76,13 +82,10 @@ func run(args []string, stdin io.Reader, stdout io.Writer) error {
 			return err
 		}
 		return testreport.WriteTimes(stdout, suites)
-	case "order":
-		if len(args) != 2 {
-			return errors.New("usage: testreport order TIMES <PACKAGES")
-		}
-		return order(args[1], stdin, stdout)
+	case "run":
+		return runTests(args[1:], stdin, stdout)
 	default:
-		return fmt.Errorf("unknown command %q (echo, table, times or order)", args[0])
+		return fmt.Errorf("unknown command %q (echo, table, times or run)", args[0])
 	}
 }
 
@@ -110,33 +113,135 @@ func table(args []string, stdout io.Writer) error {
 	return testreport.Check(rows)
 }
 
-// order prints the packages of stdin (one per line or word) the longest first, as the times
-// file at path has them.
-func order(path string, stdin io.Reader, stdout io.Writer) error {
-	times := map[string]time.Duration{}
-	f, err := os.Open(path)
-	switch {
-	case errors.Is(err, os.ErrNotExist):
-		// The first run: no times yet.
-	case err != nil:
+// runTests is the run command.
+func runTests(args []string, stdin io.Reader, stdout io.Writer) error {
+	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	binDir := fs.String("bin", "", "where the test binaries are kept between runs")
+	timesPath := fs.String("times", "", "how long each package took in an earlier run (testreport times)")
+	parallel := fs.Int("p", 4, "test binaries run at once")
+	timeout := fs.Duration("timeout", 30*time.Minute, "each test binary's -test.timeout")
+	testParallel := fs.Int("parallel", 0, "each test binary's -test.parallel: parallel tests (t.Parallel) run at once in a binary (0: as many as GOMAXPROCS)")
+	if err := fs.Parse(args); err != nil {
 		return err
-	default:
-		times, err = testreport.ReadTimes(f)
-		_ = f.Close()
-		if err != nil {
-			return err
-		}
 	}
-	in, err := io.ReadAll(stdin)
+	if *binDir == "" || fs.NArg() != 0 {
+		return errors.New("usage: testreport run -bin DIR [-times TIMES] [-p N] [-parallel N] [-timeout D] <PACKAGES")
+	}
+	pkgs, err := readPackages(stdin)
 	if err != nil {
 		return err
 	}
-	for _, p := range testreport.Order(strings.Fields(string(in)), times) {
-		if _, err := fmt.Fprintln(stdout, p); err != nil {
-			return err
-		}
+	times, err := readTimes(*timesPath)
+	if err != nil {
+		return err
+	}
+	pkgs = orderPackages(pkgs, times)
+
+	gobin, err := exec.LookPath("go")
+	if err != nil {
+		return err
+	}
+	ctx := context.Background()
+	test2json, err := exec.CommandContext(ctx, gobin, "tool", "-n", "test2json").Output()
+	if err != nil {
+		return fmt.Errorf("go tool -n test2json: %w", err)
+	}
+	dir, release, err := lockBinDir(*binDir)
+	if err != nil {
+		return err
+	}
+	defer release()
+
+	bins, err := testreport.Build(ctx, gobin, dir, pkgs, stdout)
+	if err != nil {
+		return err
+	}
+	r := testreport.Runner{
+		Test2JSON: strings.TrimSpace(string(test2json)),
+		Parallel:  *parallel,
+		Args:      []string{"-test.timeout=" + timeout.String()},
+	}
+	if *testParallel > 0 {
+		r.Args = append(r.Args, fmt.Sprintf("-test.parallel=%d", *testParallel))
+	}
+	failed, err := r.Run(ctx, bins, stdout)
+	if err != nil {
+		return err
+	}
+	if failed > 0 {
+		return fmt.Errorf("%d of %d test packages failed", failed, len(bins))
 	}
 	return nil
+}
+
+// readPackages reads "import-path<TAB>dir<TAB>name" lines.
+func readPackages(r io.Reader) ([]testreport.Package, error) {
+	var pkgs []testreport.Package
+	sc := bufio.NewScanner(r)
+	for sc.Scan() {
+		if strings.TrimSpace(sc.Text()) == "" {
+			continue
+		}
+		f := strings.Split(sc.Text(), "\t")
+		if len(f) != 3 {
+			return nil, fmt.Errorf("%q: want \"import-path<TAB>dir<TAB>name\"", sc.Text())
+		}
+		pkgs = append(pkgs, testreport.Package{ImportPath: f[0], Dir: f[1], Name: f[2]})
+	}
+	return pkgs, sc.Err()
+}
+
+// readTimes reads a times file; one that does not exist (the first run) is empty.
+func readTimes(path string) (map[string]time.Duration, error) {
+	if path == "" {
+		return nil, nil
+	}
+	f, err := os.Open(path)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return nil, nil
+	case err != nil:
+		return nil, err
+	}
+	defer f.Close()
+	return testreport.ReadTimes(f)
+}
+
+func orderPackages(pkgs []testreport.Package, times map[string]time.Duration) []testreport.Package {
+	byPath := make(map[string]testreport.Package, len(pkgs))
+	paths := make([]string, 0, len(pkgs))
+	for _, p := range pkgs {
+		byPath[p.ImportPath] = p
+		paths = append(paths, p.ImportPath)
+	}
+	out := make([]testreport.Package, 0, len(pkgs))
+	for _, p := range testreport.Order(paths, times) {
+		out = append(out, byPath[p])
+	}
+	return out
+}
+
+// lockBinDir locks dir for this run, so that two runs on one machine (CI and a person's) do not
+// link the same binaries at once; when another run holds it, this one builds in a directory of
+// its own, removed at the end.
+func lockBinDir(dir string) (string, func(), error) {
+	if err := os.MkdirAll(dir, 0o750); err != nil {
+		return "", nil, err
+	}
+	lock, err := os.OpenFile(filepath.Join(dir, ".lock"), os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		return "", nil, err
+	}
+	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err == nil {
+		return dir, func() { _ = lock.Close() }, nil
+	}
+	_ = lock.Close()
+	own, err := os.MkdirTemp("", "testreport-bin-")
+	if err != nil {
+		return "", nil, err
+	}
+	fmt.Fprintf(os.Stderr, "testreport: %s is in use by another run: linking every test binary in %s\n", dir, own)
+	return own, func() { _ = os.RemoveAll(own) }, nil
 }
 
 func readFile(path string) ([]testreport.Suite, error) {
