@@ -7,14 +7,29 @@
 #   - no provider module requires another provider module;
 #   - no production package (non-test files of api, pkg and the providers) imports testing,
 #     gomega, ginkgo or anything of test/ (simulators, envtest harness).
+# Each `go list` loads a module's whole build graph (about a second of CPU), so they run side by
+# side, one per module, and the checks read what they wrote; the provider modules' requirements
+# are read from their go.mod (`go list -m all` asked the module proxy about modules that
+# replace directives leave without a version).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 repo=github.com/openshift-assisted/cluster-api-provider-openshift-assisted
 providers=(infrastructure bootstrap controlplane)
 fail=0
+tmp=$(mktemp -d)
+trap 'rm -rf "${tmp}"' EXIT
 
-bad=$(cd api && go list -f '{{.ImportPath}}: {{join .Imports " "}}' ./... | tr ' ' '\n' | grep -E '^sigs\.k8s\.io/controller-runtime' | grep -vx 'sigs.k8s.io/controller-runtime/pkg/conversion' || true)
+pids=()
+for m in api pkg "${providers[@]}"; do
+	(cd "${m}" && go list -f '{{.ImportPath}}: {{join .Imports " "}}' ./... >"${tmp}/${m}.imports") &
+	pids+=($!)
+done
+for p in "${pids[@]}"; do
+	wait "${p}" || { echo "go list failed (see above)" >&2; exit 1; }
+done
+
+bad=$(tr ' ' '\n' <"${tmp}/api.imports" | grep -E '^sigs\.k8s\.io/controller-runtime' | grep -vx 'sigs.k8s.io/controller-runtime/pkg/conversion' || true)
 if [[ -n "${bad}" ]]; then
 	echo "api/ imports controller-runtime (use apimachinery's runtime.NewSchemeBuilder; only pkg/conversion is allowed): ${bad}" >&2
 	fail=1
@@ -23,7 +38,8 @@ fi
 for m in "${providers[@]}"; do
 	for other in "${providers[@]}"; do
 		[[ "${m}" == "${other}" ]] && continue
-		if (cd "${m}" && go list -m all 2>/dev/null | grep -q "^${repo}/${other} "); then
+		# go.mod lists every module the provider's build needs (module graph pruning, Go 1.17+).
+		if (cd "${m}" && go mod edit -json) | grep -q "\"Path\": \"${repo}/${other}\""; then
 			echo "${m}/go.mod requires the ${other} provider module: share through api/ or pkg/ instead" >&2
 			fail=1
 		fi
@@ -31,14 +47,14 @@ for m in "${providers[@]}"; do
 done
 
 for m in api pkg "${providers[@]}"; do
-	out=$(cd "${m}" && go list -f '{{.ImportPath}}: {{join .Imports " "}}' ./... | while read -r pkg imports; do
+	out=$(while read -r pkg imports; do
 		for i in ${imports}; do
 			case "${i}" in
 				testing|github.com/onsi/gomega*|github.com/onsi/ginkgo*|"${repo}"/test/*|sigs.k8s.io/controller-runtime/pkg/envtest*)
 					echo "${pkg} imports ${i}" ;;
 			esac
 		done
-	done)
+	done <"${tmp}/${m}.imports")
 	if [[ -n "${out}" ]]; then
 		echo "production code imports test code:" >&2
 		echo "${out}" >&2
