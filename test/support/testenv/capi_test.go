@@ -18,6 +18,11 @@ package testenv
 
 import (
 	"context"
+	"io"
+	"net"
+	"net/http"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -34,17 +39,21 @@ import (
 
 // TestCAPIControllersRun starts Cluster API's core controllers on the harness and checks that
 // they reconcile: the Machine controller adds its finalizer and the Cluster controller reports
-// the Cluster's phase.
+// the Cluster's phase. Its API server is started with ProfileDirEnv set, and serves its profiles
+// on the socket that asks for.
 func TestCAPIControllersRun(t *testing.T) {
 	s, err := capoascheme.New()
 	if err != nil {
 		t.Fatal(err)
 	}
+	profiles := t.TempDir()
+	t.Setenv(ProfileDirEnv, profiles)
 	env, err := Start(s)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer func() { _ = env.Stop() }()
+	expectProfilingSocket(t, profiles)
 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -119,5 +128,31 @@ func TestCAPIControllersRun(t *testing.T) {
 		if err := mgr.GetCache().List(ctx, &clusterv1.MachineList{}, client.MatchingFields{field: value}); err != nil {
 			t.Errorf("listing Machines by %s: %v", field, err)
 		}
+	}
+}
+
+// expectProfilingSocket checks that the one API server socket in dir serves /debug/pprof.
+func expectProfilingSocket(t *testing.T, dir string) {
+	t.Helper()
+	socks, err := filepath.Glob(filepath.Join(dir, "apiserver-*.sock"))
+	if err != nil || len(socks) != 1 {
+		t.Fatalf("profiling sockets in %s: %v (%v), want one", dir, socks, err)
+	}
+	hc := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{
+		DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
+			return (&net.Dialer{}).DialContext(ctx, "unix", socks[0])
+		}}}
+	req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, "http://apiserver/debug/pprof/cmdline", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := hc.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	if err != nil || resp.StatusCode != http.StatusOK || !strings.Contains(string(body), "kube-apiserver") {
+		t.Fatalf("GET /debug/pprof/cmdline on %s: %d %q (%v)", socks[0], resp.StatusCode, body, err)
 	}
 }

@@ -33,6 +33,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -128,6 +129,15 @@ type Environment struct {
 	Scheme *runtime.Scheme
 }
 
+// ProfileDirEnv names the environment variable that, when set to a folder, gives every API
+// server a test starts a profiling socket there (kube-apiserver's --debug-socket-path,
+// apiserver-<test process>-<n>.sock): what a benchmark or a slow suite reads to see where the API
+// servers' CPU goes, which in the lab is most of it.
+const ProfileDirEnv = "CAPOA_APISERVER_PROFILE_DIR"
+
+// apiServers numbers the API servers of this process, for their profiling sockets.
+var apiServers atomic.Int64
+
 // Options configure an Environment.
 type Options struct {
 	// Scheme is the scheme of the environment's client; it must hold every kind the tests use.
@@ -202,6 +212,12 @@ func StartWithOptions(o Options) (*Environment, error) {
 	}
 	for k, v := range o.APIServerArgs {
 		env.ControlPlane.GetAPIServer().Configure().Set(k, v)
+	}
+	if dir := os.Getenv(ProfileDirEnv); dir != "" {
+		// kube-apiserver serves /debug/pprof on this socket without authentication:
+		// curl --unix-socket <socket> 'http://x/debug/pprof/profile?seconds=30' > cpu.pprof
+		env.ControlPlane.GetAPIServer().Configure().Set("debug-socket-path",
+			filepath.Join(dir, fmt.Sprintf("apiserver-%d-%d.sock", os.Getpid(), apiServers.Add(1))))
 	}
 	cfg, err := env.Start()
 	if err != nil {

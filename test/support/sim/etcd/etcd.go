@@ -79,6 +79,9 @@ type Simulator struct {
 	Resync time.Duration
 
 	client client.Client
+	// cache reads Nodes and the members' pods from the workload manager's informers, as CEO's
+	// controllers do; client writes (and reads what is not watched).
+	cache  client.Reader
 	binary string
 	dir    string
 
@@ -150,7 +153,7 @@ func (s *Simulator) SetupWithManager(mgr ctrl.Manager, opts controller.Options) 
 		return fmt.Errorf("creating a workload client: %w", err)
 	}
 	s.mu.Lock()
-	s.dir, s.client, s.members = dir, c, map[string]*member{}
+	s.dir, s.client, s.cache, s.members = dir, c, mgr.GetCache(), map[string]*member{}
 	s.mu.Unlock()
 	// One worker and one key: every Node event triggers a sync of the whole cluster, as CEO's
 	// controllers sync on informer events.
@@ -430,7 +433,7 @@ func (s *Simulator) controlPlaneNodes(ctx context.Context) (map[string]*corev1.N
 		if err != nil {
 			return nil, fmt.Errorf("selecting control-plane Nodes: %w", err)
 		}
-		if err := s.client.List(ctx, list, client.MatchingLabelsSelector{Selector: s.Selector.DeepCopySelector().Add(*req)}); err != nil {
+		if err := s.cache.List(ctx, list, client.MatchingLabelsSelector{Selector: s.Selector.DeepCopySelector().Add(*req)}); err != nil {
 			return nil, fmt.Errorf("listing the control-plane Nodes: %w", err)
 		}
 		for i := range list.Items {

@@ -109,8 +109,12 @@ func (s *Simulator) report(ctx context.Context, nodes map[string]*corev1.Node, s
 	var errs []error
 	for _, name := range ours {
 		if nodes[name] == nil {
-			// The pod GC force-deletes the pods of a deleted Node; its member stays.
+			// The pod GC force-deletes the pods of a deleted Node; its member stays. Once: the
+			// pod is gone from the informer's view afterwards.
 			pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: Namespace, Name: PodPrefix + name}}
+			if err := s.cache.Get(ctx, client.ObjectKeyFromObject(pod), pod); apierrors.IsNotFound(err) {
+				continue
+			}
 			if err := s.client.Delete(ctx, pod, client.GracePeriodSeconds(0)); client.IgnoreNotFound(err) != nil {
 				errs = append(errs, fmt.Errorf("deleting pod %s: %w", pod.Name, err))
 			}
@@ -158,7 +162,7 @@ var containers = []string{"etcdctl", "etcd", "etcd-metrics", "etcd-readyz", "etc
 // while the member's process runs, Ready only while the member is healthy.
 func (s *Simulator) ensurePod(ctx context.Context, node string, running, healthy bool, joinErr string) error {
 	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: Namespace, Name: PodPrefix + node}}
-	err := s.client.Get(ctx, client.ObjectKeyFromObject(pod), pod)
+	err := s.cache.Get(ctx, client.ObjectKeyFromObject(pod), pod)
 	if apierrors.IsNotFound(err) {
 		pod.Labels = map[string]string{"app": "etcd", "etcd": "true", "k8s-app": "etcd", "revision": "1"}
 		// A static pod's mirror pod, as the kubelet creates it (pkg/kubelet/pod/mirror_client.go):
@@ -177,7 +181,9 @@ func (s *Simulator) ensurePod(ctx context.Context, node string, running, healthy
 		for _, c := range containers {
 			pod.Spec.Containers = append(pod.Spec.Containers, corev1.Container{Name: c, Image: "quay.io/openshift-release-dev/ocp-v4.0-art-dev:etcd"})
 		}
-		if err := s.client.Create(ctx, pod); err != nil {
+		if err := s.client.Create(ctx, pod); apierrors.IsAlreadyExists(err) {
+			return nil // created by an earlier sync the informer has not shown yet: the next one writes its status
+		} else if err != nil {
 			return fmt.Errorf("creating pod %s: %w", pod.Name, err)
 		}
 	} else if err != nil {
@@ -188,7 +194,11 @@ func (s *Simulator) ensurePod(ctx context.Context, node string, running, healthy
 	if healthy {
 		ready = corev1.ConditionTrue
 	}
+	// The kubelet writes the IP lists and the QoS class beside the IPs (kubelet_pods.go
+	// generateAPIPodStatus); the API server would fill them in anyway, and a status without them
+	// never equals the stored one, so every sync would write it again.
 	status := corev1.PodStatus{Phase: corev1.PodRunning, HostIP: "127.0.0.1", PodIP: "127.0.0.1",
+		HostIPs: []corev1.HostIP{{IP: "127.0.0.1"}}, PodIPs: []corev1.PodIP{{IP: "127.0.0.1"}}, QOSClass: corev1.PodQOSBestEffort,
 		Conditions: []corev1.PodCondition{
 			{Type: corev1.PodInitialized, Status: corev1.ConditionTrue},
 			{Type: corev1.PodReady, Status: ready},
@@ -243,8 +253,11 @@ func (s *Simulator) ensurePod(ctx context.Context, node string, running, healthy
 	if apiequality.Semantic.DeepEqual(status, pod.Status) {
 		return nil
 	}
+
 	pod.Status = status
-	if err := s.client.Status().Update(ctx, pod); err != nil {
+	if err := s.client.Status().Update(ctx, pod); apierrors.IsConflict(err) {
+		return nil // read from an informer that is behind: the next sync reads the newer pod
+	} else if err != nil {
 		return fmt.Errorf("updating the status of pod %s: %w", pod.Name, err)
 	}
 	return nil
