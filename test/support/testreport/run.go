@@ -35,7 +35,7 @@ import (
 // Why the test command builds test binaries into a directory it keeps, then runs them itself,
 // instead of `go test ./...`: go test links every test binary again on every run, even when
 // nothing changed (its cache keeps compiled packages and test results, not binaries), and the
-// links of the unit phase's 55 binaries cost about 145 s of CPU on this 2-core machine, a third
+// links of the unit phase's 41 binaries cost about 145 s of CPU on this 2-core machine, a third
 // of the phase. `go test -c -o DIR/` does not link a binary again when the one in DIR is up to
 // date (the go command compares the build ID the binary carries). The binaries run as go test
 // runs them: from the package's directory, through test2json (go tool test2json), so the stream
@@ -212,7 +212,6 @@ func (r Runner) runOne(ctx context.Context, b Binary, write func([]byte)) (bool,
 	var (
 		passed bool
 		end    []byte // the package's last event, held until the binary has exited
-		word   string
 		secs   float64
 	)
 	sc := bufio.NewScanner(stdout)
@@ -221,10 +220,7 @@ func (r Runner) runOne(ctx context.Context, b Binary, write func([]byte)) (bool,
 		line := append([]byte(nil), sc.Bytes()...)
 		var e event
 		if json.Unmarshal(line, &e) == nil && e.Test == "" && (e.Action == "pass" || e.Action == "fail") {
-			end, word, secs, passed = line, "FAIL", e.Elapsed, e.Action == "pass"
-			if passed {
-				word = "ok  "
-			}
+			end, secs, passed = line, e.Elapsed, e.Action == "pass"
 			continue
 		}
 		write(line)
@@ -251,6 +247,10 @@ func (r Runner) runOne(ctx context.Context, b Binary, write func([]byte)) (bool,
 	// says how much CPU the binary used, the API servers it started and waited for included
 	// (the rusage of test2json's children): the unit phase is bound by CPU, so that is what a
 	// package costs the others.
+	word := "FAIL"
+	if passed {
+		word = "ok  "
+	}
 	ps := cmd.ProcessState
 	cpu := (ps.UserTime() + ps.SystemTime()).Seconds()
 	write(packageEvent(b.ImportPath, "output", fmt.Sprintf("%s\t%s\t%.3fs\t(cpu %.1fs)\n", word, b.ImportPath, secs, cpu)))

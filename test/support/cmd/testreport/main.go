@@ -24,9 +24,10 @@ limitations under the License.
 // table prints the per-suite time table from `go test -json` streams (*.json), Ginkgo JSON
 // reports (*.ginkgo.json) and step timings (*.steps), and exits 1 when a row failed or no test
 // ran at all. run is `go test -json` for the test packages of stdin (one tab-separated
-// "import-path dir name" line each): it builds their test binaries into DIR, where a binary that is up to date is not
-// linked again, then runs them, N at a time, the longest first as TIMES (written by times after
-// an earlier run; none yet is fine) has them. It exits 1 when a package failed.
+// "import-path dir name" line each): it builds their test binaries into DIR, where a binary
+// that is up to date is not linked again, then runs them, N at a time, the longest first as
+// TIMES (written by times after an earlier run; none yet is fine) has them. It exits 1 when a
+// package failed.
 package main
 
 import (
@@ -55,7 +56,7 @@ func main() {
 
 func run(args []string, stdin io.Reader, stdout io.Writer) error {
 	if len(args) == 0 {
-		return errors.New("usage: testreport echo RAW.json | table [-total SECONDS] [-prefix P] FILE... | times RAW.json | run -bin DIR [-times TIMES] [-p N] [-timeout D]")
+		return errors.New("usage: testreport echo RAW.json | table [-total SECONDS] [-prefix P] FILE... | times RAW.json | run -bin DIR [-times TIMES] [-p N] [-parallel N] [-timeout D]")
 	}
 	switch args[0] {
 	case "echo":

@@ -253,7 +253,6 @@ func (s *Simulator) ensurePod(ctx context.Context, node string, running, healthy
 	if apiequality.Semantic.DeepEqual(status, pod.Status) {
 		return nil
 	}
-
 	pod.Status = status
 	if err := s.client.Status().Update(ctx, pod); apierrors.IsConflict(err) {
 		return nil // read from an informer that is behind: the next sync reads the newer pod
