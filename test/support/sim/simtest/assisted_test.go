@@ -302,10 +302,21 @@ func TestFaults(t *testing.T) {
 		g.Expect(aciCondition(aci, hiveextv1beta1.ClusterRequirementsMetCondition).Reason).To(Equal(hiveextv1beta1.ClusterNotReadyReason))
 	}, timeout).Should(Succeed())
 
+	// Each step waits for the cluster too: the cluster's state follows its hosts' as a level, so
+	// a step taken before the cluster has seen the last one would skip a state (as the real
+	// service's cluster monitor can) and the recorded sequence below would depend on timing.
+	clusterIs := func(state string) {
+		t.Helper()
+		g.Eventually(func(g Gomega) {
+			g.Expect(mgmt.Client.Get(ctx, client.ObjectKeyFromObject(aci), aci)).To(Succeed())
+			g.Expect(aci.Status.DebugInfo.State).To(Equal(state))
+		}, timeout).Should(Succeed())
+	}
 	sim.FailValidation(ctx, host.SystemUUID, false)
 	g.Eventually(func(g Gomega) {
 		g.Expect(agentOf(g, ns, host).Status.DebugInfo.State).To(Equal(models.HostStatusKnown))
 	}, timeout).Should(Succeed())
+	clusterIs(models.ClusterStatusReady)
 
 	sim.Disconnect(ctx, host.SystemUUID, true)
 	g.Eventually(func(g Gomega) {
@@ -315,10 +326,12 @@ func TestFaults(t *testing.T) {
 		g.Expect(c.Status).To(Equal(corev1.ConditionFalse))
 		g.Expect(c.Reason).To(Equal(aiv1beta1.AgentDisconnectedReason))
 	}, timeout).Should(Succeed())
+	clusterIs(models.ClusterStatusInsufficient)
 	sim.Disconnect(ctx, host.SystemUUID, false)
 	g.Eventually(func(g Gomega) {
 		g.Expect(agentOf(g, ns, host).Status.DebugInfo.State).To(Equal(models.HostStatusKnown))
 	}, timeout).Should(Succeed())
+	clusterIs(models.ClusterStatusReady)
 
 	sim.FailInstall(ctx, types.NamespacedName{Namespace: ns, Name: aci.Name}, true)
 	approve(g, ns, []*inventory.Host{host}, models.HostRoleMaster)
