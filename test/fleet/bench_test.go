@@ -18,7 +18,9 @@ package fleet_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -196,9 +198,15 @@ func runFleet(tb testing.TB, n int, timer func(running bool)) result {
 	if err != nil {
 		tb.Fatal(err)
 	}
+	logDir := l.ProviderLogDir()
 	defer func() {
 		if err := l.Stop(); err != nil {
 			tb.Errorf("stopping the lab: %v", err)
+			return
+		}
+		// The providers' logs and kubeconfig go with a lab that stopped cleanly.
+		if _, err := os.Stat(logDir); logDir == "" || !errors.Is(err, fs.ErrNotExist) {
+			tb.Errorf("the providers' log folder %q after the lab stopped: %v, want it removed", logDir, err)
 		}
 	}()
 	pids := l.ProviderPIDs()

@@ -310,6 +310,16 @@ type runningProvider struct {
 	pid int
 }
 
+// ProviderLogDir returns the folder where the current management cluster's providers that run as
+// processes (Options.ProviderCommand) write their logs, <provider>.log; "" when none does. Stop
+// removes it unless a manager failed.
+func (l *Lab) ProviderLogDir() string {
+	if k := l.current().kubeconfig; k != "" {
+		return filepath.Dir(k)
+	}
+	return ""
+}
+
 // ProviderPIDs returns the process ID of each provider of the current management cluster that
 // runs as a process of its own (Options.ProviderCommand), by name.
 func (l *Lab) ProviderPIDs() map[string]int {
@@ -671,6 +681,19 @@ func (l *Lab) Stop() error {
 	l.Releases.Close()
 	if l.releaseCAFile != "" {
 		errs = append(errs, os.Remove(l.releaseCAFile))
+	}
+	// The folder of the providers' kubeconfig and logs (kubeconfigFile) goes with the lab, unless
+	// a manager failed: then its logs are what tells why, and the error says where they are.
+	failed := l.Err() != nil
+	for _, m := range l.mgmts {
+		if m.kubeconfig == "" {
+			continue
+		}
+		if dir := filepath.Dir(m.kubeconfig); failed {
+			errs = append(errs, fmt.Errorf("the logs of %s's provider processes are kept in %s", m.name, dir))
+		} else {
+			errs = append(errs, os.RemoveAll(dir))
+		}
 	}
 	for _, e := range envs {
 		if e == nil {
