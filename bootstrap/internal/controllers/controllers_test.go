@@ -43,6 +43,7 @@ import (
 	bootstrapv1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/bootstrap/v1alpha2"
 	setup "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/bootstrap/setup"
 	capoascheme "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/scheme"
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/support/pause"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/support/testenv"
 )
 
@@ -563,8 +564,7 @@ func TestPause(t *testing.T) {
 	g := NewWithT(t)
 	ctx := context.Background()
 	l := newLab(t, models.ClusterStatusInsufficient)
-	l.cluster.Spec.Paused = ptr.To(true)
-	g.Expect(env.Client.Update(ctx, l.cluster)).To(Succeed())
+	g.Expect(pause.SetCluster(ctx, env.Client, client.ObjectKeyFromObject(l.cluster), true)).To(Succeed())
 	h := l.newHost(t, "worker-p", hostOptions{})
 	g.Eventually(func(g Gomega) {
 		g.Expect(condition(g, h.config, clusterv1.PausedCondition).Status).To(Equal(metav1.ConditionTrue))
@@ -572,9 +572,7 @@ func TestPause(t *testing.T) {
 	err := env.Client.Get(ctx, client.ObjectKey{Namespace: l.ns, Name: h.config.Name}, &aiv1beta1.InfraEnv{})
 	g.Expect(apierrors.IsNotFound(err)).To(BeTrue(), "no InfraEnv while paused, got %v", err)
 
-	l.cluster = get(g, l.cluster)
-	l.cluster.Spec.Paused = ptr.To(false)
-	g.Expect(env.Client.Update(ctx, l.cluster)).To(Succeed())
+	g.Expect(pause.SetCluster(ctx, env.Client, client.ObjectKeyFromObject(l.cluster), false)).To(Succeed())
 	g.Eventually(func(g Gomega) {
 		g.Expect(condition(g, h.config, clusterv1.PausedCondition).Status).To(Equal(metav1.ConditionFalse))
 		g.Expect(condition(g, h.config, bootstrapv1.InfraEnvReadyCondition).Status).To(Equal(metav1.ConditionTrue))

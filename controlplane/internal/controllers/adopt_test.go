@@ -38,6 +38,7 @@ import (
 
 	bootstrapv1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/bootstrap/v1alpha2"
 	controlplanev1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/controlplane/v1alpha4"
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/support/pause"
 )
 
 // TestAdoptsWhatTheUpstreamProviderInstalled: a three-node cluster that
@@ -141,10 +142,7 @@ func TestAdoptsWhatTheUpstreamProviderInstalled(t *testing.T) {
 	}
 	f.simulateMachinesReady(ctx)
 
-	cluster := &clusterv1.Cluster{}
-	g.Expect(mgmt.Client.Get(ctx, client.ObjectKeyFromObject(f.cluster), cluster)).To(Succeed())
-	cluster.Spec.Paused = ptr.To(false)
-	g.Expect(mgmt.Client.Update(ctx, cluster)).To(Succeed())
+	g.Expect(pause.SetCluster(ctx, mgmt.Client, client.ObjectKeyFromObject(f.cluster), false)).To(Succeed())
 
 	g.Eventually(func(g Gomega) {
 		o := f.getOACP(ctx, g)

@@ -31,13 +31,12 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/utils/ptr"
-	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	"sigs.k8s.io/cluster-api/util/conditions"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	controlplanev1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/controlplane/v1alpha4"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/controlplane/internal/controllers"
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/support/pause"
 )
 
 // The workload cluster's ClusterVersion is handled as unstructured: the test scheme, like the
@@ -134,10 +133,9 @@ func newInstalledFixture(ctx context.Context, t *testing.T, version string) *fix
 func leaveClusterVersionAlone(ctx context.Context, t *testing.T, f *fixture) {
 	t.Helper()
 	t.Cleanup(func() {
-		cluster := &clusterv1.Cluster{}
-		if err := mgmt.Client.Get(ctx, client.ObjectKeyFromObject(f.cluster), cluster); err == nil {
-			cluster.Spec.Paused = ptr.To(true)
-			_ = mgmt.Client.Update(ctx, cluster)
+		// A Cluster already gone is left alone; any other error would leave it unpaused.
+		if err := pause.SetCluster(ctx, mgmt.Client, client.ObjectKeyFromObject(f.cluster), true); err != nil && !apierrors.IsNotFound(err) {
+			t.Errorf("pausing the Cluster: %v", err)
 		}
 	})
 }

@@ -40,6 +40,7 @@ import (
 	controlplanev1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/controlplane/v1alpha4"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/controlplane/internal/controllers"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/reconciler"
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/support/pause"
 )
 
 // expectInstalled waits for the control plane to report the cluster installed and checks the
@@ -363,10 +364,7 @@ func TestPauseIsHonored(t *testing.T) {
 		"nothing is created while paused")
 	g.Expect(f.getOACP(ctx, g).Finalizers).To(BeEmpty())
 
-	cluster := &clusterv1.Cluster{}
-	g.Expect(mgmt.Client.Get(ctx, client.ObjectKeyFromObject(f.cluster), cluster)).To(Succeed())
-	cluster.Spec.Paused = ptr.To(false)
-	g.Expect(mgmt.Client.Update(ctx, cluster)).To(Succeed())
+	g.Expect(pause.SetCluster(ctx, mgmt.Client, client.ObjectKeyFromObject(f.cluster), false)).To(Succeed())
 	f.aci(ctx, g)
 	g.Eventually(func(g Gomega) {
 		g.Expect(conditions.IsFalse(f.getOACP(ctx, g), clusterv1.PausedCondition)).To(BeTrue())

@@ -37,6 +37,7 @@ import (
 	infrav1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/infrastructure/v1beta1"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/infrastructure/setup"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/manager"
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/support/pause"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/support/testenv"
 )
 
@@ -185,9 +186,7 @@ func TestAgentClusterPause(t *testing.T) {
 		g.Expect(conditions.IsFalse(ac, clusterv1.PausedCondition)).To(BeTrue())
 		g.Expect(ac.Status.Initialization.Provisioned).To(Equal(ptr.To(true)))
 	}, timeout, interval).Should(Succeed())
-	g.Expect(env.Client.Get(ctx, key, cluster)).To(Succeed())
-	cluster.Spec.Paused = ptr.To(true)
-	g.Expect(env.Client.Update(ctx, cluster)).To(Succeed())
+	g.Expect(pause.SetCluster(ctx, env.Client, key, true)).To(Succeed())
 	g.Eventually(func(g Gomega) {
 		ac := &infrav1.AgentCluster{}
 		g.Expect(env.Client.Get(ctx, key, ac)).To(Succeed())
