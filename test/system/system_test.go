@@ -306,9 +306,12 @@ var _ = Describe("A cluster of 3 control-plane nodes and 2 workers", Ordered, st
 	})
 
 	It("upgrades the distribution version through the workload cluster's ClusterVersion", func() {
+		// The controller writes the control plane meanwhile: a stale copy is read again.
 		cp := controlPlane(l, ns, name)(Default)
-		cp.Spec.DistributionVersion = "4.17.5"
-		Expect(l.Mgmt.Client.Update(ctx, cp)).To(Succeed())
+		updateObject(l.Mgmt.Client, cp, func() error {
+			cp.Spec.DistributionVersion = "4.17.5"
+			return nil
+		})
 		Eventually(func(g Gomega) {
 			cv := &configv1.ClusterVersion{}
 			g.Expect(l.Workload.Client.Get(ctx, types.NamespacedName{Name: "version"}, cv)).To(Succeed())

@@ -89,8 +89,10 @@ var _ = Describe("The version of a control plane", func() {
 		cp = controlPlane(l, ns, name)(Default)
 
 		// Installed: the same change is an upgrade.
-		cp.Spec.DistributionVersion = "4.17.5"
-		Expect(l.Mgmt.Client.Update(ctx, cp)).To(Succeed())
+		updateObject(l.Mgmt.Client, cp, func() error {
+			cp.Spec.DistributionVersion = "4.17.5"
+			return nil
+		})
 		Eventually(func(g Gomega) {
 			cv := &configv1.ClusterVersion{}
 			g.Expect(l.Workload.Client.Get(ctx, types.NamespacedName{Name: "version"}, cv)).To(Succeed())
