@@ -313,12 +313,7 @@ type runningProvider struct {
 // ProviderLogDir returns the folder where the current management cluster's providers that run as
 // processes (Options.ProviderCommand) write their logs, <provider>.log; "" when none does. Stop
 // removes it unless a manager failed.
-func (l *Lab) ProviderLogDir() string {
-	if k := l.current().kubeconfig; k != "" {
-		return filepath.Dir(k)
-	}
-	return ""
-}
+func (l *Lab) ProviderLogDir() string { return l.current().processDir() }
 
 // ProviderPIDs returns the process ID of each provider of the current management cluster that
 // runs as a process of its own (Options.ProviderCommand), by name.
@@ -350,6 +345,15 @@ func (m *management) kubeconfigFile() (string, error) {
 	}
 	m.kubeconfig = path
 	return path, nil
+}
+
+// processDir is the folder of kubeconfigFile, where the providers run as processes also write
+// their logs; "" while none runs.
+func (m *management) processDir() string {
+	if m.kubeconfig == "" {
+		return ""
+	}
+	return filepath.Dir(m.kubeconfig)
 }
 
 // startManagement starts a management cluster and makes it the lab's current one (Mgmt).
@@ -686,12 +690,11 @@ func (l *Lab) Stop() error {
 	// a manager failed: then its logs are what tells why, and the error says where they are.
 	failed := l.Err() != nil
 	for _, m := range l.mgmts {
-		if m.kubeconfig == "" {
-			continue
-		}
-		if dir := filepath.Dir(m.kubeconfig); failed {
+		switch dir := m.processDir(); {
+		case dir == "":
+		case failed:
 			errs = append(errs, fmt.Errorf("the logs of %s's provider processes are kept in %s", m.name, dir))
-		} else {
+		default:
 			errs = append(errs, os.RemoveAll(dir))
 		}
 	}

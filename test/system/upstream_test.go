@@ -33,7 +33,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/utils/ptr"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
@@ -41,6 +40,7 @@ import (
 	bootstrapv1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/bootstrap/v1alpha2"
 	controlplanev1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/controlplane/v1alpha4"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/lab"
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/support/pause"
 )
 
 // A cluster that openshift-assisted/cluster-api-provider-openshift-assisted installed, switched
@@ -108,7 +108,7 @@ var _ = Describe("A cluster that cluster-api-provider-openshift-assisted install
 
 	It("is taken over by these providers without a reinstall or a replaced Machine", func() {
 
-		setClusterPaused(l, ns, name, true)
+		Expect(pause.SetCluster(ctx, l.Mgmt.Client, client.ObjectKey{Namespace: ns, Name: name}, true)).To(Succeed())
 		Eventually(func(g Gomega) {
 			g.Expect(conditionTrue(controlPlane(l, ns, name)(g).Status.Conditions, clusterv1.PausedCondition)).To(BeTrue())
 		}, timeout, interval).Should(Succeed())
@@ -120,7 +120,7 @@ var _ = Describe("A cluster that cluster-api-provider-openshift-assisted install
 		for _, p := range []string{"infrastructure", "bootstrap", "controlplane"} {
 			Expect(l.RestartProvider(p)).To(Succeed())
 		}
-		setClusterPaused(l, ns, name, false)
+		Expect(pause.SetCluster(ctx, l.Mgmt.Client, client.ObjectKey{Namespace: ns, Name: name}, false)).To(Succeed())
 
 		c := l.Mgmt.Client
 		Eventually(func(g Gomega) {
@@ -185,16 +185,6 @@ var _ = Describe("A cluster that cluster-api-provider-openshift-assisted install
 		deleteClusterAndExpectNothingLeft(l, ns, name)
 	})
 })
-
-// setClusterPaused sets the Cluster's spec.paused.
-func setClusterPaused(l *lab.Lab, ns, name string, paused bool) {
-	GinkgoHelper()
-	cluster := &clusterv1.Cluster{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}
-	updateObject(l.Mgmt.Client, cluster, func() error {
-		cluster.Spec.Paused = ptr.To(paused)
-		return nil
-	})
-}
 
 // updateObject reads obj (by its namespace and name), applies mutate and updates it, again until
 // the update succeeds (a conflict with a controller's write) or 30 s have passed.
