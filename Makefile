@@ -219,6 +219,10 @@ lint: ## golangci-lint (.golangci.yml) in every module and the Kube API Linter (
 verify-layout: ## Fail when a module boundary is crossed (api imports controller-runtime, a provider requires another, production code imports test code).
 	hack/verify-layout.sh
 
+.PHONY: verify-doc-paths
+verify-doc-paths: ## Fail when a Markdown file names a path of this repository that does not exist (a link, or a `code span` such as `controlplane/internal/etcd`).
+	hack/verify-doc-paths.sh
+
 .PHONY: vet
 vet: ## go vet every module, with go.work and with GOWORK=off.
 	@for m in $(MODULES); do echo "go vet ($$m)"; (cd $$m && go vet ./... && GOWORK=off go vet ./...); done

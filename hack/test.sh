@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # test.sh unit|lab|full: the project's test commands (make test-unit, make test-lab, make test).
 #
-#   unit  the inner loop: the generated-file, gofmt and layout checks, lint, and every module's
-#         unit and envtest tests, without the lab suites (lab_packages below).
+#   unit  the inner loop: the generated-file, gofmt, layout and doc-path checks, lint, and every
+#         module's unit and envtest tests, without the lab suites (lab_packages below).
 #   lab   the lab suites alone: the clusterctl and Cluster API Operator tests, the release and
 #         RBAC tests, the lab's own tests, the fleet and e2e smoke specs, then the system suite
 #         (its fault spec included; Ginkgo, SYSTEM_PROCS processes side by side).
@@ -149,24 +149,29 @@ KUBEBUILDER_ASSETS="$(hack/ensure-envtest.sh)" || { echo "hack/ensure-envtest.sh
 export FAULT_REPORT="${art}/faults.txt"
 : >"${FAULT_REPORT}"
 
+# checks: what unit and full check before any test runs.
+checks() {
+  local rc=0
+  step verify-generated hack/verify-generated.sh || rc=1
+  step verify-fmt make --no-print-directory verify-fmt || rc=1
+  step verify-layout hack/verify-layout.sh || rc=1
+  step verify-doc-paths hack/verify-doc-paths.sh || rc=1
+  step lint hack/lint.sh || rc=1
+  return "${rc}"
+}
+
 case "${mode}" in
   unit)
-    step verify-generated hack/verify-generated.sh || failed=1
-    step verify-fmt make --no-print-directory verify-fmt || failed=1
-    step verify-layout hack/verify-layout.sh || failed=1
-    step lint hack/lint.sh || failed=1
+    checks || failed=1
     unit_tests || failed=1
     ;;
   lab)
     lab_suites || failed=1
     ;;
   full)
-    step verify-generated hack/verify-generated.sh || failed=1
-    step verify-fmt make --no-print-directory verify-fmt || failed=1
+    checks || failed=1
     step verify-dockerfiles make --no-print-directory verify-dockerfiles || failed=1
     step verify-workflows hack/verify-workflows.sh || failed=1
-    step verify-layout hack/verify-layout.sh || failed=1
-    step lint hack/lint.sh || failed=1
     step build make --no-print-directory build || failed=1
     step vet make --no-print-directory vet || failed=1
     # The tests, one phase at a time: each fills the 2 cores on its own, and phases side by
