@@ -18,17 +18,10 @@ limitations under the License.
 package main
 
 import (
-	"flag"
-	"os"
-
-	"github.com/spf13/pflag"
-	ctrl "sigs.k8s.io/controller-runtime"
-
 	bootstrapv1alpha1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/bootstrap/v1alpha1"
 	bootstrapv1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/bootstrap/v1alpha2"
 	setup "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/bootstrap/setup"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/manager"
-	capoascheme "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/scheme"
 )
 
 // version is set at build time (make build-<provider> VERSION=...).
@@ -45,27 +38,5 @@ var version = "dev"
 // +kubebuilder:rbac:groups=config.openshift.io,resources=apiservers,verbs=get;list;watch
 
 func main() {
-	manager.InitLogs()
-	opts := setup.NewManagerOptions()
-	opts.AddFlags(pflag.CommandLine)
-	var providerOpts setup.Options
-	providerOpts.AddFlags(pflag.CommandLine)
-	pflag.CommandLine.AddGoFlagSet(flag.CommandLine)
-	pflag.Parse()
-	log := ctrl.Log.WithName("setup")
-	if err := opts.Validate(); err != nil {
-		log.Error(err, "Invalid flags")
-		os.Exit(1)
-	}
-
-	log.Info("Starting", "version", version)
-	scheme, err := capoascheme.New(bootstrapv1.AddToScheme, bootstrapv1alpha1.AddToScheme)
-	if err != nil {
-		log.Error(err, "Unable to build the scheme")
-		os.Exit(1)
-	}
-	if err := manager.Run(ctrl.SetupSignalHandler(), ctrl.GetConfigOrDie(), opts, scheme, manager.SetupWith(setup.Setup, providerOpts)); err != nil {
-		log.Error(err, "Manager stopped")
-		os.Exit(1)
-	}
+	manager.Main(version, setup.NewManagerOptions(), setup.Setup, bootstrapv1.AddToScheme, bootstrapv1alpha1.AddToScheme)
 }

@@ -129,6 +129,9 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 // Setup registers the infrastructure provider's controllers with the manager.
 func Setup(ctx context.Context, mgr ctrl.Manager, opts *manager.Options, o Options) error {
 	agentCache := mgr.GetCache()
+	if o.AgentNamespace != "" {
+		ctrl.Log.WithName("setup").Info("Claiming the Agents of one namespace only", "agentNamespace", o.AgentNamespace)
+	}
 	if o.AgentNamespace != "" && opts.WatchNamespace != "" && o.AgentNamespace != opts.WatchNamespace {
 		// The manager's cache only sees --namespace: read Agents through a cache of their own.
 		c, err := cache.New(mgr.GetConfig(), cache.Options{
