@@ -21,15 +21,16 @@ limitations under the License.
 //  2. LeaveAlone: an object clusterctl move is deleting, or one outside this manager's
 //     --watch-filter, is not touched;
 //  3. read the owners (Machine, Cluster): a bootstrap config or infrastructure machine that no
-//     Machine owns yet is not written to for WaitForOwner's time; with a Cluster,
-//     EnsurePausedCondition (Cluster API's helper, but for a new object that is not paused;
-//     without a Cluster, annotations.HasPaused);
-//  4. finalizers.EnsureFinalizer (Cluster API's helper) unless the object is being deleted;
-//  5. a patch.Helper whose deferred Patch writes the status, with the conditions the controller
-//     owns (and FirstPausedCondition's), and status.observedGeneration only when the reconcile
-//     succeeded; the deletion path runs under it too and removes the finalizer in memory. The
-//     AgentMachine reconciler, which binds hosts in bursts, uses Patcher instead: one status
-//     write per reconcile, observedGeneration included;
+//     Machine owns yet is not written to for WaitForOwner's time;
+//  4. Open (skeleton.go): with a Cluster, EnsurePausedCondition (Cluster API's helper, but for a
+//     new object that is not paused; without a Cluster, annotations.HasPaused); the finalizer
+//     (Cluster API's finalizers.EnsureFinalizer, upstream's replaced) unless the object is being
+//     deleted; the reconcile's Writer: a patch.Helper that writes the conditions the controller
+//     owns (and FirstPausedCondition's), or, for the AgentMachine reconciler, which binds hosts in
+//     bursts, Patcher: one status write per reconcile, the finalizer carried by its first write;
+//  5. defer Opened.Close: the status, ReportError, the Ready summary, then the write, with
+//     status.observedGeneration only when the reconcile succeeded; the deletion path runs under
+//     it too and removes the finalizer in memory;
 //  6. reconcileDelete or reconcileNormal.
 //
 // Events use the events API (k8s.io/client-go/tools/events, mgr.GetEventRecorder) with

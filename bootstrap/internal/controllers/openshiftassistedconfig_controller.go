@@ -36,16 +36,12 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	kerrors "k8s.io/apimachinery/pkg/util/errors"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/ptr"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	"sigs.k8s.io/cluster-api/util"
-	"sigs.k8s.io/cluster-api/util/annotations"
 	"sigs.k8s.io/cluster-api/util/conditions"
-	"sigs.k8s.io/cluster-api/util/finalizers"
-	"sigs.k8s.io/cluster-api/util/patch"
 	"sigs.k8s.io/cluster-api/util/predicates"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
@@ -192,45 +188,26 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 		s.cluster = cluster
 	}
 
-	firstPaused, isPaused, requeue, err := reconciler.EnsurePausedCondition(ctx, r.Client, s.cluster, config)
-	if err != nil || isPaused || requeue {
+	opened, err := reconciler.Open(ctx, config, reconciler.Opening{Client: r.Client, Cluster: s.cluster,
+		Finalizer: bootstrapv1.ConfigFinalizer, UpstreamFinalizer: bootstrapv1.UpstreamConfigFinalizer,
+		NewWriter: reconciler.PatchHelper(ownedConditions...)})
+	if opened == nil {
 		return ctrl.Result{}, err
 	}
-	if s.cluster == nil && annotations.HasPaused(config) && config.DeletionTimestamp.IsZero() {
-		return ctrl.Result{}, nil
-	}
-	if config.DeletionTimestamp.IsZero() {
-		if replaced, err := reconciler.ReplaceFinalizer(ctx, r.Client, config, bootstrapv1.UpstreamConfigFinalizer, bootstrapv1.ConfigFinalizer); err != nil || replaced {
-			return ctrl.Result{}, err
-		}
-		if added, err := finalizers.EnsureFinalizer(ctx, r.Client, config, bootstrapv1.ConfigFinalizer); err != nil || added {
-			return ctrl.Result{}, err
-		}
-	}
-
-	patchHelper, err := patch.NewHelper(config, r.Client)
-	if err != nil {
-		return ctrl.Result{}, fmt.Errorf("creating the patch helper: %w", err)
-	}
-	if firstPaused != nil {
-		conditions.Set(config, *firstPaused)
-	}
+	// A deleted config keeps the summary and observedGeneration of its last reconcile.
 	deleting := !config.DeletionTimestamp.IsZero()
-	defer func() {
-		// A reconcile error reaches the config (Warning event; a Problem's condition), not only the log.
-		reconciler.ReportError(config, r.Recorder, reterr)
-		if !deleting {
-			setSummary(config)
-			if reterr == nil {
-				config.Status.ObservedGeneration = config.Generation
+	defer opened.Close(ctx, &reterr, reconciler.Closing{Recorder: r.Recorder,
+		Summary: func() error {
+			if !deleting {
+				setSummary(config)
 			}
-		}
-		if err := patchHelper.Patch(ctx, config, patch.WithOwnedConditions{Conditions: ownedConditions}); err != nil {
-			err = fmt.Errorf("patching the config: %w", err)
-			reconciler.ReportWriteError(config, r.Recorder, err)
-			reterr = kerrors.NewAggregate([]error{reterr, err})
-		}
-	}()
+			return nil
+		},
+		Observe: func(generation int64) {
+			if !deleting {
+				config.Status.ObservedGeneration = generation
+			}
+		}})
 
 	// Deletion does not wait for the Machine or the Cluster: they may be gone already.
 	if deleting {

@@ -18,7 +18,6 @@ package controllers
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -37,9 +36,6 @@ import (
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	"sigs.k8s.io/cluster-api/controllers/clustercache"
 	"sigs.k8s.io/cluster-api/util"
-	"sigs.k8s.io/cluster-api/util/conditions"
-	"sigs.k8s.io/cluster-api/util/finalizers"
-	"sigs.k8s.io/cluster-api/util/patch"
 	"sigs.k8s.io/cluster-api/util/predicates"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
@@ -236,44 +232,17 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 	log = log.WithValues("Cluster", klog.KObj(cluster))
 	ctx = ctrl.LoggerInto(ctx, log)
 
-	firstPaused, isPaused, requeue, err := reconciler.EnsurePausedCondition(ctx, r.Client, cluster, oacp)
-	if err != nil || isPaused || requeue {
+	opened, err := reconciler.Open(ctx, oacp, reconciler.Opening{Client: r.Client, Cluster: cluster,
+		Finalizer:         controlplanev1.OpenshiftAssistedControlPlaneFinalizer,
+		UpstreamFinalizer: controlplanev1.UpstreamOpenshiftAssistedControlPlaneFinalizer,
+		NewWriter:         reconciler.PatchHelper(ownedConditions...)})
+	if opened == nil {
 		return ctrl.Result{}, err
 	}
-	if oacp.DeletionTimestamp.IsZero() {
-		if replaced, err := reconciler.ReplaceFinalizer(ctx, r.Client, oacp,
-			controlplanev1.UpstreamOpenshiftAssistedControlPlaneFinalizer, controlplanev1.OpenshiftAssistedControlPlaneFinalizer); err != nil || replaced {
-			return ctrl.Result{}, err
-		}
-		if added, err := finalizers.EnsureFinalizer(ctx, r.Client, oacp, controlplanev1.OpenshiftAssistedControlPlaneFinalizer); err != nil || added {
-			return ctrl.Result{}, err
-		}
-	}
-
-	helper, err := patch.NewHelper(oacp, r.Client)
-	if err != nil {
-		return ctrl.Result{}, fmt.Errorf("creating the patch helper: %w", err)
-	}
-	if firstPaused != nil {
-		conditions.Set(oacp, *firstPaused)
-	}
 	s := &scope{oacp: oacp, cluster: cluster}
-	defer func() {
-		r.updateStatus(ctx, s)
-		// A reconcile error reaches the control plane (condition, Warning event), not only the log.
-		reconciler.ReportError(oacp, r.Recorder, reterr)
-		if reterr == nil {
-			oacp.Status.ObservedGeneration = oacp.Generation
-		}
-		if err := helper.Patch(ctx, oacp, patch.WithOwnedConditions{Conditions: ownedConditions}); err != nil {
-			if !oacp.DeletionTimestamp.IsZero() && apierrors.IsNotFound(r.APIReader.Get(ctx, req.NamespacedName, &controlplanev1.OpenshiftAssistedControlPlane{})) {
-				return // deleted meanwhile (a reconcile of a stale copy): nothing left to report on
-			}
-			err = fmt.Errorf("patching the control plane: %w", err)
-			reconciler.ReportWriteError(oacp, r.Recorder, err)
-			reterr = errors.Join(reterr, err)
-		}
-	}()
+	defer opened.Close(ctx, &reterr, reconciler.Closing{Recorder: r.Recorder,
+		Status:  func() { r.updateStatus(ctx, s) },
+		Observe: func(generation int64) { oacp.Status.ObservedGeneration = generation }})
 
 	if err := r.loadMachines(ctx, s); err != nil {
 		return ctrl.Result{}, err

@@ -34,15 +34,12 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	kerrors "k8s.io/apimachinery/pkg/util/errors"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/ptr"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	"sigs.k8s.io/cluster-api/util"
 	"sigs.k8s.io/cluster-api/util/conditions"
-	"sigs.k8s.io/cluster-api/util/finalizers"
-	"sigs.k8s.io/cluster-api/util/patch"
 	"sigs.k8s.io/cluster-api/util/predicates"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
@@ -139,41 +136,18 @@ func (r *AgentClusterReconciler) Reconcile(ctx context.Context, req ctrl.Request
 	if cluster != nil {
 		ctx = ctrl.LoggerInto(ctx, ctrl.LoggerFrom(ctx).WithValues("Cluster", klog.KObj(cluster)))
 	}
-	firstPaused, isPaused, requeue, err := reconciler.EnsurePausedCondition(ctx, r.Client, cluster, ac)
-	if err != nil || isPaused || requeue {
+	opened, err := reconciler.Open(ctx, ac, reconciler.Opening{Client: r.Client, Cluster: cluster,
+		Finalizer: infrav1.AgentClusterFinalizer, UpstreamFinalizer: infrav1.UpstreamAgentClusterFinalizer,
+		NewWriter: reconciler.PatchHelper(agentClusterOwnedConditions...)})
+	if opened == nil {
 		return ctrl.Result{}, err
 	}
-	if ac.DeletionTimestamp.IsZero() {
-		if replaced, err := reconciler.ReplaceFinalizer(ctx, r.Client, ac, infrav1.UpstreamAgentClusterFinalizer, infrav1.AgentClusterFinalizer); err != nil || replaced {
-			return ctrl.Result{}, err
-		}
-		if added, err := finalizers.EnsureFinalizer(ctx, r.Client, ac, infrav1.AgentClusterFinalizer); err != nil || added {
-			return ctrl.Result{}, err
-		}
-	}
-	helper, err := patch.NewHelper(ac, r.Client)
-	if err != nil {
-		return ctrl.Result{}, fmt.Errorf("creating patch helper: %w", err)
-	}
-	if firstPaused != nil {
-		conditions.Set(ac, *firstPaused)
-	}
-	defer func() {
-		// A reconcile error reaches the AgentCluster (Warning event; a Problem's condition), not only the log.
-		reconciler.ReportError(ac, r.Recorder, rerr)
-		if err := reconciler.SetReadySummary(ac, clusterv1.ReadyCondition, clusterv1.ReadyReason,
-			conditions.ForConditionTypes{infrav1.ClusterDeploymentReadyCondition}); err != nil {
-			rerr = kerrors.NewAggregate([]error{rerr, err})
-		}
-		if rerr == nil {
-			ac.Status.ObservedGeneration = ac.Generation
-		}
-		if err := helper.Patch(ctx, ac, patch.WithOwnedConditions{Conditions: agentClusterOwnedConditions}); err != nil {
-			err = fmt.Errorf("patching AgentCluster: %w", err)
-			reconciler.ReportWriteError(ac, r.Recorder, err)
-			rerr = kerrors.NewAggregate([]error{rerr, err})
-		}
-	}()
+	defer opened.Close(ctx, &rerr, reconciler.Closing{Recorder: r.Recorder,
+		Summary: func() error {
+			return reconciler.SetReadySummary(ac, clusterv1.ReadyCondition, clusterv1.ReadyReason,
+				conditions.ForConditionTypes{infrav1.ClusterDeploymentReadyCondition})
+		},
+		Observe: func(generation int64) { ac.Status.ObservedGeneration = generation }})
 	if !ac.DeletionTimestamp.IsZero() {
 		return r.reconcileDelete(ctx, ac)
 	}

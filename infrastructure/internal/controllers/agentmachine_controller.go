@@ -25,16 +25,13 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	kerrors "k8s.io/apimachinery/pkg/util/errors"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/klog/v2"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	"sigs.k8s.io/cluster-api/controllers/clustercache"
 	"sigs.k8s.io/cluster-api/util"
-	"sigs.k8s.io/cluster-api/util/conditions"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	infrav1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/infrastructure/v1beta1"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/reconciler"
@@ -160,48 +157,24 @@ func (r *AgentMachineReconciler) Reconcile(ctx context.Context, req ctrl.Request
 	if cluster != nil {
 		log = log.WithValues("Cluster", klog.KObj(cluster))
 	}
-	firstPaused, isPaused, requeue, err := reconciler.EnsurePausedCondition(ctx, r.Client, cluster, am)
-	if err != nil || isPaused || requeue {
-		return ctrl.Result{}, err
-	}
 	ctx = ctrl.LoggerInto(ctx, log)
-
-	if am.DeletionTimestamp.IsZero() {
-		if replaced, err := reconciler.ReplaceFinalizer(ctx, r.Client, am, infrav1.UpstreamAgentMachineFinalizer, infrav1.AgentMachineFinalizer); err != nil || replaced {
-			return ctrl.Result{}, err
-		}
-	}
 
 	// One status write per reconcile, with observedGeneration as the spec patch leaves it (not
 	// patch.Helper's separate conditions patch, nor a reconcile more for observedGeneration after
-	// providerID bumps the generation): issue 19's fleet-scale budget.
-	patcher := reconciler.NewPatcher(am, r.Client)
-	if firstPaused != nil {
-		conditions.Set(am, *firstPaused)
+	// providerID bumps the generation): issue 19's fleet-scale budget. The finalizer is not
+	// written in a patch and a reconcile of its own (Cluster API's finalizers.EnsureFinalizer): it
+	// goes out with the choice of an Agent, before the claim of any host (choose), or else with
+	// this reconcile's deferred patch.
+	opened, err := reconciler.Open(ctx, am, reconciler.Opening{Client: r.Client, Cluster: cluster,
+		Finalizer: infrav1.AgentMachineFinalizer, UpstreamFinalizer: infrav1.UpstreamAgentMachineFinalizer,
+		FinalizerWithFirstWrite: true, NewWriter: reconciler.OnePatch})
+	if opened == nil {
+		return ctrl.Result{}, err
 	}
-	s := &machineScope{agentMachine: am, machine: machine, cluster: cluster}
-	// The finalizer is not written in a patch and a reconcile of its own (Cluster API's
-	// finalizers.EnsureFinalizer): it goes out with the choice of an Agent, before the claim of
-	// any host (choose), or else with this reconcile's deferred patch.
-	if am.DeletionTimestamp.IsZero() && controllerutil.AddFinalizer(am, infrav1.AgentMachineFinalizer) {
-		s.finalizerUnsaved = true
-	}
-	defer func() {
-		// A reconcile error reaches the AgentMachine (Warning event; a Problem's condition), not only the log.
-		reconciler.ReportError(am, r.Recorder, rerr)
-		if err := setReady(am); err != nil {
-			rerr = kerrors.NewAggregate([]error{rerr, err})
-		}
-		var observe func(int64)
-		if rerr == nil {
-			observe = func(generation int64) { am.Status.ObservedGeneration = generation }
-		}
-		if err := patcher.Patch(ctx, am, observe); err != nil {
-			err = fmt.Errorf("patching AgentMachine: %w", err)
-			reconciler.ReportWriteError(am, r.Recorder, err)
-			rerr = kerrors.NewAggregate([]error{rerr, err})
-		}
-	}()
+	s := &machineScope{agentMachine: am, machine: machine, cluster: cluster, finalizerUnsaved: opened.FinalizerUnsaved}
+	defer opened.Close(ctx, &rerr, reconciler.Closing{Recorder: r.Recorder,
+		Summary: func() error { return setReady(am) },
+		Observe: func(generation int64) { am.Status.ObservedGeneration = generation }})
 
 	if !am.DeletionTimestamp.IsZero() {
 		return r.reconcileDelete(ctx, s)
