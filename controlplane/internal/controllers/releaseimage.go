@@ -23,7 +23,6 @@ import (
 	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	utilversion "k8s.io/apimachinery/pkg/util/version"
 	"k8s.io/klog/v2"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -157,16 +156,12 @@ func (e *versionMismatchError) Error() string {
 }
 
 // sameKubernetesVersion tells whether spec.version (unset: any) names the Kubernetes version
-// release, the release's: equal as semantic versions, so a leading v and build metadata do not
+// releaseVersion, the release's: equal as semantic versions, so a leading v and build metadata do not
 // count (Cluster API's topology writes v1.32.5; a release names 1.32.5).
-func sameKubernetesVersion(spec, release string) bool {
+func sameKubernetesVersion(spec, releaseVersion string) bool {
 	if spec == "" {
 		return true
 	}
-	a, err := utilversion.ParseSemantic(spec)
-	if err != nil {
-		return false
-	}
-	c, err := a.Compare(release)
-	return err == nil && c == 0
+	c, ok := release.CompareKubernetesVersions(spec, releaseVersion)
+	return ok && c == 0
 }

@@ -39,7 +39,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime"
-	utilversion "k8s.io/apimachinery/pkg/util/version"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/webhook"
@@ -50,6 +49,7 @@ import (
 	runtimecatalog "sigs.k8s.io/cluster-api/exp/runtime/catalog"
 
 	controlplanev1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/controlplane/v1alpha4"
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/controlplane/internal/release"
 )
 
 // The names of the extension's handlers, one per hook: Cluster API refuses a discovery that names
@@ -177,7 +177,7 @@ func (e *Extension) CanUpdateMachineSet(ctx context.Context, req *runtimehooksv1
 		return // Not an OpenShift cluster of ours: Cluster API's rollout, as without the extension.
 	}
 	from, to := current.Spec.Template.Spec.Version, desired.Spec.Template.Spec.Version
-	if c, ok := compareVersions(from, to); !ok || c >= 0 {
+	if c, ok := release.CompareKubernetesVersions(from, to); !ok || c >= 0 {
 		return // No newer version (OpenShift only moves forward), or not versions at all.
 	}
 	patch, err := json.Marshal([]map[string]string{{"op": "replace", "path": "/spec/template/spec/version", "value": to}})
@@ -249,7 +249,7 @@ func (e *Extension) UpdateMachine(ctx context.Context, req *runtimehooksv1.Updat
 		return
 	}
 	kubelet := n.Status.NodeInfo.KubeletVersion
-	if c, ok := compareVersions(kubelet, desired.Spec.Version); !ok || c < 0 {
+	if c, ok := release.CompareKubernetesVersions(kubelet, desired.Spec.Version); !ok || c < 0 {
 		wait("OpenShift's machine-config operator has not updated Node %s yet: its kubelet runs %s, the Machine asks for %s",
 			node, kubelet, desired.Spec.Version)
 		return
@@ -265,16 +265,4 @@ func (e *Extension) openShiftCluster(ctx context.Context, namespace, name string
 	}
 	ref := cluster.Spec.ControlPlaneRef
 	return ref.APIGroup == controlplanev1.GroupVersion.Group && ref.Kind == controlplanev1.ControlPlaneKind, nil
-}
-
-// compareVersions compares two Kubernetes versions as semantic versions: -1, 0 or 1, and false
-// when either is not one. A leading v and build metadata (an OpenShift kubelet reports
-// v1.30.6+a1b2c3d) do not count.
-func compareVersions(a, b string) (int, bool) {
-	v, err := utilversion.ParseSemantic(a)
-	if err != nil {
-		return 0, false
-	}
-	c, err := v.Compare(b)
-	return c, err == nil
 }
