@@ -51,19 +51,6 @@ func isArbiter(m *clusterv1.Machine) bool {
 	return metav1.HasLabel(m.ObjectMeta, controlplanev1.ArbiterMachineLabel)
 }
 
-// wantArbiters is the number of arbiter Machines the spec asks for: 1 with spec.arbiter, else 0.
-func wantArbiters(oacp *controlplanev1.OpenshiftAssistedControlPlane) int {
-	if oacp.Spec.Arbiter != nil {
-		return 1
-	}
-	return 0
-}
-
-// wantMachines is the number of control-plane Machines the spec asks for, the arbiter included.
-func wantMachines(oacp *controlplanev1.OpenshiftAssistedControlPlane) int32 {
-	return replicas(oacp) + int32(wantArbiters(oacp))
-}
-
 // machineTemplate is the template of the arbiter Machine (arbiter true) or of the other
 // control-plane Machines.
 func machineTemplate(oacp *controlplanev1.OpenshiftAssistedControlPlane, arbiter bool) *controlplanev1.OpenshiftAssistedControlPlaneMachineTemplate {
@@ -79,29 +66,6 @@ func templateField(arbiter bool) string {
 		return "spec.arbiter.machineTemplate"
 	}
 	return "spec.machineTemplate"
-}
-
-// countArbiters counts the arbiter Machines that are not being deleted.
-func countArbiters(machines []*clusterv1.Machine) int {
-	n := 0
-	for _, m := range machines {
-		if isArbiter(m) && m.DeletionTimestamp.IsZero() {
-			n++
-		}
-	}
-	return n
-}
-
-// createArbiterNext tells whether the next Machine to create to reach the spec is the arbiter.
-func createArbiterNext(oacp *controlplanev1.OpenshiftAssistedControlPlane, machines []*clusterv1.Machine) bool {
-	return countArbiters(machines) < wantArbiters(oacp)
-}
-
-// removeArbiterNext tells whether the Machine a scale down removes is an arbiter: only when
-// there are more arbiters than the spec asks for (after an arbiter was surged in to replace an
-// outdated one).
-func removeArbiterNext(oacp *controlplanev1.OpenshiftAssistedControlPlane, machines []*clusterv1.Machine) bool {
-	return countArbiters(machines) > wantArbiters(oacp)
 }
 
 // replacementIsArbiter tells whether the Machine that a rollout surges in replaces the arbiter:

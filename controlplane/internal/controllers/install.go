@@ -229,11 +229,6 @@ func family(a netip.Addr) string {
 	return "IPv6"
 }
 
-// replicas is the desired number of control-plane nodes.
-func replicas(oacp *controlplanev1.OpenshiftAssistedControlPlane) int32 {
-	return ptr.Deref(oacp.Spec.Replicas, 1)
-}
-
 // platformType is None for single-node OpenShift and for clusters without VIPs (an external load
 // balancer), BareMetal (with keepalived VIPs) otherwise.
 func platformType(oacp *controlplanev1.OpenshiftAssistedControlPlane) hiveextv1beta1.PlatformType {

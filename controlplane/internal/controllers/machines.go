@@ -19,7 +19,6 @@ package controllers
 import (
 	"context"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
@@ -30,7 +29,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/apiserver/pkg/storage/names"
-	"k8s.io/utils/ptr"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	"sigs.k8s.io/cluster-api/controllers/external"
 	"sigs.k8s.io/cluster-api/util"
@@ -71,46 +69,9 @@ func (r *Reconciler) reconcileMachines(ctx context.Context, s *scope) (ctrl.Resu
 	want := int(wantMachines(s.oacp))
 	switch {
 	case len(s.machines) < want:
-		if err := r.createMachine(ctx, s, createArbiterNext(s.oacp, s.machines)); err != nil {
-			return ctrl.Result{}, err
-		}
-		return ctrl.Result{}, nil
+		return ctrl.Result{}, r.createMachine(ctx, s, createArbiterNext(s.oacp, s.machines))
 	case len(s.machines) > want:
-		m, reason := selectMachineForScaleDown(s.machines, s.outdated, s.installed(), removeArbiterNext(s.oacp, s.machines))
-		if m == nil {
-			s.scaleDownBlocked = reason
-			return ctrl.Result{RequeueAfter: waitRequeue}, nil
-		}
-		why := ""
-		if s.installed() {
-			why = othersReady(s.machines, m)
-		}
-		if why == "" {
-			var err error
-			if why, err = r.etcdAllowsDeleting(ctx, s, m); err != nil {
-				return ctrl.Result{}, err
-			}
-		}
-		if why != "" {
-			if conditions.GetMessage(s.oacp, controlplanev1.ScalingDownCondition) != scaleDownBlockedMessage(s, why) {
-				r.Recorder.Eventf(s.oacp, m, corev1.EventTypeWarning, "ScaleDownBlocked", "DeleteMachine",
-					"Not deleting control-plane Machine %s yet: %s", m.Name, why)
-			}
-			s.scaleDownBlocked = why
-			return ctrl.Result{RequeueAfter: waitRequeue}, nil
-		}
-		ctrl.LoggerFrom(ctx).Info("Deleting control-plane Machine to scale down", "Machine", m.Name)
-		if err := r.Client.Delete(ctx, m); err != nil && !apierrors.IsNotFound(err) {
-			return ctrl.Result{}, fmt.Errorf("deleting Machine %s to scale down: %w", m.Name, err)
-		}
-		r.Recorder.Eventf(s.oacp, m, corev1.EventTypeNormal, "ScalingDown", "DeleteMachine",
-			"Deleted control-plane Machine %s (%d Machines, %d wanted)", m.Name, len(s.machines), want)
-		if err := r.waitForCache(ctx, m, func(err error, got *clusterv1.Machine) bool {
-			return apierrors.IsNotFound(err) || (err == nil && !got.DeletionTimestamp.IsZero())
-		}); err != nil {
-			return ctrl.Result{}, err
-		}
-		return ctrl.Result{RequeueAfter: waitRequeue}, nil
+		return r.scaleDown(ctx, s, want)
 	case len(s.outdated) > 0:
 		// Roll out: a new Machine first (its etcd member joins), then the scale down above
 		// removes an outdated one, as KCP rolls out with maxSurge 1.
@@ -130,17 +91,6 @@ func (r *Reconciler) reconcileMachines(ctx context.Context, s *scope) (ctrl.Resu
 		return ctrl.Result{}, nil
 	}
 	return ctrl.Result{}, nil
-}
-
-// othersReady returns "" when every control-plane Machine but m (and those being deleted) is
-// ready, or which one is not: KCP's preflight check before it removes a Machine.
-func othersReady(machines []*clusterv1.Machine, m *clusterv1.Machine) string {
-	for _, o := range machines {
-		if o != m && o.DeletionTimestamp.IsZero() && !isHealthy(o) {
-			return fmt.Sprintf("Machine %s is not ready yet; a control-plane Machine is removed only while all the others are ready", o.Name)
-		}
-	}
-	return ""
 }
 
 // cacheConfirmation bounds how long a reconcile waits for the cache to show its own change, as
@@ -163,101 +113,6 @@ func (r *Reconciler) waitForCache(ctx context.Context, m *clusterv1.Machine, see
 		return fmt.Errorf("waiting for the cache to show the change of Machine %s: %w", m.Name, err)
 	}
 	return nil
-}
-
-// isHealthy tells whether a control-plane Machine counts towards quorum.
-func isHealthy(m *clusterv1.Machine) bool {
-	return m.DeletionTimestamp.IsZero() && conditions.IsTrue(m, clusterv1.MachineReadyCondition)
-}
-
-// selectMachineForScaleDown picks the Machine to remove, or nil and the reason to wait. Machines
-// with the cluster.x-k8s.io/delete-machine annotation go first, then unhealthy ones, then the
-// oldest in the most crowded failure domain. Once the cluster is installed, a healthy Machine is
-// removed only if the healthy Machines left keep etcd's quorum of the smaller membership, so the
-// last healthy member is never removed. arbiter says which kind goes: the arbiter Machine of
-// two-node OpenShift (when there is one too many) or one of the others; the quorum counts both.
-func selectMachineForScaleDown(machines []*clusterv1.Machine, outdated map[string]string, installed, arbiter bool) (*clusterv1.Machine, string) {
-	if len(machines) == 0 {
-		return nil, "no Machine to remove"
-	}
-	perFD := map[string]int{}
-	for _, m := range machines {
-		perFD[m.Spec.FailureDomain]++
-	}
-	rank := func(m *clusterv1.Machine) int {
-		switch {
-		case metav1.HasAnnotation(m.ObjectMeta, clusterv1.DeleteMachineAnnotation):
-			return 0
-		case !isHealthy(m):
-			return 1
-		}
-		return 2
-	}
-	candidates := slices.DeleteFunc(slices.Clone(machines), func(m *clusterv1.Machine) bool {
-		return !m.DeletionTimestamp.IsZero() || isArbiter(m) != arbiter
-	})
-	if len(candidates) == 0 {
-		return nil, "every Machine is already being deleted, or there is no Machine of that kind (arbiter or not) to remove"
-	}
-	// While a rollout is under way only outdated Machines go, as KCP's scale down picks them
-	// first: the new Machine that surged in must stay.
-	if old := slices.DeleteFunc(slices.Clone(candidates), func(m *clusterv1.Machine) bool { _, ok := outdated[m.Name]; return !ok }); len(old) > 0 {
-		candidates = old
-	}
-	// machines are oldest first; a stable sort keeps that order within a rank.
-	slices.SortStableFunc(candidates, func(a, b *clusterv1.Machine) int {
-		if ra, rb := rank(a), rank(b); ra != rb {
-			return ra - rb
-		}
-		return perFD[b.Spec.FailureDomain] - perFD[a.Spec.FailureDomain]
-	})
-	m := candidates[0]
-	if !installed || !isHealthy(m) {
-		return m, ""
-	}
-	healthy := 0
-	for _, o := range machines {
-		if isHealthy(o) {
-			healthy++
-		}
-	}
-	remaining := len(machines) - 1
-	if quorum := remaining/2 + 1; healthy-1 < quorum {
-		return nil, fmt.Sprintf("removing healthy Machine %s would leave %d healthy control-plane Machines of %d, below etcd quorum (%d); waiting for the others to be healthy",
-			m.Name, healthy-1, remaining, quorum)
-	}
-	return m, ""
-}
-
-// failureDomainForNewMachine returns the control-plane failure domain of the Cluster with the
-// fewest Machines (by name on ties), or "" when the Cluster has none.
-func failureDomainForNewMachine(cluster *clusterv1.Cluster, machines []*clusterv1.Machine) string {
-	counts := map[string]int{}
-	var fds []string
-	for _, fd := range cluster.Status.FailureDomains {
-		if ptr.Deref(fd.ControlPlane, false) {
-			fds = append(fds, fd.Name)
-			counts[fd.Name] = 0
-		}
-	}
-	if len(fds) == 0 {
-		return ""
-	}
-	for _, m := range machines {
-		if _, ok := counts[m.Spec.FailureDomain]; ok && m.DeletionTimestamp.IsZero() {
-			counts[m.Spec.FailureDomain]++
-		}
-	}
-	slices.SortFunc(fds, func(a, b string) int {
-		if counts[a] != counts[b] {
-			return counts[a] - counts[b]
-		}
-		if a < b {
-			return -1
-		}
-		return 1
-	})
-	return fds[0]
 }
 
 // createMachine creates a control-plane Machine (the arbiter of two-node OpenShift when arbiter

@@ -17,6 +17,7 @@ limitations under the License.
 package controllers
 
 import (
+	"strings"
 	"testing"
 
 	configv1 "github.com/openshift/api/config/v1"
@@ -104,6 +105,76 @@ func TestDesiredClusterImageSet(t *testing.T) {
 			}
 			if tc.cis.Labels[controlplanev1.ImageSetControlPlaneLabel] != "c1" {
 				t.Errorf("labels = %v", tc.cis.Labels)
+			}
+		})
+	}
+}
+
+func TestDesiredUpdate(t *testing.T) {
+	offered := []configv1.Release{{Version: "4.18.1", Image: "quay.io/ocp@sha256:graph"}}
+	for _, tc := range []struct {
+		name, version, digest string
+		available             []configv1.Release
+		want                  *configv1.Update
+		wantErr               bool
+	}{
+		{name: "GA, offered by the update service", version: "4.18.1", digest: "reg/ocp@sha256:abc", available: offered,
+			want: &configv1.Update{Version: "4.18.1"}},
+		{name: "GA, no update service (disconnected)", version: "4.18.1", digest: "reg/ocp@sha256:abc",
+			want: &configv1.Update{Version: "4.18.1", Image: "reg/ocp@sha256:abc"}},
+		{name: "GA, not offered", version: "4.18.2", digest: "reg/ocp@sha256:abc", available: offered,
+			want: &configv1.Update{Version: "4.18.2", Image: "reg/ocp@sha256:abc"}},
+		{name: "GA, not offered and not resolved", version: "4.18.2", available: offered, wantErr: true},
+		{name: "GA, offered and not resolved", version: "4.18.1", available: offered, want: &configv1.Update{Version: "4.18.1"}},
+		{name: "release candidate", version: "4.18.0-rc.2", digest: "reg/ocp@sha256:abc", available: []configv1.Release{{Version: "4.18.0-rc.2"}},
+			want: &configv1.Update{Version: "4.18.0-rc.2", Image: "reg/ocp@sha256:abc"}},
+		{name: "release candidate, not resolved", version: "4.18.0-rc.2", wantErr: true},
+		{name: "not a version", version: "latest", digest: "reg/ocp@sha256:abc", wantErr: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := desiredUpdate(tc.version, tc.digest, tc.available)
+			if (err != nil) != tc.wantErr {
+				t.Fatalf("desiredUpdate: %v, want an error: %v", err, tc.wantErr)
+			}
+			if !tc.wantErr && *got != *tc.want {
+				t.Errorf("desiredUpdate = %+v, want %+v", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestNotAccepted: the cluster-version operator's refusals of the update asked, with what to do,
+// once its status is about that request.
+func TestNotAccepted(t *testing.T) {
+	want := &configv1.Update{Version: "4.18.1", Image: "quay.io/ocp@sha256:abc"}
+	cv := func(generation, observed int64, u *configv1.Update, conds ...configv1.ClusterOperatorStatusCondition) *configv1.ClusterVersion {
+		return &configv1.ClusterVersion{ObjectMeta: metav1.ObjectMeta{Generation: generation},
+			Spec: configv1.ClusterVersionSpec{DesiredUpdate: u}, Status: configv1.ClusterVersionStatus{ObservedGeneration: observed, Conditions: conds}}
+	}
+	unverified := configv1.ClusterOperatorStatusCondition{Type: "ReleaseAccepted", Status: configv1.ConditionFalse, Reason: "RetrievePayload",
+		Message: `Retrieving payload failed version="4.18.1" image="quay.io/ocp@sha256:abc" failure=The update cannot be verified: unable to verify sha256:abc`}
+	invalid := configv1.ClusterOperatorStatusCondition{Type: "Invalid", Status: configv1.ConditionTrue, Reason: "InvalidClusterVersion",
+		Message: "The cluster version is invalid: spec.desiredUpdate.version: when image is empty the update must be an available update"}
+	for _, tc := range []struct {
+		name string
+		cv   *configv1.ClusterVersion
+		want []string
+	}{
+		{name: "accepted", cv: cv(2, 2, want, configv1.ClusterOperatorStatusCondition{Type: "ReleaseAccepted", Status: configv1.ConditionTrue})},
+		{name: "not verified", cv: cv(2, 2, want, unverified), want: []string{"does not accept the release", "cannot be verified", "signature ConfigMap", "openshift-config-managed"}},
+		{name: "invalid", cv: cv(2, 2, want, invalid), want: []string{"finds the update invalid", "available update", "update service does not offer it"}},
+		{name: "status of an earlier request", cv: cv(3, 2, want, unverified)},
+		{name: "another request in place", cv: cv(2, 2, &configv1.Update{Version: "4.18.1"}, invalid)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := notAccepted(tc.cv, want)
+			if len(tc.want) == 0 && got != "" {
+				t.Fatalf("notAccepted = %q, want none", got)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(got, w) {
+					t.Errorf("notAccepted = %q, want it to contain %q", got, w)
+				}
 			}
 		})
 	}
