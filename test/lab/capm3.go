@@ -18,14 +18,19 @@ package lab
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"time"
 
+	bmov1alpha1 "github.com/metal3-io/baremetal-operator/apis/metal3.io/v1alpha1"
 	"github.com/metal3-io/cluster-api-provider-metal3/baremetal"
 	infraremote "github.com/metal3-io/cluster-api-provider-metal3/baremetal/remote"
 	capm3controllers "github.com/metal3-io/cluster-api-provider-metal3/controllers"
+	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/cluster-api/controllers/clustercache"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/support/testenv"
@@ -41,7 +46,7 @@ func SetupCAPM3Controllers(ctx context.Context, mgr ctrl.Manager, cc clustercach
 	if requeueCap > 0 {
 		opts.NewQueue = testenv.CappedRequeues(requeueCap)
 	}
-	c := mgr.GetClient()
+	c := hostClaimLock{mgr.GetClient()}
 	factory := baremetal.NewManagerFactory(c)
 	log := ctrl.Log.WithName("capm3")
 	for name, setup := range map[string]func() error{
@@ -71,4 +76,53 @@ func SetupCAPM3Controllers(ctx context.Context, mgr ctrl.Manager, cc clustercach
 		}
 	}
 	return nil
+}
+
+// hostClaimLock is the client of CAPM3's controllers in the lab: its merge patches of a
+// BareMetalHost carry the resourceVersion of the host they were computed from, as
+// controller-runtime's MergeFromWithOptimisticLock writes them, so the API server refuses one
+// computed from a stale read (409).
+//
+// CAPM3 v1.13.2 claims a host with a plain merge patch (patch.Helper, in Associate,
+// baremetal/metal3machine_manager.go) of a host it chose from its cache: two Metal3Machines
+// associated at once (the control plane's Machines get their bootstrap data together) can both
+// choose the same free host, and the last patch wins. The first Metal3Machine then keeps the
+// host in its metal3.io/BareMetalHost annotation while the host provisions for the other, and
+// its Machine waits for a host that never boots its image: a system spec failed so under load.
+// This is metal3-io/cluster-api-provider-metal3#1004; its fix (#3432, not released in v1.13)
+// claims with MergeFromWithOptimisticLock, and Associate already requeues on a conflict. The
+// lab runs CAPM3 as that fix will: the bootstrap provider reports the double claim to users of
+// a CAPM3 without it (BareMetalHostTaken).
+type hostClaimLock struct{ client.Client }
+
+func (c hostClaimLock) Patch(ctx context.Context, obj client.Object, patch client.Patch, opts ...client.PatchOption) error {
+	if patch.Type() != types.MergePatchType || !isBareMetalHost(c.Client, obj) || obj.GetResourceVersion() == "" {
+		return c.Client.Patch(ctx, obj, patch, opts...)
+	}
+	data, err := patch.Data(obj)
+	if err != nil {
+		return err
+	}
+	var fields map[string]any
+	if err := json.Unmarshal(data, &fields); err != nil {
+		return fmt.Errorf("decoding a merge patch of BareMetalHost %s: %w", obj.GetName(), err)
+	}
+	if len(fields) == 0 {
+		return c.Client.Patch(ctx, obj, patch, opts...)
+	}
+	meta, _ := fields["metadata"].(map[string]any)
+	if meta == nil {
+		meta = map[string]any{}
+		fields["metadata"] = meta
+	}
+	meta["resourceVersion"] = obj.GetResourceVersion()
+	if data, err = json.Marshal(fields); err != nil {
+		return err
+	}
+	return c.Client.Patch(ctx, obj, client.RawPatch(types.MergePatchType, data), opts...)
+}
+
+func isBareMetalHost(c client.Client, obj client.Object) bool {
+	gvk, err := apiutil.GVKForObject(obj, c.Scheme())
+	return err == nil && gvk.GroupKind() == bmov1alpha1.GroupVersion.WithKind("BareMetalHost").GroupKind()
 }

@@ -18,6 +18,8 @@ package lab
 
 import (
 	"context"
+	"errors"
+	"slices"
 	"testing"
 	"time"
 
@@ -25,11 +27,15 @@ import (
 	capm3v1beta2 "github.com/metal3-io/cluster-api-provider-metal3/api/v1beta2"
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	kerrors "k8s.io/apimachinery/pkg/util/errors"
 	"k8s.io/utils/ptr"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+	"sigs.k8s.io/cluster-api/util/patch"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/support/testenv"
@@ -124,4 +130,60 @@ func TestCAPM3ProvisionsAHostWithoutIronic(t *testing.T) {
 		g.Expect(got.Spec.Image.URL).To(Equal(isoURL))
 		g.Expect(got.Spec.Image.DiskFormat).To(HaveValue(Equal("live-iso")))
 	}, 90*time.Second, 500*time.Millisecond).Should(Succeed())
+}
+
+// TestHostClaimLock: two claims of one BareMetalHost computed from the same read, as CAPM3
+// writes them (patch.Helper), both land through a plain client (the last wins) but only the
+// first through hostClaimLock; a change of another kind is not locked.
+func TestHostClaimLock(t *testing.T) {
+	g := NewWithT(t)
+	ctx := context.Background()
+	s, err := Scheme()
+	g.Expect(err).NotTo(HaveOccurred())
+	claim := func(c client.Client, host *bmov1alpha1.BareMetalHost, consumer string) error {
+		helper, err := patch.NewHelper(host, c)
+		if err != nil {
+			return err
+		}
+		host.Spec.ConsumerRef = &corev1.ObjectReference{Kind: "Metal3Machine", Namespace: "ns", Name: consumer}
+		return helper.Patch(ctx, host)
+	}
+	for _, locked := range []bool{false, true} {
+		fc := fake.NewClientBuilder().WithScheme(s).WithObjects(
+			&bmov1alpha1.BareMetalHost{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "host-0"}},
+			&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "cm"}}).Build()
+		var c client.Client = fc
+		if locked {
+			c = hostClaimLock{fc}
+		}
+		first, second := &bmov1alpha1.BareMetalHost{}, &bmov1alpha1.BareMetalHost{}
+		g.Expect(c.Get(ctx, client.ObjectKey{Namespace: "ns", Name: "host-0"}, first)).To(Succeed())
+		g.Expect(c.Get(ctx, client.ObjectKey{Namespace: "ns", Name: "host-0"}, second)).To(Succeed())
+		g.Expect(claim(c, first, "m3m-a")).To(Succeed())
+		err := claim(c, second, "m3m-b")
+		stored := &bmov1alpha1.BareMetalHost{}
+		g.Expect(c.Get(ctx, client.ObjectKey{Namespace: "ns", Name: "host-0"}, stored)).To(Succeed())
+		if locked {
+			g.Expect(apierrors.IsConflict(err) || kerrorsHasConflict(err)).To(BeTrue(), "second claim: %v", err)
+			g.Expect(stored.Spec.ConsumerRef.Name).To(Equal("m3m-a"), "the first claim stands")
+		} else {
+			g.Expect(err).NotTo(HaveOccurred())
+			g.Expect(stored.Spec.ConsumerRef.Name).To(Equal("m3m-b"), "without the lock the last claim wins (CAPM3 v1.13.2)")
+		}
+
+		// Other kinds go through as they are: two stale changes of a ConfigMap both land.
+		a, b := &corev1.ConfigMap{}, &corev1.ConfigMap{}
+		g.Expect(c.Get(ctx, client.ObjectKey{Namespace: "ns", Name: "cm"}, a)).To(Succeed())
+		g.Expect(c.Get(ctx, client.ObjectKey{Namespace: "ns", Name: "cm"}, b)).To(Succeed())
+		for i, cm := range []*corev1.ConfigMap{a, b} {
+			before := cm.DeepCopy()
+			cm.Data = map[string]string{"k": string(rune('a' + i))}
+			g.Expect(c.Patch(ctx, cm, client.MergeFrom(before))).To(Succeed())
+		}
+	}
+}
+
+func kerrorsHasConflict(err error) bool {
+	var agg kerrors.Aggregate
+	return errors.As(err, &agg) && slices.ContainsFunc(agg.Errors(), apierrors.IsConflict)
 }

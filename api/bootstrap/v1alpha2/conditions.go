@@ -93,6 +93,10 @@ const (
 	// (a BMC driver without virtual media, or legacy BIOS without the annotation that says its
 	// disk boots first). Its Agent is not approved, so nothing is installed on it.
 	HostNotSupportedReason = "HostNotSupported"
+	// BareMetalHostTakenReason: the BareMetalHost that CAPM3 associated with the Machine's
+	// Metal3Machine is claimed by another consumer: CAPM3 claimed it twice
+	// (metal3-io/cluster-api-provider-metal3#1004), and it provisions for the other one.
+	BareMetalHostTakenReason = "BareMetalHostTaken"
 
 	WaitingForAgentRegistrationReason = "WaitingForAgentRegistration"
 	AgentApprovedReason               = "AgentApproved"

@@ -76,6 +76,25 @@ func bareMetalHostFor(ctx context.Context, c client.Reader, m3m *capm3v1beta2.Me
 	return bmh, nil
 }
 
+// hostTaken says why bmh, which m3m's metal3.io/BareMetalHost annotation names, is not m3m's
+// host, or "" when it is: its consumerRef names another object. CAPM3 up to v1.13 claims a host
+// it chose from its cache with a merge patch that does not check what it read, so two
+// Metal3Machines associated at once can both choose the same free host, and the last claim wins
+// (metal3-io/cluster-api-provider-metal3#1004, fixed by #3432): m3m keeps the annotation while
+// the host provisions for the other one, and this Machine's host would never register. Deleting
+// the Machine is safe (CAPM3 leaves a host that another consumer claims alone), and the
+// Machine's owner creates one that chooses a free host.
+func hostTaken(bmh *bmov1alpha1.BareMetalHost, m3m *capm3v1beta2.Metal3Machine) string {
+	ref := bmh.Spec.ConsumerRef
+	if ref == nil || (ref.Kind == "Metal3Machine" && ref.Namespace == m3m.Namespace && ref.Name == m3m.Name) {
+		return ""
+	}
+	return fmt.Sprintf("BareMetalHost %s, which CAPM3 associated with Metal3Machine %s (its %s annotation), is claimed by %s %s/%s: "+
+		"CAPM3 claimed it twice (metal3-io/cluster-api-provider-metal3#1004; upgrade CAPM3 to a release with #3432). "+
+		"Delete this Machine: its owner creates one that claims a free host, and the other consumer keeps this one",
+		bmh.Name, m3m.Name, metal3HostAnnotation, ref.Kind, ref.Namespace, ref.Name)
+}
+
 // hasISO tells whether m3m boots exactly the live ISO at isoURL.
 func hasISO(m3m *capm3v1beta2.Metal3Machine, isoURL string) bool {
 	return m3m.Spec.Image.URL == isoURL && m3m.Spec.Image.DiskFormat == capm3v1beta2.LiveIsoDiskFormat

@@ -525,6 +525,13 @@ func (r *Reconciler) reconcileAgent(ctx context.Context, s *scope) (bool, error)
 				fmt.Sprintf("Waiting for CAPM3 to associate a BareMetalHost with Metal3Machine %s", s.metal3Machine.Name))
 			return false, nil
 		}
+		if problem := hostTaken(bmh, s.metal3Machine); problem != "" {
+			if saysOtherwise(c, bootstrapv1.AgentRegisteredCondition, problem) {
+				r.Recorder.Eventf(c, bmh, corev1.EventTypeWarning, bootstrapv1.BareMetalHostTakenReason, "CheckHost", problem)
+			}
+			setWaitingAfter(c, bootstrapv1.DataSecretAvailableCondition, bootstrapv1.BareMetalHostTakenReason, problem)
+			return false, nil
+		}
 		s.bareMetalHost = bmh
 	}
 	found, err := r.findAgent(ctx, s)
