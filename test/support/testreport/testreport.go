@@ -25,7 +25,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -48,6 +50,21 @@ type Suite struct {
 	Step bool
 	// Result is "ok", "FAIL" or, for a package whose run was cut short, "incomplete".
 	Result string
+	// Failures are its failed tests or specs, with what they reported: Table repeats them
+	// under the table, so that the end of a CI log, often all a reader gets, says what
+	// failed and why, not only where.
+	Failures []Failure
+}
+
+// Failure is one failed test or spec.
+type Failure struct {
+	// Name is the top-level test's name, or the spec's containers and text.
+	Name string
+	// Location is where it failed (file:line), when the report says.
+	Location string
+	// Message is what it reported: the failure message of a spec, the last failureLines
+	// lines a test logged.
+	Message string
 }
 
 // event is one line of `go test -json` (cmd/test2json; build output has ImportPath instead of
@@ -158,7 +175,8 @@ func ReadGoTest(r io.Reader) ([]Suite, error) {
 		suite    Suite
 		done     bool
 		order    int
-		statuses map[string]string // top-level test -> pass, fail or skip
+		statuses map[string]string   // top-level test -> pass, fail or skip
+		output   map[string][]string // top-level test -> its last output lines
 		ginkgo   bool
 		skipped  bool // go test skipped the package: it has no test files
 	}
@@ -167,7 +185,7 @@ func ReadGoTest(r io.Reader) ([]Suite, error) {
 	get := func(name string) *pkg {
 		p, ok := pkgs[name]
 		if !ok {
-			p = &pkg{suite: Suite{Name: name}, statuses: map[string]string{}}
+			p = &pkg{suite: Suite{Name: name}, statuses: map[string]string{}, output: map[string][]string{}}
 			pkgs[name] = p
 		}
 		return p
@@ -194,6 +212,9 @@ func ReadGoTest(r io.Reader) ([]Suite, error) {
 				p.suite.Skipped += atoi(m[3]) + atoi(m[4])
 			} else if ranSpecs.MatchString(out) {
 				p.ginkgo = true
+			}
+			if top, _, _ := strings.Cut(e.Test, "/"); top != "" && !goTestFrame.MatchString(out) {
+				p.output[top] = lastN(append(p.output[top], strings.TrimRight(out, "\n")), failureLines)
 			}
 		case e.Test != "" && !strings.Contains(e.Test, "/"):
 			switch e.Action {
@@ -224,6 +245,11 @@ func ReadGoTest(r io.Reader) ([]Suite, error) {
 	sort.Slice(unfinished, func(i, j int) bool { return unfinished[i].suite.Name < unfinished[j].suite.Name })
 	var out []Suite
 	for _, p := range append(finished, unfinished...) {
+		for _, t := range slices.Sorted(maps.Keys(p.statuses)) {
+			if p.statuses[t] == "fail" {
+				p.suite.Failures = append(p.suite.Failures, Failure{Name: t, Message: strings.Join(p.output[t], "\n")})
+			}
+		}
 		if p.ginkgo {
 			p.suite.Specs = true
 		} else {
@@ -253,8 +279,17 @@ type ginkgoSuite struct {
 	SuiteSucceeded   bool
 	RunTime          time.Duration
 	SpecReports      []struct {
-		LeafNodeType string
-		State        string
+		ContainerHierarchyTexts []string
+		LeafNodeText            string
+		LeafNodeType            string
+		State                   string
+		Failure                 struct {
+			Message  string
+			Location struct {
+				FileName   string
+				LineNumber int
+			}
+		}
 	}
 }
 
@@ -284,6 +319,12 @@ func ReadGinkgo(r io.Reader) ([]Suite, error) {
 				s.Skipped++
 			default:
 				s.Failed++
+				f := Failure{Name: strings.Join(append(slices.Clone(spec.ContainerHierarchyTexts), spec.LeafNodeText), " "),
+					Message: spec.Failure.Message}
+				if loc := spec.Failure.Location; loc.FileName != "" {
+					f.Location = fmt.Sprintf("%s:%d", loc.FileName, loc.LineNumber)
+				}
+				s.Failures = append(s.Failures, f)
 			}
 		}
 		out = append(out, s)
@@ -372,12 +413,66 @@ func Table(w io.Writer, modulePrefix string, total time.Duration, suites []Suite
 		row(name(s), seconds(s.Wall), counted, s.Result)
 	}
 	row("(suites, summed)", seconds(testWall), "", "")
+	writeFailures(&b, modulePrefix, tests)
 	if total > 0 {
 		fmt.Fprintf(&b, "\nwall time of the run: %s (suites run side by side, so their sum is larger)\n", seconds(total))
 	}
 	fmt.Fprintf(&b, "%d passed, %d failed, %d skipped\n", passed, failed, skipped)
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// failureLines bounds what a failure repeats under the table: the first lines of a spec's
+// failure message (where Gomega says what failed), the last lines a test logged (where it
+// stopped), each cut to failureWidth characters; at most maxFailures are repeated.
+const (
+	failureLines = 12
+	failureWidth = 240
+	maxFailures  = 10
+)
+
+// goTestFrame matches the lines go test writes around a test's own output ("=== RUN",
+// "--- FAIL: T (1.00s)", "=== PAUSE", "=== CONT").
+var goTestFrame = regexp.MustCompile(`^\s*(=== (RUN|PAUSE|CONT|NAME)|--- (PASS|FAIL|SKIP):)`)
+
+// writeFailures repeats the failed tests and specs under the table, each with where it failed
+// and its last lines.
+func writeFailures(b *strings.Builder, modulePrefix string, suites []Suite) {
+	n := 0
+	for _, s := range suites {
+		for _, f := range s.Failures {
+			if n == 0 {
+				b.WriteString("\nfailed (what each reported, cut short; the whole output is above and in the artifacts):\n")
+			}
+			if n++; n > maxFailures {
+				continue
+			}
+			fmt.Fprintf(b, "- %s: %s\n", strings.TrimPrefix(s.Name, modulePrefix), f.Name)
+			if f.Location != "" {
+				fmt.Fprintf(b, "  at %s\n", strings.TrimPrefix(f.Location, modulePrefix))
+			}
+			lines := strings.Split(f.Message, "\n")
+			for _, l := range lines[:min(len(lines), failureLines)] {
+				if l = strings.TrimRight(l, " \t"); l == "" {
+					continue
+				}
+				if len(l) > failureWidth {
+					l = l[:failureWidth] + " …"
+				}
+				fmt.Fprintf(b, "    %s\n", l)
+			}
+		}
+	}
+	if n > maxFailures {
+		fmt.Fprintf(b, "(and %d more)\n", n-maxFailures)
+	}
+}
+
+func lastN(lines []string, n int) []string {
+	if len(lines) > n {
+		return lines[len(lines)-n:]
+	}
+	return lines
 }
 
 // Failed tells whether any row failed or was cut short.

@@ -19,6 +19,8 @@ package testreport
 import (
 	"bytes"
 	"errors"
+	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -45,7 +47,9 @@ const stream = `{"Action":"start","Package":"example.com/m/a"}
 {"ImportPath":"example.com/m/b","Action":"build-output","Output":"# example.com/m/b\n"}
 {"Action":"start","Package":"example.com/m/c"}
 {"Action":"run","Package":"example.com/m/c","Test":"TestBroken"}
+{"Action":"output","Package":"example.com/m/c","Test":"TestBroken","Output":"=== RUN   TestBroken\n"}
 {"Action":"output","Package":"example.com/m/c","Test":"TestBroken","Output":"    c_test.go:9: wanted 2\n"}
+{"Action":"output","Package":"example.com/m/c","Test":"TestBroken","Output":"--- FAIL: TestBroken (0.30s)\n"}
 {"Action":"fail","Package":"example.com/m/c","Test":"TestBroken","Elapsed":0.3}
 {"Action":"output","Package":"example.com/m/c","Output":"FAIL\texample.com/m/c\t0.4s\n"}
 {"Action":"fail","Package":"example.com/m/c","Elapsed":0.4}
@@ -66,7 +70,7 @@ func TestEchoPrintsWhatGoTestWould(t *testing.T) {
 	want := "ok  \texample.com/m/a\t1.5s\n" +
 		"ok  \texample.com/m/sys\t62s\n" +
 		"# example.com/m/b\n" +
-		"    c_test.go:9: wanted 2\nFAIL\texample.com/m/c\t0.4s\n" +
+		"=== RUN   TestBroken\n    c_test.go:9: wanted 2\n--- FAIL: TestBroken (0.30s)\nFAIL\texample.com/m/c\t0.4s\n" +
 		"?   \texample.com/m/none\t[no test files]\n" +
 		"panic: test timed out\n(example.com/m/slow did not finish)\n"
 	if out.String() != want {
@@ -82,14 +86,15 @@ func TestReadGoTestCountsTopLevelTestsOrGinkgoSpecs(t *testing.T) {
 	want := []Suite{
 		{Name: "example.com/m/a", Wall: 1500 * time.Millisecond, Passed: 2, Skipped: 1, Result: "ok"},
 		{Name: "example.com/m/sys", Wall: 62 * time.Second, Passed: 3, Skipped: 1, Specs: true, Result: "ok"},
-		{Name: "example.com/m/c", Wall: 400 * time.Millisecond, Failed: 1, Result: "FAIL"},
+		{Name: "example.com/m/c", Wall: 400 * time.Millisecond, Failed: 1, Result: "FAIL",
+			Failures: []Failure{{Name: "TestBroken", Message: "    c_test.go:9: wanted 2"}}},
 		{Name: "example.com/m/slow", Result: "incomplete"},
 	}
 	if len(got) != len(want) {
 		t.Fatalf("got %d rows, want %d: %+v", len(got), len(want), got)
 	}
 	for i := range want {
-		if got[i] != want[i] {
+		if !reflect.DeepEqual(got[i], want[i]) {
 			t.Errorf("row %d: got %+v, want %+v", i, got[i], want[i])
 		}
 	}
@@ -100,14 +105,18 @@ func TestReadGoTestCountsTopLevelTestsOrGinkgoSpecs(t *testing.T) {
 
 func TestReadGinkgoCountsItsSpecs(t *testing.T) {
 	report := `[{"SuitePath":"/r/test/system","SuiteDescription":"System","SuiteSucceeded":false,"RunTime":90000000000,
-	"SpecReports":[{"LeafNodeType":"It","State":"passed"},{"LeafNodeType":"It","State":"failed"},
+	"SpecReports":[{"LeafNodeType":"It","State":"passed"},{"ContainerHierarchyTexts":["A cluster"],"LeafNodeText":"installs",
+	"LeafNodeType":"It","State":"failed","Failure":{"Message":"Expected\n    <int>: 0\nto equal\n    <int>: 1",
+	"Location":{"FileName":"/r/test/system/system_test.go","LineNumber":510}}},
 	{"LeafNodeType":"It","State":"skipped"},{"LeafNodeType":"SynchronizedBeforeSuite","State":"passed"}]}]`
 	got, err := ReadGinkgo(strings.NewReader(report))
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := Suite{Name: "/r/test/system", Wall: 90 * time.Second, Passed: 1, Failed: 1, Skipped: 1, Specs: true, Result: "FAIL"}
-	if len(got) != 1 || got[0] != want {
+	want := Suite{Name: "/r/test/system", Wall: 90 * time.Second, Passed: 1, Failed: 1, Skipped: 1, Specs: true, Result: "FAIL",
+		Failures: []Failure{{Name: "A cluster installs", Location: "/r/test/system/system_test.go:510",
+			Message: "Expected\n    <int>: 0\nto equal\n    <int>: 1"}}}
+	if len(got) != 1 || !reflect.DeepEqual(got[0], want) {
 		t.Errorf("got %+v, want [%+v]", got, want)
 	}
 }
@@ -121,7 +130,7 @@ func TestReadSteps(t *testing.T) {
 		{Name: "lint", Wall: 12500 * time.Millisecond, Step: true, Result: "ok"},
 		{Name: "vet", Wall: 3 * time.Second, Step: true, Result: "FAIL"},
 	}
-	if len(got) != 2 || got[0] != want[0] || got[1] != want[1] {
+	if !reflect.DeepEqual(got, want) {
 		t.Errorf("got %+v, want %+v", got, want)
 	}
 	if _, err := ReadSteps(strings.NewReader("x 0 lint\n")); err == nil {
@@ -156,6 +165,36 @@ func TestTableListsStepsThenSuitesSlowestFirstAndEndsWithTheCounts(t *testing.T)
 	}
 	if last := lines[len(lines)-1]; last != "14 passed, 0 failed, 2 skipped" {
 		t.Errorf("last line %q", last)
+	}
+}
+
+func TestTableRepeatsWhatFailedUnderIt(t *testing.T) {
+	long := strings.Repeat("x", 300)
+	var msg []string
+	for i := range 20 {
+		msg = append(msg, fmt.Sprintf("line %d", i))
+	}
+	rows := []Suite{
+		{Name: "example.com/m/sys", Wall: 600 * time.Second, Passed: 1, Failed: 1, Specs: true, Result: "FAIL",
+			Failures: []Failure{{Name: "A cluster installs", Location: "example.com/m/sys/system_test.go:510", Message: strings.Join(msg, "\n")}}},
+		{Name: "example.com/m/c", Wall: time.Second, Failed: 1, Result: "FAIL",
+			Failures: []Failure{{Name: "TestBroken", Message: long}}},
+	}
+	var b bytes.Buffer
+	if err := Table(&b, "example.com/m/", 0, rows); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for _, want := range []string{"- sys: A cluster installs\n  at sys/system_test.go:510\n", "    line 0\n", "    line 11\n", "- c: TestBroken\n    " + long[:240] + " …\n"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the failures lack %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "line 12\n") {
+		t.Errorf("a failure was not cut to its first %d lines:\n%s", failureLines, out)
+	}
+	if !strings.HasSuffix(out, "1 passed, 2 failed, 0 skipped\n") {
+		t.Errorf("the counts are not the last line:\n%s", out)
 	}
 }
 
