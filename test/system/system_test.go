@@ -24,6 +24,7 @@ import (
 	bmov1alpha1 "github.com/metal3-io/baremetal-operator/apis/metal3.io/v1alpha1"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	gomegatypes "github.com/onsi/gomega/types"
 	configv1 "github.com/openshift/api/config/v1"
 	hiveextv1beta1 "github.com/openshift/assisted-service/api/hiveextension/v1beta1"
 	aiv1beta1 "github.com/openshift/assisted-service/api/v1beta1"
@@ -246,7 +247,7 @@ var _ = Describe("A cluster of 3 control-plane nodes and 2 workers", Ordered, st
 		// Metal3 hosts: the bootstrap provider approved their Agents (counted in this process's
 		// registry, which the lab's managers share).
 		Expect(metricValue(metrics.AgentsApprovedName, nil)).To(BeNumerically(">=", 5))
-		Expect(metricValue(metrics.ControlPlanesName, map[string]string{"namespace": ns, "reason": "Installed"})).To(BeEquivalentTo(1))
+		expectGauge(metrics.ControlPlanesName, map[string]string{"namespace": ns, "reason": "Installed"}, BeEquivalentTo(1))
 	})
 
 	It("scales the workers from 2 to 4 as day-2 hosts, and back to 1", func() {
@@ -507,11 +508,11 @@ var _ = Describe("A cluster of self-booted hosts (AgentMachine)", Ordered, start
 
 		// The providers' metrics say so (the lab's managers share this process's registry, which
 		// their metrics endpoints serve; counters and histograms add up over the specs).
-		Expect(metricValue(metrics.AgentsName, map[string]string{"namespace": ns, "availability": "claimed"})).To(BeEquivalentTo(4))
-		Expect(metricValue(metrics.AgentsName, map[string]string{"namespace": ns, "availability": "free"})).To(BeZero())
+		expectGauge(metrics.AgentsName, map[string]string{"namespace": ns, "availability": "claimed"}, BeEquivalentTo(4))
+		expectGauge(metrics.AgentsName, map[string]string{"namespace": ns, "availability": "free"}, BeZero())
 		Expect(metricValue(metrics.AgentMachineClaimSecondsName, nil)).To(BeNumerically(">=", 4))
 		Expect(metricValue(metrics.InstallSecondsName, nil)).To(BeNumerically(">=", 1))
-		Expect(metricValue(metrics.ControlPlanesName, map[string]string{"namespace": ns, "reason": "Installed"})).To(BeEquivalentTo(1))
+		expectGauge(metrics.ControlPlanesName, map[string]string{"namespace": ns, "reason": "Installed"}, BeEquivalentTo(1))
 	})
 
 	It("moves to another management cluster: the AgentMachines stay provisioned without their Agents", func() {
@@ -558,6 +559,18 @@ func metricValue(name string, want map[string]string) float64 {
 	v, err := faults.SumMetric(name, want)
 	Expect(err).NotTo(HaveOccurred())
 	return v
+}
+
+// expectGauge waits for a gauge that a provider counts from its cache at each scrape (Agents,
+// control planes) to match: the cache follows the API server, which the spec reads directly, by
+// a moment.
+func expectGauge(name string, want map[string]string, matcher gomegatypes.GomegaMatcher) {
+	GinkgoHelper()
+	Eventually(func(g Gomega) float64 {
+		v, err := faults.SumMetric(name, want)
+		g.Expect(err).NotTo(HaveOccurred())
+		return v
+	}, timeout, interval).Should(matcher, "metric %s%v", name, want)
 }
 
 var _ = Describe("Single-node OpenShift on a self-booted host (agent-sno flavor)", Ordered, func() {

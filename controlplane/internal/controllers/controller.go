@@ -185,6 +185,9 @@ type scope struct {
 
 	// kubeconfigWritten is true once the <cluster>-kubeconfig Secret holds the admin kubeconfig.
 	kubeconfigWritten bool
+	// kubeconfigChecked is true once the kubeconfig step ran to its end in this reconcile: a
+	// reconcile that stopped before it knows nothing new of the kubeconfig.
+	kubeconfigChecked bool
 	// specKubeVersion is the Kubernetes version of spec.distributionVersion, when resolved.
 	specKubeVersion string
 	specRelease     release.Info

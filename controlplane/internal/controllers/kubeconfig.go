@@ -63,7 +63,8 @@ const adminKubeconfigRecheck = 10 * time.Minute
 // cluster-labelled Secrets (SecretReader) and the admin Secret only when the copy is not known
 // good: at the first reconcile of this process, when the AgentClusterInstall or the
 // <cluster>-kubeconfig changed, and every adminKubeconfigRecheck.
-func (r *Reconciler) reconcileKubeconfig(ctx context.Context, s *scope) error {
+func (r *Reconciler) reconcileKubeconfig(ctx context.Context, s *scope) (err error) {
+	defer func() { s.kubeconfigChecked = err == nil }()
 	if !s.installed() || s.aci.Spec.ClusterMetadata == nil || s.aci.Spec.ClusterMetadata.AdminKubeconfigSecretRef.Name == "" {
 		return nil
 	}

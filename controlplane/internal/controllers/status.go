@@ -147,6 +147,13 @@ func setAvailableConditions(s *scope) {
 		conditions.Set(oacp, metav1.Condition{Type: controlplanev1.AvailableCondition, Status: metav1.ConditionTrue,
 			Reason: controlplanev1.InstalledReason, Message: ""})
 		return
+	case initialized && s.installed() && !s.kubeconfigChecked:
+		// The reconcile stopped before the kubeconfig step (a conflict writing the
+		// AgentClusterInstall, say): the installed cluster stays Available, and
+		// KubeconfigAvailable says what the last reconcile that reached that step found.
+		conditions.Set(oacp, metav1.Condition{Type: controlplanev1.AvailableCondition, Status: metav1.ConditionTrue,
+			Reason: controlplanev1.InstalledReason, Message: ""})
+		return
 	case s.aci == nil:
 		conditions.Set(oacp, metav1.Condition{Type: controlplanev1.AvailableCondition, Status: metav1.ConditionFalse,
 			Reason: controlplanev1.WaitingForClusterReason, Message: "Waiting for the AgentClusterInstall to be created"})
