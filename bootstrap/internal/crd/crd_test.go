@@ -42,7 +42,7 @@ func TestMain(m *testing.M) {
 	if err != nil {
 		panic(err)
 	}
-	os.Exit(testenv.Main(m, s, &env))
+	os.Exit(testenv.MainWithOptions(m, testenv.Options{Scheme: s, CRDPaths: []string{"bootstrap/config/crd/bases"}}, &env))
 }
 
 func fullSpec() bootstrapv1.OpenshiftAssistedConfigSpec {

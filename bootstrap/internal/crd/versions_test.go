@@ -91,15 +91,18 @@ func upstreamTemplate(ns string) *unstructured.Unstructured {
 	}}
 }
 
-// startWithWebhooks starts an API server with crds (nil: all of this repository's and the
-// third-party ones) and the bootstrap provider's webhooks, validating and converting, served by
-// a manager; stop stops both.
+// startWithWebhooks starts an API server with crds (nil: the provider's) and the bootstrap
+// provider's webhooks, validating and converting, served by a manager; stop stops both.
 func startWithWebhooks(ctx context.Context, crds []*apiextensionsv1.CustomResourceDefinition) (hub *testenv.Environment, stop func(), err error) {
 	s, err := capoascheme.New(bootstrapv1.AddToScheme, bootstrapv1alpha1.AddToScheme)
 	if err != nil {
 		return nil, nil, err
 	}
-	return testenv.StartWithWebhooks(ctx, testenv.Options{Scheme: s, CRDs: crds, WebhookManifestDirs: []string{"bootstrap/config/webhook"}}, webhooks.SetupWithManager)
+	o := testenv.Options{Scheme: s, CRDs: crds, WebhookManifestDirs: []string{"bootstrap/config/webhook"}}
+	if crds == nil {
+		o.CRDPaths = []string{"bootstrap/config/crd/bases"}
+	}
+	return testenv.StartWithWebhooks(ctx, o, webhooks.SetupWithManager)
 }
 
 // TestUpstreamExamplesApplyStrictly creates the objects of upstream's documented examples,

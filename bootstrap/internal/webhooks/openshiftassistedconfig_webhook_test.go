@@ -42,7 +42,8 @@ func TestMain(m *testing.M) {
 	if err != nil {
 		panic(err)
 	}
-	os.Exit(testenv.WebhookMain(m, s, "bootstrap/config/webhook", SetupWithManager, &env))
+	os.Exit(testenv.WebhookMain(m, testenv.Options{Scheme: s, CRDPaths: []string{"bootstrap/config/crd/bases"},
+		WebhookManifestDirs: []string{"bootstrap/config/webhook"}}, SetupWithManager, &env))
 }
 
 func installing(status metav1.ConditionStatus) metav1.Condition {

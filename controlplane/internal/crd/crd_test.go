@@ -46,7 +46,7 @@ func TestMain(m *testing.M) {
 	if err != nil {
 		panic(err)
 	}
-	os.Exit(testenv.Main(m, s, &env))
+	os.Exit(testenv.MainWithOptions(m, testenv.Options{Scheme: s, CRDPaths: []string{"controlplane/config/crd/bases"}}, &env))
 }
 
 func controlPlane(ns, name string) *controlplanev1.OpenshiftAssistedControlPlane {

@@ -82,15 +82,23 @@ func upstreamControlPlaneStatus() map[string]any {
 	}
 }
 
-// startWithWebhooks starts an API server with crds (nil: all of this repository's and the
-// third-party ones) and the control-plane provider's webhooks, validating and converting, served
-// by a manager; stop stops both.
+// metal3Templates is the CRD of the machine templates upstream's control planes name: conversion
+// to v1alpha2 reads it for the infrastructureRef's apiVersion.
+const metal3Templates = testenv.ThirdPartyCRDDir + "/metal3/infrastructure.cluster.x-k8s.io_metal3machinetemplates.yaml"
+
+// startWithWebhooks starts an API server with crds (nil: the provider's and the Metal3 machine
+// templates') and the control-plane provider's webhooks, validating and converting, served by a
+// manager; stop stops both.
 func startWithWebhooks(ctx context.Context, crds []*apiextensionsv1.CustomResourceDefinition) (hub *testenv.Environment, stop func(), err error) {
 	s, err := capoascheme.New(bootstrapv1.AddToScheme, controlplanev1.AddToScheme, controlplanev1alpha3.AddToScheme, controlplanev1alpha2.AddToScheme)
 	if err != nil {
 		return nil, nil, err
 	}
-	return testenv.StartWithWebhooks(ctx, testenv.Options{Scheme: s, CRDs: crds, WebhookManifestDirs: []string{"controlplane/config/webhook"}}, webhooks.SetupWithManager)
+	o := testenv.Options{Scheme: s, CRDs: crds, WebhookManifestDirs: []string{"controlplane/config/webhook"}}
+	if crds == nil {
+		o.CRDPaths = []string{"controlplane/config/crd/bases", metal3Templates}
+	}
+	return testenv.StartWithWebhooks(ctx, o, webhooks.SetupWithManager)
 }
 
 // TestUpstreamExamplesApplyStrictly creates the control planes of upstream's documented examples,
@@ -133,7 +141,7 @@ func TestUpgradeFromUpstreamStoredVersion(t *testing.T) {
 	defer cancel()
 	ours, err := testenv.ProviderCRD("controlplane", controlplanev1.GroupVersion.Group, "openshiftassistedcontrolplanes")
 	g.Expect(err).NotTo(HaveOccurred())
-	templates, err := testenv.ReadCRD(testenv.ThirdPartyCRDDir + "/metal3/infrastructure.cluster.x-k8s.io_metal3machinetemplates.yaml")
+	templates, err := testenv.ReadCRD(metal3Templates)
 	g.Expect(err).NotTo(HaveOccurred())
 	hub, stop, err := startWithWebhooks(ctx, []*apiextensionsv1.CustomResourceDefinition{testenv.OnlyVersionStored(ours, "v1alpha2"), templates})
 	g.Expect(err).NotTo(HaveOccurred())

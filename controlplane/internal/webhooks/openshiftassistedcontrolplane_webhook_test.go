@@ -39,13 +39,18 @@ import (
 
 var env *testenv.Environment
 
+// metal3Templates is the CRD of the machine templates the tests' control planes name: conversion
+// reads it for the apiVersion of a v1alpha2 infrastructureRef.
+const metal3Templates = testenv.ThirdPartyCRDDir + "/metal3/infrastructure.cluster.x-k8s.io_metal3machinetemplates.yaml"
+
 // TestMain starts an API server with the provider's webhook configuration and a manager serving it.
 func TestMain(m *testing.M) {
 	s, err := capoascheme.New(bootstrapv1.AddToScheme, controlplanev1.AddToScheme)
 	if err != nil {
 		panic(err)
 	}
-	os.Exit(testenv.WebhookMain(m, s, "controlplane/config/webhook", SetupWithManager, &env))
+	os.Exit(testenv.WebhookMain(m, testenv.Options{Scheme: s, CRDPaths: []string{"controlplane/config/crd/bases", metal3Templates},
+		WebhookManifestDirs: []string{"controlplane/config/webhook"}}, SetupWithManager, &env))
 }
 
 func controlPlane(spec, running string) *controlplanev1.OpenshiftAssistedControlPlane {

@@ -41,7 +41,7 @@ func TestMain(m *testing.M) {
 	if err != nil {
 		panic(err)
 	}
-	os.Exit(testenv.Main(m, s, &env))
+	os.Exit(testenv.MainWithOptions(m, testenv.Options{Scheme: s, CRDPaths: []string{"infrastructure/config/crd/bases"}}, &env))
 }
 
 func meta(ns, name string) metav1.ObjectMeta {

@@ -24,7 +24,6 @@ import (
 	"testing"
 	"time"
 
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/wait"
 	ctrl "sigs.k8s.io/controller-runtime"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
@@ -86,12 +85,12 @@ func (e *Environment) NewManager(o *manager.Options) (ctrl.Manager, error) {
 	return mgr, nil
 }
 
-// WebhookMain starts an environment with the webhook configurations of webhookDir (relative to
-// the repository root) and a manager that serves the webhooks setup registers, waits until the
-// webhook server answers, runs the package's tests and stops both; call it from TestMain and
-// exit with what it returns. The environment is stored in *env for the tests.
-func WebhookMain(m *testing.M, scheme *runtime.Scheme, webhookDir string, setup func(ctrl.Manager) error, env **Environment) int {
-	return mainWith(Options{Scheme: scheme, WebhookManifestDirs: []string{webhookDir}}, env, func(e *Environment) int {
+// WebhookMain starts an environment with o (its WebhookManifestDirs: the webhook configurations
+// to install) and a manager that serves the webhooks setup registers, waits until the webhook
+// server answers, runs the package's tests and stops both; call it from TestMain and exit with
+// what it returns. The environment is stored in *env for the tests.
+func WebhookMain(m *testing.M, o Options, setup func(ctrl.Manager) error, env **Environment) int {
+	return mainWith(o, env, func(e *Environment) int {
 		mgr, err := e.NewManager(manager.NewOptions("capoa-webhook-test"))
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
