@@ -34,6 +34,8 @@ THIRD_PARTY_CRDS := \
 	baremetal-operator=github.com/metal3-io/baremetal-operator/apis/metal3.io/v1alpha1 \
 	assisted-service=github.com/openshift/assisted-service/api/v1beta1,github.com/openshift/assisted-service/api/hiveextension/v1beta1 \
 	hive=github.com/openshift/hive/apis/hive/v1
+# The Hive kinds (plural) whose CRDs the tests install: the ones the providers read and write.
+HIVE_KINDS := clusterdeployments clusterimagesets
 
 ##@ General
 
@@ -62,6 +64,9 @@ manifests: ## Generate CRDs, RBAC and webhook manifests, and the third-party CRD
 		for p in $${pkgs//,/ }; do paths="$$paths paths=$$p"; done; \
 		(cd test/support && $(CONTROLLER_GEN) crd:allowDangerousTypes=true $$paths output:crd:artifacts:config=testenv/crds/$$name); \
 	done
+	@# Of Hive's kinds the providers use two: its other fifteen CRDs would cost every API server
+	@# of the tests and the lab CPU to install (about 2 s each) and test nothing.
+	@find test/support/testenv/crds/hive -name '*.yaml' $(foreach k,$(HIVE_KINDS),! -name 'hive.openshift.io_$(k).yaml') -delete
 	@# CAPM3 labels its CRDs with the contract version they implement (its kustomize config does);
 	@# Cluster API's controllers look the label up to resolve Metal3Machine and Metal3Cluster refs.
 	@for f in test/support/testenv/crds/metal3/*.yaml; do \

@@ -75,9 +75,7 @@ func run(m *testing.M) int {
 	// The kinds the simulators read and write: not the providers', Cluster API's or Metal3's
 	// (each CRD an API server installs costs it CPU).
 	if mgmt, err = testenv.StartWithOptions(testenv.Options{Scheme: mgmtScheme, CRDPaths: []string{
-		testenv.ThirdPartyCRDDir + "/assisted-service", testenv.ThirdPartyCRDDir + "/baremetal-operator",
-		testenv.ThirdPartyCRDDir + "/hive/hive.openshift.io_clusterdeployments.yaml",
-		testenv.ThirdPartyCRDDir + "/hive/hive.openshift.io_clusterimagesets.yaml",
+		testenv.ThirdPartyCRDDir + "/assisted-service", testenv.ThirdPartyCRDDir + "/baremetal-operator", testenv.ThirdPartyCRDDir + "/hive",
 	}}); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
