@@ -26,17 +26,6 @@ VERSION ?= $(or $(RELEASE_VERSION),$(shell git describe --tags --always --dirty 
 LDFLAGS ?= -s -w -X main.version=$(VERSION)
 GO_BUILD = CGO_ENABLED=0 go build -trimpath -ldflags "$(LDFLAGS)"
 
-# Third-party CRDs installed by the test harness, generated from the pinned API modules:
-# name=package[,package...]
-THIRD_PARTY_CRDS := \
-	cluster-api=sigs.k8s.io/cluster-api/api/core/v1beta2,sigs.k8s.io/cluster-api/api/runtime/v1beta2 \
-	metal3=github.com/metal3-io/cluster-api-provider-metal3/api/v1beta2 \
-	baremetal-operator=github.com/metal3-io/baremetal-operator/apis/metal3.io/v1alpha1 \
-	assisted-service=github.com/openshift/assisted-service/api/v1beta1,github.com/openshift/assisted-service/api/hiveextension/v1beta1 \
-	hive=github.com/openshift/hive/apis/hive/v1
-# The Hive kinds (plural) whose CRDs the tests install: the ones the providers read and write.
-HIVE_KINDS := clusterdeployments clusterimagesets
-
 ##@ General
 
 .PHONY: help
@@ -59,38 +48,9 @@ manifests: ## Generate CRDs, RBAC and webhook manifests, and the third-party CRD
 			output:rbac:artifacts:config=config/rbac \
 			output:webhook:artifacts:config=config/webhook); \
 	done
-	@rm -rf test/support/testenv/crds && for entry in $(THIRD_PARTY_CRDS); do \
-		name=$${entry%%=*}; pkgs=$${entry#*=}; paths=""; \
-		for p in $${pkgs//,/ }; do paths="$$paths paths=$$p"; done; \
-		(cd test/support && $(CONTROLLER_GEN) crd:allowDangerousTypes=true $$paths output:crd:artifacts:config=testenv/crds/$$name); \
-	done
-	@# Of Hive's kinds the providers use two: its other fifteen CRDs would cost every API server
-	@# of the tests and the lab CPU to install (about 2 s each) and test nothing.
-	@find test/support/testenv/crds/hive -name '*.yaml' $(foreach k,$(HIVE_KINDS),! -name 'hive.openshift.io_$(k).yaml') -delete
-	@# CAPM3 labels its CRDs with the contract version they implement (its kustomize config does);
-	@# Cluster API's controllers look the label up to resolve Metal3Machine and Metal3Cluster refs.
-	@for f in test/support/testenv/crds/metal3/*.yaml; do \
-		sed -i '0,/^  name: /s//  labels:\n    cluster.x-k8s.io\/v1beta2: v1beta2\n  name: /' $$f; \
-	done
-	@# The copy of the agent provider's CRDs that HyperShift installs over ours (see
-	@# hack/hypershift-crds/doc.go), labelled as `hypershift install` labels it; not installed by
-	@# default: the tests that meet HyperShift's hub put it in place of ours.
-	@rm -rf test/support/testenv/hypershift-crds && (cd hack/hypershift-crds && GOWORK=off $(CONTROLLER_GEN) crd \
-		paths=github.com/openshift/cluster-api-provider-agent/api/v1alpha1 paths=github.com/openshift/cluster-api-provider-agent/api/v1beta1 \
-		output:crd:artifacts:config=../../test/support/testenv/hypershift-crds)
-	@for f in test/support/testenv/hypershift-crds/*.yaml; do \
-		sed -i '0,/^  name: /s//  labels:\n    cluster.x-k8s.io\/v1beta1: v1beta1\n  name: /' $$f; \
-	done
-	@# OpenShift's ClusterVersion (for the workload cluster of the lab): its Go types carry no CRD
-	@# markers, so the CRD is the manifest the pinned github.com/openshift/api module ships.
-	@mkdir -p test/support/sim/cvo/crds && cp "$$(cd test/support && go list -m -f '{{.Dir}}' github.com/openshift/api)/config/v1/0000_00_cluster-version-operator_01_clusterversion.crd.yaml" \
-		test/support/sim/cvo/crds/config.openshift.io_clusterversions.yaml && chmod 644 test/support/sim/cvo/crds/*.yaml
-	@# cluster-etcd-operator's ClusterOperator and its operator config (etcds.operator.openshift.io, whose
-	@# unsupportedConfigOverrides gate new members) for the lab's etcd simulator, from the same module.
-	@mkdir -p test/support/sim/etcd/crds && api="$$(cd test/support && go list -m -f '{{.Dir}}' github.com/openshift/api)" && \
-		cp "$$api/config/v1/0000_00_cluster-version-operator_01_clusteroperator.crd.yaml" test/support/sim/etcd/crds/config.openshift.io_clusteroperators.yaml && \
-		cp "$$api/operator/v1/0000_12_etcd-operator_01_config.crd.yaml" test/support/sim/etcd/crds/operator.openshift.io_etcds.yaml && \
-		chmod 644 test/support/sim/etcd/crds/*.yaml
+	@# The third-party CRDs for the tests and the lab, from the pinned modules (cached by their
+	@# inputs: see the script).
+	@hack/third-party-crds.sh $(CONTROLLER_GEN)
 
 .PHONY: verify-generated
 verify-generated: ## Fail when a generated file is stale (regenerates it).
