@@ -89,7 +89,7 @@ func Setup(ctx context.Context, mgr ctrl.Manager, opts *manager.Options, provide
 	if err := service.Validate(); err != nil {
 		return err
 	}
-	r := &controllers.Reconciler{
+	r := &controllers.OpenshiftAssistedConfigReconciler{
 		Client:           mgr.GetClient(),
 		Recorder:         mgr.GetEventRecorder("openshiftassistedconfig-controller"),
 		WatchFilterValue: opts.WatchFilterValue,

@@ -118,7 +118,7 @@ func Setup(ctx context.Context, mgr ctrl.Manager, opts *manager.Options, o Optio
 	if o.EtcdConnector == nil {
 		o.EtcdConnector = etcd.NewPortForwarder()
 	}
-	r := &controllers.Reconciler{
+	r := &controllers.OpenshiftAssistedControlPlaneReconciler{
 		Client:           mgr.GetClient(),
 		APIReader:        mgr.GetAPIReader(),
 		Recorder:         mgr.GetEventRecorder("openshiftassistedcontrolplane-controller"),

@@ -102,7 +102,7 @@ func TestDataSecretUpToDate(t *testing.T) {
 			if s != nil {
 				b = b.WithObjects(s)
 			}
-			r := &Reconciler{}
+			r := &OpenshiftAssistedConfigReconciler{}
 			if !tc.noReader {
 				r.SecretReader = b.Build()
 			}

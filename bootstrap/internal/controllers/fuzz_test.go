@@ -62,7 +62,7 @@ func FuzzConfigReconcile(f *testing.F) {
 			WithStatusSubresource(&bootstrapv1.OpenshiftAssistedConfig{}, &clusterv1.Machine{}, &clusterv1.Cluster{}, &aiv1beta1.InfraEnv{},
 				&aiv1beta1.Agent{}, &capm3v1beta2.Metal3Machine{}, &bmov1alpha1.BareMetalHost{}, &hiveextv1beta1.AgentClusterInstall{}).
 			Build()
-		r := &Reconciler{Client: c, Recorder: events.NewFakeRecorder(100)}
+		r := &OpenshiftAssistedConfigReconciler{Client: c, Recorder: events.NewFakeRecorder(100)}
 		fuzzpick.NoPanic(t, objs, func() {
 			for range 4 {
 				_, _ = r.Reconcile(context.Background(), ctrl.Request{NamespacedName: types.NamespacedName{Namespace: "ns", Name: "m1"}})

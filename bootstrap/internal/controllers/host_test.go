@@ -174,7 +174,7 @@ func TestFindAgentEvidence(t *testing.T) {
 			s := &scope{config: f.config, machine: f.machine, bareMetalHost: tc.bmh, diskImage: tc.diskImage,
 				infraEnv:      &aiv1beta1.InfraEnv{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "m1"}},
 				metal3Machine: &capm3v1beta2.Metal3Machine{Spec: capm3v1beta2.Metal3MachineSpec{Image: capm3v1beta2.Image{URL: "https://mirror.example/rhcos-openstack.qcow2"}}}}
-			found, err := (&Reconciler{Client: c}).findAgent(context.Background(), s)
+			found, err := (&OpenshiftAssistedConfigReconciler{Client: c}).findAgent(context.Background(), s)
 			g.Expect(err).NotTo(HaveOccurred())
 			if tc.wantAgent == "" {
 				g.Expect(found.agent).To(BeNil())

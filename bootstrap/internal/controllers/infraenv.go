@@ -97,7 +97,7 @@ const mirrorRegistryRefAnnotation = "openshiftassistedconfig.cluster.x-k8s.io/mi
 //
 // A hub whose InfraEnv CRD lacks a field prunes it. The AgentClusterInstall is read live (the
 // client caches no unstructured objects), once per reconcile until the bootstrap data is written.
-func (r *Reconciler) patchNewerInfraEnvFields(ctx context.Context, s *scope, ie *aiv1beta1.InfraEnv) error {
+func (r *OpenshiftAssistedConfigReconciler) patchNewerInfraEnvFields(ctx context.Context, s *scope, ie *aiv1beta1.InfraEnv) error {
 	spec := map[string]any{}
 	if s.diskImage {
 		spec["imageType"] = string(models.ImageTypeFullIso)

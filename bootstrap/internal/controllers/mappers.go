@@ -49,7 +49,7 @@ func machineToConfig(_ context.Context, o client.Object) []reconcile.Request {
 
 // clusterNameToConfigs maps an object named after a Cluster (the Cluster itself, its
 // ClusterDeployment, its AgentClusterInstall through clusterName) to the cluster's configs.
-func (r *Reconciler) clusterNameToConfigs(clusterName func(client.Object) string) func(context.Context, client.Object) []reconcile.Request {
+func (r *OpenshiftAssistedConfigReconciler) clusterNameToConfigs(clusterName func(client.Object) string) func(context.Context, client.Object) []reconcile.Request {
 	return func(ctx context.Context, o client.Object) []reconcile.Request {
 		name := clusterName(o)
 		if name == "" {
@@ -84,7 +84,7 @@ func agentToConfig(_ context.Context, o client.Object) []reconcile.Request {
 
 // bareMetalHostToConfig maps a BareMetalHost to the config of the Machine whose Metal3Machine
 // consumes it (CAPM3 sets spec.consumerRef when it associates them).
-func (r *Reconciler) bareMetalHostToConfig(ctx context.Context, o client.Object) []reconcile.Request {
+func (r *OpenshiftAssistedConfigReconciler) bareMetalHostToConfig(ctx context.Context, o client.Object) []reconcile.Request {
 	bmh, ok := o.(*bmov1alpha1.BareMetalHost)
 	if !ok || bmh.Spec.ConsumerRef == nil || bmh.Spec.ConsumerRef.Kind != "Metal3Machine" {
 		return nil
@@ -119,7 +119,7 @@ var hostIdentityChanged = predicate.Funcs{
 }
 
 // metal3MachineToConfig maps a Metal3Machine to the config of the Machine that owns it.
-func (r *Reconciler) metal3MachineToConfig(ctx context.Context, o client.Object) []reconcile.Request {
+func (r *OpenshiftAssistedConfigReconciler) metal3MachineToConfig(ctx context.Context, o client.Object) []reconcile.Request {
 	for _, ref := range o.GetOwnerReferences() {
 		if ref.Kind != "Machine" {
 			continue

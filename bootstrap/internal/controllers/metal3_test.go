@@ -70,7 +70,7 @@ func TestBareMetalHostClaimedTwice(t *testing.T) {
 			f := newFixture()
 			s := &scope{config: f.config, machine: f.machine, metal3Machine: m3m,
 				infraEnv: &aiv1beta1.InfraEnv{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "m1"}}}
-			r := &Reconciler{Client: c, Recorder: recorder}
+			r := &OpenshiftAssistedConfigReconciler{Client: c, Recorder: recorder}
 			for range 2 {
 				done, err := r.reconcileAgent(context.Background(), s)
 				g.Expect(err).NotTo(HaveOccurred())

@@ -78,8 +78,8 @@ import (
 // is read with get from the API server, for the image-based flow's discovery ignition downloads.
 // +kubebuilder:rbac:groups="",resources=configmaps,verbs=get
 
-// Reconciler reconciles OpenshiftAssistedConfigs.
-type Reconciler struct {
+// OpenshiftAssistedConfigReconciler reconciles OpenshiftAssistedConfigs.
+type OpenshiftAssistedConfigReconciler struct {
 	Client   client.Client
 	Recorder events.EventRecorder
 	// SecretReader, when set, reads the bootstrap data Secrets from a cache (the manager's, of
@@ -124,7 +124,7 @@ type scope struct {
 
 // SetupWithManager registers the controller with mgr. Metal3Machines are watched only when their
 // CRD is installed, so the provider also runs where only AgentMachines are used.
-func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, options controller.Options) error {
+func (r *OpenshiftAssistedConfigReconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, options controller.Options) error {
 	if r.Client == nil || r.Recorder == nil {
 		return errors.New("the OpenshiftAssistedConfig reconciler needs a Client and a Recorder")
 	}
@@ -160,7 +160,7 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, opt
 
 // Reconcile brings one OpenshiftAssistedConfig's InfraEnv, Metal3Machine image, bootstrap data
 // Secret and Agent to the desired state, and reports progress in its conditions.
-func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Result, reterr error) {
+func (r *OpenshiftAssistedConfigReconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Result, reterr error) {
 	config := &bootstrapv1.OpenshiftAssistedConfig{}
 	if err := r.Client.Get(ctx, req.NamespacedName, config); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
@@ -219,7 +219,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 
 // reconcileNormal walks the steps in order; each either completes or sets the conditions that
 // say what it waits for and stops the walk.
-func (r *Reconciler) reconcileNormal(ctx context.Context, s *scope) error {
+func (r *OpenshiftAssistedConfigReconciler) reconcileNormal(ctx context.Context, s *scope) error {
 	// A Machine that is a Node of the cluster runs on its installed host: nothing is left to do.
 	if m := s.machine; m != nil && m.Status.NodeRef.IsDefined() && m.Spec.Bootstrap.DataSecretName != nil {
 		setJoined(s.config, m)
@@ -244,7 +244,7 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, s *scope) error {
 // reconcilePrerequisites waits for the owner Machine, the Cluster, its infrastructure, its
 // ClusterDeployment and a pull secret, and keeps Machines created while an installation runs
 // waiting until it completes.
-func (r *Reconciler) reconcilePrerequisites(ctx context.Context, s *scope) (bool, error) {
+func (r *OpenshiftAssistedConfigReconciler) reconcilePrerequisites(ctx context.Context, s *scope) (bool, error) {
 	c := s.config
 	switch {
 	case s.machine == nil:
@@ -286,7 +286,7 @@ func (r *Reconciler) reconcilePrerequisites(ctx context.Context, s *scope) (bool
 }
 
 // reconcileInfraEnv creates or updates the config's InfraEnv and waits for its ISO URL.
-func (r *Reconciler) reconcileInfraEnv(ctx context.Context, s *scope) (bool, error) {
+func (r *OpenshiftAssistedConfigReconciler) reconcileInfraEnv(ctx context.Context, s *scope) (bool, error) {
 	c := s.config
 	ie := &aiv1beta1.InfraEnv{ObjectMeta: metav1.ObjectMeta{Namespace: c.Namespace, Name: infraEnvName(c)}}
 	result, err := controllerutil.CreateOrPatch(ctx, r.Client, ie, func() error {
@@ -344,7 +344,7 @@ func (r *Reconciler) reconcileInfraEnv(ctx context.Context, s *scope) (bool, err
 // reconcileInfrastructure finds the Machine's Metal3Machine, if it has one, and from its image
 // how its host boots discovery: an RHCOS disk image named in the Metal3MachineTemplate (the
 // image-based flow), or the discovery ISO, which the next steps put on the Metal3Machine.
-func (r *Reconciler) reconcileInfrastructure(ctx context.Context, s *scope) (bool, error) {
+func (r *OpenshiftAssistedConfigReconciler) reconcileInfrastructure(ctx context.Context, s *scope) (bool, error) {
 	if !isMetal3Machine(s.machine) {
 		return true, nil
 	}
@@ -363,7 +363,7 @@ func (r *Reconciler) reconcileInfrastructure(ctx context.Context, s *scope) (boo
 // reconcileMetal3Machine puts the ISO URL on the Machine's Metal3Machine, unless it boots a disk
 // image. CAPM3 provisions a BareMetalHost only once the Machine has bootstrap data, and the data
 // Secret is written after this step: so the host never boots anything but the discovery ISO.
-func (r *Reconciler) reconcileMetal3Machine(ctx context.Context, s *scope) (bool, error) {
+func (r *OpenshiftAssistedConfigReconciler) reconcileMetal3Machine(ctx context.Context, s *scope) (bool, error) {
 	m3m := s.metal3Machine
 	if m3m == nil || s.diskImage {
 		return true, nil
@@ -392,7 +392,7 @@ func (r *Reconciler) reconcileMetal3Machine(ctx context.Context, s *scope) (bool
 }
 
 // reconcileDataSecret writes the bootstrap data Secret and reports it in the status.
-func (r *Reconciler) reconcileDataSecret(ctx context.Context, s *scope) (bool, error) {
+func (r *OpenshiftAssistedConfigReconciler) reconcileDataSecret(ctx context.Context, s *scope) (bool, error) {
 	c := s.config
 	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: c.Namespace, Name: dataSecretName(c)}}
 	cached := r.cachedDataSecret(ctx, c, s.cluster.Name)
@@ -461,7 +461,7 @@ const discoveryInfraEnvAnnotation = "openshiftassistedconfig.cluster.x-k8s.io/di
 
 // discoveryIgnition downloads the InfraEnv's discovery ignition. When it cannot, it says why in
 // DataSecretAvailable (with a Warning event when the reason is new) and tries again later.
-func (r *Reconciler) discoveryIgnition(ctx context.Context, s *scope) ([]byte, bool) {
+func (r *OpenshiftAssistedConfigReconciler) discoveryIgnition(ctx context.Context, s *scope) ([]byte, bool) {
 	c := s.config
 	var ign []byte
 	var err error
@@ -493,7 +493,7 @@ func dataSecretUpToDate(cached *corev1.Secret, want map[string][]byte, infraEnvU
 
 // cachedDataSecret is the cache's copy of the config's bootstrap data Secret as the config wrote
 // it (controlled by the config, labelled with the cluster, of Cluster API's Secret type), or nil.
-func (r *Reconciler) cachedDataSecret(ctx context.Context, c *bootstrapv1.OpenshiftAssistedConfig, cluster string) *corev1.Secret {
+func (r *OpenshiftAssistedConfigReconciler) cachedDataSecret(ctx context.Context, c *bootstrapv1.OpenshiftAssistedConfig, cluster string) *corev1.Secret {
 	if r.SecretReader == nil || !ptr.Deref(c.Status.Initialization.DataSecretCreated, false) {
 		return nil
 	}
@@ -513,7 +513,7 @@ func dataSecretName(config *bootstrapv1.OpenshiftAssistedConfig) string { return
 
 // reconcileAgent recognizes the Machine's Agent, configures and approves it, and reports its
 // installation.
-func (r *Reconciler) reconcileAgent(ctx context.Context, s *scope) (bool, error) {
+func (r *OpenshiftAssistedConfigReconciler) reconcileAgent(ctx context.Context, s *scope) (bool, error) {
 	c := s.config
 	if s.metal3Machine != nil {
 		bmh, err := bareMetalHostFor(ctx, r.Client, s.metal3Machine)
@@ -617,7 +617,7 @@ type agentSearch struct {
 // host's boot MAC, or, when the host has none, one of the MACs inspection found on it; a host
 // with neither is matched by being the only Agent registered there. Without Metal3, a person
 // identifies the host by approving its Agent. When it finds none, or more than one, it says why.
-func (r *Reconciler) findAgent(ctx context.Context, s *scope) (agentSearch, error) {
+func (r *OpenshiftAssistedConfigReconciler) findAgent(ctx context.Context, s *scope) (agentSearch, error) {
 	list := &aiv1beta1.AgentList{}
 	if err := r.Client.List(ctx, list, client.InNamespace(s.infraEnv.Namespace),
 		client.MatchingLabels{aiv1beta1.InfraEnvNameLabel: s.infraEnv.Name}); err != nil {
@@ -717,7 +717,7 @@ func describeAgents(agents []*aiv1beta1.Agent) string {
 // configAgents returns the Agents of the config: those it labelled, and those registered
 // through its InfraEnv that carry no config's label (hosts that
 // cluster-api-provider-openshift-assisted approved before the switch: it never labels Agents).
-func (r *Reconciler) configAgents(ctx context.Context, c *bootstrapv1.OpenshiftAssistedConfig) ([]*aiv1beta1.Agent, error) {
+func (r *OpenshiftAssistedConfigReconciler) configAgents(ctx context.Context, c *bootstrapv1.OpenshiftAssistedConfig) ([]*aiv1beta1.Agent, error) {
 	labelled := &aiv1beta1.AgentList{}
 	if err := r.Client.List(ctx, labelled, client.InNamespace(c.Namespace), client.MatchingLabels{bootstrapv1.AgentConfigLabel: c.Name}); err != nil {
 		return nil, fmt.Errorf("listing the Agents of the config: %w", err)
@@ -749,7 +749,7 @@ func ownsInfraEnv(c *bootstrapv1.OpenshiftAssistedConfig, ie *aiv1beta1.InfraEnv
 // reconcileDelete releases the config's Agent and deletes its InfraEnv, then removes the
 // finalizer. It never waits for assisted-service: an InfraEnv that assisted-service does not
 // finish deleting is left to it (and to garbage collection, the config owns it).
-func (r *Reconciler) reconcileDelete(ctx context.Context, s *scope) error {
+func (r *OpenshiftAssistedConfigReconciler) reconcileDelete(ctx context.Context, s *scope) error {
 	c := s.config
 	if !controllerutil.ContainsFinalizer(c, bootstrapv1.ConfigFinalizer) && !controllerutil.ContainsFinalizer(c, bootstrapv1.UpstreamConfigFinalizer) {
 		return nil

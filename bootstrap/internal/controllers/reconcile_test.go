@@ -152,7 +152,7 @@ func TestNewConfigWithoutMachineIsNotWrittenTo(t *testing.T) {
 		WithStatusSubresource(&bootstrapv1.OpenshiftAssistedConfig{}).Build()
 	before := &bootstrapv1.OpenshiftAssistedConfig{}
 	g.Expect(c.Get(context.Background(), client.ObjectKeyFromObject(f.config), before)).To(Succeed())
-	r := &Reconciler{Client: c, Recorder: events.NewFakeRecorder(10)}
+	r := &OpenshiftAssistedConfigReconciler{Client: c, Recorder: events.NewFakeRecorder(10)}
 	res, err := r.Reconcile(context.Background(), ctrl.Request{NamespacedName: client.ObjectKeyFromObject(f.config)})
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect(res.RequeueAfter).To(And(BeNumerically(">", 0), BeNumerically("<=", reconciler.UnownedGracePeriod)))
@@ -290,7 +290,7 @@ func reconcileConfig(g Gomega, f *fixture, n int, objs ...client.Object) (client
 	g.Expect(err).NotTo(HaveOccurred())
 	c := fake.NewClientBuilder().WithScheme(s).WithObjects(objs...).
 		WithStatusSubresource(&bootstrapv1.OpenshiftAssistedConfig{}).Build()
-	r := &Reconciler{Client: c, Recorder: events.NewFakeRecorder(10)}
+	r := &OpenshiftAssistedConfigReconciler{Client: c, Recorder: events.NewFakeRecorder(10)}
 	for range n {
 		_, err = r.Reconcile(context.Background(), ctrl.Request{NamespacedName: client.ObjectKeyFromObject(f.config)})
 		g.Expect(err).NotTo(HaveOccurred())
@@ -326,7 +326,7 @@ func TestDiscoveryIgnitionUnavailableIsRetried(t *testing.T) {
 	c := fake.NewClientBuilder().WithScheme(s).WithObjects(f.config, f.machine, f.cluster, f.cd, f.aci, m3m, ie).
 		WithStatusSubresource(&bootstrapv1.OpenshiftAssistedConfig{}).Build()
 	recorder := events.NewFakeRecorder(10)
-	r := &Reconciler{Client: c, Recorder: recorder} // no Discovery: every download fails
+	r := &OpenshiftAssistedConfigReconciler{Client: c, Recorder: recorder} // no Discovery: every download fails
 	res, err := r.Reconcile(context.Background(), ctrl.Request{NamespacedName: client.ObjectKeyFromObject(f.config)})
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect(res.RequeueAfter).To(Equal(discoveryRetry))

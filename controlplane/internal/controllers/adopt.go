@@ -43,7 +43,7 @@ import (
 // AgentClusterInstall of the Cluster's name, when openshift-assisted/cluster-api-provider-openshift-assisted
 // created it for this control plane (a plain owner reference, no controller): its spec is kept,
 // so an installed cluster goes on running. Any other owner's object is refused with a Problem.
-func (r *Reconciler) takeOver(ctx context.Context, s *scope, obj client.Object, kind string) error {
+func (r *OpenshiftAssistedControlPlaneReconciler) takeOver(ctx context.Context, s *scope, obj client.Object, kind string) error {
 	if metav1.IsControlledBy(obj, s.oacp) {
 		return nil
 	}
@@ -66,7 +66,7 @@ func (r *Reconciler) takeOver(ctx context.Context, s *scope, obj client.Object, 
 // ClusterDeployment under the control plane's name, which is not the Cluster's: this provider
 // names it after the Cluster, and a ClusterDeployment cannot be renamed, so creating another one
 // would install the cluster a second time.
-func (r *Reconciler) refuseUpstreamName(ctx context.Context, s *scope) error {
+func (r *OpenshiftAssistedControlPlaneReconciler) refuseUpstreamName(ctx context.Context, s *scope) error {
 	cd := &hivev1.ClusterDeployment{}
 	err := r.Client.Get(ctx, client.ObjectKey{Namespace: s.oacp.Namespace, Name: s.oacp.Name}, cd)
 	switch {

@@ -50,7 +50,7 @@ type deletionState struct {
 // Machines (their OpenshiftAssistedConfigs and infrastructure clones), and only then releases the
 // control plane. Owner references would let Kubernetes' garbage collector do part of this, but
 // deleting explicitly works without it and in a known order.
-func (r *Reconciler) reconcileDelete(ctx context.Context, s *scope) (ctrl.Result, error) {
+func (r *OpenshiftAssistedControlPlaneReconciler) reconcileDelete(ctx context.Context, s *scope) (ctrl.Result, error) {
 	log := ctrl.LoggerFrom(ctx)
 	s.deleting = &deletionState{}
 	r.kubeconfigs.forget(s.oacp.UID)
@@ -117,7 +117,7 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, s *scope) (ctrl.Result
 // gone and, when not, what its deletion waits for. The finalizers service (Hive,
 // assisted-service) keeps on it are removed only when that service is shown to be gone
 // (foreign.Policy), with a Warning event.
-func (r *Reconciler) deleteOwned(ctx context.Context, s *scope, obj client.Object, key client.ObjectKey, service string) (bool, foreign.Verdict, error) {
+func (r *OpenshiftAssistedControlPlaneReconciler) deleteOwned(ctx context.Context, s *scope, obj client.Object, key client.ObjectKey, service string) (bool, foreign.Verdict, error) {
 	kind := fmt.Sprintf("%T", obj)
 	if err := r.Client.Get(ctx, key, obj); err != nil {
 		if apierrors.IsNotFound(err) || meta.IsNoMatchError(err) {
@@ -149,7 +149,7 @@ func (r *Reconciler) deleteOwned(ctx context.Context, s *scope, obj client.Objec
 	return false, v, nil
 }
 
-func (r *Reconciler) deleteIfOwned(ctx context.Context, s *scope, obj client.Object) error {
+func (r *OpenshiftAssistedControlPlaneReconciler) deleteIfOwned(ctx context.Context, s *scope, obj client.Object) error {
 	if err := r.APIReader.Get(ctx, client.ObjectKeyFromObject(obj), obj); err != nil {
 		return client.IgnoreNotFound(err)
 	}
@@ -164,7 +164,7 @@ func (r *Reconciler) deleteIfOwned(ctx context.Context, s *scope, obj client.Obj
 
 // deleteLeftovers deletes the OpenshiftAssistedConfigs and infrastructure clones this control
 // plane created that outlived their Machines (for example when a Machine's creation failed).
-func (r *Reconciler) deleteLeftovers(ctx context.Context, s *scope) error {
+func (r *OpenshiftAssistedControlPlaneReconciler) deleteLeftovers(ctx context.Context, s *scope) error {
 	sel := client.MatchingLabels(machineLabels(s.oacp, s.cluster))
 	configs := &bootstrapv1.OpenshiftAssistedConfigList{}
 	if err := r.Client.List(ctx, configs, client.InNamespace(s.oacp.Namespace), sel); err != nil {

@@ -79,7 +79,7 @@ func TestDeleteOwnedForcesCleanupWhenTheOwnerControllerIsGone(t *testing.T) {
 			}
 			c := fake.NewClientBuilder().WithScheme(s).WithObjects(aci, crd).Build()
 			recorder := events.NewFakeRecorder(10)
-			r := &Reconciler{Client: c, APIReader: c, Recorder: recorder,
+			r := &OpenshiftAssistedControlPlaneReconciler{Client: c, APIReader: c, Recorder: recorder,
 				Foreign: foreign.Policy{Timeout: 5 * time.Minute, Clock: clocktesting.NewFakePassiveClock(now)}}
 			sc := &scope{oacp: oacp}
 			gone, wait, err := r.deleteOwned(context.Background(), sc, &hiveextv1beta1.AgentClusterInstall{}, client.ObjectKeyFromObject(aci), "assisted-service")
@@ -118,7 +118,7 @@ func TestDeleteOwnedLeavesOthersObjectsAlone(t *testing.T) {
 	}
 	cd := &hivev1.ClusterDeployment{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "c1"}}
 	c := fake.NewClientBuilder().WithScheme(s).WithObjects(cd).Build()
-	r := &Reconciler{Client: c, APIReader: c, Recorder: events.NewFakeRecorder(10), Foreign: foreign.Policy{Timeout: time.Minute}}
+	r := &OpenshiftAssistedControlPlaneReconciler{Client: c, APIReader: c, Recorder: events.NewFakeRecorder(10), Foreign: foreign.Policy{Timeout: time.Minute}}
 	gone, _, err := r.deleteOwned(context.Background(), &scope{oacp: testOACP(1)}, &hivev1.ClusterDeployment{}, client.ObjectKeyFromObject(cd), "Hive")
 	if err != nil || !gone {
 		t.Fatalf("gone %v err %v: an object owned by someone else counts as not ours", gone, err)
@@ -147,7 +147,7 @@ func TestDeletedForMoveIsLeftAlone(t *testing.T) {
 	aci := &hiveextv1beta1.AgentClusterInstall{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "c1", OwnerReferences: owner}}
 	c := fake.NewClientBuilder().WithScheme(s).WithObjects(oacp, cd, aci).
 		WithStatusSubresource(&controlplanev1.OpenshiftAssistedControlPlane{}).Build()
-	r := &Reconciler{Client: c, APIReader: c, Recorder: events.NewFakeRecorder(10), Foreign: foreign.Policy{Timeout: 5 * time.Minute}}
+	r := &OpenshiftAssistedControlPlaneReconciler{Client: c, APIReader: c, Recorder: events.NewFakeRecorder(10), Foreign: foreign.Policy{Timeout: 5 * time.Minute}}
 	// The first reconcile of an object with a Cluster only records its Paused condition.
 	for range 3 {
 		if _, err := r.Reconcile(context.Background(), ctrl.Request{NamespacedName: client.ObjectKeyFromObject(oacp)}); err != nil {

@@ -75,7 +75,7 @@ func etcdReachable(s *scope) bool {
 
 // loadEtcd reads the etcd membership once per reconcile, through the nodes of the Machines not
 // being deleted first.
-func (r *Reconciler) loadEtcd(ctx context.Context, s *scope) (*etcd.Cluster, error) {
+func (r *OpenshiftAssistedControlPlaneReconciler) loadEtcd(ctx context.Context, s *scope) (*etcd.Cluster, error) {
 	if s.etcd.loaded {
 		return s.etcd.cluster, s.etcd.err
 	}
@@ -104,7 +104,7 @@ func (r *Reconciler) loadEtcd(ctx context.Context, s *scope) (*etcd.Cluster, err
 }
 
 // workloadEtcd returns the etcd of the workload cluster, to change it.
-func (r *Reconciler) workloadEtcd(ctx context.Context, s *scope) (*etcd.Workload, error) {
+func (r *OpenshiftAssistedControlPlaneReconciler) workloadEtcd(ctx context.Context, s *scope) (*etcd.Workload, error) {
 	cfg, err := r.ClusterCache.GetRESTConfig(ctx, client.ObjectKeyFromObject(s.cluster))
 	if err != nil {
 		return nil, fmt.Errorf("reaching the workload cluster: %w", err)
@@ -114,7 +114,7 @@ func (r *Reconciler) workloadEtcd(ctx context.Context, s *scope) (*etcd.Workload
 
 // reconcileEtcdHooks puts the pre-terminate hook on every control-plane Machine not being
 // deleted (Machines created by an earlier version, or moved in, lack it).
-func (r *Reconciler) reconcileEtcdHooks(ctx context.Context, s *scope) error {
+func (r *OpenshiftAssistedControlPlaneReconciler) reconcileEtcdHooks(ctx context.Context, s *scope) error {
 	for _, m := range s.machines {
 		if !m.DeletionTimestamp.IsZero() || metav1.HasAnnotation(m.ObjectMeta, controlplanev1.EtcdMemberHookAnnotation) {
 			continue
@@ -127,7 +127,7 @@ func (r *Reconciler) reconcileEtcdHooks(ctx context.Context, s *scope) error {
 }
 
 // patchAnnotation adds (or removes) the annotation key on m.
-func (r *Reconciler) patchAnnotation(ctx context.Context, m *clusterv1.Machine, key string, add bool) error {
+func (r *OpenshiftAssistedControlPlaneReconciler) patchAnnotation(ctx context.Context, m *clusterv1.Machine, key string, add bool) error {
 	helper, err := patch.NewHelper(m, r.Client)
 	if err != nil {
 		return fmt.Errorf("creating the patch helper of Machine %s: %w", m.Name, err)
@@ -145,7 +145,7 @@ func (r *Reconciler) patchAnnotation(ctx context.Context, m *clusterv1.Machine, 
 
 // removeEtcdHooks removes the hook from every Machine: the whole control plane is being deleted,
 // its etcd goes with it.
-func (r *Reconciler) removeEtcdHooks(ctx context.Context, s *scope) error {
+func (r *OpenshiftAssistedControlPlaneReconciler) removeEtcdHooks(ctx context.Context, s *scope) error {
 	for _, m := range s.machines {
 		if metav1.HasAnnotation(m.ObjectMeta, controlplanev1.EtcdMemberHookAnnotation) {
 			if err := r.patchAnnotation(ctx, m, controlplanev1.EtcdMemberHookAnnotation, false); err != nil {
@@ -188,7 +188,7 @@ func hookPending(machines []*clusterv1.Machine) *clusterv1.Machine {
 // reconcilePreTerminateHook removes the etcd member of the control-plane Machine being deleted,
 // once Cluster API's Machine controller waits on its hook, then removes the hook. It waits, and
 // says why, while removing the member would leave etcd without quorum.
-func (r *Reconciler) reconcilePreTerminateHook(ctx context.Context, s *scope) error {
+func (r *OpenshiftAssistedControlPlaneReconciler) reconcilePreTerminateHook(ctx context.Context, s *scope) error {
 	m := hookPending(s.machines)
 	if m == nil {
 		return nil
@@ -247,7 +247,7 @@ func leaderCandidate(machines []*clusterv1.Machine) string {
 // has no member. Otherwise every member must be a healthy voting member (KCP's preflight
 // checks), unless m's own member is the unhealthy one and the others keep quorum without it.
 // Leadership is moved away from m's member before it is deleted.
-func (r *Reconciler) etcdAllowsDeleting(ctx context.Context, s *scope, m *clusterv1.Machine) (string, error) {
+func (r *OpenshiftAssistedControlPlaneReconciler) etcdAllowsDeleting(ctx context.Context, s *scope, m *clusterv1.Machine) (string, error) {
 	node := nodeName(m)
 	if node == "" || !etcdReachable(s) {
 		return "", nil
@@ -302,7 +302,7 @@ func machinesWithoutMember(ec *etcd.Cluster, machines []*clusterv1.Machine, exce
 
 // etcdAllowsJoining returns "" when a new control-plane Machine may join now (a rollout adds
 // one before it removes one): etcd is healthy and every Machine's member votes. Otherwise why not.
-func (r *Reconciler) etcdAllowsJoining(ctx context.Context, s *scope) string {
+func (r *OpenshiftAssistedControlPlaneReconciler) etcdAllowsJoining(ctx context.Context, s *scope) string {
 	ec, err := r.loadEtcd(ctx, s)
 	if err != nil {
 		return fmt.Sprintf("cannot check etcd before adding a Machine: %v", err)
@@ -320,7 +320,7 @@ func (r *Reconciler) etcdAllowsJoining(ctx context.Context, s *scope) string {
 // costs the cluster its fault tolerance. Only while no Machine is being created or deleted, only
 // unhealthy members (a healthy one may be a node this control plane does not manage), and only
 // when the others keep quorum.
-func (r *Reconciler) reconcileStrayMembers(ctx context.Context, s *scope) error {
+func (r *OpenshiftAssistedControlPlaneReconciler) reconcileStrayMembers(ctx context.Context, s *scope) error {
 	if !etcdReachable(s) {
 		return nil
 	}

@@ -101,7 +101,7 @@ func unsafeScalingApplies(oacp *controlplanev1.OpenshiftAssistedControlPlane) bo
 // above). Single-node control planes never need it: the operator scales them unsafely anyway.
 // Two nodes with an arbiter do: their three members (the arbiter's included) follow the same
 // rule (cluster-etcd-operator's HA scaling strategy in the HighlyAvailableArbiter topology).
-func (r *Reconciler) reconcileUnsafeScaling(ctx context.Context, s *scope) (ctrl.Result, error) {
+func (r *OpenshiftAssistedControlPlaneReconciler) reconcileUnsafeScaling(ctx context.Context, s *scope) (ctrl.Result, error) {
 	_, set := s.oacp.Annotations[controlplanev1.EtcdUnsafeScalingAnnotation]
 	if !etcdReachable(s) || (!set && !unsafeScalingApplies(s.oacp)) {
 		return ctrl.Result{}, nil
@@ -145,7 +145,7 @@ func (r *Reconciler) reconcileUnsafeScaling(ctx context.Context, s *scope) (ctrl
 // config with a merge patch of that one key, so that the config's other fields and overrides
 // stay. It reports whether it changed anything: an override already set by someone else is left
 // to them (and not recorded as the control plane's).
-func (r *Reconciler) setUnsafeScaling(ctx context.Context, s *scope, on bool) (bool, error) {
+func (r *OpenshiftAssistedControlPlaneReconciler) setUnsafeScaling(ctx context.Context, s *scope, on bool) (bool, error) {
 	c, err := r.ClusterCache.GetClient(ctx, client.ObjectKeyFromObject(s.cluster))
 	if err != nil {
 		return false, fmt.Errorf("reaching the workload cluster to change etcd's unsafe scaling override: %w", err)

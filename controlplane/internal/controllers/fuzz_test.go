@@ -81,7 +81,7 @@ func FuzzControlPlaneReconcile(f *testing.F) {
 		if world.workload != nil {
 			cache = reachableWorkload{client: fake.NewClientBuilder().WithScheme(workloadScheme).WithObjects(world.workload...).Build()}
 		}
-		r := &Reconciler{Client: c, APIReader: c, Recorder: events.NewFakeRecorder(100), Release: world.release,
+		r := &OpenshiftAssistedControlPlaneReconciler{Client: c, APIReader: c, Recorder: events.NewFakeRecorder(100), Release: world.release,
 			ClusterCache: cache, Etcd: refusedEtcd{}, Foreign: foreign.Policy{Timeout: time.Minute}}
 		all := append(objs, world.workload...)
 		fuzzpick.NoPanic(t, all, func() {

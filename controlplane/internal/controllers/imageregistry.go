@@ -256,7 +256,7 @@ type imageRegistry struct {
 // until the install starts; one that is missing or cannot be used is a Problem on Available,
 // retried, and the AgentClusterInstall is not written meanwhile, so nothing installs without its
 // mirrors.
-func (r *Reconciler) reconcileImageRegistry(ctx context.Context, s *scope) (imageRegistry, error) {
+func (r *OpenshiftAssistedControlPlaneReconciler) reconcileImageRegistry(ctx context.Context, s *scope) (imageRegistry, error) {
 	mirrorRef, err := r.schemas.has(ctx, r.Client, r.APIReader, agentClusterInstallCRD, hiveextv1beta1.GroupVersion.Version, mirrorRegistryRefField...)
 	if err != nil {
 		return imageRegistry{}, err

@@ -380,7 +380,7 @@ func desiredClusterImageSet(cis *hivev1.ClusterImageSet, oacp *controlplanev1.Op
 // other takes the tag meanwhile, as a registry that cannot be reached does not block the install.
 // An existing ClusterImageSet of a cluster with mirrors is left as it is while the release is not
 // read.
-func (r *Reconciler) reconcileClusterImageSet(ctx context.Context, s *scope) error {
+func (r *OpenshiftAssistedControlPlaneReconciler) reconcileClusterImageSet(ctx context.Context, s *scope) error {
 	// A release that lacks an architecture of the cluster's machine configs would install hosts
 	// it cannot run on: nothing is installed with it.
 	var archs *architecturesError
@@ -422,7 +422,7 @@ func (r *Reconciler) reconcileClusterImageSet(ctx context.Context, s *scope) err
 	return nil
 }
 
-func (r *Reconciler) reconcileClusterDeployment(ctx context.Context, s *scope) error {
+func (r *OpenshiftAssistedControlPlaneReconciler) reconcileClusterDeployment(ctx context.Context, s *scope) error {
 	key := controlplanev1.ClusterDeploymentKey(s.cluster)
 	existing := &hivev1.ClusterDeployment{}
 	switch err := r.Client.Get(ctx, key, existing); {
@@ -448,7 +448,7 @@ func (r *Reconciler) reconcileClusterDeployment(ctx context.Context, s *scope) e
 	return nil
 }
 
-func (r *Reconciler) reconcileAgentClusterInstall(ctx context.Context, s *scope) error {
+func (r *OpenshiftAssistedControlPlaneReconciler) reconcileAgentClusterInstall(ctx context.Context, s *scope) error {
 	aci := &hiveextv1beta1.AgentClusterInstall{}
 	key := controlplanev1.ClusterDeploymentKey(s.cluster)
 	err := r.Client.Get(ctx, key, aci)
@@ -528,7 +528,7 @@ func (r *Reconciler) reconcileAgentClusterInstall(ctx context.Context, s *scope)
 // MachineSet while such a control plane reports no status.version, which OpenShift's does once
 // installed (Cluster API's machineset_preflight.go). Counting them would make assisted-service
 // wait for workers that cannot come: its workers join after the install, as day-2 hosts.
-func (r *Reconciler) day1Workers(ctx context.Context, s *scope) (int, error) {
+func (r *OpenshiftAssistedControlPlaneReconciler) day1Workers(ctx context.Context, s *scope) (int, error) {
 	if s.oacp.Spec.Version != "" {
 		return 0, nil
 	}

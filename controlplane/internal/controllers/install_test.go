@@ -350,7 +350,7 @@ func TestDay1Workers(t *testing.T) {
 		c := fake.NewClientBuilder().WithScheme(s).WithObjects(objs...).Build()
 		oacp := testOACP(3)
 		oacp.Spec.Version = tc.version
-		got, err := (&Reconciler{Client: c}).day1Workers(context.Background(), &scope{oacp: oacp, cluster: testCluster(nil, nil)})
+		got, err := (&OpenshiftAssistedControlPlaneReconciler{Client: c}).day1Workers(context.Background(), &scope{oacp: oacp, cluster: testCluster(nil, nil)})
 		if err != nil || got != tc.want {
 			t.Errorf("spec.version %q: day-1 workers %d (%v), want %d", tc.version, got, err, tc.want)
 		}

@@ -63,7 +63,7 @@ const adminKubeconfigRecheck = 10 * time.Minute
 // cluster-labelled Secrets (SecretReader) and the admin Secret only when the copy is not known
 // good: at the first reconcile of this process, when the AgentClusterInstall or the
 // <cluster>-kubeconfig changed, and every adminKubeconfigRecheck.
-func (r *Reconciler) reconcileKubeconfig(ctx context.Context, s *scope) (err error) {
+func (r *OpenshiftAssistedControlPlaneReconciler) reconcileKubeconfig(ctx context.Context, s *scope) (err error) {
 	defer func() { s.kubeconfigChecked = err == nil }()
 	if !s.installed() || s.aci.Spec.ClusterMetadata == nil || s.aci.Spec.ClusterMetadata.AdminKubeconfigSecretRef.Name == "" {
 		return nil
@@ -121,7 +121,7 @@ func (r *Reconciler) reconcileKubeconfig(ctx context.Context, s *scope) (err err
 
 // adoptKubeconfigSecret makes an existing <cluster>-kubeconfig hold data, controlled by the
 // control plane; it writes nothing when it does.
-func (r *Reconciler) adoptKubeconfigSecret(ctx context.Context, s *scope, existing *corev1.Secret, data []byte) error {
+func (r *OpenshiftAssistedControlPlaneReconciler) adoptKubeconfigSecret(ctx context.Context, s *scope, existing *corev1.Secret, data []byte) error {
 	if metav1.IsControlledBy(existing, s.oacp) && existing.Labels[clusterv1.ClusterNameLabel] == s.cluster.Name &&
 		bytes.Equal(existing.Data[secret.KubeconfigDataName], data) {
 		return nil
@@ -150,7 +150,7 @@ func (r *Reconciler) adoptKubeconfigSecret(ctx context.Context, s *scope, existi
 // getKubeconfigSecret returns the control plane's <cluster>-kubeconfig Secret, nil when there is
 // none: from SecretReader (the cache of cluster-labelled Secrets) when the reconciler has one, and
 // from the API server when that does not hold it (not labelled yet, or just written).
-func (r *Reconciler) getKubeconfigSecret(ctx context.Context, s *scope) (*corev1.Secret, error) {
+func (r *OpenshiftAssistedControlPlaneReconciler) getKubeconfigSecret(ctx context.Context, s *scope) (*corev1.Secret, error) {
 	key := client.ObjectKey{Namespace: s.cluster.Namespace, Name: secret.Name(s.cluster.Name, secret.Kubeconfig)}
 	existing := &corev1.Secret{}
 	if r.SecretReader != nil {

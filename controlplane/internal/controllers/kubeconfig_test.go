@@ -85,7 +85,7 @@ func TestKubeconfigReadsOnlyWhatChanged(t *testing.T) {
 	}).Build()
 	clock := clocktesting.NewFakePassiveClock(time.Now())
 	api := &countingReader{Reader: c}
-	r := &Reconciler{Client: c, APIReader: api, SecretReader: c, Recorder: events.NewFakeRecorder(10), Clock: clock}
+	r := &OpenshiftAssistedControlPlaneReconciler{Client: c, APIReader: api, SecretReader: c, Recorder: events.NewFakeRecorder(10), Clock: clock}
 
 	reconcile := func(step string, wantGets, wantWrites int, want string) {
 		t.Helper()

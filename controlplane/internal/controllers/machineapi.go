@@ -71,7 +71,7 @@ func joiningMachines(ec *etcd.Cluster, machines []*clusterv1.Machine) []string {
 // reconcileMachineAPIMode checks, while a Machine's member has not joined, whether
 // cluster-etcd-operator ignores the node because Machine API is functional, and records why in
 // s.etcd.machineAPI for the EtcdClusterHealthy condition (with a Warning event when it starts).
-func (r *Reconciler) reconcileMachineAPIMode(ctx context.Context, s *scope) error {
+func (r *OpenshiftAssistedControlPlaneReconciler) reconcileMachineAPIMode(ctx context.Context, s *scope) error {
 	if !etcdReachable(s) {
 		return nil
 	}

@@ -90,7 +90,7 @@ func TestMachineAPIModeIsReported(t *testing.T) {
 	workloadClient := fake.NewClientBuilder().WithScheme(s).
 		WithObjects(clusterVersionWith("MachineAPI"), mapiMachine("m0", "master", "Running")).Build()
 	recorder := events.NewFakeRecorder(10)
-	r := &Reconciler{Recorder: recorder, ClusterCache: reachableWorkload{client: workloadClient}}
+	r := &OpenshiftAssistedControlPlaneReconciler{Recorder: recorder, ClusterCache: reachableWorkload{client: workloadClient}}
 	sc := &scope{oacp: testOACP(3), cluster: testCluster(nil, nil), kubeconfigWritten: true,
 		machines: []*clusterv1.Machine{onNode("m1", "n1"), onNode("m2", "n2"), onNode("m3", "n3"), onNode("m4", "n4")},
 		etcd:     etcdState{loaded: true, cluster: members(up("n1"), up("n2"), up("n3"))}}

@@ -44,7 +44,7 @@ import (
 // reconcileMachines creates or removes one control-plane Machine at a time until there are as
 // many as spec.replicas. A Machine is removed only when etcd keeps quorum without its member,
 // and its member is removed before its host goes (see etcd.go).
-func (r *Reconciler) reconcileMachines(ctx context.Context, s *scope) (ctrl.Result, error) {
+func (r *OpenshiftAssistedControlPlaneReconciler) reconcileMachines(ctx context.Context, s *scope) (ctrl.Result, error) {
 	if err := r.reconcileEtcdHooks(ctx, s); err != nil {
 		return ctrl.Result{}, err
 	}
@@ -103,7 +103,7 @@ const (
 // waitForCache waits until the cache shows m as seen says, so that the next reconcile cannot
 // count Machines from a stale cache and create (or delete) a second one: the pattern of Cluster
 // API's MachineSet controller (waitForMachinesCreation, waitForMachinesDeletion).
-func (r *Reconciler) waitForCache(ctx context.Context, m *clusterv1.Machine, seen func(error, *clusterv1.Machine) bool) error {
+func (r *OpenshiftAssistedControlPlaneReconciler) waitForCache(ctx context.Context, m *clusterv1.Machine, seen func(error, *clusterv1.Machine) bool) error {
 	err := wait.PollUntilContextTimeout(ctx, cacheConfirmationInterval, cacheConfirmationTimeout, true, func(ctx context.Context) (bool, error) {
 		got := &clusterv1.Machine{}
 		err := r.Client.Get(ctx, client.ObjectKeyFromObject(m), got)
@@ -118,7 +118,7 @@ func (r *Reconciler) waitForCache(ctx context.Context, m *clusterv1.Machine, see
 // createMachine creates a control-plane Machine (the arbiter of two-node OpenShift when arbiter
 // is true) with its infrastructure (cloned from the template) and its OpenshiftAssistedConfig.
 // What it created is removed if a later step fails.
-func (r *Reconciler) createMachine(ctx context.Context, s *scope, arbiter bool) (reterr error) {
+func (r *OpenshiftAssistedControlPlaneReconciler) createMachine(ctx context.Context, s *scope, arbiter bool) (reterr error) {
 	oacp, cluster := s.oacp, s.cluster
 	tmpl := machineTemplate(oacp, arbiter)
 	name := names.SimpleNameGenerator.GenerateName(oacp.Name + "-")
@@ -241,7 +241,7 @@ func (r *Reconciler) createMachine(ctx context.Context, s *scope, arbiter bool) 
 // (the arbiter's too), as KubeadmControlPlane does: a template is then deleted with the Cluster
 // and moved with it by clusterctl move. A template that is not there yet is reported by the
 // Machines step.
-func (r *Reconciler) reconcileTemplateOwner(ctx context.Context, s *scope) error {
+func (r *OpenshiftAssistedControlPlaneReconciler) reconcileTemplateOwner(ctx context.Context, s *scope) error {
 	for _, arbiter := range []bool{false, true}[:1+wantArbiters(s.oacp)] {
 		if err := r.ownTemplate(ctx, s, machineTemplate(s.oacp, arbiter).Spec.InfrastructureRef); err != nil {
 			return err
@@ -250,7 +250,7 @@ func (r *Reconciler) reconcileTemplateOwner(ctx context.Context, s *scope) error
 	return nil
 }
 
-func (r *Reconciler) ownTemplate(ctx context.Context, s *scope, ref clusterv1.ContractVersionedObjectReference) error {
+func (r *OpenshiftAssistedControlPlaneReconciler) ownTemplate(ctx context.Context, s *scope, ref clusterv1.ContractVersionedObjectReference) error {
 	template, err := getTemplate(ctx, metadataReader{r.Client}, s.oacp.Namespace, ref)
 	if apierrors.IsNotFound(err) {
 		return nil
@@ -294,7 +294,7 @@ func objectReference(u *unstructured.Unstructured) *corev1.ObjectReference {
 // and the Machine still matches the spec (see rollout.go). Once an upgrade completed, each
 // Machine's spec.version becomes the Kubernetes version of the release its node now runs, as
 // Cluster API's in-place updates leave a Machine (rather than the version it was created with).
-func (r *Reconciler) reconcileMachinesUpToDate(ctx context.Context, s *scope) error {
+func (r *OpenshiftAssistedControlPlaneReconciler) reconcileMachinesUpToDate(ctx context.Context, s *scope) error {
 	running, want := s.oacp.Status.DistributionVersion, s.oacp.Spec.DistributionVersion
 	cond := metav1.Condition{Type: clusterv1.MachineUpToDateCondition, Status: metav1.ConditionTrue, Reason: clusterv1.MachineUpToDateReason}
 	version := "" // the Machines' spec.version, when known

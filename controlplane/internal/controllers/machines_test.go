@@ -132,7 +132,7 @@ func TestScaleUpWaitsForTheCacheToShowItsMachine(t *testing.T) {
 		}
 		return out
 	}
-	r := &Reconciler{Client: c, APIReader: c, Recorder: events.NewFakeRecorder(10)}
+	r := &OpenshiftAssistedControlPlaneReconciler{Client: c, APIReader: c, Recorder: events.NewFakeRecorder(10)}
 	for pass := range 2 {
 		sc := &scope{oacp: oacp, cluster: testCluster(nil, nil), machines: listShown()}
 		if _, err := r.reconcileMachines(context.Background(), sc); err != nil {
@@ -193,7 +193,7 @@ func TestMachineCreateWhoseResponseIsLost(t *testing.T) {
 					return c.Get(ctx, key, obj, opts...)
 				},
 			}).Build()
-			r := &Reconciler{Client: c, APIReader: c, Recorder: events.NewFakeRecorder(10)}
+			r := &OpenshiftAssistedControlPlaneReconciler{Client: c, APIReader: c, Recorder: events.NewFakeRecorder(10)}
 			_, err := r.reconcileMachines(context.Background(), &scope{oacp: oacp, cluster: testCluster(nil, nil)})
 			if (err != nil) != tc.wantErr {
 				t.Fatalf("reconcile error %v, want an error: %v", err, tc.wantErr)

@@ -62,7 +62,7 @@ func hasValues(fields []newerField) bool {
 
 // createWithNewerFields creates aci (its desired state, controller reference set) with fields,
 // in one write with strict field validation.
-func (r *Reconciler) createWithNewerFields(ctx context.Context, aci *hiveextv1beta1.AgentClusterInstall, fields []newerField) error {
+func (r *OpenshiftAssistedControlPlaneReconciler) createWithNewerFields(ctx context.Context, aci *hiveextv1beta1.AgentClusterInstall, fields []newerField) error {
 	aci.SetGroupVersionKind(hiveextv1beta1.GroupVersion.WithKind("AgentClusterInstall"))
 	raw, err := runtime.DefaultUnstructuredConverter.ToUnstructured(aci)
 	if err != nil {
@@ -90,7 +90,7 @@ func (r *Reconciler) createWithNewerFields(ctx context.Context, aci *hiveextv1be
 // patch of those that differ, with strict field validation. The typed object cannot carry them:
 // the AgentClusterInstall is read live (the client caches no unstructured objects), once per
 // reconcile until its installation starts.
-func (r *Reconciler) writeNewerFields(ctx context.Context, aci *hiveextv1beta1.AgentClusterInstall, fields []newerField) error {
+func (r *OpenshiftAssistedControlPlaneReconciler) writeNewerFields(ctx context.Context, aci *hiveextv1beta1.AgentClusterInstall, fields []newerField) error {
 	live := &unstructured.Unstructured{}
 	live.SetGroupVersionKind(hiveextv1beta1.GroupVersion.WithKind("AgentClusterInstall"))
 	if err := r.Client.Get(ctx, client.ObjectKeyFromObject(aci), live); err != nil {

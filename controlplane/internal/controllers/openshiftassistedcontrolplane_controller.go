@@ -60,8 +60,8 @@ type ReleaseReader interface {
 	Read(ctx context.Context, ref string, access release.Access) (release.Info, error)
 }
 
-// Reconciler reconciles OpenshiftAssistedControlPlanes.
-type Reconciler struct {
+// OpenshiftAssistedControlPlaneReconciler reconciles OpenshiftAssistedControlPlanes.
+type OpenshiftAssistedControlPlaneReconciler struct {
 	Client    client.Client
 	APIReader client.Reader
 	// SecretReader, when set, reads the Secrets labelled with a cluster name from a cache (the
@@ -128,7 +128,7 @@ type Reconciler struct {
 // +kubebuilder:rbac:groups=apiextensions.k8s.io,resources=customresourcedefinitions,verbs=get;list;watch
 
 // SetupWithManager registers the controller with mgr.
-func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, options controller.Options) error {
+func (r *OpenshiftAssistedControlPlaneReconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, options controller.Options) error {
 	log := ctrl.LoggerFrom(ctx)
 	b := ctrl.NewControllerManagedBy(mgr).
 		For(&controlplanev1.OpenshiftAssistedControlPlane{},
@@ -158,7 +158,7 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, opt
 }
 
 // now is the reconciler's time.
-func (r *Reconciler) now() time.Time {
+func (r *OpenshiftAssistedControlPlaneReconciler) now() time.Time {
 	if r.Clock == nil {
 		return time.Now()
 	}
@@ -166,7 +166,7 @@ func (r *Reconciler) now() time.Time {
 }
 
 // clusterToControlPlane maps a Cluster to its control plane, when it is an OpenshiftAssistedControlPlane.
-func (r *Reconciler) clusterToControlPlane(_ context.Context, o client.Object) []reconcile.Request {
+func (r *OpenshiftAssistedControlPlaneReconciler) clusterToControlPlane(_ context.Context, o client.Object) []reconcile.Request {
 	c, ok := o.(*clusterv1.Cluster)
 	if !ok || !c.Spec.ControlPlaneRef.IsDefined() || c.Spec.ControlPlaneRef.Kind != controlplanev1.ControlPlaneKind ||
 		c.Spec.ControlPlaneRef.APIGroup != controlplanev1.GroupVersion.Group {
@@ -210,7 +210,7 @@ type scope struct {
 
 // Reconcile brings the ClusterDeployment, AgentClusterInstall, ClusterImageSet, control-plane
 // Machines and kubeconfig of a control plane to its spec, and reports its status.
-func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Result, reterr error) {
+func (r *OpenshiftAssistedControlPlaneReconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Result, reterr error) {
 	log := ctrl.LoggerFrom(ctx)
 	oacp := &controlplanev1.OpenshiftAssistedControlPlane{}
 	if err := r.Client.Get(ctx, req.NamespacedName, oacp); err != nil {
@@ -263,7 +263,7 @@ var ownedConditions = []string{
 	controlplanev1.EtcdClusterHealthyCondition, controlplanev1.RollingOutCondition,
 }
 
-func (r *Reconciler) reconcileNormal(ctx context.Context, s *scope) (ctrl.Result, error) {
+func (r *OpenshiftAssistedControlPlaneReconciler) reconcileNormal(ctx context.Context, s *scope) (ctrl.Result, error) {
 	// The release is resolved first: Machines carry its Kubernetes version. A registry that
 	// cannot be reached does not block the installation: it is reported and retried.
 	if err := r.readSpecRelease(ctx, s); err != nil {
@@ -318,7 +318,7 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, s *scope) (ctrl.Result
 }
 
 // loadMachines lists the control plane's Machines, oldest first.
-func (r *Reconciler) loadMachines(ctx context.Context, s *scope) error {
+func (r *OpenshiftAssistedControlPlaneReconciler) loadMachines(ctx context.Context, s *scope) error {
 	list := &clusterv1.MachineList{}
 	if err := r.Client.List(ctx, list, client.InNamespace(s.oacp.Namespace), client.MatchingLabels(machineLabels(s.oacp, s.cluster))); err != nil {
 		return fmt.Errorf("listing the control-plane Machines: %w", err)

@@ -34,7 +34,7 @@ import (
 // registries.conf), so that a disconnected cluster's release is read where the cluster pulls it.
 // They are read from the API server (the manager caches neither) only when the reader asks a
 // registry: a release it knows costs no read.
-func (r *Reconciler) releaseAccess(oacp *controlplanev1.OpenshiftAssistedControlPlane) release.Access {
+func (r *OpenshiftAssistedControlPlaneReconciler) releaseAccess(oacp *controlplanev1.OpenshiftAssistedControlPlane) release.Access {
 	cfg := oacp.Spec.Config
 	scope := oacp.Namespace + "/"
 	if cfg.PullSecretRef != nil {

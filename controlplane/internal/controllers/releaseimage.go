@@ -73,7 +73,7 @@ func (s *scope) machineArchitectures() []string {
 // readSpecRelease reads the architectures of the cluster into s, then resolves the release of
 // spec.distributionVersion for them. A release that cannot be resolved is not an error of the
 // reconcile (s.releaseErr, reported in ReleaseImageResolved): it does not block the installation.
-func (r *Reconciler) readSpecRelease(ctx context.Context, s *scope) error {
+func (r *OpenshiftAssistedControlPlaneReconciler) readSpecRelease(ctx context.Context, s *scope) error {
 	archs, err := r.clusterArchitectures(ctx, s)
 	if err != nil {
 		return err
@@ -98,7 +98,7 @@ func (r *Reconciler) readSpecRelease(ctx context.Context, s *scope) error {
 // clusterArchitectures returns the distinct architectures (release names: x86_64, aarch64, ...)
 // of the control plane and of the worker templates of the Cluster's MachineDeployments. A
 // template that does not exist (yet) adds nothing: the MachineDeployment waits for it.
-func (r *Reconciler) clusterArchitectures(ctx context.Context, s *scope) ([]string, error) {
+func (r *OpenshiftAssistedControlPlaneReconciler) clusterArchitectures(ctx context.Context, s *scope) ([]string, error) {
 	archs := []string{release.Architecture(s.oacp.Spec.OpenshiftAssistedConfigSpec.CpuArchitecture)}
 	// By spec.clusterName, not by the cluster-name label, which Cluster API's MachineDeployment
 	// controller (or webhook) adds only once it has seen the MachineDeployment: the

@@ -143,7 +143,7 @@ func TestReleaseFollowsTheClusterArchitectures(t *testing.T) {
 				oacp.Annotations = map[string]string{controlplanev1.ReleaseImageRepositoryAnnotation: tc.repository}
 			}
 			reader := &recordingRelease{info: tc.info}
-			r := &Reconciler{Client: c, APIReader: c, Recorder: events.NewFakeRecorder(10), Release: reader}
+			r := &OpenshiftAssistedControlPlaneReconciler{Client: c, APIReader: c, Recorder: events.NewFakeRecorder(10), Release: reader}
 			sc := &scope{oacp: oacp, cluster: testCluster(nil, nil)}
 
 			err = r.readSpecRelease(context.Background(), sc)
@@ -206,7 +206,7 @@ func TestSpecVersionMustBeTheReleasesKubernetesVersion(t *testing.T) {
 			if tc.installed {
 				oacp.Status.DistributionVersion = oacp.Spec.DistributionVersion
 			}
-			r := &Reconciler{Client: c, APIReader: c, Recorder: events.NewFakeRecorder(10),
+			r := &OpenshiftAssistedControlPlaneReconciler{Client: c, APIReader: c, Recorder: events.NewFakeRecorder(10),
 				Release: &recordingRelease{info: release.Info{Digest: "sha256:5e", KubernetesVersion: "v1.30.4"}}}
 			sc := &scope{oacp: oacp, cluster: testCluster(nil, nil)}
 			if err := r.readSpecRelease(context.Background(), sc); err != nil {

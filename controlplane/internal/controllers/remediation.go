@@ -146,7 +146,7 @@ func decideRemediation(oacp *controlplanev1.OpenshiftAssistedControlPlane, machi
 
 // reconcileRemediation remediates one unhealthy control-plane Machine, when it is safe. It
 // returns true when it deleted one (the reconcile stops there).
-func (r *Reconciler) reconcileRemediation(ctx context.Context, s *scope) (bool, error) {
+func (r *OpenshiftAssistedControlPlaneReconciler) reconcileRemediation(ctx context.Context, s *scope) (bool, error) {
 	if err := r.cleanUpRemediationConditions(ctx, s); err != nil {
 		return false, err
 	}
@@ -205,7 +205,7 @@ func (r *Reconciler) reconcileRemediation(ctx context.Context, s *scope) (bool, 
 
 // etcdAllowsRemediating returns "" when m's member can go keeping quorum (moving leadership away
 // from it first), or why not.
-func (r *Reconciler) etcdAllowsRemediating(ctx context.Context, s *scope, m *clusterv1.Machine) (string, error) {
+func (r *OpenshiftAssistedControlPlaneReconciler) etcdAllowsRemediating(ctx context.Context, s *scope, m *clusterv1.Machine) (string, error) {
 	node := nodeName(m)
 	if node == "" {
 		return "", nil
@@ -229,7 +229,7 @@ func (r *Reconciler) etcdAllowsRemediating(ctx context.Context, s *scope, m *clu
 
 // setOwnerRemediated sets m's OwnerRemediated condition, and raises a Warning event on the
 // control plane when the condition changes to a refusal.
-func (r *Reconciler) setOwnerRemediated(ctx context.Context, s *scope, m *clusterv1.Machine, reason, message string) error {
+func (r *OpenshiftAssistedControlPlaneReconciler) setOwnerRemediated(ctx context.Context, s *scope, m *clusterv1.Machine, reason, message string) error {
 	if c := conditions.Get(m, clusterv1.MachineOwnerRemediatedCondition); c != nil && c.Reason == reason && c.Message == message {
 		return nil
 	}
@@ -249,7 +249,7 @@ func (r *Reconciler) setOwnerRemediated(ctx context.Context, s *scope, m *cluste
 
 // cleanUpRemediationConditions removes OwnerRemediated from Machines the MachineHealthCheck
 // finds healthy again, as KCP does.
-func (r *Reconciler) cleanUpRemediationConditions(ctx context.Context, s *scope) error {
+func (r *OpenshiftAssistedControlPlaneReconciler) cleanUpRemediationConditions(ctx context.Context, s *scope) error {
 	for _, m := range s.machines {
 		if !m.DeletionTimestamp.IsZero() || !conditions.IsTrue(m, clusterv1.MachineHealthCheckSucceededCondition) || !conditions.IsFalse(m, clusterv1.MachineOwnerRemediatedCondition) {
 			continue

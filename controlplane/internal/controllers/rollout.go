@@ -57,7 +57,7 @@ func desiredConfigSpec(oacp *controlplanev1.OpenshiftAssistedControlPlane) *boot
 
 // reconcileOutdated finds the Machines (not being deleted) that no longer match the spec, and
 // why, into s.outdated.
-func (r *Reconciler) reconcileOutdated(ctx context.Context, s *scope) error {
+func (r *OpenshiftAssistedControlPlaneReconciler) reconcileOutdated(ctx context.Context, s *scope) error {
 	s.outdated = map[string]string{}
 	after := s.oacp.Spec.Rollout.After
 	for _, m := range s.machines {
@@ -90,7 +90,7 @@ func (r *Reconciler) reconcileOutdated(ctx context.Context, s *scope) error {
 
 // infrastructureOutdated tells whether m's infrastructure was cloned from another template than
 // the spec's (Cluster API's cloned-from annotations on the clone).
-func (r *Reconciler) infrastructureOutdated(ctx context.Context, s *scope, m *clusterv1.Machine) (string, error) {
+func (r *OpenshiftAssistedControlPlaneReconciler) infrastructureOutdated(ctx context.Context, s *scope, m *clusterv1.Machine) (string, error) {
 	if !m.Spec.InfrastructureRef.IsDefined() {
 		return "", nil
 	}
@@ -115,7 +115,7 @@ func (r *Reconciler) infrastructureOutdated(ctx context.Context, s *scope, m *cl
 }
 
 // configOutdated tells whether m's OpenshiftAssistedConfig differs from the spec's.
-func (r *Reconciler) configOutdated(ctx context.Context, s *scope, m *clusterv1.Machine) (string, error) {
+func (r *OpenshiftAssistedControlPlaneReconciler) configOutdated(ctx context.Context, s *scope, m *clusterv1.Machine) (string, error) {
 	ref := m.Spec.Bootstrap.ConfigRef
 	if ref.Kind != bootstrapv1.ConfigKind || ref.APIGroup != bootstrapv1.GroupVersion.Group {
 		return "", nil

@@ -113,7 +113,7 @@ func TestReconcileOutdated(t *testing.T) {
 			if tc.deleting {
 				m.DeletionTimestamp = ptr.To(metav1.NewTime(now))
 			}
-			r := &Reconciler{Client: c, Clock: clocktesting.NewFakePassiveClock(now)}
+			r := &OpenshiftAssistedControlPlaneReconciler{Client: c, Clock: clocktesting.NewFakePassiveClock(now)}
 			sc := &scope{oacp: cp, machines: []*clusterv1.Machine{m}}
 			if err := r.reconcileOutdated(context.Background(), sc); err != nil {
 				t.Fatal(err)

@@ -97,7 +97,7 @@ func isHealthy(m *clusterv1.Machine) bool {
 // scaleDown removes one control-plane Machine, the one selectMachineForScaleDown picks, once the
 // others are ready (after the installation) and etcd allows it (etcdAllowsDeleting), and waits
 // until the cache shows it going; else it says in s why the scale down waits.
-func (r *Reconciler) scaleDown(ctx context.Context, s *scope, want int) (ctrl.Result, error) {
+func (r *OpenshiftAssistedControlPlaneReconciler) scaleDown(ctx context.Context, s *scope, want int) (ctrl.Result, error) {
 	m, reason := selectMachineForScaleDown(s.machines, s.outdated, s.installed(), removeArbiterNext(s.oacp, s.machines))
 	if m == nil {
 		s.scaleDownBlocked = reason

@@ -148,7 +148,7 @@ func TestScaleDownRemovesOneMachineAtATime(t *testing.T) {
 		objs = append(objs, m)
 	}
 	c := fake.NewClientBuilder().WithScheme(s).WithObjects(objs...).WithStatusSubresource(&clusterv1.Machine{}).Build()
-	r := &Reconciler{Client: c, APIReader: c, Recorder: events.NewFakeRecorder(10)}
+	r := &OpenshiftAssistedControlPlaneReconciler{Client: c, APIReader: c, Recorder: events.NewFakeRecorder(10)}
 	installed := &hiveextv1beta1.AgentClusterInstall{}
 	installed.Status.DebugInfo.State = "installed"
 

@@ -38,7 +38,7 @@ import (
 )
 
 // updateStatus computes the control plane's status from what the reconcile observed.
-func (r *Reconciler) updateStatus(ctx context.Context, s *scope) {
+func (r *OpenshiftAssistedControlPlaneReconciler) updateStatus(ctx context.Context, s *scope) {
 	oacp := s.oacp
 	st := &oacp.Status
 	st.Selector = replicasSelector(oacp, s.cluster).String()

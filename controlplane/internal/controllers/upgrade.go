@@ -137,7 +137,7 @@ type workloadClusterVersion struct {
 
 // readClusterVersion reads the workload cluster's ClusterVersion, and watches it so that its
 // changes reconcile the control plane. When it cannot be read yet it returns nil and why.
-func (r *Reconciler) readClusterVersion(ctx context.Context, s *scope) (*workloadClusterVersion, string, error) {
+func (r *OpenshiftAssistedControlPlaneReconciler) readClusterVersion(ctx context.Context, s *scope) (*workloadClusterVersion, string, error) {
 	const notConnected = "waiting for a connection to the workload cluster"
 	c, err := r.ClusterCache.GetClient(ctx, client.ObjectKeyFromObject(s.cluster))
 	if err != nil {
@@ -175,7 +175,7 @@ func (r *Reconciler) readClusterVersion(ctx context.Context, s *scope) (*workloa
 // reconcileUpgrade reads the version the installed cluster runs from its ClusterVersion into
 // status.distributionVersion (the only place it comes from: never from spec), then moves the
 // cluster to spec.distributionVersion through the ClusterVersion, and reports the progress.
-func (r *Reconciler) reconcileUpgrade(ctx context.Context, s *scope) error {
+func (r *OpenshiftAssistedControlPlaneReconciler) reconcileUpgrade(ctx context.Context, s *scope) error {
 	oacp := s.oacp
 	w, waiting, err := r.readClusterVersion(ctx, s)
 	if err != nil {

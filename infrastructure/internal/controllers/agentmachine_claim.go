@@ -146,7 +146,7 @@ func chosenAgent(am *infrav1.AgentMachine) (client.ObjectKey, bool) {
 }
 
 // claim waits for what the claim needs, then chooses and claims the best fit Agent.
-func (r *AgentMachineReconciler) claim(ctx context.Context, s *machineScope) (*aiv1beta1.Agent, ctrl.Result, error) {
+func (r *AgentMachineReconciler) claim(ctx context.Context, s *scope) (*aiv1beta1.Agent, ctrl.Result, error) {
 	log := ctrl.LoggerFrom(ctx)
 	am, machine, cluster := s.agentMachine, s.machine, s.cluster
 	if !ptr.Deref(cluster.Status.Initialization.InfrastructureProvisioned, false) {
@@ -334,7 +334,7 @@ func (r *AgentMachineReconciler) agentPool(ctx context.Context) (*agentPool, err
 // try. am gets the annotations, not the new resourceVersion: the patch helper's later patches
 // must not carry one. The first choice also saves the AgentMachine's finalizer (set in memory by
 // Reconcile), so that no Agent is claimed for an AgentMachine that could go without releasing it.
-func (r *AgentMachineReconciler) choose(ctx context.Context, s *machineScope, rv *string, agent *client.ObjectKey) error {
+func (r *AgentMachineReconciler) choose(ctx context.Context, s *scope, rv *string, agent *client.ObjectKey) error {
 	am := s.agentMachine
 	if _, ok := am.Annotations[infrav1.ChosenAgentAnnotation]; !ok && agent == nil {
 		return nil

@@ -96,8 +96,8 @@ type AgentMachineReconciler struct {
 	pool *agentPool
 }
 
-// machineScope is what one reconcile of an AgentMachine works with.
-type machineScope struct {
+// scope is what one reconcile of an AgentMachine works with.
+type scope struct {
 	agentMachine *infrav1.AgentMachine
 	machine      *clusterv1.Machine
 	cluster      *clusterv1.Cluster
@@ -171,7 +171,7 @@ func (r *AgentMachineReconciler) Reconcile(ctx context.Context, req ctrl.Request
 	if opened == nil {
 		return ctrl.Result{}, err
 	}
-	s := &machineScope{agentMachine: am, machine: machine, cluster: cluster, finalizerUnsaved: opened.FinalizerUnsaved}
+	s := &scope{agentMachine: am, machine: machine, cluster: cluster, finalizerUnsaved: opened.FinalizerUnsaved}
 	defer opened.Close(ctx, &rerr, reconciler.Closing{Recorder: r.Recorder,
 		Summary: func() error { return setReady(am) },
 		Observe: func(generation int64) { am.Status.ObservedGeneration = generation }})
@@ -182,7 +182,7 @@ func (r *AgentMachineReconciler) Reconcile(ctx context.Context, req ctrl.Request
 	return r.reconcileNormal(ctx, s)
 }
 
-func (r *AgentMachineReconciler) reconcileNormal(ctx context.Context, s *machineScope) (ctrl.Result, error) {
+func (r *AgentMachineReconciler) reconcileNormal(ctx context.Context, s *scope) (ctrl.Result, error) {
 	am := s.agentMachine
 	if s.machine == nil {
 		setReserved(am, metav1.ConditionFalse, infrav1.WaitingForMachineReason, "Waiting for Cluster API to set a Machine as the owner of this AgentMachine")

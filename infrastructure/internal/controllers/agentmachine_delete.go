@@ -44,7 +44,7 @@ import (
 
 // reconcileMachineDeleting runs the pre-terminate hook: once Cluster API waits for it (the Node is
 // drained), unbind and release the Agent, then remove the hook so that the Machine can go.
-func (r *AgentMachineReconciler) reconcileMachineDeleting(ctx context.Context, s *machineScope) (ctrl.Result, error) {
+func (r *AgentMachineReconciler) reconcileMachineDeleting(ctx context.Context, s *scope) (ctrl.Result, error) {
 	machine := s.machine
 	if _, ok := machine.Annotations[infrav1.PreTerminateHookAnnotation]; !ok {
 		return ctrl.Result{}, nil
@@ -121,7 +121,7 @@ func (r *AgentMachineReconciler) releaseOrphanedHooks(ctx context.Context, key c
 	return nil
 }
 
-func (r *AgentMachineReconciler) reconcileDelete(ctx context.Context, s *machineScope) (ctrl.Result, error) {
+func (r *AgentMachineReconciler) reconcileDelete(ctx context.Context, s *scope) (ctrl.Result, error) {
 	res, done, err := r.release(ctx, s.agentMachine)
 	if err != nil || !done {
 		return res, err

@@ -158,7 +158,7 @@ func stripPrefix(cidr string) string {
 // reconcileNodeAddresses reports the addresses of a host whose Agent is gone, whose Machine is a
 // Node, as that Node has them: a clusterctl move carries no status, and Cluster API copies these
 // addresses to the Machine. Until the workload cluster can be reached, the addresses are kept.
-func (r *AgentMachineReconciler) reconcileNodeAddresses(ctx context.Context, s *machineScope) (ctrl.Result, error) {
+func (r *AgentMachineReconciler) reconcileNodeAddresses(ctx context.Context, s *scope) (ctrl.Result, error) {
 	if r.ClusterCache == nil {
 		return ctrl.Result{}, nil
 	}

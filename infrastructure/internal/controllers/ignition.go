@@ -151,7 +151,7 @@ func (r *AgentMachineReconciler) bootstrapData(ctx context.Context, key client.O
 	return secret, r.Client.Get(ctx, key, secret)
 }
 
-func (r *AgentMachineReconciler) refreshIgnition(ctx context.Context, s *machineScope, agent *aiv1beta1.Agent, claimedNow bool) (ctrl.Result, error) {
+func (r *AgentMachineReconciler) refreshIgnition(ctx context.Context, s *scope, agent *aiv1beta1.Agent, claimedNow bool) (ctrl.Result, error) {
 	period := r.IgnitionTokenRefreshPeriod
 	if period == 0 {
 		period = DefaultIgnitionTokenRefreshPeriod
