@@ -24,9 +24,7 @@ import (
 	capm3v1beta2 "github.com/metal3-io/cluster-api-provider-metal3/api/v1beta2"
 	. "github.com/onsi/gomega"
 	aiv1beta1 "github.com/openshift/assisted-service/api/v1beta1"
-	"github.com/openshift/assisted-service/models"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"sigs.k8s.io/cluster-api/util/conditions"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
@@ -187,35 +185,4 @@ func TestFindAgentEvidence(t *testing.T) {
 			g.Expect(found.evidence).To(ContainSubstring(tc.wantEvidence))
 		})
 	}
-}
-
-func TestPendingUserActionSaysWhatToDo(t *testing.T) {
-	g := NewWithT(t)
-	c := &bootstrapv1.OpenshiftAssistedConfig{}
-	a := &aiv1beta1.Agent{ObjectMeta: metav1.ObjectMeta{Name: "a"}}
-	a.Status.DebugInfo.State = models.HostStatusInstallingPendingUserAction
-	a.Status.DebugInfo.StateInfo = "Expected the host to boot from disk, but it booted the installation image - please reboot and fix boot order to boot from disk"
-	setInstallConditions(c, a)
-	cond := conditions.Get(c, bootstrapv1.InstallingCondition)
-	g.Expect(cond.Reason).To(Equal(bootstrapv1.InstallationPendingUserActionReason))
-	g.Expect(cond.Message).To(And(ContainSubstring("booted the installation image"), ContainSubstring("LIVE_ISO_FORCE_PERSISTENT_BOOT_DEVICE=Never"),
-		ContainSubstring("reboot.metal3.io")))
-	g.Expect(conditions.GetReason(c, bootstrapv1.InstalledCondition)).To(Equal(bootstrapv1.NotInstalledReason))
-
-	// Ready says it too (Cluster API mirrors it into the Machine), and goes back to Ready after.
-	for _, ct := range []string{bootstrapv1.InfraEnvReadyCondition, bootstrapv1.DataSecretAvailableCondition,
-		bootstrapv1.AgentRegisteredCondition, bootstrapv1.AgentApprovedCondition} {
-		conditions.Set(c, metav1.Condition{Type: ct, Status: metav1.ConditionTrue, Reason: "Done"})
-	}
-	setSummary(c)
-	ready := conditions.Get(c, bootstrapv1.ReadyCondition)
-	g.Expect(ready.Status).To(Equal(metav1.ConditionFalse))
-	g.Expect(ready.Reason).To(Equal(bootstrapv1.InstallationPendingUserActionReason))
-	g.Expect(ready.Message).To(Equal(cond.Message))
-	a.Status.DebugInfo.State = models.HostStatusInstallingInProgress
-	setInstallConditions(c, a)
-	setSummary(c)
-	ready = conditions.Get(c, bootstrapv1.ReadyCondition)
-	g.Expect(ready.Status).To(Equal(metav1.ConditionTrue))
-	g.Expect(ready.Reason).To(Equal(bootstrapv1.ReadyReason))
 }
