@@ -144,11 +144,9 @@ func setAvailableConditions(s *scope) {
 	case s.kubeconfigWritten || (initialized && s.aci == nil):
 		conditions.Set(oacp, metav1.Condition{Type: controlplanev1.KubeconfigAvailableCondition, Status: metav1.ConditionTrue,
 			Reason: controlplanev1.KubeconfigAvailableReason})
-		conditions.Set(oacp, metav1.Condition{Type: controlplanev1.AvailableCondition, Status: metav1.ConditionTrue,
-			Reason: controlplanev1.InstalledReason, Message: ""})
-		return
+		fallthrough
 	case initialized && s.installed() && !s.kubeconfigChecked:
-		// The reconcile stopped before the kubeconfig step (a conflict writing the
+		// Or the reconcile stopped before the kubeconfig step (a conflict writing the
 		// AgentClusterInstall, say): the installed cluster stays Available, and
 		// KubeconfigAvailable says what the last reconcile that reached that step found.
 		conditions.Set(oacp, metav1.Condition{Type: controlplanev1.AvailableCondition, Status: metav1.ConditionTrue,

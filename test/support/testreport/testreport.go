@@ -436,7 +436,7 @@ const (
 var goTestFrame = regexp.MustCompile(`^\s*(=== (RUN|PAUSE|CONT|NAME)|--- (PASS|FAIL|SKIP):)`)
 
 // writeFailures repeats the failed tests and specs under the table, each with where it failed
-// and its last lines.
+// and the first failureLines lines of its Message.
 func writeFailures(b *strings.Builder, modulePrefix string, suites []Suite) {
 	n := 0
 	for _, s := range suites {
