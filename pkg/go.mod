@@ -15,6 +15,7 @@ replace github.com/openshift-assisted/cluster-api-provider-openshift-assisted/ap
 require (
 	github.com/metal3-io/baremetal-operator/apis v0.13.2 // pinned: v0.13: the BMO release CAPM3 v1.13 uses
 	github.com/metal3-io/cluster-api-provider-metal3/api v1.13.2 // pinned: v1.13: the CAPM3 release for Cluster API v1.13
+	github.com/onsi/gomega v1.44.0
 	github.com/openshift/assisted-service/api v0.0.0 // pinned: version set by the replace above
 	github.com/openshift/hive/apis v0.0.0-20220719141355-c63c9b0281d8 // pinned: every served version from 2022-09 on types ClusterInstallConditionType as a string, which breaks assisted-service/api/hiveextension
 	github.com/spf13/pflag v1.0.10
@@ -26,11 +27,10 @@ require (
 	k8s.io/klog/v2 v2.140.0
 	sigs.k8s.io/cluster-api v1.13.4 // pinned: v1.13: CAPM3 api (v1.13) imports sigs.k8s.io/cluster-api/errors, removed in v1.14
 	sigs.k8s.io/controller-runtime v0.23.3 // pinned: v0.23: the line Cluster API v1.13 is built on
-	sigs.k8s.io/yaml v1.6.0 // indirect
+	sigs.k8s.io/yaml v1.6.0
 )
 
 require (
-	github.com/onsi/gomega v1.44.0 // indirect
 	github.com/openshift/api v0.0.0-20220831183848-09c070622e2c // pinned: the version Hive's apis (above) already pull; config/v1 APIServer for the hub's TLS security profile (pkg/tlsprofile)
 	github.com/openshift/assisted-service/models v0.0.0 // indirect; pinned: version set by the replace above
 	github.com/openshift/custom-resource-status v1.1.2 // indirect; pinned: the version assisted-service/api uses for its conditions

@@ -37,10 +37,10 @@ import (
 
 	infrav1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/infrastructure/v1beta1"
 	infracontroller "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/infrastructure/internal/controllers"
-	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/infrastructure/internal/servedschema"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/foreign"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/manager"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/metrics"
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/servedschema"
 )
 
 // LeaderElectionID names the manager's leader election Lease (in its own namespace). The

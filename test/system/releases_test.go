@@ -32,7 +32,7 @@ import (
 )
 
 // OKD and multi-architecture releases resolve: the control plane reads the release its version
-// and its machine configs' architectures name (controlplane/internal/controllers/releaseimage.go),
+// and its machine configs' architectures name (controlplane/internal/controllers/release.go),
 // the ClusterImageSet pins its digest, and ReleaseImageResolved carries its Kubernetes version.
 // Nothing is installed (no hosts): resolution is what is checked.
 var _ = Describe("OKD and multi-architecture releases", Ordered, func() {

@@ -257,7 +257,7 @@ type imageRegistry struct {
 // retried, and the AgentClusterInstall is not written meanwhile, so nothing installs without its
 // mirrors.
 func (r *OpenshiftAssistedControlPlaneReconciler) reconcileImageRegistry(ctx context.Context, s *scope) (imageRegistry, error) {
-	mirrorRef, err := r.schemas.has(ctx, r.Client, r.APIReader, agentClusterInstallCRD, hiveextv1beta1.GroupVersion.Version, mirrorRegistryRefField...)
+	mirrorRef, err := r.schemas.Has(ctx, r.Client, r.APIReader, agentClusterInstallCRD, hiveextv1beta1.GroupVersion.Version, mirrorRegistryRefField...)
 	if err != nil {
 		return imageRegistry{}, err
 	}

@@ -21,12 +21,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
-	"sync"
 
 	hiveextv1beta1 "github.com/openshift/assisted-service/api/hiveextension/v1beta1"
-	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -127,71 +124,4 @@ func newerFieldsRefusal(aciName string, err error) error {
 		return problem
 	}
 	return fmt.Errorf("writing AgentClusterInstall %s: %w", aciName, err)
-}
-
-// crdSchemas tells whether the schema of a CRD that the hub serves has a field. The answer is
-// kept per CRD generation, which the manager's metadata cache of CRDs gives for free (Cluster
-// API's contract lookup keeps it): the CRD itself, large, is read from the API server only when
-// its generation changes, as when the hub's assisted-service is upgraded.
-type crdSchemas struct {
-	mu      sync.Mutex
-	answers map[string]schemaAnswer
-}
-
-type schemaAnswer struct {
-	generation int64
-	has        bool
-}
-
-// has tells whether version of the CRD named crd has the field at path below the root of its
-// schema (for example "spec", "mirrorRegistryRef"). cached reads the CRD's metadata (a cached
-// client); live reads the whole CRD.
-func (c *crdSchemas) has(ctx context.Context, cached, live client.Reader, crd, version string, path ...string) (bool, error) {
-	meta := &metav1.PartialObjectMetadata{}
-	meta.SetGroupVersionKind(apiextensionsv1.SchemeGroupVersion.WithKind("CustomResourceDefinition"))
-	if err := cached.Get(ctx, client.ObjectKey{Name: crd}, meta); err != nil {
-		if apierrors.IsNotFound(err) {
-			return false, nil // no CRD, no field: writing the object says what is missing
-		}
-		return false, fmt.Errorf("reading the metadata of CRD %s: %w", crd, err)
-	}
-	key := crd + "/" + version + "/" + strings.Join(path, ".")
-	c.mu.Lock()
-	answer, ok := c.answers[key]
-	c.mu.Unlock()
-	if ok && answer.generation == meta.Generation {
-		return answer.has, nil
-	}
-	u := &unstructured.Unstructured{}
-	u.SetGroupVersionKind(apiextensionsv1.SchemeGroupVersion.WithKind("CustomResourceDefinition"))
-	if err := live.Get(ctx, client.ObjectKey{Name: crd}, u); err != nil {
-		return false, fmt.Errorf("reading CRD %s: %w", crd, err)
-	}
-	has := schemaHas(u, version, path)
-	c.mu.Lock()
-	if c.answers == nil {
-		c.answers = map[string]schemaAnswer{}
-	}
-	c.answers[key] = schemaAnswer{generation: u.GetGeneration(), has: has}
-	c.mu.Unlock()
-	return has, nil
-}
-
-// schemaHas tells whether the openAPIV3Schema of version of crd has properties along path.
-func schemaHas(crd *unstructured.Unstructured, version string, path []string) bool {
-	versions, _, _ := unstructured.NestedSlice(crd.Object, "spec", "versions")
-	for _, v := range versions {
-		vm, ok := v.(map[string]any)
-		if !ok || vm["name"] != version {
-			continue
-		}
-		at := make([]string, 0, 2+2*len(path))
-		at = append(at, "schema", "openAPIV3Schema")
-		for _, p := range path {
-			at = append(at, "properties", p)
-		}
-		_, found, _ := unstructured.NestedFieldNoCopy(vm, at...)
-		return found
-	}
-	return false
 }

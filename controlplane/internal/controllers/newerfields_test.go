@@ -18,96 +18,187 @@ package controllers
 
 import (
 	"context"
+	"errors"
 	"testing"
 
 	. "github.com/onsi/gomega"
-	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	hiveextv1beta1 "github.com/openshift/assisted-service/api/hiveextension/v1beta1"
+	hivev1 "github.com/openshift/hive/apis/hive/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
+	controlplanev1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/controlplane/v1alpha4"
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/reconciler"
 	capoascheme "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/scheme"
 )
 
-// aciCRD is an AgentClusterInstall CRD whose v1beta1 spec has the given properties.
-func aciCRD(generation int64, version string, spec ...string) *apiextensionsv1.CustomResourceDefinition {
-	props := map[string]apiextensionsv1.JSONSchemaProps{}
-	for _, p := range spec {
-		props[p] = apiextensionsv1.JSONSchemaProps{Type: "object"}
-	}
-	return &apiextensionsv1.CustomResourceDefinition{
-		ObjectMeta: metav1.ObjectMeta{Name: agentClusterInstallCRD, Generation: generation},
-		Spec: apiextensionsv1.CustomResourceDefinitionSpec{Versions: []apiextensionsv1.CustomResourceDefinitionVersion{{
-			Name: version, Served: true, Storage: true,
-			Schema: &apiextensionsv1.CustomResourceValidation{OpenAPIV3Schema: &apiextensionsv1.JSONSchemaProps{
-				Type: "object", Properties: map[string]apiextensionsv1.JSONSchemaProps{"spec": {Type: "object", Properties: props}},
-			}},
-		}}},
-	}
+// newerFieldsHub is an API server stand-in for the writes of newer fields: its AgentClusterInstall
+// reads as live (fields the pinned types lack included, which a typed fake client would drop), and
+// it records each patch and create, refusing them with refuse.
+type newerFieldsHub struct {
+	live    map[string]any
+	refuse  error
+	patches []string
+	created []map[string]any
+	strict  []bool
 }
 
-// TestCRDSchemasHas: whether the hub's CRD has a field is read from its schema, for the version
-// asked, and read again only when the CRD's generation changes.
-func TestCRDSchemasHas(t *testing.T) {
+func (h *newerFieldsHub) client(t *testing.T) client.Client {
+	t.Helper()
 	s, err := capoascheme.New()
 	if err != nil {
 		t.Fatal(err)
 	}
+	return fake.NewClientBuilder().WithScheme(s).WithInterceptorFuncs(interceptor.Funcs{
+		Get: func(_ context.Context, _ client.WithWatch, _ client.ObjectKey, obj client.Object, _ ...client.GetOption) error {
+			u, ok := obj.(*unstructured.Unstructured)
+			if !ok {
+				return errors.New("the live AgentClusterInstall is read unstructured")
+			}
+			u.Object = (&unstructured.Unstructured{Object: h.live}).DeepCopy().Object
+			return nil
+		},
+		Patch: func(_ context.Context, _ client.WithWatch, obj client.Object, patch client.Patch, opts ...client.PatchOption) error {
+			data, err := patch.Data(obj)
+			if err != nil {
+				return err
+			}
+			h.patches = append(h.patches, string(data))
+			po := &client.PatchOptions{}
+			po.ApplyOptions(opts)
+			h.strict = append(h.strict, po.FieldValidation == metav1.FieldValidationStrict)
+			return h.refuse
+		},
+		Create: func(_ context.Context, _ client.WithWatch, obj client.Object, opts ...client.CreateOption) error {
+			h.created = append(h.created, obj.(*unstructured.Unstructured).DeepCopy().Object)
+			co := &client.CreateOptions{}
+			co.ApplyOptions(opts)
+			h.strict = append(h.strict, co.FieldValidation == metav1.FieldValidationStrict)
+			return h.refuse
+		},
+	}).Build()
+}
+
+func liveACI(spec map[string]any) map[string]any {
+	return map[string]any{
+		"apiVersion": hiveextv1beta1.GroupVersion.String(), "kind": "AgentClusterInstall",
+		"metadata": map[string]any{"name": "c1", "namespace": "ns"},
+		"spec":     spec,
+	}
+}
+
+// TestWriteNewerFields: only the newer fields that differ from the live object are patched, in
+// one merge patch with strict field validation (a hub whose CRD lacks the field refuses it rather
+// than pruning it); a nil value removes a field that is there and leaves an absent one alone.
+func TestWriteNewerFields(t *testing.T) {
+	aci := &hiveextv1beta1.AgentClusterInstall{ObjectMeta: metav1.ObjectMeta{Name: "c1", Namespace: "ns"}}
+	mirror := map[string]any{"name": "mirrors"}
 	for name, tc := range map[string]struct {
-		crd  *apiextensionsv1.CustomResourceDefinition
-		want bool
+		live   map[string]any
+		fields []newerField
+		want   string // the patch sent; "" for none
 	}{
-		"a newer hub":                       {crd: aciCRD(1, "v1beta1", "mirrorRegistryRef", "imageSetRef"), want: true},
-		"an older hub":                      {crd: aciCRD(1, "v1beta1", "imageSetRef")},
-		"the field in another version only": {crd: aciCRD(1, "v1", "mirrorRegistryRef")},
-		"no AgentClusterInstall CRD at all": {},
+		"a field to set": {
+			live:   liveACI(map[string]any{"imageSetRef": map[string]any{"name": "4.19"}}),
+			fields: []newerField{{path: arbiterAgentsField, value: int64(1)}},
+			want:   `{"spec":{"provisionRequirements":{"arbiterAgents":1}}}`,
+		},
+		"a field already at its value": {
+			live:   liveACI(map[string]any{"provisionRequirements": map[string]any{"arbiterAgents": int64(1)}}),
+			fields: []newerField{{path: arbiterAgentsField, value: int64(1)}},
+		},
+		"a field to remove": {
+			live:   liveACI(map[string]any{"mirrorRegistryRef": mirror}),
+			fields: []newerField{{path: mirrorRegistryRefField}},
+			want:   `{"spec":{"mirrorRegistryRef":null}}`,
+		},
+		"an absent field that should be absent": {
+			live:   liveACI(map[string]any{}),
+			fields: []newerField{{path: mirrorRegistryRefField}},
+		},
+		"two fields, one already right": {
+			live: liveACI(map[string]any{"provisionRequirements": map[string]any{"arbiterAgents": int64(1)}}),
+			fields: []newerField{{path: arbiterAgentsField, value: int64(1)},
+				{path: mirrorRegistryRefField, value: mirror}},
+			want: `{"spec":{"mirrorRegistryRef":{"name":"mirrors"}}}`,
+		},
 	} {
 		t.Run(name, func(t *testing.T) {
 			g := NewWithT(t)
-			b := fake.NewClientBuilder().WithScheme(s)
-			if tc.crd != nil {
-				b = b.WithObjects(tc.crd)
+			hub := &newerFieldsHub{live: tc.live}
+			r := &OpenshiftAssistedControlPlaneReconciler{Client: hub.client(t)}
+			g.Expect(r.writeNewerFields(context.Background(), aci, tc.fields)).To(Succeed())
+			if tc.want == "" {
+				g.Expect(hub.patches).To(BeEmpty())
+				return
 			}
-			c := b.Build()
-			var schemas crdSchemas
-			got, err := schemas.has(context.Background(), c, c, agentClusterInstallCRD, "v1beta1", mirrorRegistryRefField...)
-			g.Expect(err).NotTo(HaveOccurred())
-			g.Expect(got).To(Equal(tc.want))
+			g.Expect(hub.patches).To(HaveLen(1))
+			g.Expect(hub.patches[0]).To(MatchJSON(tc.want))
+			g.Expect(hub.strict).To(Equal([]bool{true}))
 		})
 	}
+}
 
-	t.Run("the CRD is read again only when its generation changes", func(t *testing.T) {
-		g := NewWithT(t)
-		ctx := context.Background()
-		crd := aciCRD(1, "v1beta1", "imageSetRef")
-		reads := 0
-		c := fake.NewClientBuilder().WithScheme(s).WithObjects(crd).WithInterceptorFuncs(interceptor.Funcs{
-			Get: func(ctx context.Context, c client.WithWatch, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
-				if _, meta := obj.(*metav1.PartialObjectMetadata); !meta {
-					reads++
-				}
-				return c.Get(ctx, key, obj, opts...)
-			},
-		}).Build()
-		var schemas crdSchemas
-		for range 3 {
-			got, err := schemas.has(ctx, c, c, agentClusterInstallCRD, "v1beta1", mirrorRegistryRefField...)
-			g.Expect(err).NotTo(HaveOccurred())
-			g.Expect(got).To(BeFalse())
+// TestCreateWithNewerFields: the AgentClusterInstall is created with its newer fields in the same
+// write (assisted-service never sees it without them), strictly validated; a hub that refuses
+// arbiterAgents gets a problem that says what to do, anything else the API server's error.
+func TestCreateWithNewerFields(t *testing.T) {
+	newACI := func() *hiveextv1beta1.AgentClusterInstall {
+		return &hiveextv1beta1.AgentClusterInstall{
+			ObjectMeta: metav1.ObjectMeta{Name: "c1", Namespace: "ns"},
+			Spec:       hiveextv1beta1.AgentClusterInstallSpec{ImageSetRef: &hivev1.ClusterImageSetReference{Name: "4.19"}},
 		}
-		g.Expect(reads).To(Equal(1), "one read of the whole CRD for three answers")
+	}
+	fields := []newerField{{path: arbiterAgentsField, value: int64(1)}, {path: mirrorRegistryRefField}}
 
-		// The hub's assisted-service is upgraded: the CRD gains the field, and a new generation.
-		newer := &apiextensionsv1.CustomResourceDefinition{}
-		g.Expect(c.Get(ctx, client.ObjectKey{Name: agentClusterInstallCRD}, newer)).To(Succeed())
-		newer.Spec = aciCRD(2, "v1beta1", "imageSetRef", "mirrorRegistryRef").Spec
-		newer.Generation = 2
-		g.Expect(c.Update(ctx, newer)).To(Succeed())
-		reads = 0
-		got, err := schemas.has(ctx, c, c, agentClusterInstallCRD, "v1beta1", mirrorRegistryRefField...)
-		g.Expect(err).NotTo(HaveOccurred())
-		g.Expect(got).To(BeTrue())
-		g.Expect(reads).To(Equal(1), "read again once the generation changed")
+	t.Run("one create with the fields that have values", func(t *testing.T) {
+		g := NewWithT(t)
+		hub := &newerFieldsHub{}
+		r := &OpenshiftAssistedControlPlaneReconciler{Client: hub.client(t)}
+		g.Expect(r.createWithNewerFields(context.Background(), newACI(), fields)).To(Succeed())
+		g.Expect(hub.created).To(HaveLen(1))
+		got := hub.created[0]
+		arbiters, _, _ := unstructured.NestedFieldNoCopy(got, arbiterAgentsField...)
+		g.Expect(arbiters).To(BeEquivalentTo(int64(1)))
+		_, found, _ := unstructured.NestedFieldNoCopy(got, mirrorRegistryRefField...)
+		g.Expect(found).To(BeFalse(), "a field without a value is not written")
+		imageSet, _, _ := unstructured.NestedString(got, "spec", "imageSetRef", "name")
+		g.Expect(imageSet).To(Equal("4.19"), "the typed fields are written too")
+		g.Expect(got["kind"]).To(Equal("AgentClusterInstall"))
+		g.Expect(hub.strict).To(Equal([]bool{true}))
 	})
+
+	t.Run("a hub without arbiter clusters", func(t *testing.T) {
+		g := NewWithT(t)
+		hub := &newerFieldsHub{refuse: apierrors.NewBadRequest(`strict decoding error: unknown field "spec.provisionRequirements.arbiterAgents"`)}
+		r := &OpenshiftAssistedControlPlaneReconciler{Client: hub.client(t)}
+		err := r.createWithNewerFields(context.Background(), newACI(), fields)
+		var problem *reconciler.Problem
+		g.Expect(errors.As(err, &problem)).To(BeTrue(), "%v", err)
+		g.Expect(problem.Condition).To(Equal(controlplanev1.AvailableCondition))
+		g.Expect(problem.Reason).To(Equal(controlplanev1.ArbiterNotSupportedReason))
+		g.Expect(problem.Error()).To(ContainSubstring("upgrade the hub's assisted-service"))
+	})
+
+	t.Run("another refusal", func(t *testing.T) {
+		g := NewWithT(t)
+		hub := &newerFieldsHub{refuse: apierrors.NewForbidden(hiveextv1beta1.GroupVersion.WithResource("agentclusterinstalls").GroupResource(), "c1", errors.New("denied"))}
+		r := &OpenshiftAssistedControlPlaneReconciler{Client: hub.client(t)}
+		err := r.createWithNewerFields(context.Background(), newACI(), fields)
+		var problem *reconciler.Problem
+		g.Expect(errors.As(err, &problem)).To(BeFalse())
+		g.Expect(apierrors.IsForbidden(err)).To(BeTrue(), "%v", err)
+		g.Expect(err.Error()).To(HavePrefix("writing AgentClusterInstall c1: "))
+	})
+}
+
+func TestHasValues(t *testing.T) {
+	g := NewWithT(t)
+	g.Expect(hasValues(nil)).To(BeFalse())
+	g.Expect(hasValues([]newerField{{path: mirrorRegistryRefField}})).To(BeFalse())
+	g.Expect(hasValues([]newerField{{path: mirrorRegistryRefField}, {path: arbiterAgentsField, value: int64(1)}})).To(BeTrue())
 }

@@ -49,6 +49,7 @@ import (
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/controlplane/internal/release"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/foreign"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/reconciler"
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/servedschema"
 )
 
 // waitRequeue is how soon a control plane waiting on assisted-service or on the workload cluster
@@ -88,8 +89,8 @@ type OpenshiftAssistedControlPlaneReconciler struct {
 	controller controller.Controller
 	// kubeconfigs: what each control plane's <cluster>-kubeconfig was last copied from.
 	kubeconfigs kubeconfigCopies
-	// schemas: which fields the hub's third-party CRDs have (newerfields.go).
-	schemas crdSchemas
+	// schemas: which fields the hub's third-party CRDs have (newerfields.go asks).
+	schemas servedschema.CRDFields
 }
 
 // RBAC: only the verbs the code uses (docs/architecture_design.md, "Privileges"). Objects are
@@ -192,7 +193,7 @@ type scope struct {
 	specKubeVersion string
 	specRelease     release.Info
 	releaseErr      error
-	// architectures are those of the cluster's machine configs (releaseimage.go), once read.
+	// architectures are those of the cluster's machine configs (release.go), once read.
 	architectures []string
 	// scaleDownBlocked explains why a scale down waits.
 	scaleDownBlocked string

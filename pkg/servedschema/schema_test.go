@@ -18,36 +18,39 @@ package servedschema
 
 import (
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"testing"
 
 	. "github.com/onsi/gomega"
-
-	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/support/testenv"
+	"sigs.k8s.io/yaml"
 )
 
-// crdSchema returns the v1beta1 schema of the CRD file as the API server publishes it in OpenAPI v3
-// (the same properties, items, required and limits).
+// hyperShiftAgentCRDDir holds HyperShift's copy of the agent provider's CRDs (testenv.HyperShiftAgentCRDDir).
+const hyperShiftAgentCRDDir = "test/support/testenv/hypershift-crds"
+
+// crdSchema returns the v1beta1 schema of the CRD file (a path from the repository's root) as
+// the API server publishes it in OpenAPI v3 (the same properties, items, required and limits).
 func crdSchema(t *testing.T, path string) Schema {
 	t.Helper()
-	crd, err := testenv.ReadCRD(path)
+	data, err := os.ReadFile(filepath.Join("..", "..", path))
 	if err != nil {
 		t.Fatal(err)
 	}
-	data, err := json.Marshal(testenv.CRDVersion(crd, "v1beta1").Schema.OpenAPIV3Schema)
-	if err != nil {
+	crd := map[string]any{}
+	if err := yaml.Unmarshal(data, &crd); err != nil {
 		t.Fatal(err)
 	}
-	s := Schema{}
-	if err := json.Unmarshal(data, &s); err != nil {
-		t.Fatal(err)
+	s := FromCRD(crd, "v1beta1")
+	if s == nil {
+		t.Fatalf("%s has no v1beta1 schema", path)
 	}
 	return s
 }
 
 func hyperShiftSchema(t *testing.T, plural string) Schema {
 	t.Helper()
-	return crdSchema(t, filepath.Join(testenv.HyperShiftAgentCRDDir, "capi-provider.agent-install.openshift.io_"+plural+".yaml"))
+	return crdSchema(t, filepath.Join(hyperShiftAgentCRDDir, "capi-provider.agent-install.openshift.io_"+plural+".yaml"))
 }
 
 func oursSchema(t *testing.T, plural string) Schema {
