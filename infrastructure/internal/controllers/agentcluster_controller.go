@@ -18,21 +18,15 @@ package controllers
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"maps"
 	"net"
-	"slices"
 	"strings"
-	"time"
 
 	hiveextv1beta1 "github.com/openshift/assisted-service/api/hiveextension/v1beta1"
-	aiv1beta1 "github.com/openshift/assisted-service/api/v1beta1"
 	hivev1 "github.com/openshift/hive/apis/hive/v1"
 	hiveagent "github.com/openshift/hive/apis/hive/v1/agent"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/klog/v2"
@@ -40,14 +34,9 @@ import (
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	"sigs.k8s.io/cluster-api/util"
 	"sigs.k8s.io/cluster-api/util/conditions"
-	"sigs.k8s.io/cluster-api/util/predicates"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
-	"sigs.k8s.io/controller-runtime/pkg/handler"
-	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	controlplanev1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/controlplane/v1alpha4"
 	infrav1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/infrastructure/v1beta1"
@@ -61,12 +50,8 @@ const (
 	clusterDeploymentIndex = "agentCluster.clusterDeployment"
 )
 
-// Reasons of the ClusterDeploymentReady condition.
-const (
-	agentClusterInstallKind = "AgentClusterInstall"
-)
-
-var agentClusterOwnedConditions = []string{clusterv1.ReadyCondition, infrav1.ClusterDeploymentReadyCondition}
+// agentClusterInstallKind is the kind of assisted-service's AgentClusterInstall.
+const agentClusterInstallKind = "AgentClusterInstall"
 
 // AgentClusterReconciler finds or creates the ClusterDeployment and AgentClusterInstall of a
 // Cluster's Agents and reports the cluster infrastructure as provisioned.
@@ -168,10 +153,6 @@ func ensureBackupLabel(obj *metav1.ObjectMeta) {
 	}
 }
 
-func setCDCondition(ac *infrav1.AgentCluster, status metav1.ConditionStatus, reason, message string) {
-	conditions.Set(ac, metav1.Condition{Type: infrav1.ClusterDeploymentReadyCondition, Status: status, Reason: reason, Message: message})
-}
-
 func (r *AgentClusterReconciler) reconcileNormal(ctx context.Context, ac *infrav1.AgentCluster, cluster *clusterv1.Cluster) (ctrl.Result, error) {
 	if ac.Spec.ClusterDeploymentRef == nil {
 		switch cluster.Spec.ControlPlaneRef.Kind {
@@ -258,34 +239,6 @@ func (r *AgentClusterReconciler) reconcileNormal(ctx context.Context, ac *infrav
 	ac.Status.Initialization.Provisioned = ptr.To(true)
 	ac.Status.Ready = true //nolint:staticcheck // still written for clients of the v1beta1 contract
 	return ctrl.Result{}, nil
-}
-
-// setFailureDomains offers every failure domain an Agent is labelled with (sorted by name).
-func (r *AgentClusterReconciler) setFailureDomains(ctx context.Context, ac *infrav1.AgentCluster) error {
-	if r.AgentReader == nil {
-		return nil
-	}
-	agents := &aiv1beta1.AgentList{}
-	opts := []client.ListOption{client.HasLabels{infrav1.FailureDomainLabel}, client.UnsafeDisableDeepCopy}
-	if r.AgentNamespace != "" {
-		opts = append(opts, client.InNamespace(r.AgentNamespace))
-	}
-	if err := r.AgentReader.List(ctx, agents, opts...); err != nil {
-		return fmt.Errorf("listing the failure domains of Agents: %w", err)
-	}
-	names := map[string]bool{}
-	for i := range agents.Items {
-		names[agents.Items[i].Labels[infrav1.FailureDomainLabel]] = true
-	}
-	domains := make([]clusterv1.FailureDomain, 0, len(names))
-	for _, name := range slices.Sorted(maps.Keys(names)) {
-		domains = append(domains, clusterv1.FailureDomain{Name: name, ControlPlane: ptr.To(true)})
-	}
-	if len(domains) == 0 {
-		domains = nil
-	}
-	ac.Status.FailureDomains = domains
-	return nil
 }
 
 // createClusterDeployment creates the ClusterDeployment (platform agentBareMetal, selecting the
@@ -457,132 +410,4 @@ func baseDomain(clusterName, host string) string {
 		return rest
 	}
 	return "local"
-}
-
-// reconcileDelete deletes the ClusterDeployment and AgentClusterInstall this AgentCluster created
-// and waits until they are gone, so that none is orphaned; one it did not create is left alone.
-// The wait is bounded: the finalizers Hive and assisted-service keep on them are removed when
-// those services are shown to be gone (foreign.Policy), with a Warning event, and the condition
-// says what the deletion waits for meanwhile.
-func (r *AgentClusterReconciler) reconcileDelete(ctx context.Context, ac *infrav1.AgentCluster) (ctrl.Result, error) {
-	var waiting []string
-	var requeue time.Duration
-	for _, o := range []struct {
-		obj           client.Object
-		kind, service string
-	}{
-		{&hivev1.ClusterDeployment{}, "ClusterDeployment", "Hive"},
-		{&hiveextv1beta1.AgentClusterInstall{}, agentClusterInstallKind, "assisted-service"},
-	} {
-		obj := o.obj
-		err := r.Client.Get(ctx, client.ObjectKey{Namespace: ac.Namespace, Name: ac.Name}, obj)
-		if apierrors.IsNotFound(err) || meta.IsNoMatchError(err) {
-			continue
-		}
-		if err != nil {
-			return ctrl.Result{}, fmt.Errorf("getting %s %s: %w", o.kind, ac.Name, err)
-		}
-		if !metav1.IsControlledBy(obj, ac) {
-			continue
-		}
-		if obj.GetDeletionTimestamp().IsZero() {
-			if err := r.Client.Delete(ctx, obj); err != nil && !apierrors.IsNotFound(err) {
-				return ctrl.Result{}, fmt.Errorf("deleting %s %s: %w", o.kind, ac.Name, err)
-			}
-			waiting = append(waiting, fmt.Sprintf("Waiting for %s %s to be deleted", o.kind, ac.Name))
-			continue
-		}
-		if len(obj.GetFinalizers()) == 0 {
-			waiting = append(waiting, fmt.Sprintf("Waiting for %s %s to be deleted", o.kind, ac.Name))
-			continue
-		}
-		v, err := r.Foreign.Wait(ctx, r.Client, obj, o.service)
-		if err != nil {
-			return ctrl.Result{}, err
-		}
-		if v.Removed {
-			ctrl.LoggerFrom(ctx).Info("Removed the finalizers of an object whose controller is gone",
-				"kind", o.kind, "name", ac.Name, "finalizers", v.Finalizers, "reason", v.Reason)
-			r.Recorder.Eventf(ac, obj, corev1.EventTypeWarning, "ForeignFinalizersRemoved", "Delete", "%s", v.Message)
-			// The object goes now; its deletion event brings the AgentCluster back.
-			waiting = append(waiting, fmt.Sprintf("Waiting for %s %s to be deleted", o.kind, ac.Name))
-			continue
-		}
-		waiting = append(waiting, v.Message)
-		if v.RequeueAfter > 0 && (requeue == 0 || v.RequeueAfter < requeue) {
-			requeue = v.RequeueAfter
-		}
-	}
-	if len(waiting) > 0 {
-		setCDCondition(ac, metav1.ConditionFalse, infrav1.DeletingClusterDeploymentReason, strings.Join(waiting, "; "))
-		return ctrl.Result{RequeueAfter: requeue}, nil
-	}
-	controllerutil.RemoveFinalizer(ac, infrav1.AgentClusterFinalizer)
-	controllerutil.RemoveFinalizer(ac, infrav1.UpstreamAgentClusterFinalizer)
-	return ctrl.Result{}, nil
-}
-
-// SetupWithManager registers the AgentCluster controller. It watches what it waits for: the
-// Cluster (owner, pause, control plane), ClusterDeployments (created by the control plane, or
-// deleted) and the AgentClusterInstalls it created (deleted).
-func (r *AgentClusterReconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, options controller.Options) error {
-	if r.Client == nil || r.APIReader == nil || r.Recorder == nil {
-		return errors.New("AgentClusterReconciler needs Client, APIReader and Recorder")
-	}
-	if err := mgr.GetFieldIndexer().IndexField(ctx, &infrav1.AgentCluster{}, clusterDeploymentIndex, indexClusterDeployment); err != nil {
-		return fmt.Errorf("indexing AgentClusters by ClusterDeployment: %w", err)
-	}
-	log := ctrl.LoggerFrom(ctx).WithValues("controller", "agentcluster")
-	scheme := mgr.GetScheme()
-	filter := predicates.ResourceHasFilterLabel(scheme, log, r.WatchFilterValue)
-	err := ctrl.NewControllerManagedBy(mgr).
-		Named("agentcluster").
-		WithOptions(options).
-		For(&infrav1.AgentCluster{}, builder.WithPredicates(filter)).
-		Watches(&clusterv1.Cluster{},
-			handler.EnqueueRequestsFromMapFunc(util.ClusterToInfrastructureMapFunc(ctx,
-				infrav1.GroupVersion.WithKind("AgentCluster"), mgr.GetClient(), &infrav1.AgentCluster{})),
-			builder.WithPredicates(filter)).
-		Watches(&hivev1.ClusterDeployment{}, handler.EnqueueRequestsFromMapFunc(r.clusterDeploymentToAgentClusters)).
-		Owns(&hiveextv1beta1.AgentClusterInstall{}).
-		Complete(r)
-	if err != nil {
-		return fmt.Errorf("setting up the AgentCluster controller: %w", err)
-	}
-	return nil
-}
-
-// indexClusterDeployment keys an AgentCluster by the ClusterDeployment it uses or would use: its
-// reference, else its own name (created by it) and its Cluster's name (created by the control plane).
-func indexClusterDeployment(o client.Object) []string {
-	ac, ok := o.(*infrav1.AgentCluster)
-	if !ok {
-		return nil
-	}
-	if ref := ac.Spec.ClusterDeploymentRef; ref != nil {
-		ns := ref.Namespace
-		if ns == "" {
-			ns = ac.Namespace
-		}
-		return []string{ns + "/" + ref.Name}
-	}
-	keys := []string{ac.Namespace + "/" + ac.Name}
-	if c := ac.Labels[clusterv1.ClusterNameLabel]; c != "" && c != ac.Name {
-		keys = append(keys, ac.Namespace+"/"+c)
-	}
-	return keys
-}
-
-func (r *AgentClusterReconciler) clusterDeploymentToAgentClusters(ctx context.Context, o client.Object) []reconcile.Request {
-	list := &infrav1.AgentClusterList{}
-	if err := r.Client.List(ctx, list, client.MatchingFields{clusterDeploymentIndex: o.GetNamespace() + "/" + o.GetName()},
-		client.UnsafeDisableDeepCopy); err != nil {
-		ctrl.LoggerFrom(ctx).Error(err, "Listing the AgentClusters of a ClusterDeployment")
-		return nil
-	}
-	out := make([]reconcile.Request, 0, len(list.Items))
-	for i := range list.Items {
-		out = append(out, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&list.Items[i])})
-	}
-	return out
 }
