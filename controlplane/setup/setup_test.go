@@ -1,0 +1,79 @@
+/*
+Copyright 2026 The cluster-api-provider-openshift-assisted Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package setup_test
+
+import (
+	"testing"
+	"time"
+
+	. "github.com/onsi/gomega"
+	"github.com/spf13/pflag"
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/controlplane/setup"
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/foreign"
+)
+
+// TestNewManagerOptions: the control-plane manager follows the hub's TLS profile, has its own
+// leader election Lease and caches only the Secrets labelled with a cluster name.
+func TestNewManagerOptions(t *testing.T) {
+	g := NewWithT(t)
+	o := setup.NewManagerOptions()
+	g.Expect(o.LeaderElectionID).To(Equal("capoa-controlplane-leader-election"))
+	g.Expect(o.FollowTLSProfile).To(BeTrue())
+	g.Expect(o.CacheByObject).To(HaveLen(1))
+	for obj, by := range o.CacheByObject {
+		g.Expect(obj).To(BeAssignableToTypeOf(&corev1.Secret{}))
+		g.Expect(by.Label).NotTo(BeNil(), "only labelled Secrets are cached")
+		g.Expect(by.Label.String()).To(ContainSubstring("cluster.x-k8s.io/cluster-name"))
+	}
+}
+
+// TestFlags: the provider's own flags fill Options; without them, release images come from the
+// default registry only, no extra CA is read, and a deletion waits foreign.DefaultTimeout.
+func TestFlags(t *testing.T) {
+	for name, tc := range map[string]struct {
+		args     []string
+		want     []string
+		caFile   string
+		deadline time.Duration
+	}{
+		"defaults": {deadline: foreign.DefaultTimeout},
+		"set": {
+			args:     []string{"--allowed-release-registries=mirror.example.com:5000,quay.io", "--release-registry-ca-file=/etc/ca.pem", "--foreign-finalizer-timeout=0s"},
+			want:     []string{"mirror.example.com:5000", "quay.io"},
+			caFile:   "/etc/ca.pem",
+			deadline: 0,
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			g := NewWithT(t)
+			var o setup.Options
+			fs := pflag.NewFlagSet(name, pflag.ContinueOnError)
+			o.AddFlags(fs)
+			g.Expect(fs.Parse(tc.args)).To(Succeed())
+			if tc.want == nil {
+				g.Expect(o.AllowedReleaseRegistries).To(BeEmpty())
+			} else {
+				g.Expect(o.AllowedReleaseRegistries).To(Equal(tc.want))
+			}
+			g.Expect(o.ReleaseRegistryCAFile).To(Equal(tc.caFile))
+			g.Expect(o.ForeignFinalizerTimeout).NotTo(BeNil())
+			g.Expect(*o.ForeignFinalizerTimeout).To(Equal(tc.deadline))
+		})
+	}
+}
