@@ -28,7 +28,6 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
-	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	bootstrapv1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/bootstrap/v1alpha2"
@@ -131,65 +130,6 @@ func TestSummaryOfNoFit(t *testing.T) {
 	g.Expect(summarizeFit(agentRequest{}, agents)).To(Equal("2 of 3 agents fit: 1 claimed"))
 }
 
-func TestParseBootstrapData(t *testing.T) {
-	pointer := `{"ignition":{"version":"3.1.0","config":{"merge":[{"source":"https://[fd00::1]:22623/config/worker",` +
-		`"httpHeaders":[{"name":"Authorization","value":"Bearer s3cr3t"},{"name":"X-Extra","value":"1"}]}]}}}`
-	tests := []struct {
-		name    string
-		data    map[string][]byte
-		want    ignitionSource
-		wantErr bool
-	}{
-		{"pointer ignition", map[string][]byte{"format": []byte("ignition"), "value": []byte(pointer)},
-			ignitionSource{URL: "https://[fd00::1]:22623/config/worker", Token: "s3cr3t", Headers: map[string]string{"X-Extra": "1"},
-				MachineConfigPool: "worker"}, false},
-		{"no headers", map[string][]byte{"value": []byte(`{"ignition":{"version":"3.1.0"}}`)}, ignitionSource{}, false},
-		{"cloud-config", map[string][]byte{"format": []byte("cloud-config"), "value": []byte("#cloud-config")}, ignitionSource{}, true},
-		{"no value", map[string][]byte{"format": []byte("ignition")}, ignitionSource{}, true},
-		{"not json", map[string][]byte{"value": []byte("Bearer s3cr3t")}, ignitionSource{}, true},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			g := NewWithT(t)
-			got, err := parseBootstrapData(&corev1.Secret{Data: tt.data})
-			if tt.wantErr {
-				g.Expect(err).To(HaveOccurred())
-				g.Expect(err.Error()).NotTo(ContainSubstring("s3cr3t"))
-				return
-			}
-			g.Expect(err).NotTo(HaveOccurred())
-			g.Expect(got).To(Equal(tt.want))
-		})
-	}
-}
-
-func TestAgentAddresses(t *testing.T) {
-	g := NewWithT(t)
-	a := testAgent("a")
-	a.Status.Inventory.Hostname = "worker-0"
-	a.Status.Inventory.Interfaces = []aiv1beta1.HostInterface{
-		{IPV4Addresses: []string{"192.168.1.10/24"}, IPV6Addresses: []string{"fd00::10/64"}},
-		{IPV4Addresses: []string{"192.168.1.10/24", "10.0.0.1"}},
-	}
-	g.Expect(agentAddresses(a)).To(Equal([]clusterv1.MachineAddress{
-		{Type: clusterv1.MachineInternalIP, Address: "192.168.1.10"},
-		{Type: clusterv1.MachineInternalIP, Address: "fd00::10"},
-		{Type: clusterv1.MachineInternalIP, Address: "10.0.0.1"},
-		{Type: clusterv1.MachineHostName, Address: "worker-0"},
-		{Type: clusterv1.MachineInternalDNS, Address: "worker-0"},
-	}))
-	a.Spec.Hostname = "requested"
-	g.Expect(agentAddresses(a)).To(ContainElement(clusterv1.MachineAddress{Type: clusterv1.MachineHostName, Address: "requested"}))
-}
-
-func TestAgentClaimIndex(t *testing.T) {
-	g := NewWithT(t)
-	g.Expect(indexAgentClaim(testAgent("a"))).To(BeEmpty())
-	g.Expect(indexAgentClaim(testAgent("a", withLabel(infrav1.AgentClaimedByLabel, "u")))).To(Equal([]string{"u"}))
-	// A claim cluster-api-provider-agent recorded is a claim, found under the same AgentMachine UID.
-	g.Expect(indexAgentClaim(testAgent("a", withLabel(infrav1.UpstreamAgentClaimLabel, "u")))).To(Equal([]string{"u"}))
-}
-
 func TestBracketIPv6(t *testing.T) {
 	for in, want := range map[string]string{
 		"https://fd00::1/config/worker":           "https://[fd00::1]/config/worker",
@@ -200,25 +140,6 @@ func TestBracketIPv6(t *testing.T) {
 	} {
 		if got := bracketIPv6(in); got != want {
 			t.Errorf("bracketIPv6(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
-
-// TestSplitIgnitionURL: the AgentClusterInstall's endpoint and the Agent's machine config pool
-// join back (assisted-service: path.Join(url.Path, pool)) into the ignition URL.
-func TestSplitIgnitionURL(t *testing.T) {
-	for in, want := range map[string][2]string{
-		"https://ignition.hosted.example.com/ignition":   {"https://ignition.hosted.example.com", "ignition"},
-		"https://ignition.hosted.example.com/ignition/":  {"https://ignition.hosted.example.com", "ignition"},
-		"https://api.c1.example.com:22623/config/worker": {"https://api.c1.example.com:22623/config", "worker"},
-		"https://[fd00::5]:22623/config/master":          {"https://[fd00::5]:22623/config", "master"},
-		"https://ignition.example.com":                   {"https://ignition.example.com", ""},
-		"https://ignition.example.com/":                  {"https://ignition.example.com/", ""},
-		"not a url":                                      {"not a url", ""},
-	} {
-		endpoint, pool := splitIgnitionURL(in)
-		if endpoint != want[0] || pool != want[1] {
-			t.Errorf("splitIgnitionURL(%q) = %q, %q; want %q, %q", in, endpoint, pool, want[0], want[1])
 		}
 	}
 }
