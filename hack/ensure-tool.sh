@@ -17,10 +17,11 @@ die() { log "ERROR: $*"; exit 1; }
 usage() {
   cat >&2 <<'USAGE'
 usage: hack/ensure-tool.sh NAME
-  NAME is one of: controller-gen, kustomize, clusterctl, ginkgo, helm, actionlint,
-  cluster-api-operator
+  NAME is one of: controller-gen, conversion-gen, kustomize, clusterctl, ginkgo, helm,
+  actionlint, cluster-api-operator
   Pins (override with the variable shown):
     controller-gen  sigs.k8s.io/controller-tools/cmd/controller-gen  CONTROLLER_GEN_VERSION=v0.20.1
+    conversion-gen  k8s.io/code-generator/cmd/conversion-gen         CONVERSION_GEN_VERSION=v0.35.6
     kustomize       sigs.k8s.io/kustomize/kustomize/v5                KUSTOMIZE_VERSION=v5.8.2
     clusterctl      sigs.k8s.io/cluster-api/cmd/clusterctl           CLUSTERCTL_VERSION=v1.13.4
     ginkgo          github.com/onsi/ginkgo/v2/ginkgo                 GINKGO_VERSION=v2.34.0
@@ -40,6 +41,11 @@ case "${name}" in
   controller-gen)
     version="${CONTROLLER_GEN_VERSION:-v0.20.1}"
     pkg="sigs.k8s.io/controller-tools/cmd/controller-gen"
+    ;;
+  conversion-gen)
+    # The Kubernetes line and patch of the api module's k8s.io/apimachinery (v0.35.6).
+    version="${CONVERSION_GEN_VERSION:-v0.35.6}"
+    pkg="k8s.io/code-generator/cmd/conversion-gen"
     ;;
   kustomize)
     # v5.8.3 needs Go 1.27.

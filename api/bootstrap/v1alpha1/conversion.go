@@ -18,19 +18,23 @@ package v1alpha1
 
 import (
 	"fmt"
-	"maps"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	apimachineryconversion "k8s.io/apimachinery/pkg/conversion"
 	"k8s.io/utils/ptr"
 	clusterv1beta1 "sigs.k8s.io/cluster-api/api/core/v1beta1" //nolint:staticcheck // upstream's v1alpha1 holds Cluster API v1beta1 conditions
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	utilconversion "sigs.k8s.io/cluster-api/util/conversion"
 	"sigs.k8s.io/controller-runtime/pkg/conversion"
 
 	bootstrapv1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/bootstrap/v1alpha2"
 )
 
-// Conversion follows Cluster API's pattern (api/core/v1beta1/conversion.go): v1alpha2 is the hub.
+// Conversion follows Cluster API's pattern (api/core/v1beta1/conversion.go): v1alpha2 is the hub,
+// conversion-gen writes the field-by-field conversions (zz_generated.conversion.go, `make
+// generate`), and this file holds the Convert functions it cannot write, each saying why.
+//
 // Converting the hub to v1alpha1 stores the whole hub object in the spoke's
 // cluster.x-k8s.io/conversion-data annotation; converting a spoke back restores from it what
 // v1alpha1 cannot hold (pre/post bootstrap commands and their paths, providerID, the ISO URL, the
@@ -38,6 +42,10 @@ import (
 // by a v1alpha1 client loses nothing. Upstream does it the other way round (it stores the spoke in
 // the hub), which drops hub-only fields whenever an old client writes; an upstream annotation
 // found on a spoke is read like ours and only fills fields v1alpha1 does not have.
+//
+// The generated functions convert a copy of the object (src.DeepCopy()): they share slices, maps
+// and pointers between their input and output, and neither the request's object nor the
+// annotation logic below may see the other's changes.
 
 // ConvertTo converts this OpenshiftAssistedConfig to the hub version (v1alpha2).
 func (src *OpenshiftAssistedConfig) ConvertTo(dstRaw conversion.Hub) error {
@@ -46,13 +54,27 @@ func (src *OpenshiftAssistedConfig) ConvertTo(dstRaw conversion.Hub) error {
 		return fmt.Errorf("cannot convert OpenshiftAssistedConfig v1alpha1 to %T", dstRaw)
 	}
 	restored := &bootstrapv1.OpenshiftAssistedConfig{}
-	hasRestored, err := utilconversion.UnmarshalData(src, restored)
-	if err != nil {
+	if _, err := utilconversion.UnmarshalData(src, restored); err != nil {
 		return fmt.Errorf("reading the %s annotation of OpenshiftAssistedConfig %s/%s: %w", utilconversion.DataAnnotation, src.Namespace, src.Name, err)
 	}
-	src.ObjectMeta.DeepCopyInto(&dst.ObjectMeta)
-	dst.Spec = SpecToHub(&src.Spec, &restored.Spec)
-	dst.Status = statusToHub(src, &restored.Status, hasRestored)
+	if err := Convert_v1alpha1_OpenshiftAssistedConfig_To_v1alpha2_OpenshiftAssistedConfig(src.DeepCopy(), dst, nil); err != nil {
+		return err
+	}
+	RestoreSpec(&dst.Spec, &restored.Spec)
+
+	RestoreConditions(dst.Status.Conditions, src.Status.Conditions, restored.Status.Conditions)
+	dst.Status.ISODownloadURL = restored.Status.ISODownloadURL
+	// ready is the v1beta1 contract's dataSecretCreated; a restored false stays false, not unset.
+	if !src.Status.Ready && restored.Status.Initialization.DataSecretCreated != nil {
+		dst.Status.Initialization.DataSecretCreated = ptr.To(false)
+	}
+	if ref := dst.Status.AgentRef; ref != nil {
+		if r := restored.Status.AgentRef; r != nil && r.Name == ref.Name {
+			dst.Status.AgentRef = r.DeepCopy()
+		} else {
+			ref.Namespace = src.Namespace
+		}
+	}
 	return nil
 }
 
@@ -62,9 +84,9 @@ func (dst *OpenshiftAssistedConfig) ConvertFrom(srcRaw conversion.Hub) error { /
 	if !ok {
 		return fmt.Errorf("cannot convert %T to OpenshiftAssistedConfig v1alpha1", srcRaw)
 	}
-	src.ObjectMeta.DeepCopyInto(&dst.ObjectMeta)
-	dst.Spec = SpecFromHub(&src.Spec)
-	dst.Status = statusFromHub(&src.Status)
+	if err := Convert_v1alpha2_OpenshiftAssistedConfig_To_v1alpha1_OpenshiftAssistedConfig(src.DeepCopy(), dst, nil); err != nil {
+		return err
+	}
 	return utilconversion.MarshalData(src, dst)
 }
 
@@ -78,10 +100,10 @@ func (src *OpenshiftAssistedConfigTemplate) ConvertTo(dstRaw conversion.Hub) err
 	if _, err := utilconversion.UnmarshalData(src, restored); err != nil {
 		return fmt.Errorf("reading the %s annotation of OpenshiftAssistedConfigTemplate %s/%s: %w", utilconversion.DataAnnotation, src.Namespace, src.Name, err)
 	}
-	src.ObjectMeta.DeepCopyInto(&dst.ObjectMeta)
-	dst.Spec.Template.ObjectMeta.Labels = maps.Clone(src.Spec.Template.ObjectMeta.Labels)
-	dst.Spec.Template.ObjectMeta.Annotations = maps.Clone(src.Spec.Template.ObjectMeta.Annotations)
-	dst.Spec.Template.Spec = SpecToHub(&src.Spec.Template.Spec, &restored.Spec.Template.Spec)
+	if err := Convert_v1alpha1_OpenshiftAssistedConfigTemplate_To_v1alpha2_OpenshiftAssistedConfigTemplate(src.DeepCopy(), dst, nil); err != nil {
+		return err
+	}
+	RestoreSpec(&dst.Spec.Template.Spec, &restored.Spec.Template.Spec)
 	return nil
 }
 
@@ -91,165 +113,158 @@ func (dst *OpenshiftAssistedConfigTemplate) ConvertFrom(srcRaw conversion.Hub) e
 	if !ok {
 		return fmt.Errorf("cannot convert %T to OpenshiftAssistedConfigTemplate v1alpha1", srcRaw)
 	}
-	src.ObjectMeta.DeepCopyInto(&dst.ObjectMeta)
-	dst.Spec.Template.ObjectMeta.Labels = maps.Clone(src.Spec.Template.ObjectMeta.Labels)
-	dst.Spec.Template.ObjectMeta.Annotations = maps.Clone(src.Spec.Template.ObjectMeta.Annotations)
-	dst.Spec.Template.Spec = SpecFromHub(&src.Spec.Template.Spec)
+	if err := Convert_v1alpha2_OpenshiftAssistedConfigTemplate_To_v1alpha1_OpenshiftAssistedConfigTemplate(src.DeepCopy(), dst, nil); err != nil {
+		return err
+	}
 	return utilconversion.MarshalData(src, dst)
 }
 
-// SpecToHub converts a v1alpha1 spec to v1alpha2, with v1alpha2's own fields taken from restored
-// (the hub this spec was converted from, if any). The control plane's older versions, which embed
-// this spec, use it too.
-func SpecToHub(in *OpenshiftAssistedConfigSpec, restored *bootstrapv1.OpenshiftAssistedConfigSpec) bootstrapv1.OpenshiftAssistedConfigSpec {
-	in = in.DeepCopy()
-	return bootstrapv1.OpenshiftAssistedConfigSpec{
-		Proxy:                      in.Proxy,
-		PullSecretRef:              in.PullSecretRef,
-		AdditionalNTPSources:       in.AdditionalNTPSources,
-		SSHAuthorizedKey:           in.SSHAuthorizedKey,
-		NMStateConfigLabelSelector: in.NMStateConfigLabelSelector,
-		CpuArchitecture:            in.CpuArchitecture,
-		KernelArguments:            in.KernelArguments,
-		AdditionalTrustBundle:      in.AdditionalTrustBundle,
-		OSImageVersion:             in.OSImageVersion,
-		NodeRegistration: bootstrapv1.NodeRegistrationOptions{
-			Name:               in.NodeRegistration.Name,
-			KubeletExtraLabels: in.NodeRegistration.KubeletExtraLabels,
-			ProviderID:         restored.NodeRegistration.ProviderID,
-		},
-		PreBootstrapCommands:        restored.PreBootstrapCommands,
-		PostBootstrapCommands:       restored.PostBootstrapCommands,
-		BootstrapCommandSentinelDir: restored.BootstrapCommandSentinelDir,
-		PostBootstrapKubeconfigPath: restored.PostBootstrapKubeconfigPath,
-	}
+// RestoreSpec sets in dst, a spec converted from v1alpha1, the v1alpha2 fields that v1alpha1 has
+// no place for, from restored (the hub spec the spoke was converted from, if any). The control
+// plane's v1alpha2, which embeds this spec, uses it too.
+func RestoreSpec(dst, restored *bootstrapv1.OpenshiftAssistedConfigSpec) {
+	dst.NodeRegistration.ProviderID = restored.NodeRegistration.ProviderID
+	dst.PreBootstrapCommands = restored.PreBootstrapCommands
+	dst.PostBootstrapCommands = restored.PostBootstrapCommands
+	dst.BootstrapCommandSentinelDir = restored.BootstrapCommandSentinelDir
+	dst.PostBootstrapKubeconfigPath = restored.PostBootstrapKubeconfigPath
 }
 
-// SpecFromHub converts a v1alpha2 spec to v1alpha1, which has no place for v1alpha2's own fields:
-// the caller keeps them (in the conversion-data annotation).
-func SpecFromHub(in *bootstrapv1.OpenshiftAssistedConfigSpec) OpenshiftAssistedConfigSpec {
-	in = in.DeepCopy()
-	return OpenshiftAssistedConfigSpec{
-		Proxy:                      in.Proxy,
-		PullSecretRef:              in.PullSecretRef,
-		AdditionalNTPSources:       in.AdditionalNTPSources,
-		SSHAuthorizedKey:           in.SSHAuthorizedKey,
-		NMStateConfigLabelSelector: in.NMStateConfigLabelSelector,
-		CpuArchitecture:            in.CpuArchitecture,
-		KernelArguments:            in.KernelArguments,
-		AdditionalTrustBundle:      in.AdditionalTrustBundle,
-		OSImageVersion:             in.OSImageVersion,
-		NodeRegistration: NodeRegistrationOptions{
-			Name:               in.NodeRegistration.Name,
-			KubeletExtraLabels: in.NodeRegistration.KubeletExtraLabels,
-		},
-	}
+// Convert_v1alpha1_OpenshiftAssistedConfigSpec_To_v1alpha2_OpenshiftAssistedConfigSpec is manual
+// only so that conversion-gen sees it when it converts the control plane's v1alpha2, which embeds
+// this spec: it reads no generated file, so it cannot call the generated one of another package. It
+// is the generated conversion; ConvertTo restores v1alpha2's own fields (RestoreSpec).
+func Convert_v1alpha1_OpenshiftAssistedConfigSpec_To_v1alpha2_OpenshiftAssistedConfigSpec(in *OpenshiftAssistedConfigSpec, out *bootstrapv1.OpenshiftAssistedConfigSpec, s apimachineryconversion.Scope) error { //nolint:revive // conversion-gen's naming, which it looks for
+	return autoConvert_v1alpha1_OpenshiftAssistedConfigSpec_To_v1alpha2_OpenshiftAssistedConfigSpec(in, out, s)
 }
 
-func statusToHub(src *OpenshiftAssistedConfig, restored *bootstrapv1.OpenshiftAssistedConfigStatus, hasRestored bool) bootstrapv1.OpenshiftAssistedConfigStatus {
-	in := src.Status.DeepCopy()
-	out := bootstrapv1.OpenshiftAssistedConfigStatus{
-		Conditions:         ConditionsToHub(in.Conditions, restored.Conditions),
-		DataSecretName:     ptr.Deref(in.DataSecretName, ""),
-		InfraEnvRef:        in.InfraEnvRef,
-		ISODownloadURL:     restored.ISODownloadURL,
-		ObservedGeneration: in.ObservedGeneration,
-	}
-	// ready is the v1beta1 contract's dataSecretCreated; a restored false stays false, not unset.
-	if in.Ready {
-		out.Initialization.DataSecretCreated = ptr.To(true)
-	} else if hasRestored && restored.Initialization.DataSecretCreated != nil {
-		out.Initialization.DataSecretCreated = ptr.To(false)
-	}
-	if in.AgentRef != nil {
-		if r := restored.AgentRef; r != nil && r.Name == in.AgentRef.Name {
-			out.AgentRef = r.DeepCopy()
-		} else {
-			out.AgentRef = &corev1.ObjectReference{APIVersion: agentAPIVersion, Kind: "Agent", Namespace: src.Namespace, Name: in.AgentRef.Name}
-		}
-	}
-	return out
+// Convert_v1alpha2_OpenshiftAssistedConfigSpec_To_v1alpha1_OpenshiftAssistedConfigSpec is manual
+// because v1alpha1 has no preBootstrapCommands, postBootstrapCommands, bootstrapCommandSentinelDir
+// and postBootstrapKubeconfigPath: they are dropped here, kept in the conversion-data annotation
+// and restored by ConvertTo (RestoreSpec).
+func Convert_v1alpha2_OpenshiftAssistedConfigSpec_To_v1alpha1_OpenshiftAssistedConfigSpec(in *bootstrapv1.OpenshiftAssistedConfigSpec, out *OpenshiftAssistedConfigSpec, s apimachineryconversion.Scope) error { //nolint:revive // conversion-gen's naming, which it looks for
+	return autoConvert_v1alpha2_OpenshiftAssistedConfigSpec_To_v1alpha1_OpenshiftAssistedConfigSpec(in, out, s)
+}
+
+// Convert_v1alpha2_NodeRegistrationOptions_To_v1alpha1_NodeRegistrationOptions is manual because
+// v1alpha1 has no providerID: it is dropped here, kept in the conversion-data annotation and
+// restored by ConvertTo (RestoreSpec).
+func Convert_v1alpha2_NodeRegistrationOptions_To_v1alpha1_NodeRegistrationOptions(in *bootstrapv1.NodeRegistrationOptions, out *NodeRegistrationOptions, s apimachineryconversion.Scope) error { //nolint:revive // conversion-gen's naming, which it looks for
+	return autoConvert_v1alpha2_NodeRegistrationOptions_To_v1alpha1_NodeRegistrationOptions(in, out, s)
 }
 
 // agentAPIVersion is the apiVersion of assisted-service's Agent, which v1alpha1's agentRef names.
 const agentAPIVersion = "agent-install.openshift.io/v1beta1"
 
-func statusFromHub(in *bootstrapv1.OpenshiftAssistedConfigStatus) OpenshiftAssistedConfigStatus {
-	in = in.DeepCopy()
-	out := OpenshiftAssistedConfigStatus{
-		InfraEnvRef:        in.InfraEnvRef,
-		Ready:              ptr.Deref(in.Initialization.DataSecretCreated, false),
-		ObservedGeneration: in.ObservedGeneration,
-		Conditions:         ConditionsFromHub(in.Conditions),
+// Convert_v1alpha1_OpenshiftAssistedConfigStatus_To_v1alpha2_OpenshiftAssistedConfigStatus is
+// manual because the v1beta1 contract's ready is v1alpha2's initialization.dataSecretCreated (true,
+// or unset: ConvertTo restores a false), because v1alpha1's agentRef names only the Agent where
+// v1alpha2's is a full reference (its apiVersion and kind are the Agent's; ConvertTo sets its
+// namespace, or restores it), and because v1alpha2 has no failureReason and failureMessage: it
+// reports problems in conditions, and its provider never sets them. Both versions' agentRef opt out
+// of conversion-gen (its tag set to false): it would convert a LocalObjectReference to an
+// ObjectReference and back with a Go type conversion, which does not compile.
+func Convert_v1alpha1_OpenshiftAssistedConfigStatus_To_v1alpha2_OpenshiftAssistedConfigStatus(in *OpenshiftAssistedConfigStatus, out *bootstrapv1.OpenshiftAssistedConfigStatus, s apimachineryconversion.Scope) error { //nolint:revive // conversion-gen's naming, which it looks for
+	if err := autoConvert_v1alpha1_OpenshiftAssistedConfigStatus_To_v1alpha2_OpenshiftAssistedConfigStatus(in, out, s); err != nil {
+		return err
 	}
-	if in.DataSecretName != "" {
-		out.DataSecretName = ptr.To(in.DataSecretName)
+	if in.Ready {
+		out.Initialization.DataSecretCreated = ptr.To(true)
+	}
+	if in.AgentRef != nil {
+		out.AgentRef = &corev1.ObjectReference{APIVersion: agentAPIVersion, Kind: "Agent", Name: in.AgentRef.Name}
+	}
+	return nil
+}
+
+// Convert_v1alpha2_OpenshiftAssistedConfigStatus_To_v1alpha1_OpenshiftAssistedConfigStatus is
+// manual because v1alpha2's initialization.dataSecretCreated is the v1beta1 contract's ready,
+// because v1alpha1 has no isoDownloadURL (kept in the conversion-data annotation, restored by
+// ConvertTo), because an empty dataSecretName is an unset one in v1alpha1, not a pointer to "", and
+// because v1alpha1's agentRef keeps only the Agent's name (see above).
+func Convert_v1alpha2_OpenshiftAssistedConfigStatus_To_v1alpha1_OpenshiftAssistedConfigStatus(in *bootstrapv1.OpenshiftAssistedConfigStatus, out *OpenshiftAssistedConfigStatus, s apimachineryconversion.Scope) error { //nolint:revive // conversion-gen's naming, which it looks for
+	if err := autoConvert_v1alpha2_OpenshiftAssistedConfigStatus_To_v1alpha1_OpenshiftAssistedConfigStatus(in, out, s); err != nil {
+		return err
+	}
+	out.Ready = ptr.Deref(in.Initialization.DataSecretCreated, false)
+	if in.DataSecretName == "" {
+		out.DataSecretName = nil
 	}
 	if in.AgentRef != nil {
 		out.AgentRef = &corev1.LocalObjectReference{Name: in.AgentRef.Name}
 	}
-	return out
+	return nil
+}
+
+// Convert_v1beta1_ObjectMeta_To_v1beta2_ObjectMeta is manual because conversion-gen does not see
+// the conversion of Cluster API's two ObjectMeta types (it reads no generated file of another
+// package): it calls it. The control plane's v1alpha2 uses it too.
+func Convert_v1beta1_ObjectMeta_To_v1beta2_ObjectMeta(in *clusterv1beta1.ObjectMeta, out *clusterv1.ObjectMeta, s apimachineryconversion.Scope) error { //nolint:revive // conversion-gen's naming, which it looks for
+	return clusterv1beta1.Convert_v1beta1_ObjectMeta_To_v1beta2_ObjectMeta(in, out, s)
+}
+
+// Convert_v1beta2_ObjectMeta_To_v1beta1_ObjectMeta is manual for the same reason.
+func Convert_v1beta2_ObjectMeta_To_v1beta1_ObjectMeta(in *clusterv1.ObjectMeta, out *clusterv1beta1.ObjectMeta, s apimachineryconversion.Scope) error { //nolint:revive // conversion-gen's naming, which it looks for
+	return clusterv1beta1.Convert_v1beta2_ObjectMeta_To_v1beta1_ObjectMeta(in, out, s)
 }
 
 // NoReasonReported is the reason a converted condition gets when its v1beta1 form has none: v1beta2
 // conditions (metav1.Condition) require one.
 const NoReasonReported = "NoReasonReported"
 
-// ConditionsToHub converts Cluster API v1beta1 conditions to metav1 conditions. A condition that
-// matches one of restored (the hub's conditions this spoke was converted from) is taken from
-// there, so a round trip keeps what the v1beta1 form cannot hold (observedGeneration, and a reason
-// a v1beta1 condition left empty).
-func ConditionsToHub(in clusterv1beta1.Conditions, restored []metav1.Condition) []metav1.Condition {
-	if in == nil {
-		return nil
+// Convert_v1beta1_Condition_To_v1_Condition is manual because Cluster API's v1beta1 conditions and
+// metav1 conditions differ: a condition without a reason gets NoReasonReported (metav1 conditions
+// require one), and the severity has no place (converting back derives it). ConvertTo then takes
+// from the conversion-data annotation a condition the spoke did not change (RestoreConditions). The
+// control plane's v1alpha2 uses it too.
+func Convert_v1beta1_Condition_To_v1_Condition(in *clusterv1beta1.Condition, out *metav1.Condition, _ apimachineryconversion.Scope) error { //nolint:revive // conversion-gen's naming, which it looks for
+	*out = metav1.Condition{
+		Type:               string(in.Type),
+		Status:             metav1.ConditionStatus(in.Status),
+		LastTransitionTime: in.LastTransitionTime,
+		Reason:             in.Reason,
+		Message:            in.Message,
 	}
-	out := make([]metav1.Condition, 0, len(in))
-	for _, c := range in {
-		converted := metav1.Condition{
-			Type:               string(c.Type),
-			Status:             metav1.ConditionStatus(c.Status),
-			LastTransitionTime: c.LastTransitionTime,
-			Reason:             c.Reason,
-			Message:            c.Message,
-		}
-		if converted.Reason == "" {
-			converted.Reason = NoReasonReported
-		}
+	if out.Reason == "" {
+		out.Reason = NoReasonReported
+	}
+	return nil
+}
+
+// Convert_v1_Condition_To_v1beta1_Condition is manual because the two condition types differ: a
+// condition that is not True gets severity Info (metav1 conditions have no severity), the reason
+// NoReasonReported, which only a conversion writes, becomes empty again, and observedGeneration has
+// no place (kept in the conversion-data annotation). The control plane's v1alpha2 uses it too.
+func Convert_v1_Condition_To_v1beta1_Condition(in *metav1.Condition, out *clusterv1beta1.Condition, _ apimachineryconversion.Scope) error { //nolint:revive // conversion-gen's naming, which it looks for
+	*out = clusterv1beta1.Condition{
+		Type:               clusterv1beta1.ConditionType(in.Type),
+		Status:             corev1.ConditionStatus(in.Status),
+		LastTransitionTime: in.LastTransitionTime,
+		Reason:             in.Reason,
+		Message:            in.Message,
+	}
+	if out.Reason == NoReasonReported {
+		out.Reason = ""
+	}
+	if in.Status != metav1.ConditionTrue {
+		out.Severity = clusterv1beta1.ConditionSeverityInfo
+	}
+	return nil
+}
+
+// RestoreConditions replaces each of converted, the conversion of the v1beta1 conditions in, by
+// the condition of restored (the hub's conditions the spoke was converted from) it matches, if
+// any: the same type, status, message and time, and the same reason unless in's was empty. So a
+// round trip keeps what the v1beta1 form cannot hold (observedGeneration, and a reason a v1beta1
+// condition left empty). The control plane's v1alpha2 uses it too.
+func RestoreConditions(converted []metav1.Condition, in clusterv1beta1.Conditions, restored []metav1.Condition) {
+	for i, c := range in {
 		for _, r := range restored {
-			if r.Type == converted.Type && r.Status == converted.Status && r.Message == converted.Message &&
-				r.LastTransitionTime.Equal(&converted.LastTransitionTime) && (r.Reason == c.Reason || c.Reason == "") {
-				converted = r
+			if r.Type == converted[i].Type && r.Status == converted[i].Status && r.Message == converted[i].Message &&
+				r.LastTransitionTime.Equal(&converted[i].LastTransitionTime) && (r.Reason == c.Reason || c.Reason == "") {
+				converted[i] = r
 				break
 			}
 		}
-		out = append(out, converted)
 	}
-	return out
-}
-
-// ConditionsFromHub converts metav1 conditions to Cluster API v1beta1 conditions: a condition
-// that is not True gets severity Info (metav1 conditions have no severity), and the reason
-// NoReasonReported, which only a conversion writes, becomes empty again.
-func ConditionsFromHub(in []metav1.Condition) clusterv1beta1.Conditions {
-	if in == nil {
-		return nil
-	}
-	out := make(clusterv1beta1.Conditions, 0, len(in))
-	for _, c := range in {
-		converted := clusterv1beta1.Condition{
-			Type:               clusterv1beta1.ConditionType(c.Type),
-			Status:             corev1.ConditionStatus(c.Status),
-			LastTransitionTime: c.LastTransitionTime,
-			Reason:             c.Reason,
-			Message:            c.Message,
-		}
-		if converted.Reason == NoReasonReported {
-			converted.Reason = ""
-		}
-		if c.Status != metav1.ConditionTrue {
-			converted.Severity = clusterv1beta1.ConditionSeverityInfo
-		}
-		out = append(out, converted)
-	}
-	return out
 }

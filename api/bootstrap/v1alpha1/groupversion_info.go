@@ -14,17 +14,6 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package v1alpha1 serves bootstrap.cluster.x-k8s.io/v1alpha1, the version in which every
-// released upstream openshift-assisted/cluster-api-provider-openshift-assisted (v0.1.2 to v0.4.0)
-// stores OpenshiftAssistedConfig and OpenshiftAssistedConfigTemplate, so that a hub whose
-// status.storedVersions holds v1alpha1 accepts these CRDs and its objects keep working.
-//
-// Its schema is upstream's v1alpha1 (no pre/post bootstrap commands, no providerID, the Cluster
-// API v1beta1 contract's status), with the validation of v1alpha2. It is served, deprecated and
-// never stored: the API server converts it to and from v1alpha2 through the bootstrap provider's
-// conversion webhook (conversion.go); see docs/migration.md.
-// +kubebuilder:object:generate=true
-// +groupName=bootstrap.cluster.x-k8s.io
 package v1alpha1
 
 import (
@@ -42,6 +31,10 @@ var (
 
 	// AddToScheme adds the types in this group-version to the given scheme.
 	AddToScheme = schemeBuilder.AddToScheme
+
+	// localSchemeBuilder is what the generated conversions (zz_generated.conversion.go) register
+	// their functions with, as in Cluster API's API packages.
+	localSchemeBuilder = &schemeBuilder
 )
 
 func addKnownTypes(scheme *runtime.Scheme) error {

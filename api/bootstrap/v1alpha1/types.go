@@ -116,6 +116,7 @@ type OpenshiftAssistedConfigStatus struct {
 
 	// agentRef is the Agent recognized as this Machine's host.
 	// +optional
+	// +k8s:conversion-gen=false
 	AgentRef *corev1.LocalObjectReference `json:"agentRef,omitempty"`
 
 	// ready is true when the bootstrap data Secret is created.

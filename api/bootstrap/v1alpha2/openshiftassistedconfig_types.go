@@ -216,6 +216,7 @@ type OpenshiftAssistedConfigStatus struct {
 
 	// agentRef is the Agent recognized as this Machine's host.
 	// +optional
+	// +k8s:conversion-gen=false
 	AgentRef *corev1.ObjectReference `json:"agentRef,omitempty"`
 
 	// isoDownloadURL is the URL of the discovery ISO to boot the Machine's host from by hand (a

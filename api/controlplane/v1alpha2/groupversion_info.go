@@ -14,18 +14,6 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package v1alpha2 serves controlplane.cluster.x-k8s.io/v1alpha2, the version in which upstream
-// openshift-assisted/cluster-api-provider-openshift-assisted v0.3.0 to v0.4.0 store
-// OpenshiftAssistedControlPlane (and which its later branches still serve, deprecated), so that a
-// hub whose status.storedVersions holds v1alpha2 accepts these CRDs and its objects keep working.
-//
-// Its schema is upstream's v1alpha2 (machineTemplate.infrastructureRef as an ObjectReference,
-// the node timeouts as durations, an embedded bootstrap v1alpha1 config spec, the Cluster API
-// v1beta1 contract's status), with the validation of v1alpha4. It is served, deprecated and never
-// stored: the API server converts it to and from v1alpha4 through the control-plane provider's
-// conversion webhook (conversion.go); see docs/migration.md.
-// +kubebuilder:object:generate=true
-// +groupName=controlplane.cluster.x-k8s.io
 package v1alpha2
 
 import (
@@ -43,6 +31,10 @@ var (
 
 	// AddToScheme adds the types in this group-version to the given scheme.
 	AddToScheme = schemeBuilder.AddToScheme
+
+	// localSchemeBuilder is what the generated conversions (zz_generated.conversion.go) register
+	// their functions with, as in Cluster API's API packages.
+	localSchemeBuilder = &schemeBuilder
 )
 
 func addKnownTypes(scheme *runtime.Scheme) error {

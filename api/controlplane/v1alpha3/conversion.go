@@ -19,6 +19,7 @@ package v1alpha3
 import (
 	"fmt"
 
+	apimachineryconversion "k8s.io/apimachinery/pkg/conversion"
 	utilconversion "sigs.k8s.io/cluster-api/util/conversion"
 	"sigs.k8s.io/controller-runtime/pkg/conversion"
 
@@ -29,9 +30,15 @@ import (
 // infrastructureRef and deletion under its spec (spec.machineTemplate.spec, and the arbiter's), as
 // Cluster API's v1beta2 control-plane contract does, and adds what v1alpha3 has no place for
 // (spec.version, the machine templates' readinessGates and taints). Every other field has the same
-// name, type and meaning in both. What v1alpha3 cannot hold is kept, as in Cluster API's
-// conversions, in the cluster.x-k8s.io/conversion-data annotation, from which converting back
-// restores it; the annotation is written only when there is something to keep.
+// name, type and meaning in both. conversion-gen writes the conversions (zz_generated.conversion.go,
+// `make generate`); this file holds the Convert functions it cannot write, each saying why. What
+// v1alpha3 cannot hold is kept, as in Cluster API's conversions, in the
+// cluster.x-k8s.io/conversion-data annotation, from which converting back restores it; the
+// annotation is written only when there is something to keep.
+//
+// The generated functions convert a copy of the object (src.DeepCopy()): they share slices, maps
+// and pointers between their input and output, and neither the request's object nor the
+// annotation logic below may see the other's changes.
 
 // ConvertTo converts this OpenshiftAssistedControlPlane to the hub version (v1alpha4).
 func (src *OpenshiftAssistedControlPlane) ConvertTo(dstRaw conversion.Hub) error {
@@ -39,45 +46,25 @@ func (src *OpenshiftAssistedControlPlane) ConvertTo(dstRaw conversion.Hub) error
 	if !ok {
 		return fmt.Errorf("cannot convert OpenshiftAssistedControlPlane v1alpha3 to %T", dstRaw)
 	}
-	src.ObjectMeta.DeepCopyInto(&dst.ObjectMeta)
+	if err := Convert_v1alpha3_OpenshiftAssistedControlPlane_To_v1alpha4_OpenshiftAssistedControlPlane(src.DeepCopy(), dst, nil); err != nil {
+		return err
+	}
 	restored := &controlplanev1.OpenshiftAssistedControlPlane{}
 	if _, err := utilconversion.UnmarshalData(dst, restored); err != nil {
 		return fmt.Errorf("reading the %s annotation of OpenshiftAssistedControlPlane %s/%s: %w", utilconversion.DataAnnotation, src.Namespace, src.Name, err)
 	}
-	in := src.Spec.DeepCopy()
-	dst.Spec = controlplanev1.OpenshiftAssistedControlPlaneSpec{
-		Config:                      configToHub(&in.Config),
-		MachineTemplate:             machineTemplateToHub(&in.MachineTemplate, &restored.Spec.MachineTemplate),
-		OpenshiftAssistedConfigSpec: in.OpenshiftAssistedConfigSpec,
-		Replicas:                    in.Replicas,
-		DistributionVersion:         in.DistributionVersion,
-		Rollout:                     controlplanev1.OpenshiftAssistedControlPlaneRolloutSpec(in.Rollout),
-		Remediation:                 controlplanev1.OpenshiftAssistedControlPlaneRemediationSpec(in.Remediation),
-	}
-	if restored.Spec.DistributionVersion == in.DistributionVersion {
+	if restored.Spec.DistributionVersion == dst.Spec.DistributionVersion {
 		// A distributionVersion changed through v1alpha3 makes the Kubernetes version it was
 		// paired with stale: it is dropped rather than left to contradict the new release.
 		dst.Spec.Version = restored.Spec.Version
 	}
-	if in.Arbiter != nil {
+	restoreMachineTemplate(&dst.Spec.MachineTemplate, &restored.Spec.MachineTemplate)
+	if dst.Spec.Arbiter != nil {
 		restoredArbiter := &controlplanev1.OpenshiftAssistedControlPlaneMachineTemplate{}
 		if restored.Spec.Arbiter != nil {
 			restoredArbiter = &restored.Spec.Arbiter.MachineTemplate
 		}
-		dst.Spec.Arbiter = &controlplanev1.OpenshiftAssistedControlPlaneArbiterSpec{MachineTemplate: machineTemplateToHub(&in.Arbiter.MachineTemplate, restoredArbiter)}
-	}
-	st := src.Status.DeepCopy()
-	dst.Status = controlplanev1.OpenshiftAssistedControlPlaneStatus{
-		Conditions:          st.Conditions,
-		Initialization:      controlplanev1.OpenshiftAssistedControlPlaneInitializationStatus(st.Initialization),
-		Selector:            st.Selector,
-		Replicas:            st.Replicas,
-		ReadyReplicas:       st.ReadyReplicas,
-		AvailableReplicas:   st.AvailableReplicas,
-		UpToDateReplicas:    st.UpToDateReplicas,
-		Version:             st.Version,
-		DistributionVersion: st.DistributionVersion,
-		ObservedGeneration:  st.ObservedGeneration,
+		restoreMachineTemplate(&dst.Spec.Arbiter.MachineTemplate, restoredArbiter)
 	}
 	return nil
 }
@@ -88,32 +75,8 @@ func (dst *OpenshiftAssistedControlPlane) ConvertFrom(srcRaw conversion.Hub) err
 	if !ok {
 		return fmt.Errorf("cannot convert %T to OpenshiftAssistedControlPlane v1alpha3", srcRaw)
 	}
-	src.ObjectMeta.DeepCopyInto(&dst.ObjectMeta)
-	in := src.Spec.DeepCopy()
-	dst.Spec = OpenshiftAssistedControlPlaneSpec{
-		Config:                      configFromHub(&in.Config),
-		MachineTemplate:             machineTemplateFromHub(&in.MachineTemplate),
-		OpenshiftAssistedConfigSpec: in.OpenshiftAssistedConfigSpec,
-		Replicas:                    in.Replicas,
-		DistributionVersion:         in.DistributionVersion,
-		Rollout:                     OpenshiftAssistedControlPlaneRolloutSpec(in.Rollout),
-		Remediation:                 OpenshiftAssistedControlPlaneRemediationSpec(in.Remediation),
-	}
-	if in.Arbiter != nil {
-		dst.Spec.Arbiter = &OpenshiftAssistedControlPlaneArbiterSpec{MachineTemplate: machineTemplateFromHub(&in.Arbiter.MachineTemplate)}
-	}
-	st := src.Status.DeepCopy()
-	dst.Status = OpenshiftAssistedControlPlaneStatus{
-		Conditions:          st.Conditions,
-		Initialization:      OpenshiftAssistedControlPlaneInitializationStatus(st.Initialization),
-		Selector:            st.Selector,
-		Replicas:            st.Replicas,
-		ReadyReplicas:       st.ReadyReplicas,
-		AvailableReplicas:   st.AvailableReplicas,
-		UpToDateReplicas:    st.UpToDateReplicas,
-		Version:             st.Version,
-		DistributionVersion: st.DistributionVersion,
-		ObservedGeneration:  st.ObservedGeneration,
+	if err := Convert_v1alpha4_OpenshiftAssistedControlPlane_To_v1alpha3_OpenshiftAssistedControlPlane(src.DeepCopy(), dst, nil); err != nil {
+		return err
 	}
 	if !lossy(src) {
 		return nil
@@ -130,54 +93,40 @@ func lossy(cp *controlplanev1.OpenshiftAssistedControlPlane) bool {
 	return cp.Spec.Arbiter != nil && (len(cp.Spec.Arbiter.MachineTemplate.Spec.ReadinessGates) > 0 || len(cp.Spec.Arbiter.MachineTemplate.Spec.Taints) > 0)
 }
 
-func machineTemplateToHub(in *OpenshiftAssistedControlPlaneMachineTemplate, restored *controlplanev1.OpenshiftAssistedControlPlaneMachineTemplate) controlplanev1.OpenshiftAssistedControlPlaneMachineTemplate {
-	return controlplanev1.OpenshiftAssistedControlPlaneMachineTemplate{
-		ObjectMeta: in.ObjectMeta,
-		Spec: controlplanev1.OpenshiftAssistedControlPlaneMachineTemplateSpec{
-			InfrastructureRef: in.InfrastructureRef,
-			ReadinessGates:    restored.Spec.ReadinessGates,
-			Deletion:          in.Deletion,
-			Taints:            restored.Spec.Taints,
-		},
-	}
+// restoreMachineTemplate sets in dst, a machine template converted from v1alpha3, what v1alpha3
+// has no place for, from restored (the hub's template the spoke was converted from, if any).
+func restoreMachineTemplate(dst, restored *controlplanev1.OpenshiftAssistedControlPlaneMachineTemplate) {
+	dst.Spec.ReadinessGates = restored.Spec.ReadinessGates
+	dst.Spec.Taints = restored.Spec.Taints
 }
 
-func machineTemplateFromHub(in *controlplanev1.OpenshiftAssistedControlPlaneMachineTemplate) OpenshiftAssistedControlPlaneMachineTemplate {
-	return OpenshiftAssistedControlPlaneMachineTemplate{ObjectMeta: in.ObjectMeta, InfrastructureRef: in.Spec.InfrastructureRef, Deletion: in.Spec.Deletion}
+// Convert_v1alpha3_OpenshiftAssistedControlPlaneMachineTemplate_To_v1alpha4_OpenshiftAssistedControlPlaneMachineTemplate is
+// manual because v1alpha4 moved infrastructureRef and deletion under the template's spec.
+func Convert_v1alpha3_OpenshiftAssistedControlPlaneMachineTemplate_To_v1alpha4_OpenshiftAssistedControlPlaneMachineTemplate(in *OpenshiftAssistedControlPlaneMachineTemplate, out *controlplanev1.OpenshiftAssistedControlPlaneMachineTemplate, s apimachineryconversion.Scope) error { //nolint:revive // conversion-gen's naming, which it looks for
+	if err := autoConvert_v1alpha3_OpenshiftAssistedControlPlaneMachineTemplate_To_v1alpha4_OpenshiftAssistedControlPlaneMachineTemplate(in, out, s); err != nil {
+		return err
+	}
+	out.Spec.InfrastructureRef = in.InfrastructureRef
+	out.Spec.Deletion = in.Deletion
+	return nil
 }
 
-func configToHub(in *OpenshiftAssistedControlPlaneConfigSpec) controlplanev1.OpenshiftAssistedControlPlaneConfigSpec {
-	return controlplanev1.OpenshiftAssistedControlPlaneConfigSpec{
-		APIVIPs:                in.APIVIPs,
-		IngressVIPs:            in.IngressVIPs,
-		ManifestsConfigMapRefs: in.ManifestsConfigMapRefs,
-		DiskEncryption:         (*controlplanev1.DiskEncryption)(in.DiskEncryption),
-		Proxy:                  in.Proxy,
-		MastersSchedulable:     in.MastersSchedulable,
-		NetworkType:            in.NetworkType,
-		SSHAuthorizedKey:       in.SSHAuthorizedKey,
-		ClusterName:            in.ClusterName,
-		BaseDomain:             in.BaseDomain,
-		PullSecretRef:          in.PullSecretRef,
-		ImageRegistryRef:       in.ImageRegistryRef,
-		Capabilities:           controlplanev1.Capabilities(in.Capabilities),
+// Convert_v1alpha4_OpenshiftAssistedControlPlaneMachineTemplate_To_v1alpha3_OpenshiftAssistedControlPlaneMachineTemplate is
+// manual because v1alpha4 moved infrastructureRef and deletion under the template's spec, and
+// because v1alpha3 has no readinessGates and taints: they are kept in the conversion-data
+// annotation and restored by ConvertTo.
+func Convert_v1alpha4_OpenshiftAssistedControlPlaneMachineTemplate_To_v1alpha3_OpenshiftAssistedControlPlaneMachineTemplate(in *controlplanev1.OpenshiftAssistedControlPlaneMachineTemplate, out *OpenshiftAssistedControlPlaneMachineTemplate, s apimachineryconversion.Scope) error { //nolint:revive // conversion-gen's naming, which it looks for
+	if err := autoConvert_v1alpha4_OpenshiftAssistedControlPlaneMachineTemplate_To_v1alpha3_OpenshiftAssistedControlPlaneMachineTemplate(in, out, s); err != nil {
+		return err
 	}
+	out.InfrastructureRef = in.Spec.InfrastructureRef
+	out.Deletion = in.Spec.Deletion
+	return nil
 }
 
-func configFromHub(in *controlplanev1.OpenshiftAssistedControlPlaneConfigSpec) OpenshiftAssistedControlPlaneConfigSpec {
-	return OpenshiftAssistedControlPlaneConfigSpec{
-		APIVIPs:                in.APIVIPs,
-		IngressVIPs:            in.IngressVIPs,
-		ManifestsConfigMapRefs: in.ManifestsConfigMapRefs,
-		DiskEncryption:         (*DiskEncryption)(in.DiskEncryption),
-		Proxy:                  in.Proxy,
-		MastersSchedulable:     in.MastersSchedulable,
-		NetworkType:            in.NetworkType,
-		SSHAuthorizedKey:       in.SSHAuthorizedKey,
-		ClusterName:            in.ClusterName,
-		BaseDomain:             in.BaseDomain,
-		PullSecretRef:          in.PullSecretRef,
-		ImageRegistryRef:       in.ImageRegistryRef,
-		Capabilities:           Capabilities(in.Capabilities),
-	}
+// Convert_v1alpha4_OpenshiftAssistedControlPlaneSpec_To_v1alpha3_OpenshiftAssistedControlPlaneSpec is
+// manual because v1alpha3 has no spec.version: it is kept in the conversion-data annotation and
+// restored by ConvertTo (unless distributionVersion changed).
+func Convert_v1alpha4_OpenshiftAssistedControlPlaneSpec_To_v1alpha3_OpenshiftAssistedControlPlaneSpec(in *controlplanev1.OpenshiftAssistedControlPlaneSpec, out *OpenshiftAssistedControlPlaneSpec, s apimachineryconversion.Scope) error { //nolint:revive // conversion-gen's naming, which it looks for
+	return autoConvert_v1alpha4_OpenshiftAssistedControlPlaneSpec_To_v1alpha3_OpenshiftAssistedControlPlaneSpec(in, out, s)
 }

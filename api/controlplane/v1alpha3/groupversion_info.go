@@ -14,9 +14,6 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package v1alpha3 contains the controlplane.cluster.x-k8s.io/v1alpha3 API.
-// +kubebuilder:object:generate=true
-// +groupName=controlplane.cluster.x-k8s.io
 package v1alpha3
 
 import (
@@ -35,6 +32,10 @@ var (
 
 	// AddToScheme adds the types in this group-version to the given scheme.
 	AddToScheme = schemeBuilder.AddToScheme
+
+	// localSchemeBuilder is what the generated conversions (zz_generated.conversion.go) register
+	// their functions with, as in Cluster API's API packages.
+	localSchemeBuilder = &schemeBuilder
 
 	// objectTypes are this group-version's kinds, appended by each kind's file.
 	objectTypes = []runtime.Object{}

@@ -1,0 +1,21 @@
+/*
+Copyright 2026 The cluster-api-provider-openshift-assisted Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package v1alpha3 contains the controlplane.cluster.x-k8s.io/v1alpha3 API.
+// +kubebuilder:object:generate=true
+// +k8s:conversion-gen=github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/controlplane/v1alpha4
+// +groupName=controlplane.cluster.x-k8s.io
+package v1alpha3
