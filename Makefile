@@ -35,21 +35,11 @@ help: ## Show this help.
 
 ##@ Generate
 
-API_MODULE := github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api
-# The older API versions, each converted to and from its group's hub (named in its doc.go by
-# +k8s:conversion-gen), as Cluster API's are. The control plane's v1alpha2 embeds bootstrap
-# v1alpha1's spec and conditions, whose Convert functions conversion-gen finds there.
-CONVERSION_PACKAGES := ./controlplane/v1alpha2 ./controlplane/v1alpha3 ./bootstrap/v1alpha1
-
 .PHONY: generate
 generate: ## Generate deepcopy and conversion code for the APIs (the api module).
 	cd api && $(CONTROLLER_GEN) object:headerFile=$(ROOT)/hack/boilerplate.go.txt paths=./...
-	@# conversion-gen logs each field it leaves to a hand-written Convert function (the generated
-	@# file says so too, in WARNING comments): its output is shown only when it fails. A spoke
-	@# no longer listed loses its generated file.
-	cd api && find . -name zz_generated.conversion.go -delete && \
-		out=$$($(CONVERSION_GEN) --go-header-file=$(ROOT)/hack/boilerplate.go.txt --output-file=zz_generated.conversion.go \
-			--extra-peer-dirs=$(API_MODULE)/bootstrap/v1alpha1 $(CONVERSION_PACKAGES) 2>&1) || { echo "$$out" >&2; exit 1; }
+	@# The older API versions' conversions (cached by their inputs: see the script).
+	@hack/conversion-gen.sh $(CONVERSION_GEN)
 
 .PHONY: manifests
 manifests: ## Generate CRDs, RBAC and webhook manifests, and the third-party CRDs for tests.

@@ -134,7 +134,7 @@ func RestoreSpec(dst, restored *bootstrapv1.OpenshiftAssistedConfigSpec) {
 // only so that conversion-gen sees it when it converts the control plane's v1alpha2, which embeds
 // this spec: it reads no generated file, so it cannot call the generated one of another package. It
 // is the generated conversion; ConvertTo restores v1alpha2's own fields (RestoreSpec).
-func Convert_v1alpha1_OpenshiftAssistedConfigSpec_To_v1alpha2_OpenshiftAssistedConfigSpec(in *OpenshiftAssistedConfigSpec, out *bootstrapv1.OpenshiftAssistedConfigSpec, s apimachineryconversion.Scope) error { //nolint:revive // conversion-gen's naming, which it looks for
+func Convert_v1alpha1_OpenshiftAssistedConfigSpec_To_v1alpha2_OpenshiftAssistedConfigSpec(in *OpenshiftAssistedConfigSpec, out *bootstrapv1.OpenshiftAssistedConfigSpec, s apimachineryconversion.Scope) error {
 	return autoConvert_v1alpha1_OpenshiftAssistedConfigSpec_To_v1alpha2_OpenshiftAssistedConfigSpec(in, out, s)
 }
 
@@ -142,14 +142,14 @@ func Convert_v1alpha1_OpenshiftAssistedConfigSpec_To_v1alpha2_OpenshiftAssistedC
 // because v1alpha1 has no preBootstrapCommands, postBootstrapCommands, bootstrapCommandSentinelDir
 // and postBootstrapKubeconfigPath: they are dropped here, kept in the conversion-data annotation
 // and restored by ConvertTo (RestoreSpec).
-func Convert_v1alpha2_OpenshiftAssistedConfigSpec_To_v1alpha1_OpenshiftAssistedConfigSpec(in *bootstrapv1.OpenshiftAssistedConfigSpec, out *OpenshiftAssistedConfigSpec, s apimachineryconversion.Scope) error { //nolint:revive // conversion-gen's naming, which it looks for
+func Convert_v1alpha2_OpenshiftAssistedConfigSpec_To_v1alpha1_OpenshiftAssistedConfigSpec(in *bootstrapv1.OpenshiftAssistedConfigSpec, out *OpenshiftAssistedConfigSpec, s apimachineryconversion.Scope) error {
 	return autoConvert_v1alpha2_OpenshiftAssistedConfigSpec_To_v1alpha1_OpenshiftAssistedConfigSpec(in, out, s)
 }
 
 // Convert_v1alpha2_NodeRegistrationOptions_To_v1alpha1_NodeRegistrationOptions is manual because
 // v1alpha1 has no providerID: it is dropped here, kept in the conversion-data annotation and
 // restored by ConvertTo (RestoreSpec).
-func Convert_v1alpha2_NodeRegistrationOptions_To_v1alpha1_NodeRegistrationOptions(in *bootstrapv1.NodeRegistrationOptions, out *NodeRegistrationOptions, s apimachineryconversion.Scope) error { //nolint:revive // conversion-gen's naming, which it looks for
+func Convert_v1alpha2_NodeRegistrationOptions_To_v1alpha1_NodeRegistrationOptions(in *bootstrapv1.NodeRegistrationOptions, out *NodeRegistrationOptions, s apimachineryconversion.Scope) error {
 	return autoConvert_v1alpha2_NodeRegistrationOptions_To_v1alpha1_NodeRegistrationOptions(in, out, s)
 }
 
@@ -164,7 +164,7 @@ const agentAPIVersion = "agent-install.openshift.io/v1beta1"
 // reports problems in conditions, and its provider never sets them. Both versions' agentRef opt out
 // of conversion-gen (its tag set to false): it would convert a LocalObjectReference to an
 // ObjectReference and back with a Go type conversion, which does not compile.
-func Convert_v1alpha1_OpenshiftAssistedConfigStatus_To_v1alpha2_OpenshiftAssistedConfigStatus(in *OpenshiftAssistedConfigStatus, out *bootstrapv1.OpenshiftAssistedConfigStatus, s apimachineryconversion.Scope) error { //nolint:revive // conversion-gen's naming, which it looks for
+func Convert_v1alpha1_OpenshiftAssistedConfigStatus_To_v1alpha2_OpenshiftAssistedConfigStatus(in *OpenshiftAssistedConfigStatus, out *bootstrapv1.OpenshiftAssistedConfigStatus, s apimachineryconversion.Scope) error {
 	if err := autoConvert_v1alpha1_OpenshiftAssistedConfigStatus_To_v1alpha2_OpenshiftAssistedConfigStatus(in, out, s); err != nil {
 		return err
 	}
@@ -182,7 +182,7 @@ func Convert_v1alpha1_OpenshiftAssistedConfigStatus_To_v1alpha2_OpenshiftAssiste
 // because v1alpha1 has no isoDownloadURL (kept in the conversion-data annotation, restored by
 // ConvertTo), because an empty dataSecretName is an unset one in v1alpha1, not a pointer to "", and
 // because v1alpha1's agentRef keeps only the Agent's name (see above).
-func Convert_v1alpha2_OpenshiftAssistedConfigStatus_To_v1alpha1_OpenshiftAssistedConfigStatus(in *bootstrapv1.OpenshiftAssistedConfigStatus, out *OpenshiftAssistedConfigStatus, s apimachineryconversion.Scope) error { //nolint:revive // conversion-gen's naming, which it looks for
+func Convert_v1alpha2_OpenshiftAssistedConfigStatus_To_v1alpha1_OpenshiftAssistedConfigStatus(in *bootstrapv1.OpenshiftAssistedConfigStatus, out *OpenshiftAssistedConfigStatus, s apimachineryconversion.Scope) error {
 	if err := autoConvert_v1alpha2_OpenshiftAssistedConfigStatus_To_v1alpha1_OpenshiftAssistedConfigStatus(in, out, s); err != nil {
 		return err
 	}
@@ -199,12 +199,12 @@ func Convert_v1alpha2_OpenshiftAssistedConfigStatus_To_v1alpha1_OpenshiftAssiste
 // Convert_v1beta1_ObjectMeta_To_v1beta2_ObjectMeta is manual because conversion-gen does not see
 // the conversion of Cluster API's two ObjectMeta types (it reads no generated file of another
 // package): it calls it. The control plane's v1alpha2 uses it too.
-func Convert_v1beta1_ObjectMeta_To_v1beta2_ObjectMeta(in *clusterv1beta1.ObjectMeta, out *clusterv1.ObjectMeta, s apimachineryconversion.Scope) error { //nolint:revive // conversion-gen's naming, which it looks for
+func Convert_v1beta1_ObjectMeta_To_v1beta2_ObjectMeta(in *clusterv1beta1.ObjectMeta, out *clusterv1.ObjectMeta, s apimachineryconversion.Scope) error {
 	return clusterv1beta1.Convert_v1beta1_ObjectMeta_To_v1beta2_ObjectMeta(in, out, s)
 }
 
 // Convert_v1beta2_ObjectMeta_To_v1beta1_ObjectMeta is manual for the same reason.
-func Convert_v1beta2_ObjectMeta_To_v1beta1_ObjectMeta(in *clusterv1.ObjectMeta, out *clusterv1beta1.ObjectMeta, s apimachineryconversion.Scope) error { //nolint:revive // conversion-gen's naming, which it looks for
+func Convert_v1beta2_ObjectMeta_To_v1beta1_ObjectMeta(in *clusterv1.ObjectMeta, out *clusterv1beta1.ObjectMeta, s apimachineryconversion.Scope) error {
 	return clusterv1beta1.Convert_v1beta2_ObjectMeta_To_v1beta1_ObjectMeta(in, out, s)
 }
 
@@ -217,7 +217,7 @@ const NoReasonReported = "NoReasonReported"
 // require one), and the severity has no place (converting back derives it). ConvertTo then takes
 // from the conversion-data annotation a condition the spoke did not change (RestoreConditions). The
 // control plane's v1alpha2 uses it too.
-func Convert_v1beta1_Condition_To_v1_Condition(in *clusterv1beta1.Condition, out *metav1.Condition, _ apimachineryconversion.Scope) error { //nolint:revive // conversion-gen's naming, which it looks for
+func Convert_v1beta1_Condition_To_v1_Condition(in *clusterv1beta1.Condition, out *metav1.Condition, _ apimachineryconversion.Scope) error {
 	*out = metav1.Condition{
 		Type:               string(in.Type),
 		Status:             metav1.ConditionStatus(in.Status),
@@ -235,7 +235,7 @@ func Convert_v1beta1_Condition_To_v1_Condition(in *clusterv1beta1.Condition, out
 // condition that is not True gets severity Info (metav1 conditions have no severity), the reason
 // NoReasonReported, which only a conversion writes, becomes empty again, and observedGeneration has
 // no place (kept in the conversion-data annotation). The control plane's v1alpha2 uses it too.
-func Convert_v1_Condition_To_v1beta1_Condition(in *metav1.Condition, out *clusterv1beta1.Condition, _ apimachineryconversion.Scope) error { //nolint:revive // conversion-gen's naming, which it looks for
+func Convert_v1_Condition_To_v1beta1_Condition(in *metav1.Condition, out *clusterv1beta1.Condition, _ apimachineryconversion.Scope) error {
 	*out = clusterv1beta1.Condition{
 		Type:               clusterv1beta1.ConditionType(in.Type),
 		Status:             corev1.ConditionStatus(in.Status),

@@ -155,14 +155,14 @@ func restoreStatus(dst *controlplanev1.OpenshiftAssistedControlPlaneStatus, in *
 // Convert_v1alpha4_OpenshiftAssistedControlPlaneSpec_To_v1alpha2_OpenshiftAssistedControlPlaneSpec is
 // manual because v1alpha2 has no version, rollout, remediation and arbiter: they are kept in the
 // conversion-data annotation and restored by ConvertTo.
-func Convert_v1alpha4_OpenshiftAssistedControlPlaneSpec_To_v1alpha2_OpenshiftAssistedControlPlaneSpec(in *controlplanev1.OpenshiftAssistedControlPlaneSpec, out *OpenshiftAssistedControlPlaneSpec, s apimachineryconversion.Scope) error { //nolint:revive // conversion-gen's naming, which it looks for
+func Convert_v1alpha4_OpenshiftAssistedControlPlaneSpec_To_v1alpha2_OpenshiftAssistedControlPlaneSpec(in *controlplanev1.OpenshiftAssistedControlPlaneSpec, out *OpenshiftAssistedControlPlaneSpec, s apimachineryconversion.Scope) error {
 	return autoConvert_v1alpha4_OpenshiftAssistedControlPlaneSpec_To_v1alpha2_OpenshiftAssistedControlPlaneSpec(in, out, s)
 }
 
 // Convert_v1alpha4_OpenshiftAssistedControlPlaneConfigSpec_To_v1alpha2_OpenshiftAssistedControlPlaneConfigSpec is
 // manual because v1alpha2 has no networkType: it is kept in the conversion-data annotation and
 // restored by ConvertTo.
-func Convert_v1alpha4_OpenshiftAssistedControlPlaneConfigSpec_To_v1alpha2_OpenshiftAssistedControlPlaneConfigSpec(in *controlplanev1.OpenshiftAssistedControlPlaneConfigSpec, out *OpenshiftAssistedControlPlaneConfigSpec, s apimachineryconversion.Scope) error { //nolint:revive // conversion-gen's naming, which it looks for
+func Convert_v1alpha4_OpenshiftAssistedControlPlaneConfigSpec_To_v1alpha2_OpenshiftAssistedControlPlaneConfigSpec(in *controlplanev1.OpenshiftAssistedControlPlaneConfigSpec, out *OpenshiftAssistedControlPlaneConfigSpec, s apimachineryconversion.Scope) error {
 	return autoConvert_v1alpha4_OpenshiftAssistedControlPlaneConfigSpec_To_v1alpha2_OpenshiftAssistedControlPlaneConfigSpec(in, out, s)
 }
 
@@ -171,7 +171,7 @@ func Convert_v1alpha4_OpenshiftAssistedControlPlaneConfigSpec_To_v1alpha2_Opensh
 // template's spec, in other forms: the reference names the template's group (from v1alpha2's
 // apiVersion), kind and name, and the timeouts are whole seconds under deletion. v1alpha2 has no
 // readinessGates and taints: ConvertTo restores them.
-func Convert_v1alpha2_OpenshiftAssistedControlPlaneMachineTemplate_To_v1alpha4_OpenshiftAssistedControlPlaneMachineTemplate(in *OpenshiftAssistedControlPlaneMachineTemplate, out *controlplanev1.OpenshiftAssistedControlPlaneMachineTemplate, s apimachineryconversion.Scope) error { //nolint:revive // conversion-gen's naming, which it looks for
+func Convert_v1alpha2_OpenshiftAssistedControlPlaneMachineTemplate_To_v1alpha4_OpenshiftAssistedControlPlaneMachineTemplate(in *OpenshiftAssistedControlPlaneMachineTemplate, out *controlplanev1.OpenshiftAssistedControlPlaneMachineTemplate, s apimachineryconversion.Scope) error {
 	if err := autoConvert_v1alpha2_OpenshiftAssistedControlPlaneMachineTemplate_To_v1alpha4_OpenshiftAssistedControlPlaneMachineTemplate(in, out, s); err != nil {
 		return err
 	}
@@ -192,7 +192,7 @@ func Convert_v1alpha2_OpenshiftAssistedControlPlaneMachineTemplate_To_v1alpha4_O
 // manual for the same reasons: v1alpha2's infrastructureRef needs the version of the template's
 // kind, which apiVersionGetter finds, and its timeouts are durations; readinessGates and taints are
 // kept in the conversion-data annotation.
-func Convert_v1alpha4_OpenshiftAssistedControlPlaneMachineTemplate_To_v1alpha2_OpenshiftAssistedControlPlaneMachineTemplate(in *controlplanev1.OpenshiftAssistedControlPlaneMachineTemplate, out *OpenshiftAssistedControlPlaneMachineTemplate, s apimachineryconversion.Scope) error { //nolint:revive // conversion-gen's naming, which it looks for
+func Convert_v1alpha4_OpenshiftAssistedControlPlaneMachineTemplate_To_v1alpha2_OpenshiftAssistedControlPlaneMachineTemplate(in *controlplanev1.OpenshiftAssistedControlPlaneMachineTemplate, out *OpenshiftAssistedControlPlaneMachineTemplate, s apimachineryconversion.Scope) error {
 	if err := autoConvert_v1alpha4_OpenshiftAssistedControlPlaneMachineTemplate_To_v1alpha2_OpenshiftAssistedControlPlaneMachineTemplate(in, out, s); err != nil {
 		return err
 	}
@@ -216,7 +216,7 @@ func Convert_v1alpha4_OpenshiftAssistedControlPlaneMachineTemplate_To_v1alpha2_O
 // has no clusterDeploymentRef, failureReason, failureMessage and ready (v1alpha4 reports in
 // conditions; ready is its Available condition). ConvertTo restores observedGeneration and the
 // counters' exact form.
-func Convert_v1alpha2_OpenshiftAssistedControlPlaneStatus_To_v1alpha4_OpenshiftAssistedControlPlaneStatus(in *OpenshiftAssistedControlPlaneStatus, out *controlplanev1.OpenshiftAssistedControlPlaneStatus, s apimachineryconversion.Scope) error { //nolint:revive // conversion-gen's naming, which it looks for
+func Convert_v1alpha2_OpenshiftAssistedControlPlaneStatus_To_v1alpha4_OpenshiftAssistedControlPlaneStatus(in *OpenshiftAssistedControlPlaneStatus, out *controlplanev1.OpenshiftAssistedControlPlaneStatus, s apimachineryconversion.Scope) error {
 	if err := autoConvert_v1alpha2_OpenshiftAssistedControlPlaneStatus_To_v1alpha4_OpenshiftAssistedControlPlaneStatus(in, out, s); err != nil {
 		return err
 	}
@@ -234,7 +234,7 @@ func Convert_v1alpha2_OpenshiftAssistedControlPlaneStatus_To_v1alpha4_OpenshiftA
 // manual for the same reasons: ready is whether the Available condition is True, an empty version
 // is an unset one in v1alpha2, and observedGeneration has no place (it is kept in the
 // conversion-data annotation).
-func Convert_v1alpha4_OpenshiftAssistedControlPlaneStatus_To_v1alpha2_OpenshiftAssistedControlPlaneStatus(in *controlplanev1.OpenshiftAssistedControlPlaneStatus, out *OpenshiftAssistedControlPlaneStatus, s apimachineryconversion.Scope) error { //nolint:revive // conversion-gen's naming, which it looks for
+func Convert_v1alpha4_OpenshiftAssistedControlPlaneStatus_To_v1alpha2_OpenshiftAssistedControlPlaneStatus(in *controlplanev1.OpenshiftAssistedControlPlaneStatus, out *OpenshiftAssistedControlPlaneStatus, s apimachineryconversion.Scope) error {
 	if err := autoConvert_v1alpha4_OpenshiftAssistedControlPlaneStatus_To_v1alpha2_OpenshiftAssistedControlPlaneStatus(in, out, s); err != nil {
 		return err
 	}

@@ -102,7 +102,7 @@ func restoreMachineTemplate(dst, restored *controlplanev1.OpenshiftAssistedContr
 
 // Convert_v1alpha3_OpenshiftAssistedControlPlaneMachineTemplate_To_v1alpha4_OpenshiftAssistedControlPlaneMachineTemplate is
 // manual because v1alpha4 moved infrastructureRef and deletion under the template's spec.
-func Convert_v1alpha3_OpenshiftAssistedControlPlaneMachineTemplate_To_v1alpha4_OpenshiftAssistedControlPlaneMachineTemplate(in *OpenshiftAssistedControlPlaneMachineTemplate, out *controlplanev1.OpenshiftAssistedControlPlaneMachineTemplate, s apimachineryconversion.Scope) error { //nolint:revive // conversion-gen's naming, which it looks for
+func Convert_v1alpha3_OpenshiftAssistedControlPlaneMachineTemplate_To_v1alpha4_OpenshiftAssistedControlPlaneMachineTemplate(in *OpenshiftAssistedControlPlaneMachineTemplate, out *controlplanev1.OpenshiftAssistedControlPlaneMachineTemplate, s apimachineryconversion.Scope) error {
 	if err := autoConvert_v1alpha3_OpenshiftAssistedControlPlaneMachineTemplate_To_v1alpha4_OpenshiftAssistedControlPlaneMachineTemplate(in, out, s); err != nil {
 		return err
 	}
@@ -115,7 +115,7 @@ func Convert_v1alpha3_OpenshiftAssistedControlPlaneMachineTemplate_To_v1alpha4_O
 // manual because v1alpha4 moved infrastructureRef and deletion under the template's spec, and
 // because v1alpha3 has no readinessGates and taints: they are kept in the conversion-data
 // annotation and restored by ConvertTo.
-func Convert_v1alpha4_OpenshiftAssistedControlPlaneMachineTemplate_To_v1alpha3_OpenshiftAssistedControlPlaneMachineTemplate(in *controlplanev1.OpenshiftAssistedControlPlaneMachineTemplate, out *OpenshiftAssistedControlPlaneMachineTemplate, s apimachineryconversion.Scope) error { //nolint:revive // conversion-gen's naming, which it looks for
+func Convert_v1alpha4_OpenshiftAssistedControlPlaneMachineTemplate_To_v1alpha3_OpenshiftAssistedControlPlaneMachineTemplate(in *controlplanev1.OpenshiftAssistedControlPlaneMachineTemplate, out *OpenshiftAssistedControlPlaneMachineTemplate, s apimachineryconversion.Scope) error {
 	if err := autoConvert_v1alpha4_OpenshiftAssistedControlPlaneMachineTemplate_To_v1alpha3_OpenshiftAssistedControlPlaneMachineTemplate(in, out, s); err != nil {
 		return err
 	}
@@ -127,6 +127,6 @@ func Convert_v1alpha4_OpenshiftAssistedControlPlaneMachineTemplate_To_v1alpha3_O
 // Convert_v1alpha4_OpenshiftAssistedControlPlaneSpec_To_v1alpha3_OpenshiftAssistedControlPlaneSpec is
 // manual because v1alpha3 has no spec.version: it is kept in the conversion-data annotation and
 // restored by ConvertTo (unless distributionVersion changed).
-func Convert_v1alpha4_OpenshiftAssistedControlPlaneSpec_To_v1alpha3_OpenshiftAssistedControlPlaneSpec(in *controlplanev1.OpenshiftAssistedControlPlaneSpec, out *OpenshiftAssistedControlPlaneSpec, s apimachineryconversion.Scope) error { //nolint:revive // conversion-gen's naming, which it looks for
+func Convert_v1alpha4_OpenshiftAssistedControlPlaneSpec_To_v1alpha3_OpenshiftAssistedControlPlaneSpec(in *controlplanev1.OpenshiftAssistedControlPlaneSpec, out *OpenshiftAssistedControlPlaneSpec, s apimachineryconversion.Scope) error {
 	return autoConvert_v1alpha4_OpenshiftAssistedControlPlaneSpec_To_v1alpha3_OpenshiftAssistedControlPlaneSpec(in, out, s)
 }
