@@ -17,6 +17,7 @@ limitations under the License.
 package controllers
 
 import (
+	"encoding/json"
 	"fmt"
 	"maps"
 	"strings"
@@ -166,11 +167,17 @@ func releaseAgent(agent *aiv1beta1.Agent) {
 // that matches every set field of hints (as Ironic does: exact matches, and a minimum size).
 func diskMatchingHints(disks []aiv1beta1.HostDisk, hints *bmov1alpha1.RootDeviceHints) (string, error) {
 	for _, d := range disks {
-		if diskMatches(d, hints) {
+		if d.InstallationEligibility.Eligible && diskMatches(d, hints) {
 			return d.ID, nil
 		}
 	}
-	return "", fmt.Errorf("no disk of the Agent's inventory matches %+v", *hints)
+	// The hints as JSON: %+v would print the address of rotational, a new one in each reconcile,
+	// and so a new condition message each time.
+	raw, err := json.Marshal(hints)
+	if err != nil {
+		return "", err
+	}
+	return "", fmt.Errorf("no disk of the Agent's inventory matches %s", raw)
 }
 
 func diskMatches(d aiv1beta1.HostDisk, h *bmov1alpha1.RootDeviceHints) bool {

@@ -17,7 +17,6 @@ limitations under the License.
 package controllers
 
 import (
-	"context"
 	"encoding/base64"
 	"encoding/json"
 	"reflect"
@@ -31,9 +30,7 @@ import (
 	hivev1 "github.com/openshift/hive/apis/hive/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/utils/ptr"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
-	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	bootstrapv1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/bootstrap/v1alpha2"
 	controlplanev1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/controlplane/v1alpha4"
@@ -65,8 +62,10 @@ func baseInput() mappingInput {
 			ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "agent-0", Labels: map[string]string{"keep": "me"}},
 			Spec:       aiv1beta1.AgentSpec{NodeLabels: map[string]string{"kept": "label"}},
 			Status: aiv1beta1.AgentStatus{Inventory: aiv1beta1.HostInventory{Disks: []aiv1beta1.HostDisk{
-				{ID: "/dev/disk/by-id/sda", Name: "sda", Path: "/dev/sda", SizeBytes: 100e9, DriveType: "HDD", Model: "slow", Serial: "s-a"},
-				{ID: "/dev/disk/by-id/nvme0n1", Name: "nvme0n1", Path: "/dev/nvme0n1", SizeBytes: 500e9, DriveType: "SSD", Model: "fast", Serial: "s-b", Wwn: "0x5000", Hctl: "1:0:0:0", Vendor: "acme"},
+				{ID: "/dev/disk/by-id/sda", Name: "sda", Path: "/dev/sda", SizeBytes: 100e9, DriveType: "HDD", Model: "slow", Serial: "s-a",
+					InstallationEligibility: aiv1beta1.HostInstallationEligibility{Eligible: true}},
+				{ID: "/dev/disk/by-id/nvme0n1", Name: "nvme0n1", Path: "/dev/nvme0n1", SizeBytes: 500e9, DriveType: "SSD", Model: "fast", Serial: "s-b", Wwn: "0x5000", Hctl: "1:0:0:0", Vendor: "acme",
+					InstallationEligibility: aiv1beta1.HostInstallationEligibility{Eligible: true}},
 			}}},
 		},
 	}
@@ -331,43 +330,6 @@ var mappingCases = []mappingCase{
 	},
 }
 
-// TestRootDeviceHints checks that each hint of the BareMetalHost selects the disk the Agent is
-// installed on.
-func TestRootDeviceHints(t *testing.T) {
-	for _, tc := range []struct {
-		name  string
-		hints bmov1alpha1.RootDeviceHints
-		want  string
-	}{
-		{"deviceName", bmov1alpha1.RootDeviceHints{DeviceName: "/dev/nvme0n1"}, "/dev/disk/by-id/nvme0n1"},
-		{"hctl", bmov1alpha1.RootDeviceHints{HCTL: "1:0:0:0"}, "/dev/disk/by-id/nvme0n1"},
-		{"model", bmov1alpha1.RootDeviceHints{Model: "slow"}, "/dev/disk/by-id/sda"},
-		{"vendor", bmov1alpha1.RootDeviceHints{Vendor: "acme"}, "/dev/disk/by-id/nvme0n1"},
-		{"serialNumber", bmov1alpha1.RootDeviceHints{SerialNumber: "s-a"}, "/dev/disk/by-id/sda"},
-		{"minSizeGigabytes", bmov1alpha1.RootDeviceHints{MinSizeGigabytes: 200}, "/dev/disk/by-id/nvme0n1"},
-		{"wwn", bmov1alpha1.RootDeviceHints{WWN: "0x5000"}, "/dev/disk/by-id/nvme0n1"},
-		{"rotational", bmov1alpha1.RootDeviceHints{Rotational: ptr.To(true)}, "/dev/disk/by-id/sda"},
-		{"not rotational", bmov1alpha1.RootDeviceHints{Rotational: ptr.To(false)}, "/dev/disk/by-id/nvme0n1"},
-		{"several hints", bmov1alpha1.RootDeviceHints{Model: "fast", MinSizeGigabytes: 100}, "/dev/disk/by-id/nvme0n1"},
-		{"no match", bmov1alpha1.RootDeviceHints{Model: "none"}, ""},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			g := NewWithT(t)
-			in := baseInput()
-			hints := tc.hints
-			in.bmh = &bmov1alpha1.BareMetalHost{ObjectMeta: metav1.ObjectMeta{Name: "bmh-0"},
-				Spec: bmov1alpha1.BareMetalHostSpec{RootDeviceHints: &hints}}
-			settings, err := desiredAgentSettings(in.config, in.machine, in.bmh, in.env, in.agent)
-			if tc.want == "" {
-				g.Expect(err).To(MatchError(ContainSubstring("no disk")))
-				return
-			}
-			g.Expect(err).NotTo(HaveOccurred())
-			g.Expect(settings.InstallationDiskID).To(Equal(tc.want))
-		})
-	}
-}
-
 // unmappedFields are the spec fields that reach neither the InfraEnv nor the Agent, and why.
 var unmappedFields = map[string]string{
 	// The assisted installer's Agent API has no kubelet provider ID: the infrastructure provider
@@ -397,68 +359,6 @@ func TestEveryFieldHasAMappingRow(t *testing.T) {
 		}
 	}
 	walk("", reflect.TypeFor[bootstrapv1.OpenshiftAssistedConfigSpec]())
-}
-
-// TestInvalidKubeletExtraLabel checks that an entry without a key is refused (and the Agent so
-// not approved) rather than turned into a Node label.
-func TestInvalidKubeletExtraLabel(t *testing.T) {
-	g := NewWithT(t)
-	in := baseInput()
-	in.config.Spec.NodeRegistration.KubeletExtraLabels = []string{"=value"}
-	_, err := desiredAgentSettings(in.config, in.machine, nil, nil, in.agent)
-	g.Expect(err).To(MatchError(ContainSubstring("has no key")))
-}
-
-// TestMetadataVariablesThatCannotBeResolved: a variable without Metal3 metadata, one the host's
-// metadata lacks, and one whose value is no hostname or label value each hold the approval back
-// with what to do.
-func TestMetadataVariablesThatCannotBeResolved(t *testing.T) {
-	env := map[string]string{"METADATA_NAME": "Host_7", "METADATA_UUID": "8f0c"}
-	for _, tc := range []struct {
-		name, hostname string
-		labels         []string
-		env            map[string]string
-		want           string
-	}{
-		{"no Metal3 host", "$METADATA_NAME", nil, nil, "only a Metal3 host"},
-		{"unknown key", "$METADATA_RACK", nil, env, "names no metadata of the host (it has METADATA_NAME, METADATA_UUID)"},
-		{"not a hostname", "$METADATA_NAME", nil, env, `resolves to "Host_7", which is not a hostname`},
-		{"label from an unknown key", "", []string{"rack=$METADATA_RACK"}, env, "names no metadata of the host"},
-		{"not a label value", "", []string{"id=${METADATA_NAME}x"}, env, "not a label value"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			g := NewWithT(t)
-			in := baseInput()
-			in.config.Spec.NodeRegistration.Name = tc.hostname
-			in.config.Spec.NodeRegistration.KubeletExtraLabels = tc.labels
-			_, err := desiredAgentSettings(in.config, in.machine, nil, tc.env, in.agent)
-			g.Expect(err).To(MatchError(ContainSubstring(tc.want)))
-		})
-	}
-}
-
-// TestMetadataEnv reads a host's metadata variables as baremetal-operator writes its config
-// drive: the BareMetalHost's defaults, overridden by its metaData Secret.
-func TestMetadataEnv(t *testing.T) {
-	g := NewWithT(t)
-	bmh := &bmov1alpha1.BareMetalHost{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "host-7", UID: "bmh-uid"}}
-	c := fake.NewClientBuilder().WithObjects(&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "m-metadata"},
-		Data: map[string][]byte{"metaData": []byte("name: machine-0\nrack-id: r7\n")}}).Build()
-	env, err := metadataEnv(context.Background(), c, bmh)
-	g.Expect(err).NotTo(HaveOccurred())
-	g.Expect(env).To(Equal(map[string]string{"METADATA_UUID": "bmh-uid", "METADATA_METAL3_NAMESPACE": "ns", "METADATA_METAL3_NAME": "host-7",
-		"METADATA_LOCAL_HOSTNAME": "host-7", "METADATA_NAME": "host-7"}), "without a metaData Secret: the host's defaults")
-
-	bmh.Spec.MetaData = &corev1.SecretReference{Name: "m-metadata"}
-	env, err = metadataEnv(context.Background(), c, bmh)
-	g.Expect(err).NotTo(HaveOccurred())
-	g.Expect(env).To(HaveKeyWithValue("METADATA_NAME", "machine-0"), "the Secret overrides the defaults")
-	g.Expect(env).To(HaveKeyWithValue("METADATA_RACK_ID", "r7"))
-	g.Expect(env).To(HaveKeyWithValue("METADATA_LOCAL_HOSTNAME", "host-7"))
-
-	bmh.Spec.MetaData = &corev1.SecretReference{Name: "not-yet"}
-	_, err = metadataEnv(context.Background(), c, bmh)
-	g.Expect(err).To(MatchError(ContainSubstring("reading the metaData Secret not-yet of BareMetalHost host-7")))
 }
 
 // installIgnition decodes the Agent's ignitionConfigOverrides.

@@ -18,7 +18,9 @@ package controllers
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"strings"
@@ -75,10 +77,11 @@ func usesMetadata(config *bootstrapv1.OpenshiftAssistedConfig) bool {
 // metadataEnv returns the host metadata variables of bmh (see above). A metaData Secret that
 // is referenced but not there yet is an error: the caller waits.
 func metadataEnv(ctx context.Context, c client.Reader, bmh *bmov1alpha1.BareMetalHost) (map[string]string, error) {
-	meta := map[string]any{
+	defaults := map[string]any{
 		"uuid": string(bmh.UID), "metal3-namespace": bmh.Namespace, "metal3-name": bmh.Name,
 		"local-hostname": bmh.Name, "local_hostname": bmh.Name, "name": bmh.Name,
 	}
+	var meta map[string]any
 	if ref := bmh.Spec.MetaData; ref != nil && ref.Name != "" {
 		ns := ref.Namespace
 		if ns == "" {
@@ -89,14 +92,21 @@ func metadataEnv(ctx context.Context, c client.Reader, bmh *bmov1alpha1.BareMeta
 			return nil, fmt.Errorf("reading the metaData Secret %s of BareMetalHost %s: %w", ref.Name, bmh.Name, err)
 		}
 		if raw := secret.Data["metaData"]; len(raw) > 0 {
-			if err := yaml.Unmarshal(raw, &meta); err != nil {
+			// Numbers as json.Number: their text in the meta_data.json baremetal-operator writes
+			// (12345678, where fmt would print a float64 1.2345678e+07).
+			if err := yaml.Unmarshal(raw, &meta, func(d *json.Decoder) *json.Decoder { d.UseNumber(); return d }); err != nil {
 				return nil, fmt.Errorf("the metaData Secret %s of BareMetalHost %s is not a YAML map: %w", ref.Name, bmh.Name, err)
 			}
 		}
 	}
-	env := make(map[string]string, len(meta))
-	for k, v := range meta {
-		env["METADATA_"+strings.ToUpper(strings.ReplaceAll(k, "-", "_"))] = fmt.Sprint(v)
+	// Two keys can name one variable (local-hostname and local_hostname): the Secret's key wins
+	// over a default, and among keys of one source the last in sorted order, so that the variable
+	// is the same in every reconcile.
+	env := make(map[string]string, len(defaults)+len(meta))
+	for _, m := range []map[string]any{defaults, meta} {
+		for _, k := range slices.Sorted(maps.Keys(m)) {
+			env["METADATA_"+strings.ToUpper(strings.ReplaceAll(k, "-", "_"))] = fmt.Sprint(m[k])
+		}
 	}
 	return env, nil
 }
