@@ -218,16 +218,18 @@ func (r *AgentMachineReconciler) release(ctx context.Context, am *infrav1.AgentM
 	delete(agent.Annotations, infrav1.ClaimOwnerAnnotation)
 	delete(agent.Annotations, infrav1.PreviousSpecAnnotation)
 	delete(agent.Annotations, infrav1.UnbindRequestedAnnotation)
-	if err := r.Client.Patch(ctx, agent, lockedPatch(before)); err != nil {
-		if apierrors.IsNotFound(err) {
-			return ctrl.Result{}, true, nil
-		}
+	switch err := r.Client.Patch(ctx, agent, lockedPatch(before)); {
+	case apierrors.IsNotFound(err):
+		// Deleted meanwhile: nothing left to release, and nothing of it to keep pointing at.
+		log.Info("Agent deleted before its release", "Agent", klog.KObj(agent))
+	case err != nil:
 		return ctrl.Result{}, false, fmt.Errorf("releasing Agent %s/%s: %w", agent.Namespace, agent.Name, err)
+	default:
+		log.Info("Released Agent", "Agent", klog.KObj(agent))
+		r.Recorder.Eventf(am, agent, corev1.EventTypeNormal, "AgentReleased", "Release", "Released Agent %s/%s", agent.Namespace, agent.Name)
 	}
 	delete(am.Annotations, infrav1.ChosenAgentAnnotation)
 	r.reserved.release(client.ObjectKeyFromObject(agent), am.UID)
-	log.Info("Released Agent", "Agent", klog.KObj(agent))
-	r.Recorder.Eventf(am, agent, corev1.EventTypeNormal, "AgentReleased", "Release", "Released Agent %s/%s", agent.Namespace, agent.Name)
 	am.Status.AgentRef = nil
 	clearAgentConditions(am, "The Agent is released")
 	setReserved(am, metav1.ConditionFalse, infrav1.NoAgentReason, "The Agent is released")

@@ -421,7 +421,8 @@ func TestReleaseErrors(t *testing.T) {
 		{name: "the release cannot be written", agent: func(am *infrav1.AgentMachine) *aiv1beta1.Agent {
 			return withBound(unbindRequested(boundAgent(am, &previousSpec{}), time.Now()), corev1.ConditionFalse, aiv1beta1.UnboundReason)
 		}, patchErr: map[string]error{"Agent": boom}, wantErr: "releasing Agent agents/a1: boom"},
-		// Deleted between the read and the release: nothing is left to release.
+		// Deleted between the read and the release: nothing is left to release, and the
+		// AgentMachine no longer points at it.
 		{name: "the Agent went before its release", agent: func(am *infrav1.AgentMachine) *aiv1beta1.Agent {
 			return withBound(unbindRequested(boundAgent(am, &previousSpec{}), time.Now()), corev1.ConditionFalse, aiv1beta1.UnboundReason)
 		}, patchErr: map[string]error{"Agent": notFound}, wantDone: true},
@@ -445,6 +446,11 @@ func TestReleaseErrors(t *testing.T) {
 			}
 			g.Expect(done).To(Equal(tt.wantDone))
 			g.Expect(res).To(Equal(ctrl.Result{}))
+			if tt.wantDone {
+				g.Expect(am.Status.AgentRef).To(BeNil())
+				g.Expect(am.Annotations).NotTo(HaveKey(infrav1.ChosenAgentAnnotation))
+				g.Expect(condition(am, infrav1.AgentReservedCondition).Reason).To(Equal(infrav1.NoAgentReason))
+			}
 		})
 	}
 }

@@ -130,13 +130,6 @@ func parseBootstrapData(secret *corev1.Secret) (ignitionSource, error) {
 	return out, nil
 }
 
-// refreshIgnition follows the bootstrap data of a claimed host until it is installed. HyperShift
-// rotates the ignition token in the Machine's user-data Secret (and the NodePool's config changes
-// its headers); a host that fetches its ignition with a stale token is refused.
-// cluster-api-provider-agent rewrites the token Secret on every reconcile. Secrets are not cached
-// here, so the bootstrap data is read again every IgnitionTokenRefreshPeriod (not right after the
-// claim, which read it), and the token Secret and the Agent's headers are written only when they
-// changed.
 // bootstrapData reads a Machine's bootstrap data Secret: from SecretReader, the cache of the
 // Secrets that carry their Cluster's name label (as Cluster API's bootstrap providers, ours
 // included, label their data), else from the API server (HyperShift's user-data Secrets have no
@@ -151,6 +144,13 @@ func (r *AgentMachineReconciler) bootstrapData(ctx context.Context, key client.O
 	return secret, r.Client.Get(ctx, key, secret)
 }
 
+// refreshIgnition follows the bootstrap data of a claimed host until it is installed. HyperShift
+// rotates the ignition token in the Machine's user-data Secret (and the NodePool's config changes
+// its headers); a host that fetches its ignition with a stale token is refused.
+// cluster-api-provider-agent rewrites the token Secret on every reconcile. Secrets are not cached
+// here, so the bootstrap data is read again every IgnitionTokenRefreshPeriod (not right after the
+// claim, which read it), and the token Secret and the Agent's headers are written only when they
+// changed.
 func (r *AgentMachineReconciler) refreshIgnition(ctx context.Context, s *scope, agent *aiv1beta1.Agent, claimedNow bool) (ctrl.Result, error) {
 	period := r.IgnitionTokenRefreshPeriod
 	if period == 0 {
