@@ -192,21 +192,6 @@ func TestMachineWithNodeIsDone(t *testing.T) {
 	g.Expect(secrets.Items).To(BeEmpty())
 }
 
-// TestDeletedForMoveIsLeftAlone checks that a config clusterctl move deletes from the management
-// cluster it leaves keeps its InfraEnv: it lives on in the other management cluster.
-func TestDeletedForMoveIsLeftAlone(t *testing.T) {
-	g := NewWithT(t)
-	f := newFixture()
-	now := metav1.Now()
-	f.config.DeletionTimestamp = &now
-	f.config.Annotations = map[string]string{"clusterctl.cluster.x-k8s.io/delete-for-move": ""}
-	ie := &aiv1beta1.InfraEnv{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "m1", OwnerReferences: []metav1.OwnerReference{{
-		APIVersion: bootstrapv1.GroupVersion.String(), Kind: "OpenshiftAssistedConfig", Name: "m1", Controller: ptr.To(true)}}}}
-	c, got := reconcileConfig(g, f, 1, f.config, f.cluster, f.cd, f.aci, ie)
-	g.Expect(c.Get(context.Background(), client.ObjectKeyFromObject(ie), &aiv1beta1.InfraEnv{})).To(Succeed())
-	g.Expect(got.Finalizers).To(ConsistOf(bootstrapv1.ConfigFinalizer), "clusterctl removes the finalizers itself")
-}
-
 // TestUpstreamFinalizer: a config that openshift-assisted/cluster-api-provider-openshift-assisted
 // created carries its finalizer, which nothing removes after the switch. It is replaced with
 // this provider's on a running config (the Machine runs already: nothing else changes), and
@@ -232,52 +217,6 @@ func TestUpstreamFinalizer(t *testing.T) {
 			f.machine.Status.NodeRef = clusterv1.MachineNodeReference{Name: "master-0"}
 			_, got := reconcileConfig(g, f, 2, f.config, f.machine, f.cluster, f.cd, f.aci)
 			g.Expect(got.Finalizers).To(ConsistOf(tc.want))
-		})
-	}
-}
-
-// TestDeletionCleansUpWhatUpstreamLeft: the InfraEnv that
-// openshift-assisted/cluster-api-provider-openshift-assisted created for a config is owned by it
-// without a controller reference, and the Agent it approved carries no config label. Deleting
-// the config after the switch deletes that InfraEnv (no garbage collector needed) and releases
-// that Agent; an InfraEnv another object controls, and an Agent of another InfraEnv, are left.
-func TestDeletionCleansUpWhatUpstreamLeft(t *testing.T) {
-	for name, tc := range map[string]struct {
-		owners       []metav1.OwnerReference
-		agentLabels  map[string]string
-		wantInfraEnv bool
-		wantApproved bool
-	}{
-		"upstream's InfraEnv and Agent": {
-			owners:      []metav1.OwnerReference{{APIVersion: "bootstrap.cluster.x-k8s.io/v1alpha1", Kind: "OpenshiftAssistedConfig", Name: "m1", UID: "config-uid"}},
-			agentLabels: map[string]string{aiv1beta1.InfraEnvNameLabel: "m1"},
-		},
-		"an InfraEnv another object controls, an Agent of another InfraEnv": {
-			owners: []metav1.OwnerReference{
-				{APIVersion: "bootstrap.cluster.x-k8s.io/v1alpha1", Kind: "OpenshiftAssistedConfig", Name: "m1", UID: "config-uid"},
-				{APIVersion: "example.com/v1", Kind: "Other", Name: "o", UID: "other-uid", Controller: ptr.To(true)},
-			},
-			agentLabels:  map[string]string{aiv1beta1.InfraEnvNameLabel: "other"},
-			wantInfraEnv: true, wantApproved: true,
-		},
-	} {
-		t.Run(name, func(t *testing.T) {
-			g := NewWithT(t)
-			f := newFixture()
-			f.config.UID = "config-uid"
-			f.config.Finalizers = []string{bootstrapv1.UpstreamConfigFinalizer, "other"}
-			now := metav1.Now()
-			f.config.DeletionTimestamp = &now
-			ie := &aiv1beta1.InfraEnv{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "m1", OwnerReferences: tc.owners,
-				Labels: map[string]string{"bootstrap.cluster.x-k8s.io/openshiftAssistedConfig": "m1"}}}
-			agent := &aiv1beta1.Agent{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "a1", Labels: tc.agentLabels},
-				Spec: aiv1beta1.AgentSpec{Approved: true}}
-			c, got := reconcileConfig(g, f, 2, f.config, f.machine, f.cluster, f.cd, f.aci, ie, agent)
-			g.Expect(got.Finalizers).To(ConsistOf("other"))
-			err := c.Get(context.Background(), client.ObjectKeyFromObject(ie), ie)
-			g.Expect(err == nil).To(Equal(tc.wantInfraEnv), "InfraEnv kept: %v", err)
-			g.Expect(c.Get(context.Background(), client.ObjectKeyFromObject(agent), agent)).To(Succeed())
-			g.Expect(agent.Spec.Approved).To(Equal(tc.wantApproved))
 		})
 	}
 }
