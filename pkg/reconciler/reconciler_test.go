@@ -18,7 +18,6 @@ package reconciler
 
 import (
 	"context"
-	"strings"
 	"testing"
 	"time"
 
@@ -85,43 +84,6 @@ func TestWaitForOwner(t *testing.T) {
 		if got := WaitForOwner(tc.obj, now); got != tc.want {
 			t.Errorf("%s: WaitForOwner = %s, want %s", name, got, tc.want)
 		}
-	}
-}
-
-func TestSetReadySummary(t *testing.T) {
-	for _, tc := range []struct {
-		name       string
-		conds      []metav1.Condition
-		wantStatus metav1.ConditionStatus
-		wantReason string
-		wantMsg    string // a part of it; "" for an empty message
-	}{
-		{name: "all true, with messages", conds: []metav1.Condition{
-			{Type: "A", Status: metav1.ConditionTrue, Reason: "Done", Message: "A is done in many words"},
-			{Type: "B", Status: metav1.ConditionTrue, Reason: "Done", Message: "B too"},
-		}, wantStatus: metav1.ConditionTrue, wantReason: "Ready"},
-		{name: "one false", conds: []metav1.Condition{
-			{Type: "A", Status: metav1.ConditionTrue, Reason: "Done", Message: "A is done"},
-			{Type: "B", Status: metav1.ConditionFalse, Reason: "Waiting", Message: "B waits for the host"},
-		}, wantStatus: metav1.ConditionFalse, wantReason: "IssuesReported", wantMsg: "* B: B waits for the host"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			obj := &clusterv1.Machine{ObjectMeta: metav1.ObjectMeta{Generation: 3}}
-			obj.Status.Conditions = tc.conds
-			if err := SetReadySummary(obj, "Ready", "Ready", conditions.ForConditionTypes{"A", "B"}); err != nil {
-				t.Fatal(err)
-			}
-			c := conditions.Get(obj, "Ready")
-			if c == nil || c.Status != tc.wantStatus || c.Reason != tc.wantReason {
-				t.Fatalf("Ready = %+v, want %s %s", c, tc.wantStatus, tc.wantReason)
-			}
-			if (tc.wantMsg == "" && c.Message != "") || !strings.Contains(c.Message, tc.wantMsg) {
-				t.Errorf("message %q, want %q", c.Message, tc.wantMsg)
-			}
-			if c.ObservedGeneration != 3 {
-				t.Errorf("observedGeneration %d, want 3", c.ObservedGeneration)
-			}
-		})
 	}
 }
 

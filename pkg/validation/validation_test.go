@@ -17,15 +17,10 @@ limitations under the License.
 package validation_test
 
 import (
-	"strings"
 	"testing"
 
-	aiv1beta1 "github.com/openshift/assisted-service/api/v1beta1"
-	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
-	bootstrapv1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/bootstrap/v1alpha2"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/validation"
 )
 
@@ -172,64 +167,4 @@ func TestTangServers(t *testing.T) {
 		`[{"url":"tang:7500","thumbprint":"x"}]`:   `spec.f: Invalid value: server 1: url "tang:7500" is not an http or https URL with a host` + how,
 		`[{"url":"http://tang.example.com:7500"}]`: "spec.f: Invalid value: server 1 has no thumbprint" + how,
 	})
-}
-
-func TestConfigSpecChecksOnlyWhatChanged(t *testing.T) {
-	root := field.NewPath("spec")
-	bad := bootstrapv1.OpenshiftAssistedConfigSpec{
-		Proxy:                      &aiv1beta1.Proxy{HTTPProxy: "proxy:3128", HTTPSProxy: "ftp://proxy", NoProxy: "a b"},
-		PullSecretRef:              &corev1.LocalObjectReference{Name: "Pull"},
-		SSHAuthorizedKey:           "ssh-ed25519 AAAA",
-		NMStateConfigLabelSelector: metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "k", Operator: "Equals"}}},
-		AdditionalTrustBundle:      "not a certificate",
-		NodeRegistration:           bootstrapv1.NodeRegistrationOptions{KubeletExtraLabels: []string{"rack=r1", "a b=c"}},
-	}
-	fields := func(errs field.ErrorList) string {
-		var out []string
-		for _, e := range errs {
-			out = append(out, e.Field)
-		}
-		return strings.Join(out, ",")
-	}
-	const all = "spec.proxy.httpProxy,spec.proxy.httpsProxy,spec.proxy.noProxy,spec.pullSecretRef.name,spec.sshAuthorizedKey," +
-		"spec.nmStateConfigLabelSelector.matchExpressions[0].operator,spec.additionalTrustBundle,spec.nodeRegistration.kubeletExtraLabels[1]"
-	if got := fields(validation.ConfigSpec(root, &bad, nil)); got != all {
-		t.Errorf("create: got errors on %s, want %s", got, all)
-	}
-	// A stored object with the same invalid values can still be updated (finalizers, labels, other fields).
-	changed := bad.DeepCopy()
-	changed.CpuArchitecture = "aarch64"
-	if got := fields(validation.ConfigSpec(root, changed, &bad)); got != "" {
-		t.Errorf("update of other fields: got errors on %s, want none", got)
-	}
-	// A changed value is checked; a new list item is, the kept ones are not.
-	changed.Proxy.NoProxy = "c d"
-	changed.NodeRegistration.KubeletExtraLabels = append(changed.NodeRegistration.KubeletExtraLabels, "x y=z")
-	if got, want := fields(validation.ConfigSpec(root, changed, &bad)), "spec.proxy.noProxy,spec.nodeRegistration.kubeletExtraLabels[2]"; got != want {
-		t.Errorf("update: got errors on %s, want %s", got, want)
-	}
-	good := bootstrapv1.OpenshiftAssistedConfigSpec{
-		Proxy:                 &aiv1beta1.Proxy{HTTPProxy: "http://proxy:3128", HTTPSProxy: "https://proxy:3129", NoProxy: ".cluster.local,10.0.0.0/8"},
-		PullSecretRef:         &corev1.LocalObjectReference{Name: "pull-secret"},
-		SSHAuthorizedKey:      sshKey,
-		AdditionalTrustBundle: caCert,
-		NMStateConfigLabelSelector: metav1.LabelSelector{MatchLabels: map[string]string{"infraenv": "lab"},
-			MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "rack", Operator: metav1.LabelSelectorOpIn, Values: []string{"r1"}}}},
-		NodeRegistration: bootstrapv1.NodeRegistrationOptions{KubeletExtraLabels: []string{"rack=r1"}},
-	}
-	if errs := validation.ConfigSpec(root, &good, nil); len(errs) > 0 {
-		t.Errorf("a valid spec: got %v", errs)
-	}
-}
-
-func TestProxyChecksOnlyWhatChanged(t *testing.T) {
-	old := &validation.ProxySettings{HTTPProxy: "bad", NoProxy: "a b"}
-	updated := &validation.ProxySettings{HTTPProxy: "bad", NoProxy: "a b", HTTPSProxy: "also bad"}
-	errs := validation.Proxy(field.NewPath("p"), updated, old)
-	if len(errs) != 1 || errs[0].Field != "p.httpsProxy" {
-		t.Errorf("got %v, want one error on p.httpsProxy", errs)
-	}
-	if errs := validation.Proxy(field.NewPath("p"), nil, old); errs != nil {
-		t.Errorf("no proxy: got %v", errs)
-	}
 }

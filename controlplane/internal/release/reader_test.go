@@ -129,65 +129,6 @@ func TestReaderErrors(t *testing.T) {
 	}
 }
 
-func TestImage(t *testing.T) {
-	for _, tc := range []struct{ repo, version, arch, want string }{
-		{"", "4.17.3", "", "quay.io/openshift-release-dev/ocp-release:4.17.3-x86_64"},
-		{"", "v4.18.0-rc.2", "arm64", "quay.io/openshift-release-dev/ocp-release:4.18.0-rc.2-aarch64"},
-		{"mirror.example.com:5000/ocp/release/", "4.17.3", "x86_64", "mirror.example.com:5000/ocp/release:4.17.3-x86_64"},
-		{"", "4.17.3", "multi", "quay.io/openshift-release-dev/ocp-release:4.17.3-multi"},
-		// OKD: upstream's repository, no architecture; with an override, as upstream, one.
-		{"", "4.18.0-okd-scos.1", "x86_64", "quay.io/okd/scos-release:4.18.0-okd-scos.1"},
-		{"", "v4.18.0-okd-scos.ec.2", "arm64", "quay.io/okd/scos-release:4.18.0-okd-scos.ec.2"},
-		{"mirror.example.com/okd", "4.18.0-okd-scos.1", "", "mirror.example.com/okd:4.18.0-okd-scos.1-x86_64"},
-		// Not OKD: okd-scos is not a pre-release identifier, or the version does not parse.
-		{"", "4.18.0-rc.1+okd-scos", "", "quay.io/openshift-release-dev/ocp-release:4.18.0-rc.1+okd-scos-x86_64"},
-		{"", "okd-scos", "", "quay.io/openshift-release-dev/ocp-release:okd-scos-x86_64"},
-	} {
-		if got := release.Image(tc.repo, tc.version, tc.arch); got != tc.want {
-			t.Errorf("Image(%q, %q, %q) = %q, want %q", tc.repo, tc.version, tc.arch, got, tc.want)
-		}
-	}
-}
-
-func TestClusterArchitecture(t *testing.T) {
-	for _, tc := range []struct {
-		archs []string
-		want  string
-	}{
-		{nil, "x86_64"},
-		{[]string{""}, "x86_64"},
-		{[]string{"aarch64"}, "aarch64"},
-		{[]string{"arm64", "aarch64", "arm64"}, "aarch64"},
-		{[]string{"x86_64", "", "amd64"}, "x86_64"},
-		{[]string{"x86_64", "aarch64"}, "multi"},
-		{[]string{"", "arm64"}, "multi"},
-		{[]string{"s390x", "s390x", "ppc64le"}, "multi"},
-	} {
-		if got := release.ClusterArchitecture(tc.archs); got != tc.want {
-			t.Errorf("ClusterArchitecture(%q) = %q, want %q", tc.archs, got, tc.want)
-		}
-	}
-}
-
-func TestMissingArchitectures(t *testing.T) {
-	multi := release.Info{Platforms: []string{"amd64", "arm64"}}
-	for _, tc := range []struct {
-		info  release.Info
-		archs []string
-		want  []string
-	}{
-		{multi, []string{"x86_64", "aarch64"}, nil},
-		{multi, []string{"", "arm64", "amd64"}, nil},
-		{multi, []string{"x86_64", "ppc64le", "s390x", "ppc64le"}, []string{"ppc64le", "s390x"}},
-		// A single-architecture image: its tag names the architecture, nothing to check.
-		{release.Info{}, []string{"x86_64", "s390x"}, nil},
-	} {
-		if got := tc.info.MissingArchitectures(tc.archs); !slices.Equal(got, tc.want) {
-			t.Errorf("%v.MissingArchitectures(%q) = %q, want %q", tc.info.Platforms, tc.archs, got, tc.want)
-		}
-	}
-}
-
 // TestReaderReadsOKDAndMultiReleases reads, from the in-process registry (through a repository
 // override, as a mirror), an OKD release and a multi-architecture release: an image index whose
 // digest is the release's, its Kubernetes version read from one platform's image, and its
