@@ -59,6 +59,7 @@ import (
 	infrasetup "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/infrastructure/setup"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/manager"
 	capoascheme "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/scheme"
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/support/ports"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/support/sim/assisted"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/support/sim/baremetal"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/support/sim/cvo"
@@ -509,7 +510,12 @@ func (l *Lab) startProvider(ctx context.Context, m *management, root string, sch
 
 	dir := filepath.Join(root, p.webhookDir)
 	if _, err := os.Stat(filepath.Join(dir, "manifests.yaml")); err == nil {
-		w := &envtest.WebhookInstallOptions{Paths: []string{dir}, LocalServingHost: "127.0.0.1"}
+		// The manager binds its webhook port seconds from now: a reserved one stays free until then.
+		port, err := ports.Reserve()
+		if err != nil {
+			return err
+		}
+		w := &envtest.WebhookInstallOptions{Paths: []string{dir}, LocalServingHost: "127.0.0.1", LocalServingPort: port}
 		if err := w.PrepWithoutInstalling(); err != nil {
 			return fmt.Errorf("preparing the %s webhooks: %w", p.name, err)
 		}
@@ -545,7 +551,7 @@ func (l *Lab) startProvider(ctx context.Context, m *management, root string, sch
 		if err != nil {
 			return err
 		}
-		healthAddr, err := freeAddress(ctx)
+		healthAddr, err := ports.Address()
 		if err != nil {
 			return err
 		}

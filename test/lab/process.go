@@ -20,7 +20,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -152,16 +151,6 @@ func (l *Lab) startProcess(p provider, kubeconfig string, args []string) (*exec.
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
 	return cmd, done, nil
-}
-
-// freeAddress returns a local address that nothing listens on (until someone does).
-func freeAddress(ctx context.Context) (string, error) {
-	l, err := (&net.ListenConfig{}).Listen(ctx, "tcp", "127.0.0.1:0")
-	if err != nil {
-		return "", err
-	}
-	defer l.Close()
-	return l.Addr().String(), nil
 }
 
 // waitReady waits until the provider's process answers its readiness probe (/readyz: its webhook

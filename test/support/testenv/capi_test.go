@@ -23,9 +23,11 @@ import (
 	"net/http"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/go-logr/logr/funcr"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
@@ -57,8 +59,9 @@ func TestCAPIControllersRun(t *testing.T) {
 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
+	logs := &logTail{}
 	mgr, err := ctrl.NewManager(env.Config, ctrl.Options{Scheme: s, Metrics: metricsserver.Options{BindAddress: "0"},
-		Controller: ControllerConfig()})
+		Controller: ControllerConfig(), Logger: funcr.New(logs.add, funcr.Options{Verbosity: 4})})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,7 +75,7 @@ func TestCAPIControllersRun(t *testing.T) {
 	defer func() {
 		cancel()
 		if err := <-done; err != nil {
-			t.Errorf("manager: %v", err)
+			t.Errorf("manager: %v; its last log lines:\n%s", err, logs)
 		}
 	}()
 
@@ -101,7 +104,9 @@ func TestCAPIControllersRun(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	deadline := time.Now().Add(30 * time.Second)
+	// A bound on a liveness wait, not a timing: the first reconciles take seconds, but a run of
+	// the whole CI shares two cores with a dozen API servers.
+	deadline := time.Now().Add(2 * time.Minute)
 	for {
 		gotMachine := &clusterv1.Machine{}
 		gotCluster := &clusterv1.Cluster{}
@@ -115,8 +120,8 @@ func TestCAPIControllersRun(t *testing.T) {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("Cluster API's controllers did not reconcile: machine finalizers %v, cluster phase %q",
-				gotMachine.Finalizers, gotCluster.Status.Phase)
+			t.Fatalf("Cluster API's controllers did not reconcile in 2 minutes: machine finalizers %v, cluster phase %q; the manager's last log lines:\n%s",
+				gotMachine.Finalizers, gotCluster.Status.Phase, logs)
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
@@ -155,4 +160,27 @@ func expectProfilingSocket(t *testing.T, dir string) {
 	if err != nil || resp.StatusCode != http.StatusOK || !strings.Contains(string(body), "kube-apiserver") {
 		t.Fatalf("GET /debug/pprof/cmdline on %s: %d %q (%v)", socks[0], resp.StatusCode, body, err)
 	}
+}
+
+// logTail keeps the last lines a logger wrote, for a failure to show what the manager did.
+type logTail struct {
+	mu    sync.Mutex
+	lines []string
+}
+
+const logTailLines = 200
+
+func (l *logTail) add(prefix, args string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if len(l.lines) == logTailLines {
+		l.lines = l.lines[1:]
+	}
+	l.lines = append(l.lines, prefix+" "+args)
+}
+
+func (l *logTail) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return strings.Join(l.lines, "\n")
 }

@@ -19,7 +19,6 @@ package testenv_test
 import (
 	"context"
 	"fmt"
-	"net"
 	"net/http"
 	"testing"
 	"time"
@@ -29,6 +28,7 @@ import (
 
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/manager"
 	capoascheme "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/scheme"
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/support/ports"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/support/testenv"
 )
 
@@ -44,16 +44,6 @@ func parse(t *testing.T, args ...string) *manager.Options {
 	return o
 }
 
-func freePort(t *testing.T) int {
-	t.Helper()
-	l, err := (&net.ListenConfig{}).Listen(context.Background(), "tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
-}
-
 // TestRunStartsAndStops starts a manager the way the providers' main packages do, against a
 // real API server, waits until it reports ready, and stops it.
 func TestRunStartsAndStops(t *testing.T) {
@@ -67,7 +57,10 @@ func TestRunStartsAndStops(t *testing.T) {
 	}
 	defer func() { _ = env.Stop() }()
 
-	healthAddr := fmt.Sprintf("127.0.0.1:%d", freePort(t))
+	healthAddr, err := ports.Address()
+	if err != nil {
+		t.Fatal(err)
+	}
 	o := parse(t, "--health-addr="+healthAddr, "--diagnostics-address=0", "--webhook-port=0", "--namespace=default")
 	ctx, cancel := context.WithCancel(context.Background())
 	setupCalled := make(chan struct{})
@@ -82,7 +75,9 @@ func TestRunStartsAndStops(t *testing.T) {
 		})
 	}()
 
-	deadline := time.Now().Add(30 * time.Second)
+	// A bound on a liveness wait, not a timing: the manager is ready in seconds, but a run of the
+	// whole CI shares two cores with a dozen API servers.
+	deadline := time.Now().Add(2 * time.Minute)
 	for {
 		req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+healthAddr+"/readyz", nil)
 		if err != nil {
@@ -101,7 +96,7 @@ func TestRunStartsAndStops(t *testing.T) {
 		default:
 		}
 		if time.Now().After(deadline) {
-			t.Fatal("manager not ready after 30s")
+			t.Fatal("manager not ready after 2 minutes")
 		}
 		time.Sleep(100 * time.Millisecond)
 	}

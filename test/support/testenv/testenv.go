@@ -49,6 +49,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	"sigs.k8s.io/controller-runtime/pkg/webhook"
+
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/support/ports"
 )
 
 // ThirdPartyCRDDir is the folder, relative to the repository root, of the CRDs generated with
@@ -207,6 +209,14 @@ func StartWithOptions(o Options) (*Environment, error) {
 	for _, d := range o.WebhookManifestDirs {
 		webhookPaths = append(webhookPaths, filepath.Join(root, d))
 	}
+	webhooks := envtest.WebhookInstallOptions{Paths: webhookPaths}
+	if len(webhookPaths) > 0 {
+		// The test's webhook server binds this port after the environment has started: a
+		// reserved one stays free until then.
+		if webhooks.LocalServingPort, err = ports.Reserve(); err != nil {
+			return nil, err
+		}
+	}
 	crds := envtest.CRDInstallOptions{
 		Paths:              crdPaths,
 		ErrorIfPathMissing: true,
@@ -218,7 +228,7 @@ func StartWithOptions(o Options) (*Environment, error) {
 	env := &envtest.Environment{
 		BinaryAssetsDirectory: assets,
 		CRDInstallOptions:     crds,
-		WebhookInstallOptions: envtest.WebhookInstallOptions{Paths: webhookPaths},
+		WebhookInstallOptions: webhooks,
 		// On two shared cores an API server with many watches can take longer than envtest's
 		// default 20 s to start or to drain its connections and stop.
 		ControlPlaneStartTimeout: time.Minute,

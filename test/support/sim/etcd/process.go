@@ -18,16 +18,14 @@ package etcd
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"math/rand/v2"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"time"
+
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/support/ports"
 )
 
 // member is what the simulator knows of one control-plane node's etcd: its (stable) URLs, its
@@ -83,36 +81,17 @@ func (m *member) running() bool {
 	}
 }
 
-// freeURL returns http://127.0.0.1:<a free port>. The port is below Linux's ephemeral range
-// (32768-60999): a port the kernel hands out for ":0" may be given, before etcd binds it, to
-// the next outgoing connection of any process on the machine. A port is handed out once per
-// process: a member's URLs are chosen before its etcd starts, so a port probed free may be
-// another member's whose etcd has not bound it yet (two members got the same port, and the one
-// started second failed with "address already in use" at every restart).
+// freeURL returns http://127.0.0.1:<a reserved port>. A member's URLs are chosen before its
+// etcd starts: a port probed free and released could be taken by then, by another member whose
+// etcd has not bound it yet (two members got the same port, and the one started second failed
+// with "address already in use" at every restart) or by any outgoing connection of the machine.
 func freeURL() (string, error) {
-	handedOut.mu.Lock()
-	defer handedOut.mu.Unlock()
-	for range 100 {
-		port := 20000 + rand.IntN(12000) //nolint:gosec // not a secret
-		if handedOut.ports[port] {
-			continue
-		}
-		l, err := (&net.ListenConfig{}).Listen(context.Background(), "tcp", fmt.Sprintf("127.0.0.1:%d", port))
-		if err != nil {
-			continue
-		}
-		_ = l.Close()
-		handedOut.ports[port] = true
-		return fmt.Sprintf("http://127.0.0.1:%d", port), nil
+	addr, err := ports.Address()
+	if err != nil {
+		return "", err
 	}
-	return "", errors.New("finding a free port: 100 ports in use")
+	return "http://" + addr, nil
 }
-
-// handedOut are the ports freeURL gave out in this process.
-var handedOut = struct {
-	mu    sync.Mutex
-	ports map[int]bool
-}{ports: map[int]bool{}}
 
 // start starts the member's etcd process. initialCluster and state are the --initial-cluster
 // and --initial-cluster-state flags (ignored by etcd when the data dir holds a member already).

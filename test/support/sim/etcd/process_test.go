@@ -16,16 +16,22 @@ limitations under the License.
 
 package etcd
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // TestFreeURLHandsOutAPortOnce: the URLs of members are chosen before their etcd binds them, so
 // a port once handed out is not handed out again in the process, though it is still free.
 func TestFreeURLHandsOutAPortOnce(t *testing.T) {
 	seen := map[string]bool{}
-	for range 2000 {
+	for range 100 {
 		u, err := freeURL()
 		if err != nil {
 			t.Fatal(err)
+		}
+		if !strings.HasPrefix(u, "http://127.0.0.1:") {
+			t.Fatalf("freeURL() = %q, want http://127.0.0.1:<port>", u)
 		}
 		if seen[u] {
 			t.Fatalf("%s handed out twice", u)
