@@ -183,6 +183,10 @@ LINT_ARGS ?=
 lint: ## golangci-lint (.golangci.yml) in every module and the Kube API Linter (.golangci-kal.yml) on the API types; LINT_ARGS=--fix to apply fixes.
 	hack/lint.sh $(LINT_ARGS)
 
+.PHONY: verify-tidy
+verify-tidy: ## Fail when a module's go.mod or go.sum is not what go mod tidy writes (go mod tidy in that module fixes it).
+	@rc=0; for m in $(MODULES); do out=$$(cd $$m && go mod tidy -diff 2>&1) || { echo "$$m: go.mod or go.sum is not tidy (cd $$m && go mod tidy):" >&2; echo "$$out" >&2; rc=1; }; done; exit $$rc
+
 .PHONY: verify-layout
 verify-layout: ## Fail when a module boundary is crossed (api imports controller-runtime, a provider requires another, production code imports test code).
 	hack/verify-layout.sh

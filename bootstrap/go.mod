@@ -135,7 +135,7 @@ require (
 	gopkg.in/inf.v0 v0.9.1 // indirect
 	gopkg.in/yaml.v3 v3.0.1 // indirect
 	k8s.io/api v0.35.6 // pinned: v0.35: the Kubernetes line of Cluster API v1.13 and controller-runtime v0.23
-	k8s.io/apiextensions-apiserver v0.35.6 // indirect
+	k8s.io/apiextensions-apiserver v0.35.6
 	k8s.io/apimachinery v0.35.6 // pinned: v0.35: the Kubernetes line of Cluster API v1.13 and controller-runtime v0.23
 	k8s.io/apiserver v0.35.6 // indirect
 	k8s.io/client-go v0.35.6

@@ -154,6 +154,7 @@ checks() {
   local rc=0
   step verify-generated hack/verify-generated.sh || rc=1
   step verify-fmt make --no-print-directory verify-fmt || rc=1
+  step verify-tidy make --no-print-directory verify-tidy || rc=1
   step verify-layout hack/verify-layout.sh || rc=1
   step verify-doc-paths hack/verify-doc-paths.sh || rc=1
   step lint hack/lint.sh || rc=1

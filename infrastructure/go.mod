@@ -15,6 +15,7 @@ replace github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pk
 require (
 	github.com/onsi/gomega v1.44.0
 	github.com/openshift/assisted-service/api v0.0.0
+	github.com/openshift/assisted-service/models v0.0.0
 	github.com/openshift/custom-resource-status v1.1.2
 )
 
@@ -43,7 +44,6 @@ require (
 	github.com/mitchellh/reflectwalk v1.0.2 // indirect
 	github.com/oklog/ulid v1.3.1 // indirect
 	github.com/openshift/assisted-service v1.0.10-0.20230830164851-6573b5d7021d // indirect
-	github.com/openshift/assisted-service/models v0.0.0 // indirect
 	github.com/shopspring/decimal v1.4.0 // indirect
 	github.com/spf13/cast v1.10.0 // indirect
 	github.com/thoas/go-funk v0.9.2 // indirect
@@ -138,8 +138,8 @@ require (
 	k8s.io/apimachinery v0.35.6 // pinned: v0.35: the Kubernetes line of Cluster API v1.13 and controller-runtime v0.23
 	k8s.io/apiserver v0.35.6 // indirect
 	k8s.io/client-go v0.35.6
-	k8s.io/component-base v0.35.6 // indirect
-	k8s.io/klog/v2 v2.140.0 // indirect
+	k8s.io/component-base v0.35.6
+	k8s.io/klog/v2 v2.140.0
 	k8s.io/kube-openapi v0.0.0-20250910181357-589584f1c912 // indirect
 	k8s.io/utils v0.0.0-20260210185600-b8788abfbbc2
 	sigs.k8s.io/apiserver-network-proxy/konnectivity-client v0.31.2 // indirect
@@ -148,7 +148,7 @@ require (
 	sigs.k8s.io/json v0.0.0-20250730193827-2d320260d730 // indirect
 	sigs.k8s.io/randfill v1.0.0 // indirect
 	sigs.k8s.io/structured-merge-diff/v6 v6.4.0 // indirect
-	sigs.k8s.io/yaml v1.6.0
+	sigs.k8s.io/yaml v1.6.0 // indirect
 )
 
 // assisted-service/models pulls a 2022 google.golang.org/genproto that still holds the googleapis

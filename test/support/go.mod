@@ -24,7 +24,7 @@ require (
 	k8s.io/apimachinery v0.35.6 // pinned: v0.35: the Kubernetes line of Cluster API v1.13 and controller-runtime v0.23
 	k8s.io/client-go v0.35.6 // pinned: v0.35: the Kubernetes line of Cluster API v1.13 and controller-runtime v0.23
 	k8s.io/component-base v0.35.6 // indirect; pinned: v0.35: the Kubernetes line of Cluster API v1.13 and controller-runtime v0.23
-	k8s.io/klog/v2 v2.140.0 // indirect
+	k8s.io/klog/v2 v2.140.0
 	sigs.k8s.io/cluster-api v1.13.4 // pinned: v1.13: CAPM3 api (v1.13) imports sigs.k8s.io/cluster-api/errors, removed in v1.14
 	sigs.k8s.io/controller-runtime v0.23.3 // pinned: v0.23: the line Cluster API v1.13 is built on
 	sigs.k8s.io/yaml v1.6.0
@@ -40,6 +40,8 @@ require (
 
 require (
 	github.com/google/go-containerregistry v0.20.6
+	github.com/pelletier/go-toml/v2 v2.2.4
+	go.etcd.io/etcd/api/v3 v3.6.10
 	go.etcd.io/etcd/client/v3 v3.6.10
 )
 
@@ -48,8 +50,6 @@ require (
 	github.com/coreos/go-systemd/v22 v22.5.0 // indirect
 	github.com/gogo/protobuf v1.3.2 // indirect
 	github.com/golang/protobuf v1.5.4 // indirect
-	github.com/pelletier/go-toml/v2 v2.2.4 // indirect
-	go.etcd.io/etcd/api/v3 v3.6.10 // indirect
 	go.etcd.io/etcd/client/pkg/v3 v3.6.10 // indirect
 )
 
@@ -77,7 +77,7 @@ require (
 	github.com/felixge/httpsnoop v1.0.4 // indirect
 	github.com/fsnotify/fsnotify v1.9.0 // indirect
 	github.com/fxamacker/cbor/v2 v2.9.0 // indirect
-	github.com/go-logr/logr v1.4.3 // indirect
+	github.com/go-logr/logr v1.4.3
 	github.com/go-logr/stdr v1.2.2 // indirect
 	github.com/go-logr/zapr v1.3.0 // indirect
 	github.com/go-openapi/analysis v0.21.2 // indirect
@@ -121,7 +121,7 @@ require (
 	github.com/openshift/assisted-service v1.0.10-0.20230830164851-6573b5d7021d // indirect
 	github.com/pkg/errors v0.9.1 // indirect
 	github.com/pmezard/go-difflib v1.0.1-0.20181226105442-5d4384ee4fb2 // indirect
-	github.com/prometheus/client_golang v1.23.2 // indirect
+	github.com/prometheus/client_golang v1.23.2
 	github.com/prometheus/client_model v0.6.2 // indirect
 	github.com/prometheus/common v0.66.1 // indirect
 	github.com/prometheus/procfs v0.16.1 // indirect
@@ -160,19 +160,19 @@ require (
 	gomodules.xyz/jsonpatch/v2 v2.5.0 // indirect
 	google.golang.org/genproto/googleapis/api v0.0.0-20260401024825-9d38bb4040a9 // indirect
 	google.golang.org/genproto/googleapis/rpc v0.0.0-20260401024825-9d38bb4040a9 // indirect
-	google.golang.org/grpc v1.80.0 // indirect
+	google.golang.org/grpc v1.80.0
 	google.golang.org/protobuf v1.36.11 // indirect
 	gopkg.in/evanphx/json-patch.v4 v4.13.0 // indirect
 	gopkg.in/inf.v0 v0.9.1 // indirect
 	gopkg.in/yaml.v3 v3.0.1 // indirect
 	gorm.io/gorm v1.24.5 // indirect
-	k8s.io/apiserver v0.35.6 // indirect
+	k8s.io/apiserver v0.35.6
 	k8s.io/cluster-bootstrap v0.35.6 // indirect
 	k8s.io/kube-openapi v0.0.0-20250910181357-589584f1c912 // indirect
 	sigs.k8s.io/apiserver-network-proxy/konnectivity-client v0.31.2 // indirect
 	sigs.k8s.io/json v0.0.0-20250730193827-2d320260d730 // indirect
 	sigs.k8s.io/randfill v1.0.0 // indirect
-	sigs.k8s.io/structured-merge-diff/v6 v6.4.0 // indirect
+	sigs.k8s.io/structured-merge-diff/v6 v6.4.0
 )
 
 // assisted-service/models pulls a 2022 google.golang.org/genproto that still holds the googleapis
