@@ -24,6 +24,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	bootstrapv1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/bootstrap/v1alpha2"
@@ -56,20 +57,25 @@ var _ = Describe("OKD and multi-architecture releases", Ordered, func() {
 		}
 		return ns
 	}
-	// expectResolved waits for the control plane's ClusterImageSet to pin image and for its
-	// ReleaseImageResolved to be True with kubernetesVersion.
+	// expectResolved waits for the control plane's ReleaseImageResolved to be True, its
+	// ClusterImageSet to pin image, and its Machines to carry kubernetesVersion.
 	expectResolved := func(ns, name, image, kubernetesVersion string) {
 		Eventually(func(g Gomega) {
 			cp := controlPlane(l, ns, name)(g)
 			c := meta.FindStatusCondition(cp.Status.Conditions, controlplanev1.ReleaseImageResolvedCondition)
 			g.Expect(c).NotTo(BeNil())
 			g.Expect(c.Reason).To(Equal(controlplanev1.ReleaseImageResolvedReason), c.Message)
-			g.Expect(c.Message).To(ContainSubstring("carries Kubernetes " + kubernetesVersion))
 			aci := &hiveextv1beta1.AgentClusterInstall{}
 			g.Expect(l.Mgmt.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, aci)).To(Succeed())
 			cis := &hivev1.ClusterImageSet{}
 			g.Expect(l.Mgmt.Client.Get(ctx, client.ObjectKey{Name: aci.Spec.ImageSetRef.Name}, cis)).To(Succeed())
 			g.Expect(cis.Spec.ReleaseImage).To(Equal(image))
+			machines := &clusterv1.MachineList{}
+			g.Expect(l.Mgmt.Client.List(ctx, machines, client.InNamespace(ns), client.MatchingLabels{clusterv1.MachineControlPlaneNameLabel: name})).To(Succeed())
+			g.Expect(machines.Items).NotTo(BeEmpty())
+			for _, m := range machines.Items {
+				g.Expect(m.Spec.Version).To(Equal(kubernetesVersion), m.Name)
+			}
 		}, timeout, interval).Should(Succeed())
 	}
 

@@ -386,7 +386,8 @@ func setReleaseCondition(s *scope) {
 			Message: fmt.Sprintf("Cannot read the Kubernetes version of release image %s (%s): %s", image, where, release.Summary(s.releaseErr))})
 		return
 	}
+	// Healthy: no message. What was resolved shows where it is used: the ClusterImageSet pins the
+	// release by digest, and the Machines carry its Kubernetes version.
 	conditions.Set(s.oacp, metav1.Condition{Type: controlplanev1.ReleaseImageResolvedCondition, Status: metav1.ConditionTrue,
-		Reason:  controlplanev1.ReleaseImageResolvedReason,
-		Message: fmt.Sprintf("Release image %s (%s) carries Kubernetes %s", image, s.specRelease.Digest, s.specKubeVersion)})
+		Reason: controlplanev1.ReleaseImageResolvedReason})
 }
