@@ -27,9 +27,11 @@ import (
 const AgentClaimedByLabel = "capi-provider.agent-install.openshift.io/claimed-by"
 
 // UpstreamAgentClaimLabel is openshift/cluster-api-provider-agent's claim label on an Agent
-// ("agentMachineRef"; its value, like AgentClaimedByLabel's, is the claiming AgentMachine's UID).
-// An Agent that carries it is claimed: no other AgentMachine takes it, and the AgentMachine it
-// names adopts the claim (AgentClaimedByLabel replaces it).
+// ("agentMachineRef"): its value is the claiming AgentMachine's UID in upstream's v1alpha1
+// releases, and its name, with its namespace in UpstreamAgentClaimNamespaceAnnotation, in the
+// later ones (getAgentMachineRefLabel). An Agent that carries it is claimed: no other
+// AgentMachine takes it, and the AgentMachine it names adopts the claim (AgentClaimedByLabel
+// replaces it).
 const UpstreamAgentClaimLabel = "agentMachineRef"
 
 // UpstreamAgentClaimNamespaceAnnotation is the annotation upstream writes beside its claim label

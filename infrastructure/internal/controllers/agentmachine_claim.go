@@ -91,16 +91,21 @@ func (r *AgentMachineReconciler) findClaimedAgent(ctx context.Context, am *infra
 			// fall through to the index and the choice: the cache may lag behind a fresh claim.
 		case err != nil:
 			return nil, fmt.Errorf("getting Agent %s/%s: %w", ref.Namespace, ref.Name, err)
-		case claimUID(agent) == uid:
+		case claimedBy(agent, am):
 			return agent, nil
 		}
 	}
-	list := &aiv1beta1.AgentList{}
-	if err := r.AgentReader.List(ctx, list, client.MatchingFields{agentClaimIndex: uid}); err != nil {
-		return nil, fmt.Errorf("listing the Agents claimed by this AgentMachine: %w", err)
-	}
-	if len(list.Items) > 0 {
-		return &list.Items[0], nil
+	// By UID, as ours and upstream's v1alpha1 releases claim; by name, as upstream's later ones.
+	for _, key := range []string{uid, nameClaimKey(am.Namespace, am.Name)} {
+		list := &aiv1beta1.AgentList{}
+		if err := r.AgentReader.List(ctx, list, client.MatchingFields{agentClaimIndex: key}); err != nil {
+			return nil, fmt.Errorf("listing the Agents claimed by this AgentMachine: %w", err)
+		}
+		for i := range list.Items {
+			if claimedBy(&list.Items[i], am) {
+				return &list.Items[i], nil
+			}
+		}
 	}
 	key, ok := chosenAgent(am)
 	if !ok {
@@ -130,7 +135,7 @@ func (r *AgentMachineReconciler) findClaimedAgent(ctx context.Context, am *infra
 		}
 		return nil, fmt.Errorf("getting chosen Agent %s: %w", key, err)
 	}
-	if claimUID(agent) == uid {
+	if claimedBy(agent, am) {
 		return agent, nil
 	}
 	return nil, nil
@@ -379,7 +384,7 @@ func (r *AgentMachineReconciler) claimChosen(ctx context.Context, am *infrav1.Ag
 		}
 		return nil, "", fmt.Errorf("getting Agent %s: %w", key, err)
 	}
-	if claimUID(agent) == string(am.UID) {
+	if claimedBy(agent, am) {
 		return agent, "", nil
 	}
 	if r.AgentNamespace != "" && agent.Namespace != r.AgentNamespace {

@@ -176,7 +176,8 @@ func (r *AgentMachineReconciler) observeAgent(agent *aiv1beta1.Agent) {
 
 // claimOwner names the AgentMachine that claimed the Agent: its claim-owner annotation, or, when
 // someone removed the annotations, the AgentMachine whose UID the claim label holds (which would
-// otherwise never hear of the Agent again: not of its unbind, not of its deletion).
+// otherwise never hear of the Agent again: not of its unbind, not of its deletion), or the one
+// that upstream's claim names by namespace and name.
 func (r *AgentMachineReconciler) claimOwner(ctx context.Context, agent *aiv1beta1.Agent) *reconcile.Request {
 	if ns, name, ok := strings.Cut(agent.Annotations[infrav1.ClaimOwnerAnnotation], "/"); ok {
 		return &reconcile.Request{NamespacedName: client.ObjectKey{Namespace: ns, Name: name}}
@@ -191,6 +192,9 @@ func (r *AgentMachineReconciler) claimOwner(ctx context.Context, agent *aiv1beta
 		return nil
 	}
 	if len(list.Items) == 0 {
+		if ns := agent.Annotations[infrav1.UpstreamAgentClaimNamespaceAnnotation]; ns != "" && agent.Labels[infrav1.AgentClaimedByLabel] == "" {
+			return &reconcile.Request{NamespacedName: client.ObjectKey{Namespace: ns, Name: uid}}
+		}
 		return nil
 	}
 	return &reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&list.Items[0])}

@@ -146,6 +146,16 @@ func TestClaimOwner(t *testing.T) {
 			want: &reconcile.Request{NamespacedName: client.ObjectKey{Namespace: "ns", Name: "m1"}}, wantLists: 1},
 		{name: "upstream claim label", agent: testAgent("a1", withLabel(infrav1.UpstreamAgentClaimLabel, "am-uid")),
 			want: &reconcile.Request{NamespacedName: client.ObjectKey{Namespace: "ns", Name: "m1"}}, wantLists: 1},
+		{name: "upstream claim label by name", agent: func() *aiv1beta1.Agent {
+			a := testAgent("a1", withLabel(infrav1.UpstreamAgentClaimLabel, "m1"))
+			a.Annotations = map[string]string{infrav1.UpstreamAgentClaimNamespaceAnnotation: "ns"}
+			return a
+		}(), want: &reconcile.Request{NamespacedName: client.ObjectKey{Namespace: "ns", Name: "m1"}}, wantLists: 1},
+		{name: "upstream claim label by name, beside ours", agent: func() *aiv1beta1.Agent {
+			a := testAgent("a1", withLabel(infrav1.UpstreamAgentClaimLabel, "m1"), withLabel(infrav1.AgentClaimedByLabel, "gone-uid"))
+			a.Annotations = map[string]string{infrav1.UpstreamAgentClaimNamespaceAnnotation: "ns"}
+			return a
+		}(), wantLists: 1},
 		{name: "an owner annotation without a namespace", agent: func() *aiv1beta1.Agent {
 			a := testAgent("a1", withLabel(infrav1.AgentClaimedByLabel, "am-uid"))
 			a.Annotations = map[string]string{infrav1.ClaimOwnerAnnotation: "m9"}

@@ -724,20 +724,41 @@ func TestOrphanedPreTerminateHookIsRemoved(t *testing.T) {
 // them (its claim label and namespace annotation on the Agent, its finalizers on the AgentMachine
 // and AgentCluster) are adopted: the host stays with its Machine, no other Machine takes it, the
 // finalizers become ours, deleting the Machine unbinds the Agent and lets the AgentMachine go,
-// and the AgentCluster goes when deleted.
+// and the AgentCluster goes when deleted. Upstream's claim label holds the AgentMachine's UID in
+// its v1alpha1 releases and its name in the later ones (getAgentMachineRefLabel); with the name,
+// the AgentMachine's status.agentRef is lost too, so that only the claim finds the host.
 func TestAdoptsUpstreamClaim(t *testing.T) {
 	t.Parallel() // see suite_test.go
+	for name, label := range map[string]func(am *infrav1.AgentMachine) string{
+		"upstream-uid":  func(am *infrav1.AgentMachine) string { return string(am.UID) },
+		"upstream-name": func(am *infrav1.AgentMachine) string { return am.Name },
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			testAdoptsUpstreamClaim(t, name, label)
+		})
+	}
+}
+
+func testAdoptsUpstreamClaim(t *testing.T, name string, label func(am *infrav1.AgentMachine) string) {
 	g := NewWithT(t)
 	ctx := context.Background()
-	f := claimedOne(t, g, ctx, "upstream")
+	f := claimedOne(t, g, ctx, name)
 	key := client.ObjectKey{Namespace: f.ns, Name: agentName(1)}
 	m1 := getAM(g, ctx, f.ns, "m1")
 
 	upstreamShape := fmt.Sprintf(`{"metadata":{"labels":{%q:null,%q:%q},"annotations":{%q:null,%q:null,%q:%q}}}`,
-		infrav1.AgentClaimedByLabel, infrav1.UpstreamAgentClaimLabel, m1.UID,
+		infrav1.AgentClaimedByLabel, infrav1.UpstreamAgentClaimLabel, label(m1),
 		infrav1.ClaimOwnerAnnotation, infrav1.PreviousSpecAnnotation, infrav1.UpstreamAgentClaimNamespaceAnnotation, f.ns)
 	g.Expect(env.Client.Patch(ctx, &aiv1beta1.Agent{ObjectMeta: metav1.ObjectMeta{Namespace: f.ns, Name: agentName(1)}},
 		client.RawPatch(types.MergePatchType, []byte(upstreamShape)))).To(Succeed())
+	if name == "upstream-name" {
+		// Nothing on the AgentMachine names the host: only upstream's claim, by name, finds it.
+		g.Expect(env.Client.Patch(ctx, m1, client.RawPatch(types.MergePatchType,
+			[]byte(fmt.Sprintf(`{"metadata":{"annotations":{%q:null}}}`, infrav1.ChosenAgentAnnotation))))).To(Succeed())
+		g.Expect(env.Client.Status().Patch(ctx, m1, client.RawPatch(types.MergePatchType,
+			[]byte(`{"status":{"agentRef":null}}`)))).To(Succeed())
+	}
 	g.Expect(env.Client.Patch(ctx, m1, client.RawPatch(types.MergePatchType,
 		[]byte(fmt.Sprintf(`{"metadata":{"finalizers":[%q]}}`, infrav1.UpstreamAgentMachineFinalizer))))).To(Succeed())
 	ac := &infrav1.AgentCluster{ObjectMeta: metav1.ObjectMeta{Namespace: f.ns, Name: f.cluster}}

@@ -32,14 +32,48 @@ import (
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/metrics"
 )
 
-// claimUID returns the UID of the AgentMachine that claimed the Agent: ours (AgentClaimedByLabel),
-// else the one cluster-api-provider-agent recorded before a switch to this provider
-// (UpstreamAgentClaimLabel), else "".
+// claimUID returns the key of the AgentMachine that claimed the Agent: the UID ours writes
+// (AgentClaimedByLabel), else what cluster-api-provider-agent recorded before a switch to this
+// provider (UpstreamAgentClaimLabel: the AgentMachine's UID in its v1alpha1 releases, its name in
+// the later ones), else "". Empty means the Agent is not claimed; claimedBy says by whom.
 func claimUID(agent *aiv1beta1.Agent) string {
 	if uid := agent.Labels[infrav1.AgentClaimedByLabel]; uid != "" {
 		return uid
 	}
 	return agent.Labels[infrav1.UpstreamAgentClaimLabel]
+}
+
+// claimKeys are the keys the claim index holds for the Agent: its claimUID and, for a claim
+// upstream recorded with the AgentMachine's namespace beside it (UpstreamAgentClaimNamespaceAnnotation),
+// <namespace>/<label value>, the AgentMachine by name as upstream's getAgentMachineRefLabel
+// writes it (controllers/agentmachine_controller.go, from v1beta1 on). A UID has no "/", so the
+// two kinds of key never meet.
+func claimKeys(agent *aiv1beta1.Agent) []string {
+	key := claimUID(agent)
+	if key == "" {
+		return nil
+	}
+	if _, ours := agent.Labels[infrav1.AgentClaimedByLabel]; !ours {
+		if ns := agent.Annotations[infrav1.UpstreamAgentClaimNamespaceAnnotation]; ns != "" {
+			return []string{key, nameClaimKey(ns, key)}
+		}
+	}
+	return []string{key}
+}
+
+// nameClaimKey is the claim index's key of the AgentMachine namespace/name, for claims upstream
+// recorded by name.
+func nameClaimKey(namespace, name string) string { return namespace + "/" + name }
+
+// claimedBy tells whether the AgentMachine holds the Agent's claim: by its UID (ours, or upstream's
+// v1alpha1 releases) or by its namespace and name (upstream's later releases).
+func claimedBy(agent *aiv1beta1.Agent, am *infrav1.AgentMachine) bool {
+	for _, k := range claimKeys(agent) {
+		if k == string(am.UID) || k == nameClaimKey(am.Namespace, am.Name) {
+			return true
+		}
+	}
+	return false
 }
 
 // agentUsable tells whether an Agent may be claimed at all: approved, connected, validated and

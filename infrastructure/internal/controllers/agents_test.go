@@ -18,6 +18,7 @@ package controllers
 
 import (
 	"context"
+	"slices"
 	"testing"
 
 	. "github.com/onsi/gomega"
@@ -174,4 +175,43 @@ func TestCountAgents(t *testing.T) {
 		{Labels: []string{"agents", "not-approved", "unknown"}, Value: 1},
 		{Labels: []string{"agents", "not-connected", "disconnected"}, Value: 1},
 	}))
+}
+
+// TestClaimedBy: an Agent is held by the AgentMachine whose UID our claim label holds, or whose
+// UID or namespace and name upstream's claim label and namespace annotation hold (its v1alpha1
+// releases wrote the UID, the later ones the name); by no other.
+func TestClaimedBy(t *testing.T) {
+	am := &infrav1.AgentMachine{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "m1", UID: "uid-1"}}
+	for _, tc := range []struct {
+		name        string
+		labels      map[string]string
+		annotations map[string]string
+		want        bool
+		keys        []string
+	}{
+		{name: "not claimed", want: false},
+		{name: "ours", labels: map[string]string{infrav1.AgentClaimedByLabel: "uid-1"}, want: true, keys: []string{"uid-1"}},
+		{name: "ours, another AgentMachine", labels: map[string]string{infrav1.AgentClaimedByLabel: "uid-2"}, want: false, keys: []string{"uid-2"}},
+		{name: "ours wins over upstream's", labels: map[string]string{infrav1.AgentClaimedByLabel: "uid-2", infrav1.UpstreamAgentClaimLabel: "m1"},
+			annotations: map[string]string{infrav1.UpstreamAgentClaimNamespaceAnnotation: "ns"}, want: false, keys: []string{"uid-2"}},
+		{name: "upstream v1alpha1, by UID", labels: map[string]string{infrav1.UpstreamAgentClaimLabel: "uid-1"}, want: true, keys: []string{"uid-1"}},
+		{name: "upstream, by name", labels: map[string]string{infrav1.UpstreamAgentClaimLabel: "m1"},
+			annotations: map[string]string{infrav1.UpstreamAgentClaimNamespaceAnnotation: "ns"}, want: true, keys: []string{"m1", "ns/m1"}},
+		{name: "upstream, same name in another namespace", labels: map[string]string{infrav1.UpstreamAgentClaimLabel: "m1"},
+			annotations: map[string]string{infrav1.UpstreamAgentClaimNamespaceAnnotation: "other"}, want: false, keys: []string{"m1", "other/m1"}},
+		{name: "upstream, by name without its namespace", labels: map[string]string{infrav1.UpstreamAgentClaimLabel: "m1"}, want: false, keys: []string{"m1"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			agent := &aiv1beta1.Agent{ObjectMeta: metav1.ObjectMeta{Labels: tc.labels, Annotations: tc.annotations}}
+			if got := claimedBy(agent, am); got != tc.want {
+				t.Errorf("claimedBy = %v, want %v", got, tc.want)
+			}
+			if got := claimKeys(agent); !slices.Equal(got, tc.keys) {
+				t.Errorf("claimKeys = %q, want %q", got, tc.keys)
+			}
+			if got := claimUID(agent) != ""; got != (len(tc.keys) > 0) {
+				t.Errorf("claimed = %v, want %v", got, len(tc.keys) > 0)
+			}
+		})
+	}
 }

@@ -42,9 +42,7 @@ const (
 
 func indexAgentClaim(o client.Object) []string {
 	if agent, ok := o.(*aiv1beta1.Agent); ok {
-		if uid := claimUID(agent); uid != "" {
-			return []string{uid}
-		}
+		return claimKeys(agent)
 	}
 	return nil
 }
