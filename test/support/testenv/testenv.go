@@ -209,7 +209,7 @@ func StartWithOptions(o Options) (*Environment, error) {
 	for _, d := range o.WebhookManifestDirs {
 		webhookPaths = append(webhookPaths, filepath.Join(root, d))
 	}
-	webhooks := envtest.WebhookInstallOptions{Paths: webhookPaths}
+	webhooks := envtest.WebhookInstallOptions{Paths: webhookPaths, LocalServingHost: "127.0.0.1"}
 	if len(webhookPaths) > 0 {
 		// The test's webhook server binds this port after the environment has started: a
 		// reserved one stays free until then.
