@@ -45,8 +45,11 @@ func (o *Options) EventRecorders(ctx context.Context, mgr ctrl.Manager) (func(na
 		return review.Status.Allowed, nil
 	}
 	eventsAPI, err := allowed("events.k8s.io")
-	if err != nil || eventsAPI {
-		return mgr.GetEventRecorder, err
+	if err != nil {
+		return nil, err
+	}
+	if eventsAPI {
+		return mgr.GetEventRecorder, nil
 	}
 	core, err := allowed("")
 	if err != nil {
