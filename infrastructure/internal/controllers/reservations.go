@@ -68,14 +68,16 @@ func (r *reservations) reserve(agent client.ObjectKey, uid types.UID, claimed bo
 }
 
 // tryReserve reserves agent for uid unless another AgentMachine holds it, in one step: two
-// reconciles that find the same best fit at once do not both choose it.
+// reconciles that find the same best fit at once do not both choose it. A claim uid already
+// made stays a claim.
 func (r *reservations) tryReserve(agent client.ObjectKey, uid types.UID, now time.Time) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if res, ok := r.live(agent, now); ok && res.uid != uid {
+	res, ok := r.live(agent, now)
+	if ok && res.uid != uid {
 		return false
 	}
-	r.set(agent, uid, false, now)
+	r.set(agent, uid, ok && res.claimed, now)
 	return true
 }
 

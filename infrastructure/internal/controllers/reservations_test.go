@@ -89,7 +89,12 @@ func TestReservationsClaimedBy(t *testing.T) {
 	g.Expect(r.claimedBy(resAgent1, "am-1", resT0.Add(reservationTTL))).To(BeTrue(), "alive at exactly reservationTTL")
 	g.Expect(r.claimedBy(resAgent1, "am-1", resT0.Add(reservationTTL+time.Nanosecond))).To(BeFalse(), "expired")
 	g.Expect(r.tryReserve(resAgent1, "am-1", resT0.Add(time.Second))).To(BeTrue())
-	g.Expect(r.claimedBy(resAgent1, "am-1", resT0.Add(time.Second))).To(BeFalse(), "tryReserve records a choice")
+	g.Expect(r.claimedBy(resAgent1, "am-1", resT0.Add(time.Second))).To(BeTrue(), "the holder's tryReserve keeps its claim")
+	later := resT0.Add(time.Second + reservationTTL + time.Nanosecond)
+	g.Expect(r.tryReserve(resAgent1, "am-1", later)).To(BeTrue())
+	g.Expect(r.claimedBy(resAgent1, "am-1", later)).To(BeFalse(), "after the claim expired, tryReserve records a choice")
+	g.Expect(r.tryReserve(resAgent2, "am-1", later)).To(BeTrue())
+	g.Expect(r.claimedBy(resAgent2, "am-1", later)).To(BeFalse(), "tryReserve of a free Agent records a choice")
 }
 
 // TestReservationsRelease: only the holder's release forgets a reservation.
