@@ -17,8 +17,14 @@ limitations under the License.
 package etcd
 
 import (
+	"context"
+	"errors"
+	"slices"
 	"strings"
 	"testing"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+	"k8s.io/client-go/rest"
 )
 
 func healthy(name string) Member { return Member{ID: uint64(len(name)), Name: name, Healthy: true} }
@@ -103,5 +109,101 @@ func TestFaultTolerance(t *testing.T) {
 				t.Errorf("FaultTolerance() = %q, want %q", got, tc.want)
 			}
 		})
+	}
+}
+
+// fakeConnector answers Connect with a client of no server (etcd's client dials lazily) for the
+// nodes it knows, and with an error for the others; it records the nodes asked and the clients
+// it gave.
+type fakeConnector struct {
+	down    map[string]bool
+	asked   []string
+	clients []*clientv3.Client
+	config  *rest.Config
+}
+
+func (f *fakeConnector) Connect(_ context.Context, workload *rest.Config, node string) (*clientv3.Client, error) {
+	f.asked = append(f.asked, node)
+	f.config = workload
+	if f.down[node] {
+		return nil, errors.New("port-forward refused")
+	}
+	cli, err := clientv3.New(clientv3.Config{Endpoints: []string{"127.0.0.1:1"}})
+	if err != nil {
+		return nil, err
+	}
+	f.clients = append(f.clients, cli)
+	return cli, nil
+}
+
+// TestFirstAvailable: f runs with the member of the first node that connects and answers, each
+// client is closed after its use, and when none answers the error names every node's failure.
+func TestFirstAvailable(t *testing.T) {
+	workload := &rest.Config{Host: "https://api.c1.example.com:6443"}
+	for _, tc := range []struct {
+		name      string
+		nodes     []string
+		down      map[string]bool
+		failOn    map[string]bool
+		wantAsked []string
+		wantRan   []string
+		wantErr   []string
+	}{
+		{name: "the first answers", nodes: []string{"a", "b"}, wantAsked: []string{"a"}, wantRan: []string{"a"}},
+		{name: "the first cannot be reached", nodes: []string{"a", "b"}, down: map[string]bool{"a": true},
+			wantAsked: []string{"a", "b"}, wantRan: []string{"b"}},
+		{name: "the first fails the call", nodes: []string{"a", "b"}, failOn: map[string]bool{"a": true},
+			wantAsked: []string{"a", "b"}, wantRan: []string{"a", "b"}},
+		{name: "none answers", nodes: []string{"a", "b"}, down: map[string]bool{"a": true}, failOn: map[string]bool{"b": true},
+			wantAsked: []string{"a", "b"}, wantRan: []string{"b"},
+			wantErr: []string{"connecting to the etcd member on node a: port-forward refused", "node b: member b failed"}},
+		{name: "no nodes", wantErr: []string{"no control-plane node to reach etcd through"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			conn := &fakeConnector{down: tc.down}
+			w := &Workload{Connector: conn, Config: workload}
+			var ran []string
+			err := w.firstAvailable(context.Background(), tc.nodes, func(cli *clientv3.Client) error {
+				if cli != conn.clients[len(conn.clients)-1] {
+					t.Error("f did not get the client of the node just connected")
+				}
+				node := conn.asked[len(conn.asked)-1]
+				ran = append(ran, node)
+				if tc.failOn[node] {
+					return errors.New("member " + node + " failed")
+				}
+				return nil
+			})
+			if !slices.Equal(conn.asked, tc.wantAsked) || !slices.Equal(ran, tc.wantRan) {
+				t.Errorf("connected to %v and ran on %v, want %v and %v", conn.asked, ran, tc.wantAsked, tc.wantRan)
+			}
+			if len(conn.asked) > 0 && conn.config != workload {
+				t.Error("the connector did not get the workload cluster's config")
+			}
+			for _, cli := range conn.clients {
+				if cli.Ctx().Err() == nil {
+					t.Error("a client was left open")
+				}
+			}
+			switch {
+			case len(tc.wantErr) == 0 && err != nil:
+				t.Errorf("error %v, want none", err)
+			case len(tc.wantErr) > 0 && err == nil:
+				t.Errorf("no error, want %q", tc.wantErr)
+			}
+			for _, want := range tc.wantErr {
+				if err != nil && !strings.Contains(err.Error(), want) {
+					t.Errorf("error %q does not say %q", err, want)
+				}
+			}
+		})
+	}
+}
+
+// TestConnectWithoutConnector: a Workload without a Connector says so instead of panicking.
+func TestConnectWithoutConnector(t *testing.T) {
+	err := (&Workload{}).firstAvailable(context.Background(), []string{"a"}, func(*clientv3.Client) error { return nil })
+	if err == nil || !strings.Contains(err.Error(), "no etcd connector is configured") {
+		t.Errorf("error %v, want one saying no etcd connector is configured", err)
 	}
 }

@@ -741,6 +741,7 @@ func TestAdoptsUpstreamClaim(t *testing.T) {
 }
 
 func testAdoptsUpstreamClaim(t *testing.T, name string, label func(am *infrav1.AgentMachine) string) {
+	t.Helper()
 	g := NewWithT(t)
 	ctx := context.Background()
 	f := claimedOne(t, g, ctx, name)
