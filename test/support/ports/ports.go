@@ -58,7 +58,7 @@ func Reserve() (int, error) {
 	reserveMu.Lock()
 	defer reserveMu.Unlock()
 	for range 200 {
-		port := low + rand.IntN(high-low+1)
+		port := low + rand.IntN(high-low+1) //nolint:gosec // a port, not a secret
 		if _, ok := reserved[port]; ok {
 			continue
 		}
