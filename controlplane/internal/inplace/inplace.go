@@ -123,8 +123,16 @@ func (e *Extension) Register(srv webhook.Server) error {
 	})
 }
 
+// maxHookRequestBytes bounds the body of a hook request. The largest, CanUpdateMachineSet's,
+// carries at most six objects (the current and desired MachineSet, and their infrastructure and
+// bootstrap templates), each at most 1.5 MiB, the size the API server stores. The webhook port
+// takes requests from anyone who reaches it: an unbounded read let one request make the manager
+// allocate more memory than its limit.
+const maxHookRequestBytes = 10 << 20
+
 // serveHook registers the handler of one hook at its path, decoding the request and encoding the
-// response as Cluster API's exp/runtime/server does.
+// response as Cluster API's exp/runtime/server does; the request's body is read up to
+// maxHookRequestBytes.
 func serveHook(srv webhook.Server, catalog *runtimecatalog.Catalog, gvh runtimecatalog.GroupVersionHook, name string,
 	serve func(context.Context, runtime.Object, runtimehooksv1.ResponseObject)) error {
 	if _, err := catalog.NewRequest(gvh); err != nil {
@@ -139,7 +147,7 @@ func serveHook(srv webhook.Server, catalog *runtimecatalog.Catalog, gvh runtimec
 		obj, _ := catalog.NewResponse(gvh)
 		resp := obj.(runtimehooksv1.ResponseObject)
 		resp.GetObjectKind().SetGroupVersionKind(responseGVK)
-		body, err := io.ReadAll(r.Body)
+		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxHookRequestBytes))
 		if err == nil {
 			err = json.Unmarshal(body, req)
 		}

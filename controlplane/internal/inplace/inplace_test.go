@@ -20,6 +20,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -288,4 +289,65 @@ func TestRegisterServesDiscoveryAndHooksAtCatalogPaths(t *testing.T) {
 	if can.GetStatus() != runtimehooksv1.ResponseStatusSuccess || !can.MachineSetPatch.IsDefined() {
 		t.Fatalf("CanUpdateMachineSet over HTTP: %s %q, patch %s", can.GetStatus(), can.GetMessage(), can.MachineSetPatch.Patch)
 	}
+}
+
+// TestHookRequestBodyIsBounded: a request larger than maxHookRequestBytes is refused, though it
+// is valid JSON (a small request followed by whitespace), without being read whole.
+func TestHookRequestBodyIsBounded(t *testing.T) {
+	m := mux{ServeMux: http.NewServeMux()}
+	e := &Extension{Client: fake.NewClientBuilder().WithScheme(scheme(t)).WithObjects(clusters()...).Build()}
+	if err := e.Register(m); err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(m.ServeMux)
+	defer srv.Close()
+	catalog := runtimecatalog.New()
+	if err := runtimehooksv1.AddToCatalog(catalog); err != nil {
+		t.Fatal(err)
+	}
+	gvh, err := catalog.GroupVersionHook(runtimehooksv1.Discovery)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name    string
+		padding int
+		want    runtimehooksv1.ResponseStatus
+	}{
+		{name: "at the bound", padding: maxHookRequestBytes - len(`{}`), want: runtimehooksv1.ResponseStatusSuccess},
+		{name: "over the bound", padding: maxHookRequestBytes, want: runtimehooksv1.ResponseStatusFailure},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			body := io.MultiReader(strings.NewReader(`{}`), io.LimitReader(spaces{}, int64(tc.padding)))
+			post, err := http.NewRequestWithContext(context.Background(), http.MethodPost, srv.URL+runtimecatalog.GVHToPath(gvh, ""), body)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r, err := http.DefaultClient.Do(post)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer func() { _ = r.Body.Close() }()
+			resp := &runtimehooksv1.DiscoveryResponse{}
+			if err := json.NewDecoder(io.LimitReader(r.Body, 1<<20)).Decode(resp); err != nil {
+				t.Fatal(err)
+			}
+			if resp.GetStatus() != tc.want {
+				t.Fatalf("status %s (%q), want %s", resp.GetStatus(), resp.GetMessage(), tc.want)
+			}
+			if tc.want == runtimehooksv1.ResponseStatusFailure && !strings.Contains(resp.GetMessage(), "request body too large") {
+				t.Errorf("message %q does not say the request is too large", resp.GetMessage())
+			}
+		})
+	}
+}
+
+// spaces reads as endless JSON whitespace.
+type spaces struct{}
+
+func (spaces) Read(p []byte) (int, error) {
+	for i := range p {
+		p[i] = ' '
+	}
+	return len(p), nil
 }
