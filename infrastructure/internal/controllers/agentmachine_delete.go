@@ -170,6 +170,12 @@ func (r *AgentMachineReconciler) release(ctx context.Context, am *infrav1.AgentM
 		}
 	}
 	requested, _ := time.Parse(time.RFC3339, agent.Annotations[infrav1.UnbindRequestedAnnotation])
+	if requested.After(time.Now().Add(maxClockSkew)) {
+		// Not a time this provider wrote (anyone who may edit the Agent can write one): waiting
+		// for it would hold the release that long. Asked again, from now.
+		log.Info("Ignoring an unbind request time in the future; asking for the unbind again", "Agent", klog.KObj(agent), "requested", requested)
+		requested = time.Time{}
+	}
 	if requested.IsZero() {
 		if previous.ClusterDeploymentName != nil {
 			going, err := r.clusterDeploymentGoing(ctx, previous.ClusterDeploymentName)
@@ -258,6 +264,10 @@ func unbound(agent *aiv1beta1.Agent, previous previousSpec) bool {
 	return bound != nil && bound.Status == corev1.ConditionFalse &&
 		(bound.Reason == aiv1beta1.UnboundReason || bound.Reason == aiv1beta1.UnbindingPendingUserActionReason)
 }
+
+// maxClockSkew is how far ahead of this manager's clock an unbind request time may be and
+// still be taken as written: by the manager that led before, whose clock may run a little ahead.
+const maxClockSkew = time.Minute
 
 func (r *AgentMachineReconciler) unbindTimeout() time.Duration {
 	if r.UnbindTimeout > 0 {

@@ -235,6 +235,13 @@ func TestReleaseRequestsTheUnbind(t *testing.T) {
 				a.Annotations = nil
 				return a
 			}},
+		// Whoever may edit the Agent can write any time there: one in the future would hold the
+		// release for as long, requeued until then. It is asked again, from now.
+		{name: "an unbind requested in the future",
+			agent: func(am *infrav1.AgentMachine) *aiv1beta1.Agent {
+				return unbindRequested(boundAgent(am, &previousSpec{}), time.Now().AddDate(10, 0, 0))
+			},
+			wantPrevious: `{}`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			g := NewWithT(t)
