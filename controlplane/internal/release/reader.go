@@ -77,6 +77,10 @@ type content struct {
 	platforms         []string
 }
 
+// DefaultTimeout bounds a Read: enough to resolve a tag and read the release's top layer
+// (release-manifests, tens of megabytes) over a slow link, through mirrors tried in turn.
+const DefaultTimeout = 2 * time.Minute
+
 // Reader resolves release images through a registry client. It caches what it reads per image
 // digest (a digest's content never changes) and trusts a tag's digest for a while. It is safe for
 // concurrent use: a cached answer costs a lock, and concurrent reads of one tag or digest cost one
@@ -97,6 +101,10 @@ type Reader struct {
 	// the Reader may contact; a read from any other is refused before anything is sent
 	// (RegistryNotAllowedError). Empty: DefaultRegistry only. AnyRegistry allows every registry.
 	AllowedRegistries []string
+	// Timeout bounds a whole Read, registry requests and transfers included (0: DefaultTimeout).
+	// A registry that accepts a connection and never answers would otherwise hold the reconcile,
+	// and every reconcile waiting on the same read, for good.
+	Timeout time.Duration
 
 	mu sync.Mutex
 	// byDigest and byTag are keyed by the Access scope and the image: reads of another scope
@@ -128,6 +136,12 @@ func NewReader(opts ...remote.Option) *Reader {
 // is). Summary describes an error of Read without quoting a registry. Info names the image in
 // ref's repository, wherever it was read.
 func (r *Reader) Read(ctx context.Context, ref string, access Access) (Info, error) {
+	timeout := r.Timeout
+	if timeout <= 0 {
+		timeout = DefaultTimeout
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
 	parsed, err := name.ParseReference(ref, r.NameOptions...)
 	if err != nil {
 		return Info{}, &stageError{stage: fmt.Sprintf("parsing release image %q", ref), err: err}

@@ -18,11 +18,14 @@ package release_test
 
 import (
 	"context"
+	"net/http"
+	"net/http/httptest"
 	"reflect"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/google/go-containerregistry/pkg/v1/empty"
 
@@ -258,5 +261,38 @@ func TestReaderReadsOnceForConcurrentCallers(t *testing.T) {
 	if manifests != oneManifests || blobs != oneBlobs {
 		t.Errorf("%d concurrent reads cost %d manifest requests and %d blob reads; one read costs %d and %d",
 			callers, manifests, blobs, oneManifests, oneBlobs)
+	}
+}
+
+// TestReaderTimesOut: a registry that accepts requests and never answers holds a read no longer
+// than the Reader's Timeout, and the error says the registry did not answer in time.
+func TestReaderTimesOut(t *testing.T) {
+	stop := make(chan struct{})
+	stalled := httptest.NewServer(http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) {
+		select {
+		case <-r.Context().Done():
+		case <-stop:
+		}
+	}))
+	defer stalled.Close()
+	defer close(stop)
+	host := strings.TrimPrefix(stalled.URL, "http://")
+	r := allowing(host)
+	r.Timeout = 300 * time.Millisecond
+	done := make(chan error, 1)
+	go func() {
+		_, err := r.Read(context.Background(), host+"/ocp-release:4.17.3-x86_64", release.Access{})
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err == nil {
+			t.Fatal("Read of a registry that never answers succeeded")
+		}
+		if got := release.Summary(err); !strings.Contains(got, "did not answer in time") {
+			t.Errorf("Summary = %q, want it to say the registry did not answer in time (error %v)", got, err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("Read of a registry that never answers did not end within 30 s of a 300 ms timeout")
 	}
 }
