@@ -505,12 +505,18 @@ func (r *AgentMachineReconciler) ensureTokenSecret(ctx context.Context, am *infr
 	if sameToken && metav1.IsControlledBy(existing, am) {
 		return ref, false, nil
 	}
-	existing.Data = want.Data
+	// A patch of the token and the controller reference, locked to what was read: the rest of
+	// the Secret (keys, labels, annotations others added) stays as it is.
+	before := existing.DeepCopy()
+	if existing.Data == nil {
+		existing.Data = map[string][]byte{}
+	}
+	existing.Data[IgnitionTokenSecretKey] = want.Data[IgnitionTokenSecretKey]
 	if err := controllerutil.SetControllerReference(am, existing, r.Client.Scheme()); err != nil {
 		return nil, false, err
 	}
-	if err := r.Client.Update(ctx, existing); err != nil {
-		return nil, false, fmt.Errorf("updating the ignition token Secret %s: %w", want.Name, err)
+	if err := r.Client.Patch(ctx, existing, client.MergeFromWithOptions(before, client.MergeFromWithOptimisticLock{})); err != nil {
+		return nil, false, fmt.Errorf("patching the ignition token Secret %s: %w", want.Name, err)
 	}
 	return ref, !sameToken, nil
 }

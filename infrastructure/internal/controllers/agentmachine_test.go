@@ -203,9 +203,17 @@ func TestIgnitionTokenFollowsRotation(t *testing.T) {
 	}
 	g.Eventually(token, timeout, interval).Should(Equal("tok3n"))
 
+	// What others add to the Secret stays through a rotation: the token is patched, not the
+	// whole Secret replaced.
+	g.Expect(env.Client.Patch(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: tokenKey.Namespace, Name: tokenKey.Name}},
+		client.RawPatch(types.MergePatchType, []byte(`{"metadata":{"annotations":{"backup.example.com/policy":"daily"}},"data":{"other":"eA=="}}`)))).To(Succeed())
 	rotate("r0tated", "c2")
 	g.Eventually(func(g Gomega) {
 		g.Expect(token(g)).To(Equal("r0tated"))
+		s := &corev1.Secret{}
+		g.Expect(env.Client.Get(ctx, tokenKey, s)).To(Succeed())
+		g.Expect(s.Data).To(HaveKeyWithValue("other", []byte("x")))
+		g.Expect(s.Annotations).To(HaveKeyWithValue("backup.example.com/policy", "daily"))
 		a := &aiv1beta1.Agent{}
 		g.Expect(env.Client.Get(ctx, agentKey, a)).To(Succeed())
 		g.Expect(a.Spec.IgnitionEndpointHTTPHeaders).To(Equal(map[string]string{"X-Cluster": "c2"}))
