@@ -39,6 +39,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	controlplanev1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/controlplane/v1alpha4"
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/controlplane/internal/release"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/reconciler"
 )
 
@@ -379,7 +380,7 @@ func desiredClusterImageSet(cis *hivev1.ClusterImageSet, oacp *controlplanev1.Op
 // for the digest (Available False, NotResolved, with the reason ReleaseImageResolved gives); any
 // other takes the tag meanwhile, as a registry that cannot be reached does not block the install.
 // An existing ClusterImageSet of a cluster with mirrors is left as it is while the release is not
-// read.
+// read. A release on a registry the manager may not contact is not installed at all.
 func (r *OpenshiftAssistedControlPlaneReconciler) reconcileClusterImageSet(ctx context.Context, s *scope) error {
 	// A release that lacks an architecture of the cluster's machine configs would install hosts
 	// it cannot run on: nothing is installed with it.
@@ -392,6 +393,19 @@ func (r *OpenshiftAssistedControlPlaneReconciler) reconcileClusterImageSet(ctx c
 	if errors.As(s.releaseErr, &mismatch) && !knownInstalled(s.oacp) {
 		return reconciler.NewProblem(controlplanev1.AvailableCondition, controlplanev1.VersionMismatchReason,
 			fmt.Errorf("OpenShift %s is not installed: %w; see the %s condition", s.oacp.Spec.DistributionVersion, mismatch, controlplanev1.ReleaseImageResolvedCondition))
+	}
+	// A registry the manager may not contact is no more one the hub should pull from:
+	// assisted-service reads the ClusterImageSet's release, and the annotation that names the
+	// registry is the tenant's. Nothing is installed from it; an installed cluster keeps its
+	// ClusterImageSet.
+	var notAllowed *release.RegistryNotAllowedError
+	if errors.As(s.releaseErr, &notAllowed) {
+		if knownInstalled(s.oacp) {
+			return nil
+		}
+		return reconciler.NewProblem(controlplanev1.AvailableCondition, controlplanev1.ReleaseImageRegistryNotAllowedReason,
+			fmt.Errorf("release image %s is not installed: %s, and the hub would pull it from there; see the %s condition",
+				s.releaseImage(s.oacp.Spec.DistributionVersion), release.Summary(s.releaseErr), controlplanev1.ReleaseImageResolvedCondition))
 	}
 	image := s.specRelease.DigestImage
 	if image == "" {

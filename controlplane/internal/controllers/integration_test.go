@@ -21,6 +21,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	capm3v1beta2 "github.com/metal3-io/cluster-api-provider-metal3/api/v1beta2"
 	. "github.com/onsi/gomega"
@@ -424,7 +425,7 @@ func TestUnreachableReleaseImageDoesNotBlockTheInstall(t *testing.T) {
 // TestReleaseImageOnARegistryNotAllowedIsNotRead: the release-image-repository annotation names a
 // registry that is not in the manager's --allowed-release-registries. The manager does not
 // contact it (the host does not even resolve), says which host and which flag in the condition,
-// and the install goes on as with an unreachable registry.
+// and installs nothing: no ClusterImageSet would send the hub to that registry.
 func TestReleaseImageOnARegistryNotAllowedIsNotRead(t *testing.T) {
 	g := NewWithT(t)
 	ctx := context.Background()
@@ -437,9 +438,17 @@ func TestReleaseImageOnARegistryNotAllowedIsNotRead(t *testing.T) {
 		g.Expect(c.Message).To(ContainSubstring("Release image mirror.example.invalid:5000/ocp-release:4.17.3-x86_64"))
 		g.Expect(c.Message).To(ContainSubstring("registry mirror.example.invalid:5000 is not allowed"))
 		g.Expect(c.Message).To(ContainSubstring("--allowed-release-registries"))
-		g.Expect(f.machines(ctx, g)).To(HaveLen(1))
+		available := conditions.Get(f.getOACP(ctx, g), controlplanev1.AvailableCondition)
+		g.Expect(available).NotTo(BeNil())
+		g.Expect(available.Status).To(Equal(metav1.ConditionFalse))
+		g.Expect(available.Reason).To(Equal(controlplanev1.ReleaseImageRegistryNotAllowedReason))
+		g.Expect(available.Message).To(ContainSubstring("the hub would pull it from there"))
 	}, timeout, interval).Should(Succeed())
-	f.aci(ctx, g)
+	g.Consistently(func(g Gomega) {
+		err := mgmt.Client.Get(ctx, client.ObjectKey{Name: controllers.ImageSetName(f.oacp)}, &hivev1.ClusterImageSet{})
+		g.Expect(apierrors.IsNotFound(err)).To(BeTrue(), "a ClusterImageSet on the registry: %v", err)
+		g.Expect(f.machines(ctx, g)).To(BeEmpty())
+	}, 2*time.Second, interval).Should(Succeed())
 }
 
 // TestEmptyKubeconfigSecretCreatedAheadIsAdoptedAndFilled: a <cluster>-kubeconfig Secret without
