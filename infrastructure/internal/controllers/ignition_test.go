@@ -251,7 +251,10 @@ func TestRefreshIgnition(t *testing.T) {
 			want: result{res: ctrl.Result{RequeueAfter: period}, reads: 1}, wantToken: "t2", wantHeaders: map[string]string{"X-Nodepool": "np1"}},
 		{name: "the token rotated", lastToken: "t1", objects: []client.Object{bootstrap(pointerConfig("t2", "np1")), tokenSecret("t1")},
 			want: result{res: ctrl.Result{RequeueAfter: period}, reads: 1}, wantToken: "t2", wantHeaders: map[string]string{"X-Nodepool": "np1"},
-			wantEvents: []string{"Normal IgnitionTokenRefreshed The ignition token in bootstrap data Secret data changed; Agent a1 fetches its ignition with the new one"}},
+			wantEvents: []string{"Normal IgnitionTokenRefreshed The ignition token in bootstrap data Secret data changed; Agent a1 fetches its ignition with the new one"},
+			// The token Secret's token and owner, patched and locked: nothing else of it.
+			wantPatch: `{"data":{"ignition-token":"dDI="},"metadata":{"ownerReferences":[{"apiVersion":"capi-provider.agent-install.openshift.io/v1beta1",` +
+				`"blockOwnerDeletion":true,"controller":true,"kind":"AgentMachine","name":"m1","uid":"am-uid"}],"resourceVersion":"999"}}`},
 		{name: "the same token", lastToken: "t2", objects: []client.Object{bootstrap(pointerConfig("t2", "np1"))},
 			want: result{res: ctrl.Result{RequeueAfter: period}, reads: 1}, wantHeaders: map[string]string{"X-Nodepool": "np1"}},
 		{name: "the headers changed", lastToken: "t2", objects: []client.Object{bootstrap(pointerConfig("t2", "np2"))},
