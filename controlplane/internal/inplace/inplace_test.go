@@ -216,20 +216,28 @@ type mux struct {
 
 func (m mux) Register(path string, h http.Handler) { m.Handle(path, h) }
 
-// TestRegisterServesDiscoveryAndHooksAtCatalogPaths calls the extension as Cluster API does: the
-// discovery path, then a hook at the path its discovery names.
-func TestRegisterServesDiscoveryAndHooksAtCatalogPaths(t *testing.T) {
+// serveExtension serves the extension's registered handlers over HTTP (closed with the test) and
+// returns the server and the catalog of Cluster API's hooks, to call them as Cluster API does.
+func serveExtension(t *testing.T) (*httptest.Server, *runtimecatalog.Catalog) {
+	t.Helper()
 	m := mux{ServeMux: http.NewServeMux()}
 	e := &Extension{Client: fake.NewClientBuilder().WithScheme(scheme(t)).WithObjects(clusters()...).Build()}
 	if err := e.Register(m); err != nil {
 		t.Fatal(err)
 	}
 	srv := httptest.NewServer(m.ServeMux)
-	defer srv.Close()
+	t.Cleanup(srv.Close)
 	catalog := runtimecatalog.New()
 	if err := runtimehooksv1.AddToCatalog(catalog); err != nil {
 		t.Fatal(err)
 	}
+	return srv, catalog
+}
+
+// TestRegisterServesDiscoveryAndHooksAtCatalogPaths calls the extension as Cluster API does: the
+// discovery path, then a hook at the path its discovery names.
+func TestRegisterServesDiscoveryAndHooksAtCatalogPaths(t *testing.T) {
+	srv, catalog := serveExtension(t)
 	call := func(hook runtimecatalog.Hook, name string, req runtime.Object, resp runtimehooksv1.ResponseObject) {
 		t.Helper()
 		gvh, err := catalog.GroupVersionHook(hook)
@@ -294,17 +302,7 @@ func TestRegisterServesDiscoveryAndHooksAtCatalogPaths(t *testing.T) {
 // TestHookRequestBodyIsBounded: a request larger than maxHookRequestBytes is refused, though it
 // is valid JSON (a small request followed by whitespace), without being read whole.
 func TestHookRequestBodyIsBounded(t *testing.T) {
-	m := mux{ServeMux: http.NewServeMux()}
-	e := &Extension{Client: fake.NewClientBuilder().WithScheme(scheme(t)).WithObjects(clusters()...).Build()}
-	if err := e.Register(m); err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(m.ServeMux)
-	defer srv.Close()
-	catalog := runtimecatalog.New()
-	if err := runtimehooksv1.AddToCatalog(catalog); err != nil {
-		t.Fatal(err)
-	}
+	srv, catalog := serveExtension(t)
 	gvh, err := catalog.GroupVersionHook(runtimehooksv1.Discovery)
 	if err != nil {
 		t.Fatal(err)
