@@ -97,6 +97,10 @@ const (
 	// Metal3Machine is claimed by another consumer: CAPM3 claimed it twice
 	// (metal3-io/cluster-api-provider-metal3#1004), and it provisions for the other one.
 	BareMetalHostTakenReason = "BareMetalHostTaken"
+	// BareMetalHostRefusedReason: the Metal3Machine's metal3.io/BareMetalHost annotation names a
+	// host that is never read: one of another namespace (CAPM3 associates only hosts of the
+	// Metal3Machine's own), or a value that is not <namespace>/<name>.
+	BareMetalHostRefusedReason = "BareMetalHostRefused"
 
 	WaitingForAgentRegistrationReason = "WaitingForAgentRegistration"
 	AgentApprovedReason               = "AgentApproved"

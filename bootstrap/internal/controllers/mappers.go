@@ -89,12 +89,13 @@ func (r *OpenshiftAssistedConfigReconciler) bareMetalHostToConfig(ctx context.Co
 	if !ok || bmh.Spec.ConsumerRef == nil || bmh.Spec.ConsumerRef.Kind != "Metal3Machine" {
 		return nil
 	}
-	m3m := &capm3v1beta2.Metal3Machine{} // from the cache the Metal3Machine watch keeps
-	ns := bmh.Spec.ConsumerRef.Namespace
-	if ns == "" {
-		ns = bmh.Namespace
+	// CAPM3 consumes hosts of the Metal3Machine's own namespace only (bareMetalHostFor refuses
+	// others): a consumer in another namespace wakes nothing there.
+	if ns := bmh.Spec.ConsumerRef.Namespace; ns != "" && ns != bmh.Namespace {
+		return nil
 	}
-	if err := r.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: bmh.Spec.ConsumerRef.Name}, m3m); err != nil {
+	m3m := &capm3v1beta2.Metal3Machine{} // from the cache the Metal3Machine watch keeps
+	if err := r.Client.Get(ctx, client.ObjectKey{Namespace: bmh.Namespace, Name: bmh.Spec.ConsumerRef.Name}, m3m); err != nil {
 		return nil
 	}
 	return r.metal3MachineToConfig(ctx, m3m)

@@ -83,12 +83,15 @@ func metadataEnv(ctx context.Context, c client.Reader, bmh *bmov1alpha1.BareMeta
 	}
 	var meta map[string]any
 	if ref := bmh.Spec.MetaData; ref != nil && ref.Name != "" {
-		ns := ref.Namespace
-		if ns == "" {
-			ns = bmh.Namespace
+		// A Secret of another namespace is never read: baremetal-operator's webhook refuses such
+		// references (validateCrossNamespaceSecretReferences, "cross-namespace Secret references
+		// are not allowed"), and following one would read another tenant's Secret.
+		if ref.Namespace != "" && ref.Namespace != bmh.Namespace {
+			return nil, fmt.Errorf("the metaData Secret of BareMetalHost %s is in another namespace, which is never read "+
+				"(baremetal-operator refuses cross-namespace Secret references too): reference a Secret of namespace %s", bmh.Name, bmh.Namespace)
 		}
 		secret := &corev1.Secret{}
-		if err := c.Get(ctx, client.ObjectKey{Namespace: ns, Name: ref.Name}, secret); err != nil {
+		if err := c.Get(ctx, client.ObjectKey{Namespace: bmh.Namespace, Name: ref.Name}, secret); err != nil {
 			return nil, fmt.Errorf("reading the metaData Secret %s of BareMetalHost %s: %w", ref.Name, bmh.Name, err)
 		}
 		if raw := secret.Data["metaData"]; len(raw) > 0 {

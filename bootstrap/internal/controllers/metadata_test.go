@@ -107,8 +107,8 @@ func TestMetadataEnv(t *testing.T) {
 	g.Expect(err).To(MatchError(ContainSubstring("reading the metaData Secret not-yet of BareMetalHost host-7")))
 }
 
-// TestMetadataEnvFromTheSecret: the metaData Secret is read from the namespace its reference
-// names, else the host's; a Secret without the metaData key leaves the defaults; each key becomes
+// TestMetadataEnvFromTheSecret: the metaData Secret is read from the host's namespace, and one
+// that the reference puts in another namespace is refused without being read; a Secret without the metaData key leaves the defaults; each key becomes
 // METADATA_<KEY in upper case, "-" as "_"> with the value as baremetal-operator writes it into
 // meta_data.json; where two keys name one variable, the Secret's wins over a default, and the
 // last in sorted order over the Secret's others, in every reconcile; a value that is no YAML map is
@@ -138,8 +138,11 @@ func TestMetadataEnvFromTheSecret(t *testing.T) {
 	}{
 		{name: "in the host's namespace", secret: secret("hosts", map[string][]byte{"metaData": []byte("rack-id: r7\n")}),
 			want: with(map[string]string{"METADATA_RACK_ID": "r7"})},
-		{name: "in the namespace of the reference", refNS: "machines", secret: secret("machines", map[string][]byte{"metaData": []byte("rack-id: r7\n")}),
+		{name: "in the host's namespace, which the reference names", refNS: "hosts", secret: secret("hosts", map[string][]byte{"metaData": []byte("rack-id: r7\n")}),
 			want: with(map[string]string{"METADATA_RACK_ID": "r7"})},
+		// Another tenant's Secret: refused without reading it, as baremetal-operator's webhook does.
+		{name: "in another namespace, which the reference names", refNS: "machines", secret: secret("machines", map[string][]byte{"metaData": []byte("rack-id: r7\n")}),
+			wantErr: "the metaData Secret of BareMetalHost host-7 is in another namespace, which is never read (baremetal-operator refuses cross-namespace Secret references too): reference a Secret of namespace hosts"},
 		{name: "not in the host's namespace", secret: secret("machines", map[string][]byte{"metaData": []byte("rack-id: r7\n")}),
 			wantErr: `reading the metaData Secret m-metadata of BareMetalHost host-7: secrets "m-metadata" not found`},
 		{name: "without the metaData key", secret: secret("hosts", map[string][]byte{"userData": []byte("rack-id: r7\n")}), want: defaults},

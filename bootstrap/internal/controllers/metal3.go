@@ -57,23 +57,32 @@ func metal3MachineFor(ctx context.Context, c client.Reader, machine *clusterv1.M
 }
 
 // bareMetalHostFor returns the BareMetalHost CAPM3 associated with m3m, or nil while there is none.
-func bareMetalHostFor(ctx context.Context, c client.Reader, m3m *capm3v1beta2.Metal3Machine) (*bmov1alpha1.BareMetalHost, error) {
+// The annotation is writable by whoever may edit the Metal3Machine, and CAPM3 only ever associates
+// a host of the Metal3Machine's own namespace (it lists hosts in m3m.Namespace), so a name in
+// another namespace is refused without reading it: a problem to report, not a host.
+func bareMetalHostFor(ctx context.Context, c client.Reader, m3m *capm3v1beta2.Metal3Machine) (*bmov1alpha1.BareMetalHost, string, error) {
 	value := m3m.Annotations[metal3HostAnnotation]
 	if value == "" {
-		return nil, nil
+		return nil, "", nil
 	}
 	ns, name, ok := strings.Cut(value, "/")
-	if !ok {
-		return nil, fmt.Errorf("annotation %s=%q of Metal3Machine %s is not <namespace>/<name>", metal3HostAnnotation, value, m3m.Name)
+	if !ok || name == "" {
+		return nil, fmt.Sprintf("The %s annotation of Metal3Machine %s is not <namespace>/<name>: remove it, and CAPM3 associates a host again",
+			metal3HostAnnotation, m3m.Name), nil
+	}
+	if ns != m3m.Namespace {
+		return nil, fmt.Sprintf("The %s annotation of Metal3Machine %s names a BareMetalHost in another namespace, which is never read: "+
+			"CAPM3 associates only hosts of the Metal3Machine's namespace %s; remove the annotation, and CAPM3 associates one of them",
+			metal3HostAnnotation, m3m.Name, m3m.Namespace), nil
 	}
 	bmh := &bmov1alpha1.BareMetalHost{}
 	if err := c.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, bmh); err != nil {
 		if apierrors.IsNotFound(err) {
-			return nil, nil
+			return nil, "", nil
 		}
-		return nil, fmt.Errorf("getting BareMetalHost %s: %w", value, err)
+		return nil, "", fmt.Errorf("getting BareMetalHost %s: %w", value, err)
 	}
-	return bmh, nil
+	return bmh, "", nil
 }
 
 // hostTaken says why bmh, which m3m's metal3.io/BareMetalHost annotation names, is not m3m's

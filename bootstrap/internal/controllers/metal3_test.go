@@ -28,7 +28,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/events"
 	"sigs.k8s.io/cluster-api/util/conditions"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
 	bootstrapv1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/bootstrap/v1alpha2"
 	capoascheme "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/scheme"
@@ -87,6 +89,60 @@ func TestBareMetalHostClaimedTwice(t *testing.T) {
 			g.Expect(registered.Message).To(ContainSubstring("Delete this Machine"))
 			g.Expect(recorder.Events).To(HaveLen(1), "one Warning event, not one per reconcile")
 			g.Expect(<-recorder.Events).To(HavePrefix("Warning BareMetalHostTaken "))
+		})
+	}
+}
+
+// TestBareMetalHostOfAnotherNamespace: the metal3.io/BareMetalHost annotation is writable by
+// whoever edits the Metal3Machine; a host it names in another namespace (or a value that is not
+// <namespace>/<name>) is never read, and the config says why once, with what to do.
+func TestBareMetalHostOfAnotherNamespace(t *testing.T) {
+	for name, tc := range map[string]struct {
+		annotation string
+		want       string
+	}{
+		"another namespace": {annotation: "other/host-0",
+			want: "The metal3.io/BareMetalHost annotation of Metal3Machine m1 names a BareMetalHost in another namespace, which is never read: " +
+				"CAPM3 associates only hosts of the Metal3Machine's namespace ns; remove the annotation, and CAPM3 associates one of them"},
+		"no namespace": {annotation: "host-0",
+			want: "The metal3.io/BareMetalHost annotation of Metal3Machine m1 is not <namespace>/<name>: remove it, and CAPM3 associates a host again"},
+		"no name": {annotation: "ns/",
+			want: "The metal3.io/BareMetalHost annotation of Metal3Machine m1 is not <namespace>/<name>: remove it, and CAPM3 associates a host again"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			g := NewWithT(t)
+			m3m := &capm3v1beta2.Metal3Machine{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "m1",
+				Annotations: map[string]string{metal3HostAnnotation: tc.annotation}}}
+			other := &bmov1alpha1.BareMetalHost{ObjectMeta: metav1.ObjectMeta{Namespace: "other", Name: "host-0"}}
+			scheme, err := capoascheme.New(bootstrapv1.AddToScheme)
+			g.Expect(err).NotTo(HaveOccurred())
+			var hostReads int
+			c := fake.NewClientBuilder().WithScheme(scheme).WithObjects(other).WithInterceptorFuncs(interceptor.Funcs{
+				Get: func(ctx context.Context, c client.WithWatch, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
+					if _, ok := obj.(*bmov1alpha1.BareMetalHost); ok {
+						hostReads++
+					}
+					return c.Get(ctx, key, obj, opts...)
+				},
+			}).Build()
+			recorder := events.NewFakeRecorder(5)
+			f := newFixture()
+			s := &scope{config: f.config, machine: f.machine, metal3Machine: m3m,
+				infraEnv: &aiv1beta1.InfraEnv{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "m1"}}}
+			r := &OpenshiftAssistedConfigReconciler{Client: c, Recorder: recorder}
+			for range 2 {
+				done, err := r.reconcileAgent(context.Background(), s)
+				g.Expect(err).NotTo(HaveOccurred())
+				g.Expect(done).To(BeFalse())
+			}
+			g.Expect(hostReads).To(BeZero(), "no BareMetalHost is read")
+			g.Expect(s.bareMetalHost).To(BeNil())
+			registered := conditions.Get(f.config, bootstrapv1.AgentRegisteredCondition)
+			g.Expect(registered).NotTo(BeNil())
+			g.Expect(registered.Reason).To(Equal(bootstrapv1.BareMetalHostRefusedReason))
+			g.Expect(registered.Message).To(Equal(tc.want))
+			g.Expect(recorder.Events).To(HaveLen(1), "one Warning event, not one per reconcile")
+			g.Expect(<-recorder.Events).To(HavePrefix("Warning BareMetalHostRefused "))
 		})
 	}
 }

@@ -516,9 +516,16 @@ func dataSecretName(config *bootstrapv1.OpenshiftAssistedConfig) string { return
 func (r *OpenshiftAssistedConfigReconciler) reconcileAgent(ctx context.Context, s *scope) (bool, error) {
 	c := s.config
 	if s.metal3Machine != nil {
-		bmh, err := bareMetalHostFor(ctx, r.Client, s.metal3Machine)
+		bmh, refused, err := bareMetalHostFor(ctx, r.Client, s.metal3Machine)
 		if err != nil {
 			return false, err
+		}
+		if refused != "" {
+			if saysOtherwise(c, bootstrapv1.AgentRegisteredCondition, refused) {
+				r.Recorder.Eventf(c, s.metal3Machine, corev1.EventTypeWarning, bootstrapv1.BareMetalHostRefusedReason, "CheckHost", refused)
+			}
+			setWaitingAfter(c, bootstrapv1.DataSecretAvailableCondition, bootstrapv1.BareMetalHostRefusedReason, refused)
+			return false, nil
 		}
 		if bmh == nil {
 			setWaitingAfter(c, bootstrapv1.DataSecretAvailableCondition, bootstrapv1.WaitingForBareMetalHostReason,
