@@ -23,8 +23,20 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
+// egressPorts are the TCP ports each manager connects to, which its NetworkPolicy must open. Every
+// manager reaches API servers: the management cluster's through the kubernetes Service (443,
+// translated to 6443 on most clusters), workload clusters' on 6443. The bootstrap manager also
+// downloads discovery ignitions from assisted-service: at the URL it advertises (443), or, with
+// --use-internal-assisted-service-url, at its Service's port 8090. The control plane also reads
+// release images from registries (443).
+var egressPorts = map[string][]string{
+	"infrastructure": {"443", "6443"},
+	"bootstrap":      {"443", "6443", "8090"},
+	"controlplane":   {"443", "6443"},
+}
+
 // TestNetworkPolicies checks that each manager ships a NetworkPolicy that selects its Pod, opens
-// ingress only to the ports its container serves, and restricts egress.
+// ingress only to the ports its container serves, and restricts egress to the ports it connects to.
 func TestNetworkPolicies(t *testing.T) {
 	for _, mt := range managers {
 		t.Run(mt.dir, func(t *testing.T) {
@@ -89,9 +101,20 @@ func TestNetworkPolicies(t *testing.T) {
 				}
 			}
 			egress, _, _ := unstructured.NestedSlice(np.Object, "spec", "egress")
+			reached := map[string]bool{}
 			for _, rule := range egress {
-				if ports, _, _ := unstructured.NestedSlice(rule.(map[string]any), "ports"); len(ports) == 0 {
+				ports, _, _ := unstructured.NestedSlice(rule.(map[string]any), "ports")
+				if len(ports) == 0 {
 					t.Errorf("NetworkPolicy %s has an egress rule open to every port", np.GetName())
+				}
+				for _, p := range ports {
+					port, _, _ := unstructured.NestedFieldNoCopy(p.(map[string]any), "port")
+					reached[fmt.Sprint(port)] = true
+				}
+			}
+			for _, p := range egressPorts[mt.dir] {
+				if !reached[p] {
+					t.Errorf("the %s manager connects to port %s, which NetworkPolicy %s does not open", mt.dir, p, np.GetName())
 				}
 			}
 		})

@@ -180,12 +180,17 @@ func (c *Client) DiscoveryIgnition(ctx context.Context, ie *aiv1beta1.InfraEnv) 
 	if err != nil {
 		return nil, fmt.Errorf("reading the discovery ignition from %s: %w", where, err)
 	}
+	// The status is named by its code: the text after it is the server's, and ends up in a condition.
+	status := fmt.Sprintf("%d %s", resp.StatusCode, http.StatusText(resp.StatusCode))
 	switch {
 	case resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden:
 		return nil, fmt.Errorf("assisted-service at %s refused the InfraEnv's token (%s): the InfraEnv may have been recreated; its events URL is read again on the next try",
-			where, resp.Status)
+			where, status)
+	case resp.StatusCode >= 300 && resp.StatusCode < 400:
+		return nil, fmt.Errorf("assisted-service at %s answered %s, a redirect, which is not followed: assisted-service serves the discovery ignition itself; "+
+			"check that its URL (the InfraEnv's, or --use-internal-assisted-service-url) reaches assisted-service and not a proxy", where, status)
 	case resp.StatusCode != http.StatusOK:
-		return nil, fmt.Errorf("assisted-service at %s answered %s", where, resp.Status)
+		return nil, fmt.Errorf("assisted-service at %s answered %s", where, status)
 	case len(body) > maxIgnitionBytes:
 		return nil, fmt.Errorf("the discovery ignition at %s is larger than %d KiB, too large for a bootstrap data Secret", where, maxIgnitionBytes>>10)
 	}
@@ -219,7 +224,10 @@ func (c *Client) httpClient(ctx context.Context, cfg ServiceConfig) (*http.Clien
 	}
 	t = t.Clone()
 	t.TLSClientConfig = &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}
-	return &http.Client{Transport: t}, nil
+	// No redirect is followed: assisted-service serves the discovery ignition itself
+	// (v2/infra-envs/{id}/downloads/files), so a redirect comes from something else on the way,
+	// and following it would carry the request, and its token, to any host it names.
+	return &http.Client{Transport: t, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}, nil
 }
 
 // caBundle reads the CA bundle; nil when it does not exist.

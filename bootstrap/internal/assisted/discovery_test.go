@@ -22,6 +22,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	aiv1beta1 "github.com/openshift/assisted-service/api/v1beta1"
@@ -77,9 +78,17 @@ func TestDiscoveryIgnitionURL(t *testing.T) {
 // its certificate trusted; every failure says what to do and never shows the token.
 func TestDiscoveryIgnition(t *testing.T) {
 	const token = "secret-token"
-	var body string
+	var body, redirect string
+	var elsewhere atomic.Int32
+	other := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		elsewhere.Add(1)
+		_, _ = w.Write([]byte(`{"ignition":{"version":"3.1.0"}}`))
+	}))
+	defer other.Close()
 	server := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch {
+		case redirect != "":
+			http.Redirect(w, r, redirect, http.StatusFound)
 		case r.URL.Path != "/api/assisted-install/v2/infra-envs/ie-1/downloads/files" || r.URL.Query().Get("file_name") != "discovery.ign":
 			http.NotFound(w, r)
 		case r.URL.Query().Get("api_key") != token:
@@ -100,12 +109,13 @@ func TestDiscoveryIgnition(t *testing.T) {
 			Data: map[string][]byte{DefaultCABundleKey: data}}
 	}
 	for _, tc := range []struct {
-		name    string
-		objects []client.Object
-		cfg     ServiceConfig
-		token   string
-		body    string
-		err     string
+		name     string
+		objects  []client.Object
+		cfg      ServiceConfig
+		token    string
+		body     string
+		redirect string
+		err      string
 	}{
 		{name: "trusted through the Secret", objects: []client.Object{secret(ca)}},
 		{name: "trusted through a ConfigMap", cfg: ServiceConfig{CABundle: CABundleRef{Resource: "configmap", Namespace: "mce", Name: "ca", Key: "bundle"}},
@@ -114,11 +124,15 @@ func TestDiscoveryIgnition(t *testing.T) {
 		{name: "a CA bundle without certificates", objects: []client.Object{secret([]byte("not PEM"))}, err: "holds no PEM certificate"},
 		{name: "a token assisted-service refuses", objects: []client.Object{secret(ca)}, token: "stale", err: "refused the InfraEnv's token (401 Unauthorized)"},
 		{name: "not an Ignition config", objects: []client.Object{secret(ca)}, body: "<html>login</html>", err: "is not an Ignition config"},
+		// Something on the way (a proxy, a route) that sends the request, token and all, to
+		// another host: not followed, and said.
+		{name: "a redirect", objects: []client.Object{secret(ca)}, redirect: other.URL + "/capture",
+			err: "answered 302 Found, a redirect, which is not followed"},
 		{name: "too large", objects: []client.Object{secret(ca)}, body: `{"ignition":{"version":"3.1.0"},"x":"` + strings.Repeat("a", maxIgnitionBytes) + `"}`,
 			err: "too large for a bootstrap data Secret"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			body = ignition
+			body, redirect = ignition, tc.redirect
 			if tc.body != "" {
 				body = tc.body
 			}
@@ -135,6 +149,9 @@ func TestDiscoveryIgnition(t *testing.T) {
 				}
 				if strings.Contains(err.Error(), tok) {
 					t.Fatalf("the error shows the token: %v", err)
+				}
+				if n := elsewhere.Load(); n != 0 {
+					t.Fatalf("the redirect was followed (%d requests to its target)", n)
 				}
 				return
 			}
