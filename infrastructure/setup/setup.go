@@ -91,6 +91,11 @@ type Options struct {
 	// AgentNamespace, when set, is the only namespace Agents are read from and claimed in; it may
 	// differ from --namespace (namespace-scoped mode with the Agents elsewhere).
 	AgentNamespace string
+	// SharedAgentPool lets an AgentMachine claim the Agents of every namespace when AgentNamespace
+	// is empty, as upstream cluster-api-provider-agent does. Off by default: an AgentMachine
+	// takes the Agents of its own namespace only, so that a tenant who may create AgentMachines
+	// cannot take, choose or count another namespace's hosts.
+	SharedAgentPool bool
 	// AllowCrossNamespaceReferences lets an AgentCluster name a ClusterDeployment, or the CA
 	// Secret of its ignition endpoint, in a namespace other than its own. Off by default: a
 	// tenant who may create AgentClusters in one namespace could otherwise bind hosts to
@@ -115,7 +120,11 @@ type Options struct {
 // AddFlags registers the provider's own flags on fs.
 func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.AgentNamespace, "agent-namespace", "",
-		"Namespace to read and claim Agents in. Defaults to the namespace the manager watches (--namespace), or all namespaces.")
+		"Namespace to read and claim Agents in, for the AgentMachines of every namespace (HyperShift's way). Empty: each AgentMachine claims "+
+			"the Agents of its own namespace (see --shared-agent-pool).")
+	fs.BoolVar(&o.SharedAgentPool, "shared-agent-pool", false,
+		"Without --agent-namespace, let an AgentMachine claim free Agents of every namespace (upstream cluster-api-provider-agent's default). "+
+			"Whoever may create an AgentMachine can then install any namespace's host into their cluster: use it only where one team owns the hub.")
 	fs.BoolVar(&o.AllowCrossNamespaceReferences, "allow-cross-namespace-references", false,
 		"Let an AgentCluster reference a ClusterDeployment (spec.clusterDeploymentRef.namespace) or an ignition CA Secret "+
 			"(spec.ignitionEndpoint.caCertificateReference.namespace) in another namespace. Off: such AgentClusters are refused with a condition.")
@@ -129,8 +138,11 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 // Setup registers the infrastructure provider's controllers with the manager.
 func Setup(ctx context.Context, mgr ctrl.Manager, opts *manager.Options, o Options) error {
 	agentCache := mgr.GetCache()
-	if o.AgentNamespace != "" {
+	switch {
+	case o.AgentNamespace != "":
 		ctrl.Log.WithName("setup").Info("Claiming the Agents of one namespace only", "agentNamespace", o.AgentNamespace)
+	case o.SharedAgentPool:
+		ctrl.Log.WithName("setup").Info("Claiming the Agents of every namespace for every AgentMachine (--shared-agent-pool)")
 	}
 	if o.AgentNamespace != "" && opts.WatchNamespace != "" && o.AgentNamespace != opts.WatchNamespace {
 		// The manager's cache only sees --namespace: read Agents through a cache of their own.
@@ -175,6 +187,7 @@ func Setup(ctx context.Context, mgr ctrl.Manager, opts *manager.Options, o Optio
 		AgentReader:                   agentCache,
 		SecretReader:                  mgr.GetCache(),
 		AgentNamespace:                o.AgentNamespace,
+		SharedAgentPool:               o.SharedAgentPool,
 		AllowCrossNamespaceReferences: o.AllowCrossNamespaceReferences,
 		ClusterCache:                  cc,
 		WatchFilterValue:              opts.WatchFilterValue,
@@ -190,6 +203,7 @@ func Setup(ctx context.Context, mgr ctrl.Manager, opts *manager.Options, o Optio
 		APIReader:                     mgr.GetAPIReader(),
 		AgentReader:                   agentCache,
 		AgentNamespace:                o.AgentNamespace,
+		SharedAgentPool:               o.SharedAgentPool,
 		AllowCrossNamespaceReferences: o.AllowCrossNamespaceReferences,
 		WatchFilterValue:              opts.WatchFilterValue,
 		Recorder:                      recorder("agentcluster-controller"),

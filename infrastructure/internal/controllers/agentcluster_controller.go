@@ -65,6 +65,10 @@ type AgentClusterReconciler struct {
 	AgentReader client.Reader
 	// AgentNamespace, when set, is the only namespace Agents are taken from.
 	AgentNamespace string
+	// SharedAgentPool: AgentMachines take Agents of every namespace when AgentNamespace is empty
+	// (--shared-agent-pool); otherwise those of their own namespace, whose failure domains are
+	// the AgentCluster's.
+	SharedAgentPool bool
 	// AllowCrossNamespaceReferences: see setup.Options.
 	AllowCrossNamespaceReferences bool
 	WatchFilterValue              string

@@ -47,10 +47,7 @@ func (r *AgentClusterReconciler) setFailureDomains(ctx context.Context, ac *infr
 		return nil
 	}
 	agents := &aiv1beta1.AgentList{}
-	opts := []client.ListOption{client.HasLabels{infrav1.FailureDomainLabel}, client.UnsafeDisableDeepCopy}
-	if r.AgentNamespace != "" {
-		opts = append(opts, client.InNamespace(r.AgentNamespace))
-	}
+	opts := append(agentListOptions(agentScope(r.AgentNamespace, r.SharedAgentPool, ac.Namespace)), client.HasLabels{infrav1.FailureDomainLabel})
 	if err := r.AgentReader.List(ctx, agents, opts...); err != nil {
 		return fmt.Errorf("listing the failure domains of Agents: %w", err)
 	}

@@ -33,8 +33,9 @@ import (
 )
 
 // TestSetFailureDomains: the AgentCluster offers each failure domain its Agents are labelled with,
-// once and sorted, as control-plane domains; none when no Agent has the label; only the Agents of
-// --agent-namespace when it is set; nothing is read without an Agent reader.
+// once and sorted, as control-plane domains; none when no Agent has the label; the Agents its
+// Machines may take: those of its namespace, of --agent-namespace when it is set, or of every
+// namespace with --shared-agent-pool; nothing is read without an Agent reader.
 func TestSetFailureDomains(t *testing.T) {
 	scheme, err := capoascheme.New(infrav1.AddToScheme)
 	if err != nil {
@@ -59,21 +60,24 @@ func TestSetFailureDomains(t *testing.T) {
 	for name, tc := range map[string]struct {
 		agents    []client.Object
 		namespace string
+		shared    bool
 		noReader  bool
 		want      []clusterv1.FailureDomain
 	}{
-		"every labelled Agent, once, sorted": {agents: pool, want: domains("rack-1", "rack-2", "rack-3")},
-		"the Agents of --agent-namespace":    {agents: pool, namespace: "a", want: domains("rack-1", "rack-2")},
-		"no labelled Agent":                  {agents: []client.Object{agent("a", "a4", "")}},
-		"no Agent reader":                    {agents: pool, noReader: true, want: domains("stale")},
+		"every labelled Agent of its namespace, once, sorted": {agents: pool, want: domains("rack-1", "rack-2")},
+		"every labelled Agent with --shared-agent-pool":       {agents: pool, shared: true, want: domains("rack-1", "rack-2", "rack-3")},
+		"the Agents of --agent-namespace":                     {agents: pool, namespace: "b", want: domains("rack-3")},
+		"no labelled Agent":                                   {agents: []client.Object{agent("a", "a4", "")}},
+		"no Agent reader":                                     {agents: pool, noReader: true, want: domains("stale")},
 	} {
 		t.Run(name, func(t *testing.T) {
 			g := NewWithT(t)
-			r := &AgentClusterReconciler{AgentNamespace: tc.namespace}
+			r := &AgentClusterReconciler{AgentNamespace: tc.namespace, SharedAgentPool: tc.shared}
 			if !tc.noReader {
 				r.AgentReader = fake.NewClientBuilder().WithScheme(scheme).WithObjects(tc.agents...).Build()
 			}
-			ac := &infrav1.AgentCluster{Status: infrav1.AgentClusterStatus{FailureDomains: domains("stale")}}
+			ac := &infrav1.AgentCluster{ObjectMeta: metav1.ObjectMeta{Namespace: "a", Name: "c1"},
+				Status: infrav1.AgentClusterStatus{FailureDomains: domains("stale")}}
 			g.Expect(r.setFailureDomains(context.Background(), ac)).To(Succeed())
 			g.Expect(ac.Status.FailureDomains).To(Equal(tc.want))
 		})

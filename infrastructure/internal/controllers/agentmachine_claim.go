@@ -83,6 +83,7 @@ func (r *AgentMachineReconciler) adoptUpstreamClaim(ctx context.Context, am *inf
 // response was lost).
 func (r *AgentMachineReconciler) findClaimedAgent(ctx context.Context, am *infrav1.AgentMachine, waitForCache bool) (*aiv1beta1.Agent, error) {
 	uid := string(am.UID)
+	scope := r.agentScope(am.Namespace)
 	if ref := am.Status.AgentRef; ref != nil {
 		agent := &aiv1beta1.Agent{}
 		err := r.AgentReader.Get(ctx, client.ObjectKey{Namespace: ref.Namespace, Name: ref.Name}, agent)
@@ -91,7 +92,7 @@ func (r *AgentMachineReconciler) findClaimedAgent(ctx context.Context, am *infra
 			// fall through to the index and the choice: the cache may lag behind a fresh claim.
 		case err != nil:
 			return nil, fmt.Errorf("getting Agent %s/%s: %w", ref.Namespace, ref.Name, err)
-		case claimedBy(agent, am):
+		case heldBy(agent, am, scope):
 			return agent, nil
 		}
 	}
@@ -102,13 +103,14 @@ func (r *AgentMachineReconciler) findClaimedAgent(ctx context.Context, am *infra
 			return nil, fmt.Errorf("listing the Agents claimed by this AgentMachine: %w", err)
 		}
 		for i := range list.Items {
-			if claimedBy(&list.Items[i], am) {
+			// An upstream claim by name on an Agent of another namespace is not adopted (heldBy).
+			if heldBy(&list.Items[i], am, scope) {
 				return &list.Items[i], nil
 			}
 		}
 	}
 	key, ok := chosenAgent(am)
-	if !ok {
+	if !ok || !inScope(scope, key.Namespace) {
 		return nil, nil
 	}
 	if waitForCache && r.reserved.claimedBy(key, am.UID, time.Now()) {
@@ -195,6 +197,7 @@ func (r *AgentMachineReconciler) claim(ctx context.Context, s *scope) (*aiv1beta
 	}
 
 	request, err := newAgentRequest(am, machine, cd)
+	request.namespace = r.agentScope(am.Namespace)
 	if err != nil {
 		setReserved(am, metav1.ConditionFalse, infrav1.NoSuitableAgentsReason, err.Error())
 		return nil, ctrl.Result{}, nil // a user error: reported in the condition, retried on change.
@@ -305,10 +308,11 @@ func (r *AgentMachineReconciler) claim(ctx context.Context, s *scope) (*aiv1beta
 }
 
 // explainNoAgent says in the AgentReserved condition why no Agent fits, counting every Agent
-// this provider sees. The AgentMachine waits for an Agent to change.
+// the AgentMachine may take (its agentScope): other tenants' Agents are not counted. The
+// AgentMachine waits for an Agent to change.
 func (r *AgentMachineReconciler) explainNoAgent(ctx context.Context, am *infrav1.AgentMachine, request agentRequest) error {
 	all := &aiv1beta1.AgentList{}
-	if err := r.AgentReader.List(ctx, all, r.agentListOptions()...); err != nil {
+	if err := r.AgentReader.List(ctx, all, agentListOptions(request.namespace)...); err != nil {
 		return fmt.Errorf("listing Agents: %w", err)
 	}
 	setReserved(am, metav1.ConditionFalse, infrav1.NoSuitableAgentsReason, summarizeFit(request, all.Items))
@@ -322,7 +326,7 @@ func (r *AgentMachineReconciler) agentPool(ctx context.Context) (*agentPool, err
 		return r.pool, nil
 	}
 	all := &aiv1beta1.AgentList{}
-	if err := r.AgentReader.List(ctx, all, r.agentListOptions()...); err != nil {
+	if err := r.AgentReader.List(ctx, all, agentListOptions(r.AgentNamespace)...); err != nil {
 		return nil, fmt.Errorf("listing Agents: %w", err)
 	}
 	pool := newAgentPool()
@@ -384,11 +388,13 @@ func (r *AgentMachineReconciler) claimChosen(ctx context.Context, am *infrav1.Ag
 		}
 		return nil, "", fmt.Errorf("getting Agent %s: %w", key, err)
 	}
-	if claimedBy(agent, am) {
+	if heldBy(agent, am, request.namespace) {
 		return agent, "", nil
 	}
-	if r.AgentNamespace != "" && agent.Namespace != r.AgentNamespace {
-		return nil, "outside --agent-namespace", nil
+	if !inScope(request.namespace, agent.Namespace) {
+		// A choice (ChosenAgentAnnotation, which whoever edits the AgentMachine can write) of an
+		// Agent this AgentMachine may not take.
+		return nil, "in another namespace", nil
 	}
 	if why := request.mismatch(agent); why != "" {
 		return nil, why, nil
@@ -581,12 +587,18 @@ func newAgentRequest(am *infrav1.AgentMachine, machine *clusterv1.Machine, cd *a
 	return req, nil
 }
 
-func (r *AgentMachineReconciler) agentListOptions(opts ...client.ListOption) []client.ListOption {
-	opts = append(opts, client.UnsafeDisableDeepCopy)
-	if r.AgentNamespace != "" {
-		opts = append(opts, client.InNamespace(r.AgentNamespace))
+// agentListOptions lists the Agents of scope ("" for every namespace), uncopied.
+func agentListOptions(scope string) []client.ListOption {
+	opts := []client.ListOption{client.UnsafeDisableDeepCopy}
+	if scope != "" {
+		opts = append(opts, client.InNamespace(scope))
 	}
 	return opts
+}
+
+// agentScope is the namespace the AgentMachines of namespace ns take Agents from (see agentScope).
+func (r *AgentMachineReconciler) agentScope(ns string) string {
+	return agentScope(r.AgentNamespace, r.SharedAgentPool, ns)
 }
 
 func (r *AgentMachineReconciler) ensurePreTerminateHook(ctx context.Context, machine *clusterv1.Machine) error {

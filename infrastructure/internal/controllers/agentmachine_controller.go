@@ -68,6 +68,9 @@ type AgentMachineReconciler struct {
 	SecretReader client.Reader
 	// AgentNamespace, when set, is the only namespace Agents are taken from.
 	AgentNamespace string
+	// SharedAgentPool lets an AgentMachine take Agents of every namespace when AgentNamespace is
+	// empty (--shared-agent-pool); otherwise it takes those of its own namespace only.
+	SharedAgentPool bool
 	// AllowCrossNamespaceReferences: see setup.Options.
 	AllowCrossNamespaceReferences bool
 	// ClusterCache reaches workload clusters: the addresses of a host whose Agent is gone are

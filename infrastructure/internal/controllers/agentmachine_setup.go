@@ -162,7 +162,8 @@ func (r *AgentMachineReconciler) agentEventHandler() handler.TypedEventHandler[*
 }
 
 // observeAgent keeps the pool of free Agents in step with the cache, before the AgentMachines the
-// event wakes look into it. An Agent outside --agent-namespace is never pooled.
+// event wakes look into it. An Agent outside --agent-namespace is never pooled; which of the
+// pooled Agents an AgentMachine may take is its agentScope's (agentRequest.namespace).
 func (r *AgentMachineReconciler) observeAgent(agent *aiv1beta1.Agent) {
 	if r.pool == nil {
 		return
@@ -217,7 +218,7 @@ func (r *AgentMachineReconciler) agentToAgentMachines(ctx context.Context, agent
 	var out []reconcile.Request
 	for i := range list.Items {
 		am := &list.Items[i]
-		if !reconciler.InWatchFilter(am, r.WatchFilterValue) {
+		if !reconciler.InWatchFilter(am, r.WatchFilterValue) || !inScope(r.agentScope(am.Namespace), agent.Namespace) {
 			continue
 		}
 		if sel := am.Spec.AgentLabelSelector; sel != nil {

@@ -199,16 +199,30 @@ func waitingMachines() []client.Object {
 }
 
 // TestAgentToAgentMachines: a claimed Agent wakes its AgentMachine only; a free, usable one the
-// waiting AgentMachines of every namespace whose selector it matches, in the watch filter; one
-// that cannot be claimed wakes none.
+// waiting AgentMachines that may take it (--agent-namespace "agents" here, unless the row says
+// otherwise) whose selector it matches, in the watch filter; one that cannot be claimed wakes none.
 func TestAgentToAgentMachines(t *testing.T) {
+	inNS := func(ns string, a *aiv1beta1.Agent) *aiv1beta1.Agent {
+		a.Namespace = ns
+		return a
+	}
 	for _, tt := range []struct {
 		name        string
 		agent       *aiv1beta1.Agent
 		watchFilter string
-		failList    bool
-		want        []reconcile.Request
+		// ownNamespace: no --agent-namespace, so each AgentMachine takes its own namespace's.
+		ownNamespace bool
+		shared       bool
+		failList     bool
+		want         []reconcile.Request
 	}{
+		{name: "free, in one tenant's namespace", agent: inNS("ns", testAgent("a1")), ownNamespace: true,
+			want: []reconcile.Request{req("ns", "any"), req("ns", "filtered")}},
+		{name: "free, in another tenant's namespace", agent: inNS("other", testAgent("a1")), ownNamespace: true,
+			want: []reconcile.Request{req("other", "any")}},
+		{name: "free, in a namespace of no AgentMachine", agent: testAgent("a1"), ownNamespace: true},
+		{name: "free, a shared pool", agent: testAgent("a1"), ownNamespace: true, shared: true,
+			want: []reconcile.Request{req("ns", "any"), req("other", "any"), req("ns", "filtered")}},
 		{name: "claimed", agent: func() *aiv1beta1.Agent {
 			a := testAgent("a1", withLabel(infrav1.AgentClaimedByLabel, "7"))
 			a.Annotations = map[string]string{infrav1.ClaimOwnerAnnotation: "ns/claimed"}
@@ -232,6 +246,10 @@ func TestAgentToAgentMachines(t *testing.T) {
 			g := NewWithT(t)
 			r, _ := setupFixture(t, waitingMachines()...)
 			r.WatchFilterValue = tt.watchFilter
+			if !tt.ownNamespace {
+				r.AgentNamespace = "agents"
+			}
+			r.SharedAgentPool = tt.shared
 			if tt.failList {
 				failingLists(r)
 			}
@@ -323,6 +341,7 @@ func TestAgentEventHandler(t *testing.T) {
 			g := NewWithT(t)
 			ctx := context.Background()
 			r, _ := setupFixture(t, waitingMachines()...)
+			r.AgentNamespace = "agents" // where testAgent's Agents are
 			r.pool = newAgentPool()
 			h := r.agentEventHandler()
 			q := &recordingQueue{}

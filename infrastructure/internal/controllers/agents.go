@@ -19,6 +19,7 @@ package controllers
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -76,6 +77,17 @@ func claimedBy(agent *aiv1beta1.Agent, am *infrav1.AgentMachine) bool {
 	return false
 }
 
+// heldBy tells whether am holds the Agent's claim, as far as scope (agentScope) lets it: by its
+// UID wherever the Agent is, since only a claim made for am carries it (one made before the pool
+// was narrowed to scope too, which am's release must still find and undo); by its namespace and
+// name (upstream's claims, which whoever edits that namespace's Agents can write) only in scope.
+func heldBy(agent *aiv1beta1.Agent, am *infrav1.AgentMachine, scope string) bool {
+	if !claimedBy(agent, am) {
+		return false
+	}
+	return inScope(scope, agent.Namespace) || slices.Contains(claimKeys(agent), string(am.UID))
+}
+
 // agentUsable tells whether an Agent may be claimed at all: approved, connected, validated and
 // not yet claimed. An empty reason means it may.
 func agentUsable(agent *aiv1beta1.Agent) string {
@@ -94,8 +106,30 @@ func agentUsable(agent *aiv1beta1.Agent) string {
 	return ""
 }
 
+// agentScope is the namespace an AgentMachine or AgentCluster of namespace ns takes Agents from,
+// "" for every namespace:
+//   - the one --agent-namespace names (HyperShift's way: AgentMachines in the hosted control
+//     plane's namespace, Agents in the one its HostedCluster names);
+//   - else every namespace with --shared-agent-pool (upstream cluster-api-provider-agent's
+//     default without --agent-namespace), where any tenant may claim any namespace's host;
+//   - else ns itself: a tenant's AgentMachines never see, count or claim another's Agents.
+func agentScope(agentNamespace string, shared bool, ns string) string {
+	switch {
+	case agentNamespace != "":
+		return agentNamespace
+	case shared:
+		return ""
+	}
+	return ns
+}
+
+// inScope tells whether an Agent of namespace ns is in scope ("" is every namespace).
+func inScope(scope, ns string) bool { return scope == "" || ns == scope }
+
 // agentRequest is what a Machine asks of a host.
 type agentRequest struct {
+	// namespace the Agent must be in (agentScope); empty matches every namespace.
+	namespace string
 	// selector of the AgentMachine's agentLabelSelector; nil matches everything.
 	selector labels.Selector
 	// failureDomain of the Machine; empty matches every host.
@@ -116,6 +150,9 @@ type agentRequest struct {
 
 // mismatch returns why the Agent does not fit the request, or "" when it fits.
 func (r agentRequest) mismatch(agent *aiv1beta1.Agent) string {
+	if !inScope(r.namespace, agent.Namespace) {
+		return "in another namespace"
+	}
 	if reason := agentUsable(agent); reason != "" {
 		return reason
 	}

@@ -18,6 +18,7 @@ package controllers
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"testing"
 
@@ -65,7 +66,7 @@ func withCondition(t conditionsv1.ConditionType, s corev1.ConditionStatus) agent
 
 func TestAgentRequestMismatch(t *testing.T) {
 	sel, _ := labels.Parse("rack=r1")
-	req := agentRequest{selector: sel, failureDomain: "fd1", architecture: "amd64", clusterDeployment: "ns/cd"}
+	req := agentRequest{namespace: "agents", selector: sel, failureDomain: "fd1", architecture: "amd64", clusterDeployment: "ns/cd"}
 	fits := []agentOpt{withLabel("rack", "r1"), withLabel(infrav1.FailureDomainLabel, "fd1")}
 	tests := []struct {
 		name string
@@ -73,6 +74,7 @@ func TestAgentRequestMismatch(t *testing.T) {
 		want string
 	}{
 		{"fits", nil, ""},
+		{"another namespace", []agentOpt{func(a *aiv1beta1.Agent) { a.Namespace = "tenant-b" }}, "in another namespace"},
 		{"not approved", []agentOpt{func(a *aiv1beta1.Agent) { a.Spec.Approved = false }}, "not approved"},
 		{"disconnected", []agentOpt{withCondition(aiv1beta1.ConnectedCondition, corev1.ConditionFalse)}, "not connected"},
 		{"not validated", []agentOpt{withCondition(aiv1beta1.ValidatedCondition, corev1.ConditionFalse)}, "not validated"},
@@ -98,6 +100,30 @@ func TestAgentRequestMismatch(t *testing.T) {
 			g.Expect(req.mismatch(testAgent("a", append(append([]agentOpt{}, fits...), tt.opts...)...))).To(Equal(tt.want))
 		})
 	}
+}
+
+// TestAgentScope: --agent-namespace names the one namespace of Agents for every AgentMachine;
+// without it an AgentMachine takes its own namespace's, or every namespace's with
+// --shared-agent-pool; a request without a namespace matches an Agent of any namespace.
+func TestAgentScope(t *testing.T) {
+	for _, tc := range []struct {
+		agentNamespace string
+		shared         bool
+		want           string
+	}{
+		{want: "tenant-a"},
+		{shared: true, want: ""},
+		{agentNamespace: "hosts", want: "hosts"},
+		{agentNamespace: "hosts", shared: true, want: "hosts"},
+	} {
+		t.Run(fmt.Sprintf("%q shared=%v", tc.agentNamespace, tc.shared), func(t *testing.T) {
+			g := NewWithT(t)
+			g.Expect(agentScope(tc.agentNamespace, tc.shared, "tenant-a")).To(Equal(tc.want))
+		})
+	}
+	g := NewWithT(t)
+	g.Expect(agentRequest{}.mismatch(testAgent("a"))).To(BeEmpty(), "every namespace")
+	g.Expect(agentRequest{namespace: "tenant-a"}.mismatch(testAgent("a"))).To(Equal("in another namespace"))
 }
 
 // A Machine bootstrapped by an OpenshiftAssistedConfig takes only the Agent that config
@@ -211,6 +237,37 @@ func TestClaimedBy(t *testing.T) {
 			}
 			if got := claimUID(agent) != ""; got != (len(tc.keys) > 0) {
 				t.Errorf("claimed = %v, want %v", got, len(tc.keys) > 0)
+			}
+		})
+	}
+}
+
+// TestHeldBy: a claim by the AgentMachine's UID holds wherever the Agent is (a claim made before
+// the pool was narrowed, which the release must still undo); upstream's claim by name holds only
+// in the AgentMachine's agentScope, since whoever edits another namespace's Agents can write it.
+func TestHeldBy(t *testing.T) {
+	am := &infrav1.AgentMachine{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "m1", UID: "uid-1"}}
+	byUID := map[string]string{infrav1.AgentClaimedByLabel: "uid-1"}
+	byName := map[string]string{infrav1.UpstreamAgentClaimLabel: "m1"}
+	for _, tc := range []struct {
+		name      string
+		namespace string
+		labels    map[string]string
+		scope     string
+		want      bool
+	}{
+		{name: "by UID, in scope", namespace: "ns", labels: byUID, scope: "ns", want: true},
+		{name: "by UID, another namespace", namespace: "other", labels: byUID, scope: "ns", want: true},
+		{name: "by name, in scope", namespace: "ns", labels: byName, scope: "ns", want: true},
+		{name: "by name, another namespace", namespace: "other", labels: byName, scope: "ns", want: false},
+		{name: "by name, a shared pool", namespace: "other", labels: byName, scope: "", want: true},
+		{name: "not claimed", namespace: "ns", scope: "ns", want: false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			agent := &aiv1beta1.Agent{ObjectMeta: metav1.ObjectMeta{Namespace: tc.namespace, Name: "a1", Labels: tc.labels,
+				Annotations: map[string]string{infrav1.UpstreamAgentClaimNamespaceAnnotation: "ns"}}}
+			if got := heldBy(agent, am, tc.scope); got != tc.want {
+				t.Errorf("heldBy = %v, want %v", got, tc.want)
 			}
 		})
 	}

@@ -21,13 +21,16 @@ import (
 	"testing"
 
 	. "github.com/onsi/gomega"
+	aiv1beta1 "github.com/openshift/assisted-service/api/v1beta1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	"sigs.k8s.io/cluster-api/util/conditions"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	infrav1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/infrastructure/v1beta1"
 	infracontroller "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/infrastructure/internal/controllers"
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/manager"
 )
 
 func TestCrossNamespaceRefusal(t *testing.T) {
@@ -95,4 +98,45 @@ func TestCrossNamespaceClusterDeploymentIsRefused(t *testing.T) {
 		g.Expect(reservedReason(getAM(g, ctx, f.ns, "m1"))).To(BeElementOf(infrav1.WaitingForClusterInfrastructureReason, infrav1.CrossNamespaceReferenceRefusedReason))
 	}, timeout, interval).Should(Succeed())
 	g.Expect(claimedAgents(g, ctx, f.ns)).To(BeEmpty(), "no Agent is claimed for another namespace's cluster")
+}
+
+// TestTenantsKeepTheirAgents: without --agent-namespace or --shared-agent-pool, an AgentMachine
+// claims only the Agents of its own namespace. Tenant a's AgentMachine neither claims tenant b's
+// free Agent (a better fit than a's own), nor takes it when it names it with the chosen-agent
+// annotation, nor counts it in its "no Agent fits" message; each tenant's Machine gets its own
+// tenant's host.
+func TestTenantsKeepTheirAgents(t *testing.T) {
+	t.Parallel() // see suite_test.go
+	g := NewWithT(t)
+	ctx := context.Background()
+	// A watch filter keeps this manager, which watches every namespace, off other tests' objects.
+	filter := map[string]string{clusterv1.WatchLabel: "tenancy"}
+	a := newFixture(t, ctx, "tenant-a", filter)
+	b := newFixture(t, ctx, "tenant-b", filter)
+	createAgent(t, ctx, b.ns, agentName(1), nil, 2)
+	startManager(t, managerConfig{opts: manager.Options{WatchFilterValue: "tenancy"}})
+	a.machine(t, ctx, "a1", func(m *clusterv1.Machine, am *infrav1.AgentMachine) {
+		m.Labels = merge(m.Labels, filter)
+		am.Labels = merge(am.Labels, filter)
+		am.Annotations = map[string]string{infrav1.ChosenAgentAnnotation: b.ns + "/" + agentName(1)}
+	})
+	g.Eventually(func(g Gomega) {
+		a1 := getAM(g, ctx, a.ns, "a1")
+		g.Expect(reservedReason(a1)).To(Equal(infrav1.NoSuitableAgentsReason))
+		g.Expect(conditions.Get(a1, infrav1.AgentReservedCondition).Message).To(Equal("0 of 0 agents fit"), "tenant b's Agent is not counted")
+	}, timeout, interval).Should(Succeed())
+	g.Expect(claimedAgents(g, ctx, b.ns)).To(BeEmpty(), "tenant b's Agent is not claimed")
+
+	createAgent(t, ctx, a.ns, agentName(2), nil, 8)
+	b.machine(t, ctx, "b1", func(m *clusterv1.Machine, am *infrav1.AgentMachine) {
+		m.Labels = merge(m.Labels, filter)
+		am.Labels = merge(am.Labels, filter)
+	})
+	g.Eventually(func(g Gomega) {
+		g.Expect(getAM(g, ctx, a.ns, "a1").Spec.ProviderID).To(Equal("agent://" + agentName(2)))
+		g.Expect(getAM(g, ctx, b.ns, "b1").Spec.ProviderID).To(Equal("agent://" + agentName(1)))
+	}, timeout, interval).Should(Succeed())
+	a2 := &aiv1beta1.Agent{}
+	g.Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: a.ns, Name: agentName(2)}, a2)).To(Succeed())
+	g.Expect(a2.Spec.ClusterDeploymentName).To(Equal(&aiv1beta1.ClusterReference{Namespace: a.ns, Name: a.cd}))
 }
