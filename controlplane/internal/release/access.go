@@ -211,10 +211,13 @@ func (r *Reader) transport(bundles ...[]byte) (http.RoundTripper, error) {
 		return nil, nil
 	}
 	key := hex.EncodeToString(h.Sum(nil))
-	r.mu.Lock()
+	_, _, transports := r.caches()
+	r.mu.Lock() // one transport per key, however many reads ask at once
 	defer r.mu.Unlock()
-	if t, ok := r.transports[key]; ok {
-		return t, nil
+	if t, ok := transports.Get(key); ok {
+		if t, ok := t.(http.RoundTripper); ok {
+			return t, nil
+		}
 	}
 	pool, err := x509.SystemCertPool()
 	if err != nil || pool == nil {
@@ -231,10 +234,7 @@ func (r *Reader) transport(bundles ...[]byte) (http.RoundTripper, error) {
 	}
 	t := base.Clone() // keeps the proxy from the environment (HTTPS_PROXY, NO_PROXY)
 	t.TLSClientConfig = &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}
-	if r.transports == nil {
-		r.transports = map[string]http.RoundTripper{}
-	}
-	r.transports[key] = t
+	transports.Add(key, t)
 	return t, nil
 }
 

@@ -249,3 +249,32 @@ func TestReaderFollowsItsCAFile(t *testing.T) {
 		t.Fatalf("Read with the CA file: %+v, %v", info, release.Summary(err))
 	}
 }
+
+// TestReaderCachesAreBounded: what the reader keeps is keyed by what tenants write (each cluster's
+// scope, release and CA bundle), so a stream of new keys must not grow it without end: past each
+// bound, the least recently used entries go, and a read of a forgotten key still succeeds.
+func TestReaderCachesAreBounded(t *testing.T) {
+	reg, ref := startMirror(t)
+	r := allowing(reg.Host)
+	good := reg.PullSecret(mirrorUser, mirrorPassword)
+	read := func(scope string, ca []byte) {
+		t.Helper()
+		if _, err := r.Read(context.Background(), ref, access(scope, good, ca)); err != nil {
+			t.Fatalf("Read in scope %s: %v", scope, err)
+		}
+	}
+	// Each CA bundle its own transport (the same certificate, told apart by a trailing comment).
+	for i := range release.MaxCachedTransports + 8 {
+		read(fmt.Sprintf("ca-%d", i), append(reg.CACertPEM(), fmt.Sprintf("\n# bundle %d\n", i)...))
+	}
+	// Each scope its own tag and content entries.
+	for i := range release.MaxCachedTags + 8 {
+		read(fmt.Sprintf("scope-%d", i), reg.CACertPEM())
+	}
+	digests, tags, transports := r.CachedEntries()
+	if digests != release.MaxCachedDigests || tags != release.MaxCachedTags || transports != release.MaxCachedTransports {
+		t.Errorf("the reader keeps %d contents, %d tags and %d transports, want each at its bound (%d, %d, %d)",
+			digests, tags, transports, release.MaxCachedDigests, release.MaxCachedTags, release.MaxCachedTransports)
+	}
+	read("ca-0", append(reg.CACertPEM(), "\n# bundle 0\n"...)) // forgotten: read again
+}

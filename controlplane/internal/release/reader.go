@@ -38,6 +38,7 @@ import (
 	"github.com/google/go-containerregistry/pkg/v1/remote/transport"
 	imagev1 "github.com/openshift/api/image/v1"
 	"golang.org/x/sync/singleflight"
+	"k8s.io/utils/lru"
 )
 
 const (
@@ -107,17 +108,44 @@ type Reader struct {
 	Timeout time.Duration
 
 	mu sync.Mutex
-	// byDigest and byTag are keyed by the Access scope and the image: reads of another scope
-	// (other credentials or trust) never share an answer.
-	byDigest map[string]content
-	byTag    map[string]tagEntry
-	// transports by trusted CAs (see transport).
-	transports map[string]http.RoundTripper
-	now        func() time.Time
+	// byDigest (content) and byTag (tagEntry) are keyed by the Access scope and the image: reads
+	// of another scope (other credentials or trust) never share an answer. transports
+	// (*http.Transport) are keyed by the trusted CAs (see transport). Their keys come from what
+	// tenants write (any tag or digest a spec names, any CA bundle), so each is a least recently
+	// used cache of a fixed size, not a map that grows with them; created on first use (caches).
+	byDigest, byTag, transports *lru.Cache
+	now                         func() time.Time
 	// tags and reads collapse concurrent resolutions of one tag and reads of one digest into
 	// one registry request. A waiter shares the reading call's context: reconciles of the same
 	// manager, whose contexts end together.
 	tags, reads singleflight.Group
+}
+
+// The caches' sizes. A hub runs clusters on tens of releases (each a digest and a tag or two,
+// per scope); the bounds leave room for many times that, and cap what a tenant's stream of
+// made-up tags, digests or CA bundles can make the manager hold: a few hundred bytes per digest
+// or tag, and a transport's idle connections per CA bundle.
+const (
+	maxCachedDigests    = 512
+	maxCachedTags       = 1024
+	maxCachedTransports = 32
+)
+
+// caches returns the Reader's caches, created on first use.
+func (r *Reader) caches() (byDigest, byTag, transports *lru.Cache) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.byDigest == nil {
+		r.byDigest = lru.New(maxCachedDigests)
+		r.byTag = lru.New(maxCachedTags)
+		// An evicted transport's idle connections are closed: nothing would use them again.
+		r.transports = lru.NewWithEvictionFunc(maxCachedTransports, func(_ lru.Key, v any) {
+			if t, ok := v.(*http.Transport); ok {
+				t.CloseIdleConnections()
+			}
+		})
+	}
+	return r.byDigest, r.byTag, r.transports
 }
 
 type tagEntry struct {
@@ -195,12 +223,8 @@ func (r *Reader) Read(ctx context.Context, ref string, access Access) (Info, err
 		for _, rt := range routes {
 			c, err := readContent(rt.repo.Digest(digest), rt)
 			if err == nil {
-				r.mu.Lock()
-				if r.byDigest == nil {
-					r.byDigest = map[string]content{}
-				}
-				r.byDigest[key] = c
-				r.mu.Unlock()
+				byDigest, _, _ := r.caches()
+				byDigest.Add(key, c)
 				return c, nil
 			}
 			errs = append(errs, err)
@@ -295,17 +319,23 @@ func platformImage(desc *remote.Descriptor) (v1.Image, []string, error) {
 }
 
 func (r *Reader) cached(key string) (content, bool) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	v, ok := r.byDigest[key]
-	return v, ok
+	byDigest, _, _ := r.caches()
+	v, ok := byDigest.Get(key)
+	if !ok {
+		return content{}, false
+	}
+	c, ok := v.(content)
+	return c, ok
 }
 
 // cachedTag returns the digest tag key was resolved to, if that was less than tagCacheTTL ago.
 func (r *Reader) cachedTag(key string) (string, bool) {
-	r.mu.Lock()
-	e, ok := r.byTag[key]
-	r.mu.Unlock()
+	_, byTag, _ := r.caches()
+	v, ok := byTag.Get(key)
+	if !ok {
+		return "", false
+	}
+	e, ok := v.(tagEntry)
 	if !ok || r.clock().Sub(e.fetched) >= tagCacheTTL {
 		return "", false
 	}
@@ -349,12 +379,8 @@ func (r *Reader) digest(ctx context.Context, ref name.Reference, scope string, l
 				errs = append(errs, &stageError{stage: "resolving release image " + tagged.String(), err: refused(err, rt)})
 				continue
 			}
-			r.mu.Lock()
-			if r.byTag == nil {
-				r.byTag = map[string]tagEntry{}
-			}
-			r.byTag[key] = tagEntry{digest: desc.Digest.String(), fetched: r.clock()}
-			r.mu.Unlock()
+			_, byTag, _ := r.caches()
+			byTag.Add(key, tagEntry{digest: desc.Digest.String(), fetched: r.clock()})
 			return desc.Digest.String(), nil
 		}
 		return "", errors.Join(errs...)
