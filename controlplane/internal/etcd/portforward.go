@@ -38,10 +38,13 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/httpstream"
+	httpspdy "k8s.io/apimachinery/pkg/util/httpstream/spdy"
+	pfconstants "k8s.io/apimachinery/pkg/util/portforward"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/portforward"
 	"k8s.io/client-go/transport/spdy"
+	"k8s.io/client-go/transport/websocket"
 )
 
 // What cluster-etcd-operator (CEO) runs and issues in an OpenShift cluster.
@@ -229,6 +232,44 @@ func readTLSConfig(ctx context.Context, c kubernetes.Interface) (*tls.Config, er
 	}, nil
 }
 
+// dialerFunc is an httpstream.Dialer of a function.
+type dialerFunc func(protocols ...string) (httpstream.Connection, string, error)
+
+// Dial calls f.
+func (f dialerFunc) Dial(protocols ...string) (httpstream.Connection, string, error) {
+	return f(protocols...)
+}
+
+// dialTunnel opens the SPDY-over-websocket tunnel, as client-go's
+// portforward.NewSPDYOverWebsocketDialer does, but bound to ctx. client-go's builds its upgrade
+// request without a context, and its websocket dialer has no handshake timeout: a dial to an API
+// server that accepted the connection and never answered never returned, and each timed-out
+// port-forward left its goroutines (and connection) behind. With the request's context, the
+// websocket handshake ends at ctx's deadline (gorilla/websocket's DialContext sets it on the
+// connection); the SPDY fallback is bounded by its http.Client's Timeout. It offers each
+// protocol under the tunneling prefix, and returns the SPDY connection the websocket carries,
+// with the protocol the server chose.
+func dialTunnel(ctx context.Context, u *url.URL, transport http.RoundTripper, holder websocket.ConnectionHolder,
+	protocols ...string) (httpstream.Connection, string, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil) // websockets upgrade a GET (RFC 6455 4.1)
+	if err != nil {
+		return nil, "", err
+	}
+	offered := make([]string, 0, len(protocols))
+	for _, p := range protocols {
+		offered = append(offered, pfconstants.WebsocketsSPDYTunnelingPrefix+p)
+	}
+	ws, err := websocket.Negotiate(transport, holder, req, offered...)
+	if err != nil {
+		return nil, "", err
+	}
+	if ws == nil {
+		return nil, "", errors.New("the websocket negotiation returned no connection")
+	}
+	conn, err := httpspdy.NewClientConnectionWithPings(portforward.NewTunnelingConnection("client", ws), portforward.PingPeriod)
+	return conn, strings.TrimPrefix(ws.Subprotocol(), pfconstants.WebsocketsSPDYTunnelingPrefix), err
+}
+
 // podDialer opens connections to one port of one pod through the API server's port-forward, as
 // KCP's proxy.Dialer does (controlplane/kubeadm/internal/proxy/dial.go): one connection per dial,
 // each carrying one error stream and one data stream.
@@ -280,10 +321,13 @@ func (d *podDialer) DialContext(ctx context.Context, _ string) (net.Conn, error)
 	spdyDialer := spdy.NewDialer(d.upgrader, httpClient, http.MethodPost, d.url)
 	// As KCP: try the SPDY-over-websocket tunnel first (the API server's default since
 	// Kubernetes 1.31), fall back to SPDY when the server does not upgrade to it.
-	wsDialer, err := portforward.NewSPDYOverWebsocketDialer(d.url, d.config)
+	wsTransport, holder, err := websocket.RoundTripperFor(d.config)
 	if err != nil {
 		return nil, fmt.Errorf("port-forward to %s: creating the websocket dialer: %w", target, err)
 	}
+	wsDialer := dialerFunc(func(protocols ...string) (httpstream.Connection, string, error) {
+		return dialTunnel(ctx, d.url, wsTransport, holder, protocols...)
+	})
 	dialer := portforward.NewFallbackDialer(wsDialer, spdyDialer, func(err error) bool {
 		return httpstream.IsUpgradeFailure(err) || httpstream.IsHTTPSProxyError(err)
 	})

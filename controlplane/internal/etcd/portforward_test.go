@@ -35,8 +35,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	goruntime "runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -717,4 +719,51 @@ func TestConnectToARealEtcd(t *testing.T) {
 			t.Fatal("MemberList succeeded against a member whose certificate the bundle does not verify")
 		}
 	})
+}
+
+// TestPodDialerLeavesNothingBehindOnTimeout: an API server that accepts the port-forward's
+// connection and never answers makes each dial fail at its timeout, and every dial's goroutines
+// and connections end with it (client-go's websocket dialer has no timeout of its own: each
+// timed-out dial used to leave four goroutines waiting for good).
+func TestPodDialerLeavesNothingBehindOnTimeout(t *testing.T) {
+	var hung atomic.Int32
+	stop := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) {
+		hung.Add(1)
+		select { // never answers; gone when the client closes the connection (or the test ends)
+		case <-r.Context().Done():
+		case <-stop:
+		}
+	}))
+	t.Cleanup(srv.Close)
+	t.Cleanup(func() { close(stop) }) // first: a leaking dialer never closes its connection
+	cfg := &rest.Config{Host: srv.URL}
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := newPodDialer(cfg, cs, EtcdNamespace, "etcd-n1", etcdClientPort, 200*time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := goruntime.NumGoroutine()
+	const dials = 10
+	for range dials {
+		_, err := d.DialContext(context.Background(), "")
+		if err == nil || !strings.Contains(err.Error(), "port-forward to pod openshift-etcd/etcd-n1 port 2379") {
+			t.Fatalf("DialContext error = %v, want the timeout", err)
+		}
+	}
+	if n := hung.Load(); n < dials {
+		t.Fatalf("the API server saw %d requests, want at least %d (one per dial)", n, dials)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for goruntime.NumGoroutine() > before+2 {
+		if time.Now().After(deadline) {
+			buf := make([]byte, 1<<20)
+			t.Fatalf("%d goroutines after %d dials, %d before: the dials left theirs behind:\n%s",
+				goruntime.NumGoroutine(), dials, before, buf[:goruntime.Stack(buf, true)])
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 }
