@@ -227,10 +227,11 @@ var controlPlaneRows = []row{
 	cannot("a config is never changed after its creation", "patch,update", bootstrapGrp, "openshiftassistedconfigs", tenant),
 	can(cached+" (the CPU architectures of the worker pools choose the release)", "get,list,watch", bootstrapGrp, "openshiftassistedconfigtemplates", all),
 	cannot("reads the worker templates only", "create,patch,update,delete", bootstrapGrp, "openshiftassistedconfigtemplates", tenant),
-	can("any infrastructure provider's machine templates and clones, read as unstructured (not cached): get, list leftovers, clone, owner patch, delete; "+
-		"their metadata cached (watch)", "get,list,watch,create,patch,delete", infraGrp, "*", tenant),
-	can("a Metal3MachineTemplate: read, owned by the Cluster (patch)", "get,patch", infraGrp, "metal3machinetemplates", tenant),
-	can("Metal3Machines cloned from it, leftovers listed and deleted", "create,list,delete", infraGrp, "metal3machines", tenant),
+	can("a Metal3MachineTemplate, read as unstructured: read, owned by the Cluster (patch); its metadata cached (watch)", "get,list,watch,patch", infraGrp, "metal3machinetemplates", tenant),
+	can("Metal3Machines cloned from it, leftovers listed and deleted; their metadata cached (watch)", "get,list,watch,create,patch,delete", infraGrp, "metal3machines", tenant),
+	cannot("the rest of the infrastructure group, which holds other providers' identity kinds: another provider's machine kinds are granted "+
+		"by the hub's administrator (docs/security.md)", "get,list,watch,create,patch,delete", infraGrp, "*", all),
+	cannot("another provider's identities", "get,list,create,patch,delete", infraGrp, "awsclustercontrolleridentities", all),
 	cannot(patchOnly, "update", infraGrp, "metal3machines", tenant),
 	can("the same for AgentMachineTemplates and AgentMachines", "get,list,watch,create,patch,delete", agentInfra, "agentmachinetemplates", tenant),
 	can("the same for AgentMachineTemplates and AgentMachines", "get,list,watch,create,patch,delete", agentInfra, "agentmachines", tenant),
