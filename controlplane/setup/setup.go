@@ -86,6 +86,12 @@ type Options struct {
 	// (--foreign-finalizer-timeout; see package foreign). nil: foreign.DefaultTimeout; 0: wait
 	// as long as they need.
 	ForeignFinalizerTimeout *time.Duration
+	// InPlaceUpdates serves the runtime extension of Cluster API's in-place updates on the webhook
+	// server (--in-place-updates; the release sets it from EXP_IN_PLACE_UPDATES, the variable that
+	// turns on Cluster API's gate). Off, its hooks are not served at all: the webhook port, which
+	// the API server must reach and a NetworkPolicy cannot restrict to it, answers nothing else
+	// than admission requests, and tells no caller which Clusters exist or their Nodes' names.
+	InPlaceUpdates bool
 	// InPlaceUpdateRetry is how long Cluster API waits between two calls of the runtime
 	// extension's UpdateMachine hook while OpenShift updates a node (0: inplace.DefaultRetryAfter,
 	// 30s). Not a flag: the lab, whose nodes update in seconds, sets it.
@@ -102,13 +108,20 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 		"PEM file of the CAs trusted, beside the system's, when reading OpenShift release images (a hub-wide mirror's CA), "+
 			"read whenever a registry is asked; a file that does not exist adds nothing. "+
 			"A cluster's own mirror CA is the ca-bundle.crt key of the ConfigMap of its spec.config.imageRegistryRef.")
+	fs.BoolVar(&o.InPlaceUpdates, InPlaceUpdatesFlag, false,
+		"Serve the runtime extension of Cluster API's in-place updates (its hooks) on the webhook server, for the ExtensionConfig of "+
+			"runtime-extension-openshift-assisted.yaml. Off: the hooks are not served.")
 	o.ForeignFinalizerTimeout = new(time.Duration)
 	fs.DurationVar(o.ForeignFinalizerTimeout, foreign.TimeoutFlag, foreign.DefaultTimeout, foreign.TimeoutFlagUsage)
 }
 
+// InPlaceUpdatesFlag is the flag of Options.InPlaceUpdates.
+const InPlaceUpdatesFlag = "in-place-updates"
+
 // Setup registers the OpenshiftAssistedControlPlane controller, the ClusterCache it reaches
 // workload clusters through and, unless opts.WebhookPort is 0, the OpenshiftAssistedControlPlane
-// validating webhook and the runtime extension of Cluster API's in-place updates, with mgr.
+// validating webhook and, with o.InPlaceUpdates, the runtime extension of Cluster API's in-place
+// updates, with mgr.
 func Setup(ctx context.Context, mgr ctrl.Manager, opts *manager.Options, o Options) error {
 	concurrency := max(opts.Concurrency, 1)
 	cc, err := opts.SetupClusterCache(ctx, mgr, "capoa-controlplane-manager")
@@ -138,6 +151,8 @@ func Setup(ctx context.Context, mgr ctrl.Manager, opts *manager.Options, o Optio
 		if err := webhooks.SetupWithManager(mgr); err != nil {
 			return fmt.Errorf("setting up the OpenshiftAssistedControlPlane webhook: %w", err)
 		}
+	}
+	if opts.WebhookPort != 0 && o.InPlaceUpdates {
 		// Cluster API's in-place update hooks, on the same server (see inplace.Extension.Register).
 		ext := &inplace.Extension{Client: mgr.GetClient(), ClusterCache: cc, RetryAfter: o.InPlaceUpdateRetry}
 		if err := ext.Register(mgr.GetWebhookServer()); err != nil {

@@ -44,20 +44,24 @@ func TestNewManagerOptions(t *testing.T) {
 }
 
 // TestFlags: the provider's own flags fill Options; without them, release images come from the
-// default registry only, no extra CA is read, and a deletion waits foreign.DefaultTimeout.
+// default registry only, no extra CA is read, a deletion waits foreign.DefaultTimeout, and the
+// runtime extension of in-place updates is not served.
 func TestFlags(t *testing.T) {
 	for name, tc := range map[string]struct {
 		args     []string
 		want     []string
 		caFile   string
 		deadline time.Duration
+		inPlace  bool
 	}{
 		"defaults": {deadline: foreign.DefaultTimeout},
 		"set": {
-			args:     []string{"--allowed-release-registries=mirror.example.com:5000,quay.io", "--release-registry-ca-file=/etc/ca.pem", "--foreign-finalizer-timeout=0s"},
+			args: []string{"--allowed-release-registries=mirror.example.com:5000,quay.io", "--release-registry-ca-file=/etc/ca.pem", "--foreign-finalizer-timeout=0s",
+				"--in-place-updates=true"},
 			want:     []string{"mirror.example.com:5000", "quay.io"},
 			caFile:   "/etc/ca.pem",
 			deadline: 0,
+			inPlace:  true,
 		},
 	} {
 		t.Run(name, func(t *testing.T) {
@@ -74,6 +78,7 @@ func TestFlags(t *testing.T) {
 			g.Expect(o.ReleaseRegistryCAFile).To(Equal(tc.caFile))
 			g.Expect(o.ForeignFinalizerTimeout).NotTo(BeNil())
 			g.Expect(*o.ForeignFinalizerTimeout).To(Equal(tc.deadline))
+			g.Expect(o.InPlaceUpdates).To(Equal(tc.inPlace), "the runtime extension is served only when asked for")
 		})
 	}
 }

@@ -188,13 +188,13 @@ type provider struct {
 	group string
 }
 
-func providers(etcdConnector controlplanesetup.EtcdConnector, allowedRegistries []string, releaseCAFile string) []provider {
+func providers(etcdConnector controlplanesetup.EtcdConnector, allowedRegistries []string, releaseCAFile string, inPlaceUpdates bool) []provider {
 	// The control plane reads release images from the lab's registry only (and the registries
 	// of Options.AllowedReleaseRegistries), as a production manager run with
 	// --allowed-release-registries=<mirror> --release-registry-ca-file=<its CA>.
 	// The lab's nodes update in a second: its UpdateMachine answers "retry" after a second too.
 	cp := controlplanesetup.Options{EtcdConnector: etcdConnector, AllowedReleaseRegistries: allowedRegistries, ReleaseRegistryCAFile: releaseCAFile,
-		InPlaceUpdateRetry: time.Second}
+		InPlaceUpdates: inPlaceUpdates, InPlaceUpdateRetry: time.Second}
 	return []provider{
 		{name: "infrastructure", setup: manager.SetupWith(infrasetup.Setup, infrasetup.Options{}), options: infrasetup.NewManagerOptions,
 			webhookDir: "infrastructure/config/webhook", group: infrav1.GroupVersion.Group},
@@ -442,7 +442,7 @@ func (l *Lab) startManagement(ctx context.Context) (*management, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, p := range providers(l.Etcd, l.allowedReleaseRegistries(), l.releaseCAFile) {
+	for _, p := range providers(l.Etcd, l.allowedReleaseRegistries(), l.releaseCAFile, l.opts.InPlaceUpdates) {
 		if err := l.startProvider(ctx, m, root, scheme, p); err != nil {
 			return nil, err
 		}
@@ -555,7 +555,7 @@ func (l *Lab) startProvider(ctx context.Context, m *management, root string, sch
 		if err != nil {
 			return err
 		}
-		cmd, done, err := l.startProcess(p, kubeconfig, processArgs(p, healthAddr, opts.WebhookPort, opts.WebhookCertDir, l.allowedReleaseRegistries(), l.releaseCAFile))
+		cmd, done, err := l.startProcess(p, kubeconfig, processArgs(p, healthAddr, opts.WebhookPort, opts.WebhookCertDir, l.allowedReleaseRegistries(), l.releaseCAFile, l.opts.InPlaceUpdates))
 		if err != nil {
 			return err
 		}

@@ -18,10 +18,15 @@ package lab
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"fmt"
+	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -97,6 +102,9 @@ func TestSingleNodeClusterInstalls(t *testing.T) {
 	// finds its core provider and every other one in the inventory, each at a version of a release
 	// series of its repository.
 	t.Run("clusterctl upgrade plan", func(t *testing.T) { upgradePlan(NewWithT(t), ctx, t.TempDir(), l) })
+	// Without in-place updates (the release's default: its EXP_IN_PLACE_UPDATES), the control
+	// plane's webhook port, open to every caller, serves none of the runtime extension's hooks.
+	t.Run("no runtime extension unless in-place updates are on", func(t *testing.T) { noRuntimeExtension(NewWithT(t), ctx, l) })
 
 	ns, err := l.Mgmt.CreateNamespace(ctx, "sno")
 	g.Expect(err).NotTo(HaveOccurred())
@@ -133,4 +141,23 @@ func TestSingleNodeClusterInstalls(t *testing.T) {
 		g.Expect(m.Status.NodeInfo).NotTo(BeNil())
 		g.Expect(m.Status.NodeInfo.KubeletVersion).To(Equal(m.Spec.Version))
 	}, time.Minute, time.Second).Should(Succeed())
+}
+
+// noRuntimeExtension checks that the control plane's webhook server answers the runtime
+// extension's discovery path, as Cluster API calls it, with 404 Not Found.
+func noRuntimeExtension(g Gomega, ctx context.Context, l *Lab) {
+	w := l.mgmts[len(l.mgmts)-1].controlPlaneWebhooks
+	g.Expect(w).NotTo(BeNil(), "the control plane serves webhooks")
+	pool := x509.NewCertPool()
+	g.Expect(pool.AppendCertsFromPEM(w.LocalServingCAData)).To(BeTrue())
+	c := &http.Client{Timeout: 10 * time.Second,
+		Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}}}
+	defer c.CloseIdleConnections()
+	url := "https://" + net.JoinHostPort(w.LocalServingHost, strconv.Itoa(w.LocalServingPort)) + "/hooks.runtime.cluster.x-k8s.io/v1alpha1/discovery"
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, strings.NewReader(`{}`))
+	g.Expect(err).NotTo(HaveOccurred())
+	resp, err := c.Do(req)
+	g.Expect(err).NotTo(HaveOccurred())
+	defer func() { _ = resp.Body.Close() }()
+	g.Expect(resp.StatusCode).To(Equal(http.StatusNotFound))
 }

@@ -121,14 +121,16 @@ func RunProviderProcess(name string, args []string) error {
 // processArgs are the flags of a provider run as a process: its defaults, but for the addresses
 // that several managers on one machine would share, and the lab's webhook server and release
 // registry.
-func processArgs(p provider, healthAddr string, webhookPort int, webhookCertDir string, allowedRegistries []string, releaseCAFile string) []string {
+func processArgs(p provider, healthAddr string, webhookPort int, webhookCertDir string, allowedRegistries []string, releaseCAFile string,
+	inPlaceUpdates bool) []string {
 	args := []string{"--health-addr=" + healthAddr, "--diagnostics-address=0", "--insecure-diagnostics",
 		"--webhook-port=" + strconv.Itoa(webhookPort)}
 	if webhookCertDir != "" {
 		args = append(args, "--webhook-cert-dir="+webhookCertDir)
 	}
 	if p.name == "controlplane" {
-		args = append(args, "--allowed-release-registries="+strings.Join(allowedRegistries, ","), "--release-registry-ca-file="+releaseCAFile)
+		args = append(args, "--allowed-release-registries="+strings.Join(allowedRegistries, ","), "--release-registry-ca-file="+releaseCAFile,
+			"--"+controlplanesetup.InPlaceUpdatesFlag+"="+strconv.FormatBool(inPlaceUpdates))
 	}
 	return args
 }
