@@ -36,6 +36,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
 	bootstrapv1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/bootstrap/v1alpha2"
 	capoascheme "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/scheme"
@@ -46,7 +47,9 @@ import (
 // Cluster, ClusterDeployment, AgentClusterInstall, InfraEnv, Metal3Machine, BareMetalHost,
 // Agents) that the API server accepts makes a reconcile panic or hang: nil or empty maps,
 // references to nothing, annotations holding garbage, objects being deleted, InfraEnvs owned by
-// someone else, Agents without inventory. Errors are fine (they are reported); a panic is not.
+// someone else, Agents without inventory, host metadata and the variables that name it, names of
+// another tenant's objects. Errors are fine (they are reported); a panic is not, nor a read or
+// write in another tenant's namespace.
 // `go test` runs the seeds; `go test -fuzz FuzzConfigReconcile` explores.
 func FuzzConfigReconcile(f *testing.F) {
 	scheme, err := capoascheme.New(bootstrapv1.AddToScheme)
@@ -58,7 +61,36 @@ func FuzzConfigReconcile(f *testing.F) {
 	f.Add([]byte{2, 0, 2, 0, 3, 1, 2, 2, 0, 1, 3, 2, 1, 0, 2, 3, 1, 1, 2, 0, 0, 2, 1, 3, 2, 2, 1, 0, 3, 1, 2, 2})
 	f.Fuzz(func(t *testing.T, data []byte) {
 		objs := configFuzzObjects(fuzzpick.New(data))
+		// Nothing in another tenant's namespace is read or written.
+		touched := func(verb string, ns string) {
+			if ns == otherNS {
+				t.Errorf("the reconcile sent a %s in namespace %s", verb, otherNS)
+			}
+		}
 		c := fake.NewClientBuilder().WithScheme(scheme).WithObjects(objs...).
+			WithInterceptorFuncs(interceptor.Funcs{
+				Get: func(ctx context.Context, c client.WithWatch, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
+					touched("get", key.Namespace)
+					return c.Get(ctx, key, obj, opts...)
+				},
+				List: func(ctx context.Context, c client.WithWatch, list client.ObjectList, opts ...client.ListOption) error {
+					lo := (&client.ListOptions{}).ApplyOptions(opts)
+					touched("list", lo.Namespace)
+					return c.List(ctx, list, opts...)
+				},
+				Patch: func(ctx context.Context, c client.WithWatch, obj client.Object, patch client.Patch, opts ...client.PatchOption) error {
+					touched("patch", obj.GetNamespace())
+					return c.Patch(ctx, obj, patch, opts...)
+				},
+				Create: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.CreateOption) error {
+					touched("create", obj.GetNamespace())
+					return c.Create(ctx, obj, opts...)
+				},
+				Delete: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.DeleteOption) error {
+					touched("delete", obj.GetNamespace())
+					return c.Delete(ctx, obj, opts...)
+				},
+			}).
 			WithStatusSubresource(&bootstrapv1.OpenshiftAssistedConfig{}, &clusterv1.Machine{}, &clusterv1.Cluster{}, &aiv1beta1.InfraEnv{},
 				&aiv1beta1.Agent{}, &capm3v1beta2.Metal3Machine{}, &bmov1alpha1.BareMetalHost{}, &hiveextv1beta1.AgentClusterInstall{}).
 			Build()
@@ -70,6 +102,9 @@ func FuzzConfigReconcile(f *testing.F) {
 		})
 	})
 }
+
+// otherNS is another tenant's namespace, whose objects the fuzzed objects may name.
+const otherNS = "other-tenant"
 
 // configFuzzObjects builds a config m1 in namespace ns and what surrounds it from p. The first
 // option of every choice (the one past the end of the input) is the healthy one: the empty input
@@ -105,10 +140,11 @@ func configFuzzObjects(p *fuzzpick.Picker) []client.Object {
 	deleting(&config.ObjectMeta, "other.example.com/finalizer")
 	config.Annotations = p.Map([]string{bootstrapv1.IgnitionOverrideAnnotation, bootstrapv1.DiscoveryIgnitionOverrideAnnotation, clusterv1.PausedAnnotation,
 		"clusterctl.cluster.x-k8s.io/delete-for-move"}, []string{`{"ignition":{"version":"3.2.0"}}`, "{", "null", "", `{"ignition":{"version":"9"}}`}, true)
-	config.Spec.NodeRegistration.Name = p.Pick("", "worker-1", "-bad-", "a.b")
+	config.Spec.NodeRegistration.Name = p.Pick("", "worker-1", "-bad-", "a.b", "$METADATA_NAME", "${METADATA_LOCAL_HOSTNAME}", "$METADATA_NOPE", "$METADATA_")
 	if p.Bool() {
-		config.Spec.NodeRegistration.KubeletExtraLabels = []string{p.Pick("a=b", "=", "a", "", "node-role.kubernetes.io/infra=")}
+		config.Spec.NodeRegistration.KubeletExtraLabels = []string{p.Pick("a=b", "=", "a", "", "node-role.kubernetes.io/infra=", "rack=$METADATA_RACK", "rack=${METADATA_UUID}")}
 	}
+	config.Spec.NodeRegistration.ProviderID = p.Pick("", "metal3://$METADATA_UUID", "$METADATA_UUID", "metal3://${METADATA_NOPE}/x", "agent://$METADATA_")
 	if p.Bool() {
 		config.Spec.PullSecretRef = &corev1.LocalObjectReference{Name: p.Pick("pull", "", "missing")}
 	}
@@ -120,7 +156,12 @@ func configFuzzObjects(p *fuzzpick.Picker) []client.Object {
 		config.Status.AgentRef = &corev1.ObjectReference{Namespace: p.Pick(ns, "", "elsewhere"), Name: p.Pick("a1", "gone", "")}
 		config.Status.InfraEnvRef = &corev1.ObjectReference{Namespace: ns, Name: p.Pick("m1", "")}
 	}
-	objs := []client.Object{config}
+	// Decoys of another tenant, named as the config's own objects: never read nor written.
+	objs := []client.Object{config,
+		&bmov1alpha1.BareMetalHost{ObjectMeta: metav1.ObjectMeta{Namespace: otherNS, Name: "host-0", UID: "their-bmh"},
+			Spec: bmov1alpha1.BareMetalHostSpec{MetaData: &corev1.SecretReference{Name: "m1-metadata"}}},
+		&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: otherNS, Name: "m1-metadata"}, Data: map[string][]byte{"metaData": []byte("rack: theirs\n")}},
+	}
 
 	if !p.Bool() {
 		m := &clusterv1.Machine{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "m1", UID: "m1-uid",
@@ -197,7 +238,7 @@ func configFuzzObjects(p *fuzzpick.Picker) []client.Object {
 		m3m := &capm3v1beta2.Metal3Machine{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "m1",
 			Annotations: map[string]string{"metal3.io/BareMetalHost": "ns/host-0"}}}
 		if p.Bool() {
-			m3m.Annotations = p.Map([]string{"metal3.io/BareMetalHost"}, []string{"ns/host-0", "host-0", "/", "", "ns/gone"}, true)
+			m3m.Annotations = p.Map([]string{"metal3.io/BareMetalHost"}, []string{"ns/host-0", "host-0", "/", "", "ns/gone", otherNS + "/host-0", "ns/"}, true)
 		}
 		switch p.Intn(3) {
 		case 1:
@@ -218,7 +259,17 @@ func configFuzzObjects(p *fuzzpick.Picker) []client.Object {
 		case 2:
 			bmh.Spec.RootDeviceHints = &bmov1alpha1.RootDeviceHints{MinSizeGigabytes: 1 << 20, Rotational: ptr.To(p.Bool())}
 		}
-		objs = append(objs, bmh)
+		// Its metadata, which nodeRegistration's variables name: in its namespace, in another
+		// (never read), missing, or not a YAML map.
+		switch p.Intn(4) {
+		case 1:
+			bmh.Spec.MetaData = &corev1.SecretReference{Name: p.Pick("m1-metadata", "gone")}
+		case 2:
+			bmh.Spec.MetaData = &corev1.SecretReference{Namespace: p.Pick(otherNS, ns), Name: "m1-metadata"}
+		}
+		objs = append(objs, bmh, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "m1-metadata"},
+			Data: map[string][]byte{"metaData": []byte(p.Pick("rack: r7\nlocal-hostname: node-7\nuuid: 12345\n", "- a\n", "{", "", "name: \"\"\n",
+				"local_hostname: Not_A-Hostname\n"))}})
 	}
 	for i := range []int{1, 2, 0, 3}[p.Intn(4)] {
 		a := &aiv1beta1.Agent{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: fmt.Sprintf("a%d", i+1), UID: types.UID(fmt.Sprintf("agent-%d", i)),

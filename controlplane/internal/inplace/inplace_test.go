@@ -45,12 +45,12 @@ import (
 
 const ns = "default"
 
-func scheme(t *testing.T) *runtime.Scheme {
-	t.Helper()
+func scheme(tb testing.TB) *runtime.Scheme {
+	tb.Helper()
 	s := runtime.NewScheme()
 	for _, add := range []func(*runtime.Scheme) error{clientgoscheme.AddToScheme, clusterv1.AddToScheme} {
 		if err := add(s); err != nil {
-			t.Fatal(err)
+			tb.Fatal(err)
 		}
 	}
 	return s
@@ -220,18 +220,67 @@ func (m mux) Register(path string, h http.Handler) { m.Handle(path, h) }
 // returns the server and the catalog of Cluster API's hooks, to call them as Cluster API does.
 func serveExtension(t *testing.T) (*httptest.Server, *runtimecatalog.Catalog) {
 	t.Helper()
-	m := mux{ServeMux: http.NewServeMux()}
-	e := &Extension{Client: fake.NewClientBuilder().WithScheme(scheme(t)).WithObjects(clusters()...).Build()}
-	if err := e.Register(m); err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(m.ServeMux)
+	m, catalog := extensionHandler(t)
+	srv := httptest.NewServer(m)
 	t.Cleanup(srv.Close)
+	return srv, catalog
+}
+
+// extensionHandler is the handler of the extension's registered paths and the catalog of Cluster
+// API's hooks.
+func extensionHandler(tb testing.TB) (http.Handler, *runtimecatalog.Catalog) {
+	tb.Helper()
+	m := mux{ServeMux: http.NewServeMux()}
+	e := &Extension{Client: fake.NewClientBuilder().WithScheme(scheme(tb)).WithObjects(clusters()...).Build()}
+	if err := e.Register(m); err != nil {
+		tb.Fatal(err)
+	}
 	catalog := runtimecatalog.New()
 	if err := runtimehooksv1.AddToCatalog(catalog); err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
-	return srv, catalog
+	return m.ServeMux, catalog
+}
+
+// FuzzHookRequest: no request body (malformed JSON, the wrong types, deep nesting, requests of
+// another hook, references to nothing) makes a hook panic or answer other than a hook response:
+// HTTP 200 with Success or Failure. `go test` runs the seeds; `go test -fuzz FuzzHookRequest`
+// explores.
+func FuzzHookRequest(f *testing.F) {
+	for _, seed := range []string{
+		"", "{", "null", "[]", `"x"`, `{"current":null}`, strings.Repeat("[", 10000) + strings.Repeat("]", 10000),
+		`{"current":{"machineSet":{"metadata":{"namespace":"default"},"spec":{"clusterName":"ocp","template":{"spec":{"version":"v1.30.4"}}}}},` +
+			`"desired":{"machineSet":{"spec":{"clusterName":"ocp","template":{"spec":{"version":"v1.30.6"}}}}}}`,
+		`{"desired":{"machine":{"metadata":{"namespace":"default","name":"m"},"spec":{"clusterName":"ocp","version":"v1.30.6"}}}}`,
+		`{"desired":{"machine":{"spec":{"clusterName":"gone","version":7}}}}`,
+	} {
+		f.Add([]byte(seed))
+	}
+	h, catalog := extensionHandler(f)
+	var paths []string
+	for _, hook := range []struct {
+		hook runtimecatalog.Hook
+		name string
+	}{{runtimehooksv1.Discovery, ""}, {runtimehooksv1.CanUpdateMachineSet, CanUpdateMachineSetHandler}, {runtimehooksv1.UpdateMachine, UpdateMachineHandler}} {
+		gvh, err := catalog.GroupVersionHook(hook.hook)
+		if err != nil {
+			f.Fatal(err)
+		}
+		paths = append(paths, runtimecatalog.GVHToPath(gvh, hook.name))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		for _, path := range paths {
+			rec := httptest.NewRecorder()
+			h.ServeHTTP(rec, httptest.NewRequestWithContext(context.Background(), http.MethodPost, path, bytes.NewReader(body)))
+			var resp struct {
+				Status runtimehooksv1.ResponseStatus `json:"status"`
+			}
+			if rec.Code != http.StatusOK || json.Unmarshal(rec.Body.Bytes(), &resp) != nil ||
+				(resp.Status != runtimehooksv1.ResponseStatusSuccess && resp.Status != runtimehooksv1.ResponseStatusFailure) {
+				t.Fatalf("%s answered HTTP %d %q to %q, want a hook response", path, rec.Code, rec.Body.String(), body)
+			}
+		}
+	})
 }
 
 // TestRegisterServesDiscoveryAndHooksAtCatalogPaths calls the extension as Cluster API does: the
