@@ -20,10 +20,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -80,8 +78,7 @@ func registerRuntimeExtension(ctx context.Context, m *management, root string) e
 	if err := m.env.Client.Create(ctx, cert); err != nil {
 		return fmt.Errorf("writing the webhook certificate's Secret: %w", err)
 	}
-	url := "https://" + net.JoinHostPort(w.LocalServingHost, strconv.Itoa(w.LocalServingPort))
-	ext.Spec.ClientConfig = runtimev1.ClientConfig{URL: url}
+	ext.Spec.ClientConfig = runtimev1.ClientConfig{URL: webhookServerURL(w)}
 	if err := m.env.Client.Create(ctx, ext); err != nil {
 		return fmt.Errorf("creating ExtensionConfig %s: %w", ext.Name, err)
 	}

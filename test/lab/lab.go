@@ -600,6 +600,11 @@ func (l *Lab) startProvider(ctx context.Context, m *management, root string, sch
 	return nil
 }
 
+// webhookServerURL is the https:// URL of the webhook server w serves, without a path.
+func webhookServerURL(w *envtest.WebhookInstallOptions) string {
+	return "https://" + net.JoinHostPort(w.LocalServingHost, strconv.Itoa(w.LocalServingPort))
+}
+
 // convertAt points the conversion webhook of group's CRDs at the webhook server that w serves, as
 // the release manifests point it at the provider's Service with cert-manager's CA. (envtest set
 // them up for a server of its own, which the lab does not run: each provider serves its own.)
@@ -608,7 +613,7 @@ func convertAt(ctx context.Context, c client.Client, group string, w *envtest.We
 	if err := c.List(ctx, crds); err != nil {
 		return err
 	}
-	url := fmt.Sprintf("https://%s/convert", net.JoinHostPort(w.LocalServingHost, strconv.Itoa(w.LocalServingPort)))
+	url := webhookServerURL(w) + "/convert"
 	for i := range crds.Items {
 		crd := &crds.Items[i]
 		if crd.Spec.Group != group || crd.Spec.Conversion == nil || crd.Spec.Conversion.Strategy != apiextensionsv1.WebhookConverter {

@@ -21,12 +21,10 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"fmt"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -146,15 +144,14 @@ func TestSingleNodeClusterInstalls(t *testing.T) {
 // noRuntimeExtension checks that the control plane's webhook server answers the runtime
 // extension's discovery path, as Cluster API calls it, with 404 Not Found.
 func noRuntimeExtension(g Gomega, ctx context.Context, l *Lab) {
-	w := l.mgmts[len(l.mgmts)-1].controlPlaneWebhooks
+	w := l.current().controlPlaneWebhooks
 	g.Expect(w).NotTo(BeNil(), "the control plane serves webhooks")
 	pool := x509.NewCertPool()
 	g.Expect(pool.AppendCertsFromPEM(w.LocalServingCAData)).To(BeTrue())
 	c := &http.Client{Timeout: 10 * time.Second,
 		Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}}}
 	defer c.CloseIdleConnections()
-	url := "https://" + net.JoinHostPort(w.LocalServingHost, strconv.Itoa(w.LocalServingPort)) + "/hooks.runtime.cluster.x-k8s.io/v1alpha1/discovery"
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, strings.NewReader(`{}`))
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, webhookServerURL(w)+"/hooks.runtime.cluster.x-k8s.io/v1alpha1/discovery", strings.NewReader(`{}`))
 	g.Expect(err).NotTo(HaveOccurred())
 	resp, err := c.Do(req)
 	g.Expect(err).NotTo(HaveOccurred())

@@ -196,8 +196,7 @@ func (r *AgentMachineReconciler) claim(ctx context.Context, s *scope) (*aiv1beta
 		return nil, ctrl.Result{}, fmt.Errorf("reading bootstrap data Secret %s: %w", secretKey.Name, err)
 	}
 
-	request, err := newAgentRequest(am, machine, cd)
-	request.namespace = r.agentScope(am.Namespace)
+	request, err := newAgentRequest(am, machine, cd, r.agentScope(am.Namespace))
 	if err != nil {
 		setReserved(am, metav1.ConditionFalse, infrav1.NoSuitableAgentsReason, err.Error())
 		return nil, ctrl.Result{}, nil // a user error: reported in the condition, retried on change.
@@ -567,8 +566,11 @@ func (r *AgentMachineReconciler) agentClusterDeployment(ctx context.Context, clu
 	return &aiv1beta1.ClusterReference{Namespace: ns, Name: cd.Name}, ac, nil
 }
 
-func newAgentRequest(am *infrav1.AgentMachine, machine *clusterv1.Machine, cd *aiv1beta1.ClusterReference) (agentRequest, error) {
+// newAgentRequest is what the AgentMachine's Machine asks of a host, among the Agents of scope
+// (agentScope).
+func newAgentRequest(am *infrav1.AgentMachine, machine *clusterv1.Machine, cd *aiv1beta1.ClusterReference, scope string) (agentRequest, error) {
 	req := agentRequest{
+		namespace:         scope,
 		failureDomain:     machine.Spec.FailureDomain,
 		architecture:      machine.Labels[infrav1.ArchitectureLabel],
 		clusterDeployment: cd.Namespace + "/" + cd.Name,
