@@ -61,6 +61,9 @@ const LeaderElectionID = "capoa-controlplane-leader-election"
 func NewManagerOptions() *manager.Options {
 	o := manager.NewOptions(LeaderElectionID)
 	o.FollowTLSProfile = true // on an OpenShift hub, serve with its TLS security profile (main.go grants the RBAC)
+	// The runtime extension's hooks authenticate Cluster API by its client certificate
+	// (--in-place-updates-client-ca-file); the server only asks for one.
+	o.WebhookRequestClientCert = true
 	o.CacheByObject = map[client.Object]cache.ByObject{&corev1.Secret{}: manager.ClusterSecretsCache()}
 	return o
 }
@@ -92,6 +95,12 @@ type Options struct {
 	// the API server must reach and a NetworkPolicy cannot restrict to it, answers nothing else
 	// than admission requests, and tells no caller which Clusters exist or their Nodes' names.
 	InPlaceUpdates bool
+	// InPlaceUpdatesClientCAFile, with InPlaceUpdates, is a PEM file of the CAs of Cluster API's
+	// runtime client certificate (--in-place-updates-client-ca-file): the hooks then answer only
+	// requests that present a client certificate they issued (inplace.ClientCA). Empty: they
+	// answer whoever reaches the webhook port, as Cluster API presents no certificate unless its
+	// manager is given one (--runtime-extension-client-cert-file, v1.13).
+	InPlaceUpdatesClientCAFile string
 	// InPlaceUpdateRetry is how long Cluster API waits between two calls of the runtime
 	// extension's UpdateMachine hook while OpenShift updates a node (0: inplace.DefaultRetryAfter,
 	// 30s). Not a flag: the lab, whose nodes update in seconds, sets it.
@@ -111,6 +120,10 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.BoolVar(&o.InPlaceUpdates, InPlaceUpdatesFlag, false,
 		"Serve the runtime extension of Cluster API's in-place updates (its hooks) on the webhook server, for the ExtensionConfig of "+
 			"runtime-extension-openshift-assisted.yaml. Off: the hooks are not served.")
+	fs.StringVar(&o.InPlaceUpdatesClientCAFile, inplace.ClientCAFlag, "",
+		"With --"+InPlaceUpdatesFlag+": PEM file of the CAs that issue Cluster API's runtime extension client certificate "+
+			"(its manager's --runtime-extension-client-cert-file); the hooks then answer only requests presenting one, "+
+			"reading the file at every request. Empty: the hooks answer whoever reaches the webhook port.")
 	o.ForeignFinalizerTimeout = new(time.Duration)
 	fs.DurationVar(o.ForeignFinalizerTimeout, foreign.TimeoutFlag, foreign.DefaultTimeout, foreign.TimeoutFlagUsage)
 }
@@ -118,11 +131,17 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 // InPlaceUpdatesFlag is the flag of Options.InPlaceUpdates.
 const InPlaceUpdatesFlag = "in-place-updates"
 
+// InPlaceUpdatesClientCAFlag is the flag of Options.InPlaceUpdatesClientCAFile.
+const InPlaceUpdatesClientCAFlag = inplace.ClientCAFlag
+
 // Setup registers the OpenshiftAssistedControlPlane controller, the ClusterCache it reaches
 // workload clusters through and, unless opts.WebhookPort is 0, the OpenshiftAssistedControlPlane
 // validating webhook and, with o.InPlaceUpdates, the runtime extension of Cluster API's in-place
 // updates, with mgr.
 func Setup(ctx context.Context, mgr ctrl.Manager, opts *manager.Options, o Options) error {
+	if err := o.Validate(); err != nil {
+		return err
+	}
 	concurrency := max(opts.Concurrency, 1)
 	cc, err := opts.SetupClusterCache(ctx, mgr, "capoa-controlplane-manager")
 	if err != nil {
@@ -155,9 +174,27 @@ func Setup(ctx context.Context, mgr ctrl.Manager, opts *manager.Options, o Optio
 	if opts.WebhookPort != 0 && o.InPlaceUpdates {
 		// Cluster API's in-place update hooks, on the same server (see inplace.Extension.Register).
 		ext := &inplace.Extension{Client: mgr.GetClient(), ClusterCache: cc, RetryAfter: o.InPlaceUpdateRetry}
+		if o.InPlaceUpdatesClientCAFile != "" {
+			ext.ClientCA = &inplace.ClientCA{File: o.InPlaceUpdatesClientCAFile}
+		}
 		if err := ext.Register(mgr.GetWebhookServer()); err != nil {
 			return fmt.Errorf("setting up the in-place update runtime extension: %w", err)
 		}
+	}
+	return nil
+}
+
+// Validate refuses settings that cannot work together; Setup calls it before anything starts.
+func (o Options) Validate() error {
+	if o.InPlaceUpdatesClientCAFile == "" {
+		return nil
+	}
+	if !o.InPlaceUpdates {
+		return fmt.Errorf("--%s is set but --%s is not: the hooks it protects are not served; "+
+			"set --%s=true (EXP_IN_PLACE_UPDATES=true) or leave the CA file empty", inplace.ClientCAFlag, InPlaceUpdatesFlag, InPlaceUpdatesFlag)
+	}
+	if err := (inplace.ClientCA{File: o.InPlaceUpdatesClientCAFile}).Check(); err != nil {
+		return fmt.Errorf("--%s: %w: it must hold the PEM CA of Cluster API's runtime extension client certificate", inplace.ClientCAFlag, err)
 	}
 	return nil
 }

@@ -17,6 +17,8 @@ limitations under the License.
 package setup_test
 
 import (
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -26,6 +28,7 @@ import (
 
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/controlplane/setup"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/foreign"
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/support/pki"
 )
 
 // TestNewManagerOptions: the control-plane manager follows the hub's TLS profile, has its own
@@ -35,6 +38,7 @@ func TestNewManagerOptions(t *testing.T) {
 	o := setup.NewManagerOptions()
 	g.Expect(o.LeaderElectionID).To(Equal("capoa-controlplane-leader-election"))
 	g.Expect(o.FollowTLSProfile).To(BeTrue())
+	g.Expect(o.WebhookRequestClientCert).To(BeTrue(), "the runtime extension's hooks verify Cluster API's client certificate")
 	g.Expect(o.CacheByObject).To(HaveLen(1))
 	for obj, by := range o.CacheByObject {
 		g.Expect(obj).To(BeAssignableToTypeOf(&corev1.Secret{}))
@@ -53,15 +57,17 @@ func TestFlags(t *testing.T) {
 		caFile   string
 		deadline time.Duration
 		inPlace  bool
+		clientCA string
 	}{
 		"defaults": {deadline: foreign.DefaultTimeout},
 		"set": {
 			args: []string{"--allowed-release-registries=mirror.example.com:5000,quay.io", "--release-registry-ca-file=/etc/ca.pem", "--foreign-finalizer-timeout=0s",
-				"--in-place-updates=true"},
+				"--in-place-updates=true", "--in-place-updates-client-ca-file=/etc/capi-client-ca.pem"},
 			want:     []string{"mirror.example.com:5000", "quay.io"},
 			caFile:   "/etc/ca.pem",
 			deadline: 0,
 			inPlace:  true,
+			clientCA: "/etc/capi-client-ca.pem",
 		},
 	} {
 		t.Run(name, func(t *testing.T) {
@@ -79,6 +85,37 @@ func TestFlags(t *testing.T) {
 			g.Expect(o.ForeignFinalizerTimeout).NotTo(BeNil())
 			g.Expect(*o.ForeignFinalizerTimeout).To(Equal(tc.deadline))
 			g.Expect(o.InPlaceUpdates).To(Equal(tc.inPlace), "the runtime extension is served only when asked for")
+			g.Expect(o.InPlaceUpdatesClientCAFile).To(Equal(tc.clientCA))
+		})
+	}
+}
+
+// TestValidate: a client CA file for hooks that are not served, or one that holds no CA, stops
+// the manager with a message that says what to set.
+func TestValidate(t *testing.T) {
+	dir := t.TempDir()
+	good := filepath.Join(dir, "ca.crt")
+	g := NewWithT(t)
+	g.Expect(os.WriteFile(good, pki.MustIssue(t, nil, pki.Request{CommonName: "ca", CA: true}).CertPEM, 0o600)).To(Succeed())
+	for name, tc := range map[string]struct {
+		o    setup.Options
+		want string
+	}{
+		"in-place updates off":        {o: setup.Options{}},
+		"in-place updates, no CA":     {o: setup.Options{InPlaceUpdates: true}},
+		"in-place updates and the CA": {o: setup.Options{InPlaceUpdates: true, InPlaceUpdatesClientCAFile: good}},
+		"a CA without in-place updates": {o: setup.Options{InPlaceUpdatesClientCAFile: good},
+			want: "--in-place-updates-client-ca-file is set but --in-place-updates is not"},
+		"a CA file that is missing": {o: setup.Options{InPlaceUpdates: true, InPlaceUpdatesClientCAFile: filepath.Join(dir, "missing")},
+			want: "--in-place-updates-client-ca-file: reading the client CA file"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			err := tc.o.Validate()
+			if tc.want == "" {
+				NewWithT(t).Expect(err).NotTo(HaveOccurred())
+				return
+			}
+			NewWithT(t).Expect(err).To(MatchError(ContainSubstring(tc.want)))
 		})
 	}
 }

@@ -24,6 +24,7 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -83,6 +84,12 @@ type Options struct {
 	// webhook server unless --webhook-port asks for one.
 	NoWebhooks     bool
 	WebhookCertDir string
+	// WebhookRequestClientCert is set (not by a flag) by a provider whose webhook server serves
+	// handlers that authenticate their callers by client certificate (the control plane's runtime
+	// extension): the server asks TLS clients for one (tls.RequestClientCert) and leaves its
+	// verification to those handlers. A client that has none, as the API server calling admission
+	// and conversion webhooks, is served as without it.
+	WebhookRequestClientCert bool
 	// CacheByObject sets the manager cache's options per kind (cache.Options.ByObject), such as
 	// a transform that trims what is stored.
 	CacheByObject map[client.Object]cache.ByObject
@@ -263,10 +270,14 @@ func (o *Options) managerOptions(scheme *runtime.Scheme, hubTLS func(*tls.Config
 		opts.Controller.SkipNameValidation = ptr.To(true)
 	}
 	if o.WebhookPort != 0 {
+		webhookTLS := slices.Clone(tlsOptions)
+		if o.WebhookRequestClientCert {
+			webhookTLS = append(webhookTLS, func(c *tls.Config) { c.ClientAuth = tls.RequestClientCert })
+		}
 		opts.WebhookServer = webhook.NewServer(webhook.Options{
 			Port:    o.WebhookPort,
 			CertDir: o.WebhookCertDir,
-			TLSOpts: tlsOptions,
+			TLSOpts: webhookTLS,
 		})
 	}
 	return opts, nil

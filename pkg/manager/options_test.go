@@ -17,12 +17,14 @@ limitations under the License.
 package manager_test
 
 import (
+	"crypto/tls"
 	"testing"
 	"time"
 
 	"github.com/spf13/pflag"
 	"k8s.io/apimachinery/pkg/runtime"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/webhook"
 
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/manager"
 )
@@ -132,6 +134,38 @@ func TestInvalidFlagsAreRefused(t *testing.T) {
 	} {
 		if _, err := parse(t, args...).ManagerOptions(runtime.NewScheme()); err == nil {
 			t.Errorf("%v accepted", args)
+		}
+	}
+}
+
+// TestWebhookRequestClientCert: a provider that sets it gets a webhook server that asks for a
+// client certificate and verifies none (the API server presents none); the metrics server, and
+// every other provider's webhook server, ask for none.
+func TestWebhookRequestClientCert(t *testing.T) {
+	for _, request := range []bool{false, true} {
+		o := parse(t, "--tls-min-version=VersionTLS13")
+		o.WebhookRequestClientCert = request
+		mo, err := o.ManagerOptions(runtime.NewScheme())
+		if err != nil {
+			t.Fatal(err)
+		}
+		apply := func(opts []func(*tls.Config)) *tls.Config {
+			c := &tls.Config{}
+			for _, f := range opts {
+				f(c)
+			}
+			return c
+		}
+		hooks := apply(mo.WebhookServer.(*webhook.DefaultServer).Options.TLSOpts)
+		want := tls.NoClientCert
+		if request {
+			want = tls.RequestClientCert
+		}
+		if hooks.ClientAuth != want || hooks.MinVersion != tls.VersionTLS13 {
+			t.Errorf("WebhookRequestClientCert=%v: webhook server ClientAuth %v MinVersion %x, want %v and the TLS flags", request, hooks.ClientAuth, hooks.MinVersion, want)
+		}
+		if metrics := apply(mo.Metrics.TLSOpts); metrics.ClientAuth != tls.NoClientCert {
+			t.Errorf("WebhookRequestClientCert=%v: the metrics server asks for a client certificate (%v)", request, metrics.ClientAuth)
 		}
 	}
 }

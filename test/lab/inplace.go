@@ -18,11 +18,16 @@ package lab
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"fmt"
+	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -30,6 +35,8 @@ import (
 	"sigs.k8s.io/cluster-api/cmd/clusterctl/client/yamlprocessor"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
+
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/support/pki"
 )
 
 // RuntimeExtensionFile is the control plane's ExtensionConfig, relative to the repository root,
@@ -83,4 +90,65 @@ func registerRuntimeExtension(ctx context.Context, m *management, root string) e
 		return fmt.Errorf("creating ExtensionConfig %s: %w", ext.Name, err)
 	}
 	return nil
+}
+
+// runtimeClientCertificate is the client certificate the lab gives Cluster API's runtime client,
+// and the CA that issued it, which the control-plane manager's hooks trust
+// (--in-place-updates-client-ca-file), in a folder of their own.
+type runtimeClientCertificate struct {
+	dir, caFile, certFile, keyFile string
+}
+
+// writeRuntimeClientCertificate issues a CA and a client certificate of it, as an administrator
+// who turns on the hooks' client check does (docs/getting-started.md,
+// CAPOA_IN_PLACE_UPDATES_CLIENT_CA_FILE), and writes them to a new folder.
+func writeRuntimeClientCertificate() (*runtimeClientCertificate, error) {
+	ca, err := pki.Issue(nil, pki.Request{CommonName: "capoa-lab-runtime-extension-client-ca", CA: true})
+	if err != nil {
+		return nil, err
+	}
+	cert, err := pki.Issue(ca, pki.Request{CommonName: "capi-runtime-extension-client", Usages: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}})
+	if err != nil {
+		return nil, err
+	}
+	dir, err := os.MkdirTemp("", "capoa-lab-runtime-client-")
+	if err != nil {
+		return nil, fmt.Errorf("creating the folder of the runtime client's certificate: %w", err)
+	}
+	r := &runtimeClientCertificate{dir: dir, caFile: filepath.Join(dir, "ca.crt"), certFile: filepath.Join(dir, "tls.crt"), keyFile: filepath.Join(dir, "tls.key")}
+	for file, data := range map[string][]byte{r.caFile: ca.CertPEM, r.certFile: cert.CertPEM, r.keyFile: cert.KeyPEM} {
+		if err := os.WriteFile(file, data, 0o600); err != nil {
+			_ = os.RemoveAll(dir)
+			return nil, fmt.Errorf("writing the runtime client's certificate: %w", err)
+		}
+	}
+	return r, nil
+}
+
+// RuntimeExtensionDiscoveryStatus calls the runtime extension's discovery path on the control
+// plane's webhook server as anyone who reaches the port may: trusting its serving CA, with no
+// client certificate. It returns the HTTP status: 404 without in-place updates (the hooks are not
+// served), 403 with them (the lab's hooks admit Cluster API's client certificate only).
+func (l *Lab) RuntimeExtensionDiscoveryStatus(ctx context.Context) (int, error) {
+	w := l.current().controlPlaneWebhooks
+	if w == nil {
+		return 0, errors.New("the control-plane provider serves no webhooks")
+	}
+	pool := x509.NewCertPool()
+	if !pool.AppendCertsFromPEM(w.LocalServingCAData) {
+		return 0, errors.New("the webhook server's CA does not parse")
+	}
+	c := &http.Client{Timeout: 10 * time.Second,
+		Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}}}
+	defer c.CloseIdleConnections()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, webhookServerURL(w)+"/hooks.runtime.cluster.x-k8s.io/v1alpha1/discovery", strings.NewReader(`{}`))
+	if err != nil {
+		return 0, err
+	}
+	resp, err := c.Do(req)
+	if err != nil {
+		return 0, err
+	}
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20))
+	return resp.StatusCode, resp.Body.Close()
 }

@@ -137,6 +137,9 @@ type Lab struct {
 	Releases *release.Registry
 	// releaseCAFile holds the CA of Releases, for the control-plane manager.
 	releaseCAFile string
+	// runtimeClient is the client certificate of Cluster API's runtime client and its CA, with
+	// Options.InPlaceUpdates.
+	runtimeClient *runtimeClientCertificate
 	// Etcd runs the workload cluster's etcd members (see etcd.go): membership, health, quorum.
 	Etcd *etcd.Simulator
 
@@ -188,13 +191,23 @@ type provider struct {
 	group string
 }
 
-func providers(etcdConnector controlplanesetup.EtcdConnector, allowedRegistries []string, releaseCAFile string, inPlaceUpdates bool) []provider {
-	// The control plane reads release images from the lab's registry only (and the registries
-	// of Options.AllowedReleaseRegistries), as a production manager run with
-	// --allowed-release-registries=<mirror> --release-registry-ca-file=<its CA>.
-	// The lab's nodes update in a second: its UpdateMachine answers "retry" after a second too.
-	cp := controlplanesetup.Options{EtcdConnector: etcdConnector, AllowedReleaseRegistries: allowedRegistries, ReleaseRegistryCAFile: releaseCAFile,
-		InPlaceUpdates: inPlaceUpdates, InPlaceUpdateRetry: time.Second}
+// controlPlaneOptions are the control-plane provider's own options in the lab. It reads release
+// images from the lab's registry only (and the registries of Options.AllowedReleaseRegistries),
+// as a production manager run with --allowed-release-registries=<mirror>
+// --release-registry-ca-file=<its CA>. With in-place updates, its hooks answer only Cluster API's
+// runtime client, by its client certificate, as the release documents; the lab's nodes update
+// in a second: its UpdateMachine answers "retry" after a second too.
+func (l *Lab) controlPlaneOptions() controlplanesetup.Options {
+	cp := controlplanesetup.Options{EtcdConnector: l.Etcd, AllowedReleaseRegistries: l.allowedReleaseRegistries(), ReleaseRegistryCAFile: l.releaseCAFile,
+		InPlaceUpdates: l.opts.InPlaceUpdates, InPlaceUpdateRetry: time.Second}
+	if l.runtimeClient != nil {
+		cp.InPlaceUpdatesClientCAFile = l.runtimeClient.caFile
+	}
+	return cp
+}
+
+// providers are this repository's providers, the control plane's with the options cp.
+func providers(cp controlplanesetup.Options) []provider {
 	return []provider{
 		{name: "infrastructure", setup: manager.SetupWith(infrasetup.Setup, infrasetup.Options{}), options: infrasetup.NewManagerOptions,
 			webhookDir: "infrastructure/config/webhook", group: infrav1.GroupVersion.Group},
@@ -231,6 +244,11 @@ func Start(ctx context.Context, o Options) (*Lab, error) {
 
 	if l.releaseCAFile, err = writeTempFile("capoa-lab-registry-ca-*.pem", releases.CACertPEM()); err != nil {
 		return nil, err
+	}
+	if o.InPlaceUpdates {
+		if l.runtimeClient, err = writeRuntimeClientCertificate(); err != nil {
+			return nil, err
+		}
 	}
 	for version, kube := range Releases {
 		if err := l.AddRelease(version, kube); err != nil {
@@ -381,6 +399,10 @@ func (l *Lab) startManagement(ctx context.Context) (*management, error) {
 	if err != nil {
 		return nil, err
 	}
+	if l.runtimeClient != nil {
+		// As Cluster API's manager given --runtime-extension-client-cert-file and -key-file.
+		capi.RuntimeClient.UseClientCertificate(l.runtimeClient.certFile, l.runtimeClient.keyFile)
+	}
 	// CAPM3 polls on a clock of minutes; the lab's hosts run on one of 100 ms steps (Realistic
 	// keeps CAPM3's own).
 	requeueCap := testenv.LabRequeueCap
@@ -442,7 +464,7 @@ func (l *Lab) startManagement(ctx context.Context) (*management, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, p := range providers(l.Etcd, l.allowedReleaseRegistries(), l.releaseCAFile, l.opts.InPlaceUpdates) {
+	for _, p := range providers(l.controlPlaneOptions()) {
 		if err := l.startProvider(ctx, m, root, scheme, p); err != nil {
 			return nil, err
 		}
@@ -555,7 +577,7 @@ func (l *Lab) startProvider(ctx context.Context, m *management, root string, sch
 		if err != nil {
 			return err
 		}
-		cmd, done, err := l.startProcess(p, kubeconfig, processArgs(p, healthAddr, opts.WebhookPort, opts.WebhookCertDir, l.allowedReleaseRegistries(), l.releaseCAFile, l.opts.InPlaceUpdates))
+		cmd, done, err := l.startProcess(p, kubeconfig, processArgs(p, healthAddr, opts.WebhookPort, opts.WebhookCertDir, l.controlPlaneOptions()))
 		if err != nil {
 			return err
 		}
@@ -696,6 +718,9 @@ func (l *Lab) Stop() error {
 	l.Releases.Close()
 	if l.releaseCAFile != "" {
 		errs = append(errs, os.Remove(l.releaseCAFile))
+	}
+	if l.runtimeClient != nil {
+		errs = append(errs, os.RemoveAll(l.runtimeClient.dir))
 	}
 	// The folder of the providers' kubeconfig and logs (kubeconfigFile) goes with the lab, unless
 	// a manager failed: then its logs are what tells why, and the error says where they are.

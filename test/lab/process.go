@@ -119,18 +119,18 @@ func RunProviderProcess(name string, args []string) error {
 }
 
 // processArgs are the flags of a provider run as a process: its defaults, but for the addresses
-// that several managers on one machine would share, and the lab's webhook server and release
-// registry.
-func processArgs(p provider, healthAddr string, webhookPort int, webhookCertDir string, allowedRegistries []string, releaseCAFile string,
-	inPlaceUpdates bool) []string {
+// that several managers on one machine would share, the lab's webhook server, and the control
+// plane's own options cp (release registry, in-place updates).
+func processArgs(p provider, healthAddr string, webhookPort int, webhookCertDir string, cp controlplanesetup.Options) []string {
 	args := []string{"--health-addr=" + healthAddr, "--diagnostics-address=0", "--insecure-diagnostics",
 		"--webhook-port=" + strconv.Itoa(webhookPort)}
 	if webhookCertDir != "" {
 		args = append(args, "--webhook-cert-dir="+webhookCertDir)
 	}
 	if p.name == "controlplane" {
-		args = append(args, "--allowed-release-registries="+strings.Join(allowedRegistries, ","), "--release-registry-ca-file="+releaseCAFile,
-			"--"+controlplanesetup.InPlaceUpdatesFlag+"="+strconv.FormatBool(inPlaceUpdates))
+		args = append(args, "--allowed-release-registries="+strings.Join(cp.AllowedReleaseRegistries, ","), "--release-registry-ca-file="+cp.ReleaseRegistryCAFile,
+			"--"+controlplanesetup.InPlaceUpdatesFlag+"="+strconv.FormatBool(cp.InPlaceUpdates),
+			"--"+controlplanesetup.InPlaceUpdatesClientCAFlag+"="+cp.InPlaceUpdatesClientCAFile)
 	}
 	return args
 }

@@ -19,6 +19,7 @@ package system
 import (
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"strings"
 	"time"
 
@@ -146,6 +147,11 @@ var _ = Describe("A topology cluster of ClusterClass openshift-metal3", Ordered,
 		Eventually(func(g Gomega) {
 			expectUpdatedInPlace(g, l, ns, workers, before, to)
 		}, timeout, interval).Should(Succeed())
+		// Cluster API's runtime client, with its client certificate, was answered; a caller
+		// without one, though it reaches the webhook port, is not.
+		status, err := l.RuntimeExtensionDiscoveryStatus(ctx)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(status).To(Equal(http.StatusForbidden), "the hooks answer a caller without Cluster API's client certificate")
 	})
 
 	It("refuses a Kubernetes version its release does not carry, with a condition, until the map names the right release", func() {

@@ -19,16 +19,11 @@ package etcd
 import (
 	"bytes"
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
 	"crypto/rand"
 	"crypto/x509"
-	"crypto/x509/pkix"
 	"encoding/json"
-	"encoding/pem"
 	"fmt"
 	"io"
-	"math/big"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -51,73 +46,26 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/portforward"
+
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/support/pki"
 )
 
-type keyPair struct {
-	cert    *x509.Certificate
-	key     *ecdsa.PrivateKey
-	certPEM []byte
-	keyPEM  []byte
-}
-
-var serial int64
-
 // issue makes a certificate signed by ca (self-signed when ca is nil).
-func issue(t *testing.T, ca *keyPair, cn string, isCA bool, usage []x509.ExtKeyUsage, dns []string, ips []net.IP) *keyPair {
+func issue(t *testing.T, ca *pki.KeyPair, cn string, isCA bool, usage []x509.ExtKeyUsage, dns []string, ips []net.IP) *pki.KeyPair {
 	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	serial++
-	tmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(serial),
-		Subject:      pkix.Name{CommonName: cn},
-		NotBefore:    time.Now().Add(-time.Hour),
-		NotAfter:     time.Now().Add(time.Hour),
-		KeyUsage:     x509.KeyUsageDigitalSignature | x509.KeyUsageKeyEncipherment,
-		ExtKeyUsage:  usage,
-		DNSNames:     dns,
-		IPAddresses:  ips,
-	}
-	if isCA {
-		tmpl.IsCA = true
-		tmpl.BasicConstraintsValid = true
-		tmpl.KeyUsage |= x509.KeyUsageCertSign
-	}
-	parent, signer := tmpl, key
-	if ca != nil {
-		parent, signer = ca.cert, ca.key
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, parent, &key.PublicKey, signer)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cert, err := x509.ParseCertificate(der)
-	if err != nil {
-		t.Fatal(err)
-	}
-	keyDER, err := x509.MarshalECPrivateKey(key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &keyPair{
-		cert: cert, key: key,
-		certPEM: pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}),
-		keyPEM:  pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: keyDER}),
-	}
+	return pki.MustIssue(t, ca, pki.Request{CommonName: cn, CA: isCA, Usages: usage, DNSNames: dns, IPs: ips})
 }
 
-// pki is what cluster-etcd-operator issues, in small: a CA, a serving certificate with the
+// etcdPKI is what cluster-etcd-operator issues, in small: a CA, a serving certificate with the
 // localhost SANs and the etcdctl client certificate.
-type pki struct {
-	ca, serving, client *keyPair
+type etcdPKI struct {
+	ca, serving, client *pki.KeyPair
 }
 
-func newPKI(t *testing.T) *pki {
+func newPKI(t *testing.T) *etcdPKI {
 	t.Helper()
 	ca := issue(t, nil, "etcd-signer", true, nil, nil, nil)
-	return &pki{
+	return &etcdPKI{
 		ca: ca,
 		serving: issue(t, ca, "system:etcd-server:etcd-client", false,
 			[]x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth, x509.ExtKeyUsageClientAuth},
@@ -126,20 +74,20 @@ func newPKI(t *testing.T) *pki {
 	}
 }
 
-func (p *pki) secret() *corev1.Secret {
+func (p *etcdPKI) secret() *corev1.Secret {
 	return &corev1.Secret{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Secret"},
 		ObjectMeta: metav1.ObjectMeta{Namespace: EtcdNamespace, Name: etcdClientSecret},
 		Type:       corev1.SecretTypeTLS,
-		Data:       map[string][]byte{corev1.TLSCertKey: p.client.certPEM, corev1.TLSPrivateKeyKey: p.client.keyPEM},
+		Data:       map[string][]byte{corev1.TLSCertKey: p.client.CertPEM, corev1.TLSPrivateKeyKey: p.client.KeyPEM},
 	}
 }
 
-func (p *pki) configMap() *corev1.ConfigMap {
+func (p *etcdPKI) configMap() *corev1.ConfigMap {
 	return &corev1.ConfigMap{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
 		ObjectMeta: metav1.ObjectMeta{Namespace: EtcdNamespace, Name: etcdCABundleConfigMap},
-		Data:       map[string]string{etcdCABundleKey: string(p.ca.certPEM)},
+		Data:       map[string]string{etcdCABundleKey: string(p.ca.CertPEM)},
 	}
 }
 
@@ -185,7 +133,7 @@ func TestReadTLSConfig(t *testing.T) {
 		{
 			name: "key of another certificate",
 			secret: func(s *corev1.Secret) *corev1.Secret {
-				s.Data[corev1.TLSPrivateKeyKey] = other.client.keyPEM
+				s.Data[corev1.TLSPrivateKeyKey] = other.client.KeyPEM
 				return s
 			},
 			wantErr: "holds no valid tls.crt/tls.key pair: tls: private key does not match public key",
@@ -240,10 +188,10 @@ func TestReadTLSConfig(t *testing.T) {
 					cfg.ServerName, len(cfg.Certificates), cfg.InsecureSkipVerify)
 			}
 			// The CA bundle verifies the member's serving certificate for "localhost".
-			if _, err := p.serving.cert.Verify(x509.VerifyOptions{DNSName: cfg.ServerName, Roots: cfg.RootCAs}); err != nil {
+			if _, err := p.serving.Cert.Verify(x509.VerifyOptions{DNSName: cfg.ServerName, Roots: cfg.RootCAs}); err != nil {
 				t.Fatalf("the serving certificate does not verify against the bundle: %v", err)
 			}
-			if _, err := other.serving.cert.Verify(x509.VerifyOptions{DNSName: cfg.ServerName, Roots: cfg.RootCAs}); err == nil {
+			if _, err := other.serving.Cert.Verify(x509.VerifyOptions{DNSName: cfg.ServerName, Roots: cfg.RootCAs}); err == nil {
 				t.Fatal("a certificate of another CA verifies")
 			}
 		})
@@ -601,7 +549,7 @@ func TestConnectReportsMissingTLSMaterial(t *testing.T) {
 // startEtcd runs the etcd binary of the test assets (KUBEBUILDER_ASSETS, as make test sets it)
 // with client TLS as CEO configures it, and returns its client address. It skips the test when
 // there is no binary.
-func startEtcd(t *testing.T, p *pki, name string) string {
+func startEtcd(t *testing.T, p *etcdPKI, name string) string {
 	t.Helper()
 	assets := os.Getenv("KUBEBUILDER_ASSETS")
 	bin := filepath.Join(assets, "etcd")
@@ -633,9 +581,9 @@ func startEtcd(t *testing.T, p *pki, name string) string {
 		"--listen-peer-urls=http://"+peerAddr,
 		"--initial-advertise-peer-urls=http://"+peerAddr,
 		"--initial-cluster="+name+"=http://"+peerAddr,
-		"--cert-file="+write("serving.crt", p.serving.certPEM),
-		"--key-file="+write("serving.key", p.serving.keyPEM),
-		"--trusted-ca-file="+write("ca.crt", p.ca.certPEM),
+		"--cert-file="+write("serving.crt", p.serving.CertPEM),
+		"--key-file="+write("serving.Key", p.serving.KeyPEM),
+		"--trusted-ca-file="+write("ca.crt", p.ca.CertPEM),
 		"--client-cert-auth",
 		"--unsafe-no-fsync",
 		"--log-level=error",

@@ -72,6 +72,9 @@ type Extension struct {
 	ClusterCache clustercache.ClusterCache
 	// RetryAfter is the wait UpdateMachine asks for while a node updates (0: DefaultRetryAfter).
 	RetryAfter time.Duration
+	// ClientCA, when not nil, admits only the requests of Cluster API's runtime client (those
+	// with a client certificate its CAs issued); nil admits whoever reaches the webhook port.
+	ClientCA *ClientCA
 }
 
 // handler is one hook the extension serves.
@@ -109,7 +112,7 @@ func (e *Extension) Register(srv webhook.Server) error {
 			// Fail: an extension that cannot be reached must not let Cluster API take it for
 			// "cannot update in place" and replace a host that OpenShift would have updated.
 		})
-		if err := serveHook(srv, catalog, gvh, h.name, h.serve); err != nil {
+		if err := serveHook(srv, e.ClientCA, catalog, gvh, h.name, h.serve); err != nil {
 			return err
 		}
 	}
@@ -117,7 +120,7 @@ func (e *Extension) Register(srv webhook.Server) error {
 	if err != nil {
 		return fmt.Errorf("looking up the discovery hook: %w", err)
 	}
-	return serveHook(srv, catalog, discovery, "", func(_ context.Context, _ runtime.Object, resp runtimehooksv1.ResponseObject) {
+	return serveHook(srv, e.ClientCA, catalog, discovery, "", func(_ context.Context, _ runtime.Object, resp runtimehooksv1.ResponseObject) {
 		resp.SetStatus(runtimehooksv1.ResponseStatusSuccess)
 		resp.(*runtimehooksv1.DiscoveryResponse).Handlers = discovered
 	})
@@ -132,8 +135,8 @@ const maxHookRequestBytes = 10 << 20
 
 // serveHook registers the handler of one hook at its path, decoding the request and encoding the
 // response as Cluster API's exp/runtime/server does; the request's body is read up to
-// maxHookRequestBytes.
-func serveHook(srv webhook.Server, catalog *runtimecatalog.Catalog, gvh runtimecatalog.GroupVersionHook, name string,
+// maxHookRequestBytes, once ca (when not nil) admitted the request.
+func serveHook(srv webhook.Server, ca *ClientCA, catalog *runtimecatalog.Catalog, gvh runtimecatalog.GroupVersionHook, name string,
 	serve func(context.Context, runtime.Object, runtimehooksv1.ResponseObject)) error {
 	if _, err := catalog.NewRequest(gvh); err != nil {
 		return fmt.Errorf("hook %s: %w", gvh.Hook, err)
@@ -142,7 +145,7 @@ func serveHook(srv webhook.Server, catalog *runtimecatalog.Catalog, gvh runtimec
 	if err != nil {
 		return fmt.Errorf("hook %s: %w", gvh.Hook, err)
 	}
-	srv.Register(runtimecatalog.GVHToPath(gvh, name), http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	srv.Register(runtimecatalog.GVHToPath(gvh, name), ca.admit(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		req, _ := catalog.NewRequest(gvh)
 		obj, _ := catalog.NewResponse(gvh)
 		resp := obj.(runtimehooksv1.ResponseObject)
@@ -164,7 +167,7 @@ func serveHook(srv webhook.Server, catalog *runtimecatalog.Catalog, gvh runtimec
 		}
 		w.Header().Set("Content-Type", "application/json")
 		_, _ = w.Write(out)
-	}))
+	})))
 	return nil
 }
 

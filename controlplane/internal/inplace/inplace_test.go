@@ -220,18 +220,18 @@ func (m mux) Register(path string, h http.Handler) { m.Handle(path, h) }
 // returns the server and the catalog of Cluster API's hooks, to call them as Cluster API does.
 func serveExtension(t *testing.T) (*httptest.Server, *runtimecatalog.Catalog) {
 	t.Helper()
-	m, catalog := extensionHandler(t)
+	m, catalog := extensionHandler(t, nil)
 	srv := httptest.NewServer(m)
 	t.Cleanup(srv.Close)
 	return srv, catalog
 }
 
-// extensionHandler is the handler of the extension's registered paths and the catalog of Cluster
-// API's hooks.
-func extensionHandler(tb testing.TB) (http.Handler, *runtimecatalog.Catalog) {
+// extensionHandler is the handler of the extension's registered paths, admitting what ca admits
+// (everyone when nil), and the catalog of Cluster API's hooks.
+func extensionHandler(tb testing.TB, ca *ClientCA) (http.Handler, *runtimecatalog.Catalog) {
 	tb.Helper()
 	m := mux{ServeMux: http.NewServeMux()}
-	e := &Extension{Client: fake.NewClientBuilder().WithScheme(scheme(tb)).WithObjects(clusters()...).Build()}
+	e := &Extension{Client: fake.NewClientBuilder().WithScheme(scheme(tb)).WithObjects(clusters()...).Build(), ClientCA: ca}
 	if err := e.Register(m); err != nil {
 		tb.Fatal(err)
 	}
@@ -256,7 +256,7 @@ func FuzzHookRequest(f *testing.F) {
 	} {
 		f.Add([]byte(seed))
 	}
-	h, catalog := extensionHandler(f)
+	h, catalog := extensionHandler(f, nil)
 	var paths []string
 	for _, hook := range []struct {
 		hook runtimecatalog.Hook

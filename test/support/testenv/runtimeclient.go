@@ -61,11 +61,13 @@ const defaultDiscoveryTimeout = 10 * time.Second
 // RuntimeClient is the Runtime SDK client (sigs.k8s.io/cluster-api/exp/runtime/client.Client)
 // given to Cluster API's controllers run in-process: Cluster API's own client and registry
 // (internal/runtime/client/client.go, internal/runtime/registry/registry.go) are internal.
-// It follows them function by function, as the comments say, except that it presents no client
-// certificate and records no metrics.
+// It follows them function by function, as the comments say, except that it records no metrics.
 type RuntimeClient struct {
 	catalog *runtimecatalog.Catalog
 	reader  client.Reader // reads Namespaces for namespaceSelectors
+	// certFile and keyFile are the client certificate it presents (UseClientCertificate), as
+	// Cluster API's manager given --runtime-extension-client-cert-file and -key-file.
+	certFile, keyFile string
 
 	lock          sync.RWMutex
 	ready         bool
@@ -101,6 +103,17 @@ func NewRuntimeClient(reader client.Reader) *RuntimeClient {
 	}
 	return &RuntimeClient{catalog: catalog, reader: reader,
 		registrations: map[string]*extensionRegistration{}, httpClients: map[string]*http.Client{}}
+}
+
+// UseClientCertificate makes the client present the certificate and key of the PEM files in
+// every call from now on, as Cluster API's manager started with --runtime-extension-client-cert-
+// file and --runtime-extension-client-key-file (v1.13, client.go New: the files are read when an
+// HTTP client is made).
+func (c *RuntimeClient) UseClientCertificate(certFile, keyFile string) {
+	c.lock.Lock()
+	defer c.lock.Unlock()
+	c.certFile, c.keyFile = certFile, keyFile
+	clear(c.httpClients)
 }
 
 // WarmUp registers every ExtensionConfig of the list, all or nothing, and makes the client ready
@@ -432,8 +445,8 @@ func (c *RuntimeClient) CallExtension(ctx context.Context, hook runtimecatalog.H
 }
 
 // httpClient returns the client for the extension's host and CA bundle (client.go getHTTPClient
-// and createHTTPClient): it trusts the CA bundle only (the system roots if it is empty) and checks
-// the certificate against the URL's host name.
+// and createHTTPClient): it trusts the CA bundle only (the system roots if it is empty), checks
+// the certificate against the URL's host name, and presents the client certificate, if any.
 func (c *RuntimeClient) httpClient(config runtimev1.ClientConfig) (*http.Client, error) {
 	u, err := urlForExtension(config, runtimecatalog.GroupVersionHook{}, "")
 	if err != nil {
@@ -445,7 +458,8 @@ func (c *RuntimeClient) httpClient(config runtimev1.ClientConfig) (*http.Client,
 	if httpClient, ok := c.httpClients[key]; ok {
 		return httpClient, nil
 	}
-	tlsConfig, err := transport.TLSConfigFor(&transport.Config{TLS: transport.TLSConfig{CAData: config.CABundle, ServerName: u.Hostname()}})
+	tlsConfig, err := transport.TLSConfigFor(&transport.Config{TLS: transport.TLSConfig{CAData: config.CABundle, ServerName: u.Hostname(),
+		CertFile: c.certFile, KeyFile: c.keyFile}})
 	if err != nil {
 		return nil, fmt.Errorf("failed to create tls config: %w", err)
 	}

@@ -18,7 +18,12 @@ package testenv
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/pem"
 	"net"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
@@ -27,6 +32,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/support/pki"
 
 	"github.com/go-logr/logr/testr"
 	corev1 "k8s.io/api/core/v1"
@@ -445,5 +452,48 @@ func TestRuntimeClientNamespaceSelector(t *testing.T) {
 				t.Errorf("GetAllExtensions in a missing namespace: %v", err)
 			}
 		})
+	}
+}
+
+// TestRuntimeClientPresentsItsClientCertificate: after UseClientCertificate, the client presents
+// the certificate, as Cluster API's manager given --runtime-extension-client-cert-file; before,
+// none, and an extension that requires one refuses the handshake.
+func TestRuntimeClientPresentsItsClientCertificate(t *testing.T) {
+	ctx := runtimeTestContext(t)
+	ca := pki.MustIssue(t, nil, pki.Request{CommonName: "capi-client-ca", CA: true})
+	cert := pki.MustIssue(t, ca, pki.Request{CommonName: "capi-runtime-client", Usages: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}})
+	dir := t.TempDir()
+	certFile, keyFile := filepath.Join(dir, "tls.crt"), filepath.Join(dir, "tls.key")
+	if err := os.WriteFile(certFile, cert.CertPEM, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(keyFile, cert.KeyPEM, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var presented atomic.Value
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		presented.Store(r.TLS.PeerCertificates[0].Subject.CommonName)
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(`{"apiVersion":"hooks.runtime.cluster.x-k8s.io/v1alpha1","kind":"DiscoveryResponse","status":"Success","handlers":[]}`))
+	}))
+	roots := x509.NewCertPool()
+	roots.AddCert(ca.Cert)
+	srv.TLS = &tls.Config{ClientAuth: tls.RequireAndVerifyClientCert, ClientCAs: roots, MinVersion: tls.VersionTLS12}
+	srv.StartTLS()
+	t.Cleanup(srv.Close)
+	servingCA := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw})
+	ec := &runtimev1.ExtensionConfig{ObjectMeta: metav1.ObjectMeta{Name: "ext"},
+		Spec: runtimev1.ExtensionConfigSpec{ClientConfig: runtimev1.ClientConfig{URL: srv.URL, CABundle: servingCA}}}
+
+	rc := NewRuntimeClient(fake.NewClientBuilder().Build())
+	if _, err := rc.Discover(ctx, ec); err == nil || presented.Load() != nil {
+		t.Fatalf("Discover without a client certificate: %v, server saw %v; want a refused handshake", err, presented.Load())
+	}
+	rc.UseClientCertificate(certFile, keyFile)
+	if _, err := rc.Discover(ctx, ec); err != nil {
+		t.Fatalf("Discover with the client certificate: %v", err)
+	}
+	if presented.Load() != "capi-runtime-client" {
+		t.Errorf("the extension saw client certificate %v, want capi-runtime-client", presented.Load())
 	}
 }

@@ -19,15 +19,9 @@ limitations under the License.
 package validationtest
 
 import (
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
-	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/pem"
-	"math/big"
 	"sync"
-	"time"
+
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/support/pki"
 )
 
 const (
@@ -45,20 +39,11 @@ var (
 // Certificate returns a PEM-encoded self-signed CA certificate, made once per process.
 func Certificate() string {
 	certOnce.Do(func() {
-		key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+		ca, err := pki.Issue(nil, pki.Request{CommonName: "test CA", CA: true})
 		if err != nil {
 			panic(err)
 		}
-		tmpl := &x509.Certificate{
-			SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "test CA"},
-			NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(24 * time.Hour),
-			IsCA: true, BasicConstraintsValid: true, KeyUsage: x509.KeyUsageCertSign,
-		}
-		der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-		if err != nil {
-			panic(err)
-		}
-		cert = string(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}))
+		cert = string(ca.CertPEM)
 	})
 	return cert
 }
