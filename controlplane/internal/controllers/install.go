@@ -41,6 +41,7 @@ import (
 	controlplanev1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/controlplane/v1alpha4"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/controlplane/internal/release"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/reconciler"
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/unknownfields"
 )
 
 const (
@@ -516,7 +517,9 @@ func (r *OpenshiftAssistedControlPlaneReconciler) reconcileAgentClusterInstall(c
 		s.aci = aci
 		return nil
 	}
-	result, err := controllerutil.CreateOrPatch(ctx, r.Client, aci, func() error {
+	// Its networks and manifests are arrays of objects: a change keeps the fields a newer CRD has
+	// in their unchanged elements (unknownfields).
+	result, err := unknownfields.CreateOrPatch(ctx, r.Client, r.APIReader, aci, func() error {
 		if err := desired(); err != nil {
 			return err
 		}

@@ -23,6 +23,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
@@ -113,8 +114,8 @@ func MissingNewerAgentSpecFields(agent *unstructured.Unstructured) []string {
 }
 
 // addSchemaProperties adds properties to the object at path (below the root of the schema, for
-// example "spec", "provisionRequirements") in every version of the CRD named crdName, as a
-// newer release of its operator installs it.
+// example "spec", "provisionRequirements"; "[]" steps into the elements of an array) in every
+// version of the CRD named crdName, as a newer release of its operator installs it.
 func addSchemaProperties(ctx context.Context, c client.Client, crdName string, properties map[string]any, path ...string) error {
 	crd := &unstructured.Unstructured{}
 	crd.SetAPIVersion("apiextensions.k8s.io/v1")
@@ -128,6 +129,10 @@ func addSchemaProperties(ctx context.Context, c client.Client, crdName string, p
 	}
 	at := []string{"schema", "openAPIV3Schema"}
 	for _, p := range path {
+		if p == "[]" {
+			at = append(at, "items")
+			continue
+		}
 		at = append(at, "properties", p)
 	}
 	at = append(at, "properties")
@@ -205,36 +210,14 @@ var MirrorRegistryRefCRDs = []string{"agentclusterinstalls.extensions.hive.opens
 // returns a function that puts the CRDs back as they were (an older hub again), for tests that
 // share the API server.
 func AddMirrorRegistryRefFields(ctx context.Context, c client.Client, ns string) (restore func(context.Context) error, err error) {
-	saved := map[string]*unstructured.Unstructured{}
+	restore, err = saveCRDs(ctx, c, MirrorRegistryRefCRDs...)
+	if err != nil {
+		return nil, err
+	}
 	for _, name := range MirrorRegistryRefCRDs {
-		crd := &unstructured.Unstructured{}
-		crd.SetAPIVersion("apiextensions.k8s.io/v1")
-		crd.SetKind("CustomResourceDefinition")
-		if err := c.Get(ctx, client.ObjectKey{Name: name}, crd); err != nil {
-			return nil, fmt.Errorf("getting the CRD %s: %w", name, err)
-		}
-		saved[name] = crd
 		if err := addSchemaProperties(ctx, c, name, map[string]any{"mirrorRegistryRef": MirrorRegistryRefSchema}, "spec"); err != nil {
 			return nil, err
 		}
-	}
-	restore = func(ctx context.Context) error {
-		for name, old := range saved {
-			crd := &unstructured.Unstructured{}
-			crd.SetAPIVersion("apiextensions.k8s.io/v1")
-			crd.SetKind("CustomResourceDefinition")
-			if err := c.Get(ctx, client.ObjectKey{Name: name}, crd); err != nil {
-				return fmt.Errorf("getting the CRD %s: %w", name, err)
-			}
-			versions, _, _ := unstructured.NestedSlice(old.Object, "spec", "versions")
-			if err := unstructured.SetNestedSlice(crd.Object, versions, "spec", "versions"); err != nil {
-				return err
-			}
-			if err := c.Update(ctx, crd); err != nil {
-				return fmt.Errorf("restoring the CRD %s: %w", name, err)
-			}
-		}
-		return nil
 	}
 	err = wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
 		probe := &unstructured.Unstructured{Object: map[string]any{
@@ -262,6 +245,103 @@ func AddMirrorRegistryRefFields(ctx context.Context, c client.Client, ns string)
 	})
 	if err != nil {
 		return nil, fmt.Errorf("waiting for the API server to serve spec.mirrorRegistryRef: %w", err)
+	}
+	return restore, nil
+}
+
+// saveCRDs returns a function that puts the versions (schemas) of the CRDs named back as they
+// are now: an older hub again, for tests that share the API server.
+func saveCRDs(ctx context.Context, c client.Client, names ...string) (restore func(context.Context) error, err error) {
+	saved := map[string]*unstructured.Unstructured{}
+	for _, name := range names {
+		crd := &unstructured.Unstructured{}
+		crd.SetAPIVersion("apiextensions.k8s.io/v1")
+		crd.SetKind("CustomResourceDefinition")
+		if err := c.Get(ctx, client.ObjectKey{Name: name}, crd); err != nil {
+			return nil, fmt.Errorf("getting the CRD %s: %w", name, err)
+		}
+		saved[name] = crd
+	}
+	return func(ctx context.Context) error {
+		for name, old := range saved {
+			crd := &unstructured.Unstructured{}
+			crd.SetAPIVersion("apiextensions.k8s.io/v1")
+			crd.SetKind("CustomResourceDefinition")
+			if err := c.Get(ctx, client.ObjectKey{Name: name}, crd); err != nil {
+				return fmt.Errorf("getting the CRD %s: %w", name, err)
+			}
+			versions, _, _ := unstructured.NestedSlice(old.Object, "spec", "versions")
+			if err := unstructured.SetNestedSlice(crd.Object, versions, "spec", "versions"); err != nil {
+				return err
+			}
+			if err := c.Update(ctx, crd); err != nil {
+				return fmt.Errorf("restoring the CRD %s: %w", name, err)
+			}
+		}
+		return nil
+	}, nil
+}
+
+// HypotheticalElementField is a field of the elements of an array of objects that no
+// assisted-service release has: the newest types upstream (openshift/assisted-service
+// api/hiveextension/v1beta1/agentclusterinstall_types.go, the version with
+// ProvisionRequirements.ArbiterAgents and spec.loadBalancer; api/v1beta1/infraenv_types.go, the
+// version with spec.mirrorRegistryRef and spec.imageType) still have ClusterNetworkEntry cidr and
+// hostPrefix alone, MachineNetworkEntry cidr alone, ManifestsConfigMapReference name alone and
+// KernelArgument operation and value alone. It stands for the field a newer CRD may add to such an
+// element, which the pinned Go types would lack: a JSON merge patch of a changed array sends the
+// elements as those types encode them, without it.
+const HypotheticalElementField = "hypotheticalNewerField"
+
+// AddHypotheticalNetworkEntryField adds HypotheticalElementField (a string) to the elements of
+// spec.networking.clusterNetwork of the AgentClusterInstall CRD that the API server of c serves,
+// and waits until an AgentClusterInstall written with it under strict field validation is
+// accepted. It returns a function that puts the CRD back as it was.
+func AddHypotheticalNetworkEntryField(ctx context.Context, c client.Client, ns string) (restore func(context.Context) error, err error) {
+	return addHypotheticalElementField(ctx, c, "agentclusterinstalls.extensions.hive.openshift.io", map[string]any{
+		"apiVersion": "extensions.hive.openshift.io/v1beta1", "kind": "AgentClusterInstall",
+		"metadata": map[string]any{"namespace": ns, "name": "newer-crd-probe"},
+		"spec": map[string]any{
+			"clusterDeploymentRef": map[string]any{"name": "probe"},
+			"networking": map[string]any{"clusterNetwork": []any{
+				map[string]any{"cidr": "10.128.0.0/14", "hostPrefix": int64(23), HypotheticalElementField: "probe"},
+			}},
+			"provisionRequirements": map[string]any{"controlPlaneAgents": int64(1)},
+		},
+	}, "spec", "networking", "clusterNetwork")
+}
+
+// AddHypotheticalKernelArgumentField adds HypotheticalElementField (a string) to the elements of
+// spec.kernelArguments of the InfraEnv CRD that the API server of c serves, as
+// AddHypotheticalNetworkEntryField does for the AgentClusterInstall's cluster networks.
+func AddHypotheticalKernelArgumentField(ctx context.Context, c client.Client, ns string) (restore func(context.Context) error, err error) {
+	return addHypotheticalElementField(ctx, c, "infraenvs.agent-install.openshift.io", map[string]any{
+		"apiVersion": "agent-install.openshift.io/v1beta1", "kind": "InfraEnv",
+		"metadata": map[string]any{"namespace": ns, "name": "newer-crd-probe"},
+		"spec": map[string]any{
+			"pullSecretRef":   map[string]any{"name": "probe"},
+			"kernelArguments": []any{map[string]any{"operation": "append", "value": "quiet", HypotheticalElementField: "probe"}},
+		},
+	}, "spec", "kernelArguments")
+}
+
+// addHypotheticalElementField adds HypotheticalElementField to the elements of the array at path
+// of the CRD named crd, and waits until probe, which has it, is accepted under strict field
+// validation (a dry run).
+func addHypotheticalElementField(ctx context.Context, c client.Client, crd string, probe map[string]any, path ...string) (restore func(context.Context) error, err error) {
+	if restore, err = saveCRDs(ctx, c, crd); err != nil {
+		return nil, err
+	}
+	if err := addSchemaProperties(ctx, c, crd, map[string]any{HypotheticalElementField: map[string]any{"type": "string"}},
+		append(path, "[]")...); err != nil {
+		return nil, err
+	}
+	err = wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
+		p := &unstructured.Unstructured{Object: runtime.DeepCopyJSON(probe)}
+		return c.Create(ctx, p, client.DryRunAll, client.FieldValidation(metav1.FieldValidationStrict)) == nil, nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("waiting for the API server to serve %s in the elements of %v of %s: %w", HypotheticalElementField, path, crd, err)
 	}
 	return restore, nil
 }
