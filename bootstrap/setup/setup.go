@@ -91,6 +91,7 @@ func Setup(ctx context.Context, mgr ctrl.Manager, opts *manager.Options, provide
 	}
 	r := &controllers.OpenshiftAssistedConfigReconciler{
 		Client:           mgr.GetClient(),
+		APIReader:        mgr.GetAPIReader(),
 		Recorder:         mgr.GetEventRecorder("openshiftassistedconfig-controller"),
 		WatchFilterValue: opts.WatchFilterValue,
 		// The CA bundle is read through the API reader: the manager caches only Secrets

@@ -53,6 +53,7 @@ import (
 	bootstrapv1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/bootstrap/v1alpha2"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/metrics"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/reconciler"
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/unknownfields"
 )
 
 // RBAC: only the verbs the code uses (docs/architecture_design.md, "Privileges"). Objects are
@@ -80,8 +81,12 @@ import (
 
 // OpenshiftAssistedConfigReconciler reconciles OpenshiftAssistedConfigs.
 type OpenshiftAssistedConfigReconciler struct {
-	Client   client.Client
-	Recorder events.EventRecorder
+	Client client.Client
+	// APIReader reads from the API server: an InfraEnv whose kernel arguments or NMStateConfig
+	// selector change is read live (unknownfields), to keep the fields a newer CRD has in their
+	// elements. Unset, Client is used (it caches no unstructured objects).
+	APIReader client.Reader
+	Recorder  events.EventRecorder
 	// SecretReader, when set, reads the bootstrap data Secrets from a cache (the manager's, of
 	// the Secrets labelled with a cluster name, manager.ClusterSecretsCache): a config whose
 	// Secret is up to date there is not read from the API server. Every reconcile of a config
@@ -289,7 +294,9 @@ func (r *OpenshiftAssistedConfigReconciler) reconcilePrerequisites(ctx context.C
 func (r *OpenshiftAssistedConfigReconciler) reconcileInfraEnv(ctx context.Context, s *scope) (bool, error) {
 	c := s.config
 	ie := &aiv1beta1.InfraEnv{ObjectMeta: metav1.ObjectMeta{Namespace: c.Namespace, Name: infraEnvName(c)}}
-	result, err := controllerutil.CreateOrPatch(ctx, r.Client, ie, func() error {
+	// Its kernel arguments and NMStateConfig selector hold arrays of objects: a change keeps the
+	// fields a newer CRD has in their unchanged elements (unknownfields).
+	result, err := unknownfields.CreateOrPatch(ctx, r.Client, r.APIReader, ie, func() error {
 		if err := controllerutil.SetControllerReference(c, ie, r.Client.Scheme()); err != nil {
 			return err
 		}
