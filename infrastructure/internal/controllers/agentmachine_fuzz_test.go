@@ -23,6 +23,7 @@ import (
 
 	aiv1beta1 "github.com/openshift/assisted-service/api/v1beta1"
 	conditionsv1 "github.com/openshift/custom-resource-status/conditions/v1"
+	hivev1 "github.com/openshift/hive/apis/hive/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -32,6 +33,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
 	infrav1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/infrastructure/v1beta1"
 	capoascheme "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/scheme"
@@ -43,6 +45,9 @@ import (
 // label and annotation maps, claim labels and annotations that point nowhere or hold garbage,
 // claims and finalizers cluster-api-provider-agent left, objects missing or being deleted, selectors the API server accepts but labels.Parse refuses,
 // Agents without inventory or conditions. Errors are fine (they are reported); a panic is not.
+// Nor is any read or write in another tenant's namespace (otherNS, whose free Agents, claims and
+// Secrets the objects name, and elsewhereNS, where an AgentCluster may say its ClusterDeployment
+// is): Agents are taken from the AgentMachine's own namespace only.
 // `go test` runs the seeds in testdata/fuzz; `go test -fuzz FuzzAgentMachineReconcile` explores.
 func FuzzAgentMachineReconcile(f *testing.F) {
 	scheme, err := capoascheme.New(infrav1.AddToScheme)
@@ -53,7 +58,44 @@ func FuzzAgentMachineReconcile(f *testing.F) {
 	f.Add([]byte{1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1})
 	f.Fuzz(func(t *testing.T, data []byte) {
 		objs := agentMachineFuzzObjects(fuzzpick.New(data))
+		touched := func(verb, ns string) {
+			if ns == otherNS || ns == elsewhereNS {
+				t.Errorf("the reconcile sent a %s in namespace %s", verb, ns)
+			}
+		}
 		c := fake.NewClientBuilder().WithScheme(scheme).WithObjects(objs...).
+			WithInterceptorFuncs(interceptor.Funcs{
+				Get: func(ctx context.Context, c client.WithWatch, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
+					touched("get", key.Namespace)
+					return c.Get(ctx, key, obj, opts...)
+				},
+				List: func(ctx context.Context, c client.WithWatch, list client.ObjectList, opts ...client.ListOption) error {
+					// A list of every namespace is the claim index's (claims by this
+					// AgentMachine's UID or name, wherever they are): it writes nothing.
+					touched("list", (&client.ListOptions{}).ApplyOptions(opts).Namespace)
+					return c.List(ctx, list, opts...)
+				},
+				Patch: func(ctx context.Context, c client.WithWatch, obj client.Object, patch client.Patch, opts ...client.PatchOption) error {
+					touched("patch", obj.GetNamespace())
+					return c.Patch(ctx, obj, patch, opts...)
+				},
+				SubResourcePatch: func(ctx context.Context, c client.Client, sub string, obj client.Object, patch client.Patch, opts ...client.SubResourcePatchOption) error {
+					touched(sub+" patch", obj.GetNamespace())
+					return c.SubResource(sub).Patch(ctx, obj, patch, opts...)
+				},
+				Update: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.UpdateOption) error {
+					touched("update", obj.GetNamespace())
+					return c.Update(ctx, obj, opts...)
+				},
+				Create: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.CreateOption) error {
+					touched("create", obj.GetNamespace())
+					return c.Create(ctx, obj, opts...)
+				},
+				Delete: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.DeleteOption) error {
+					touched("delete", obj.GetNamespace())
+					return c.Delete(ctx, obj, opts...)
+				},
+			}).
 			WithStatusSubresource(&infrav1.AgentMachine{}, &infrav1.AgentCluster{}, &clusterv1.Cluster{}, &clusterv1.Machine{}, &aiv1beta1.Agent{}).
 			WithIndex(&aiv1beta1.Agent{}, agentClaimIndex, indexAgentClaim).
 			WithIndex(&infrav1.AgentMachine{}, waitingIndex, indexWaiting).
@@ -151,7 +193,7 @@ func agentMachineFuzzObjects(p *fuzzpick.Picker) []client.Object {
 		case 0:
 			ac.Spec.ClusterDeploymentRef = &infrav1.ClusterDeploymentReference{Name: "cd"}
 		case 1:
-			ac.Spec.ClusterDeploymentRef = &infrav1.ClusterDeploymentReference{Name: "cd", Namespace: "elsewhere"}
+			ac.Spec.ClusterDeploymentRef = &infrav1.ClusterDeploymentReference{Name: "cd", Namespace: elsewhereNS}
 		case 2:
 			ac.Status.ClusterDeploymentRef = infrav1.ClusterDeploymentReference{Name: "cd", Namespace: ns}
 		}
@@ -181,7 +223,7 @@ func agentMachineFuzzObjects(p *fuzzpick.Picker) []client.Object {
 		deleting(&a.ObjectMeta, "agent.agent-install.openshift.io/ai-deprovision")
 		a.Spec.Approved = !p.Bool()
 		if p.Bool() {
-			a.Spec.ClusterDeploymentName = &aiv1beta1.ClusterReference{Name: p.Pick("cd", "other", ""), Namespace: p.Pick(ns, "", "elsewhere")}
+			a.Spec.ClusterDeploymentName = &aiv1beta1.ClusterReference{Name: p.Pick("cd", "other", ""), Namespace: p.Pick(ns, "", elsewhereNS)}
 		}
 		for _, ct := range []conditionsv1.ConditionType{aiv1beta1.ConnectedCondition, aiv1beta1.ValidatedCondition, aiv1beta1.BoundCondition, aiv1beta1.InstalledCondition} {
 			switch p.Intn(3) {
@@ -203,6 +245,42 @@ func agentMachineFuzzObjects(p *fuzzpick.Picker) []client.Object {
 		objs = append(objs, a)
 	}
 	// Picked last, so that the seeds recorded before it keep their meaning.
-	am.Annotations = p.Map([]string{infrav1.ChosenAgentAnnotation}, []string{"ns/a1", "ns/a2", "other/a1", "ns/", "/", "a1", "ns/gone"}, true)
-	return objs
+	am.Annotations = p.Map([]string{infrav1.ChosenAgentAnnotation}, []string{"ns/a1", "ns/a2", otherNS + "/a1", "ns/", "/", "a1", "ns/gone"}, true)
+	return append(objs, otherTenantDecoys(p)...)
+}
+
+// The namespaces of other tenants: otherNS's Agents and Secret are named by the AgentMachine's
+// chosen-agent annotation and upstream claims; elsewhereNS holds the ClusterDeployment an
+// AgentCluster may name.
+const (
+	otherNS     = "other"
+	elsewhereNS = "elsewhere"
+)
+
+// otherTenantDecoys are what other tenants have: Agents a1 and a2 of otherNS, free, approved,
+// connected and validated, one perhaps carrying an upstream claim by the name of the fuzzed
+// AgentMachine (m1 of ns: cluster-api-provider-agent's label and namespace annotation), a
+// bootstrap Secret "data" there, and ClusterDeployment "cd" of elsewhereNS.
+func otherTenantDecoys(p *fuzzpick.Picker) []client.Object {
+	var objs []client.Object
+	for i := range 2 {
+		a := &aiv1beta1.Agent{ObjectMeta: metav1.ObjectMeta{Namespace: otherNS, Name: fmt.Sprintf("a%d", i+1), UID: types.UID(fmt.Sprintf("other-agent-%d", i))},
+			Spec: aiv1beta1.AgentSpec{Approved: true}}
+		for _, ct := range []conditionsv1.ConditionType{aiv1beta1.ConnectedCondition, aiv1beta1.ValidatedCondition} {
+			a.Status.Conditions = append(a.Status.Conditions, conditionsv1.Condition{Type: ct, Status: corev1.ConditionTrue})
+		}
+		a.Status.Inventory = aiv1beta1.HostInventory{Hostname: "h", Cpu: aiv1beta1.HostCPU{Count: 8, Architecture: "x86_64"},
+			Memory: aiv1beta1.HostMemory{PhysicalBytes: 32 << 30}}
+		if p.Bool() {
+			a.Labels = map[string]string{infrav1.UpstreamAgentClaimLabel: "m1", "rack": "r1"}
+			a.Annotations = map[string]string{infrav1.UpstreamAgentClaimNamespaceAnnotation: "ns"}
+		}
+		if p.Bool() {
+			a.Spec.ClusterDeploymentName = &aiv1beta1.ClusterReference{Name: "cd", Namespace: "ns"}
+		}
+		objs = append(objs, a)
+	}
+	objs = append(objs, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: otherNS, Name: "data"},
+		Data: map[string][]byte{"format": []byte("ignition"), "value": []byte(`{"ignition":{"version":"3.1.0"}}`)}})
+	return append(objs, &hivev1.ClusterDeployment{ObjectMeta: metav1.ObjectMeta{Namespace: elsewhereNS, Name: "cd"}})
 }
