@@ -18,6 +18,7 @@ package crd_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -141,7 +142,7 @@ func TestRoundTrip(t *testing.T) {
 	g.Expect(got.Spec.Replicas).To(HaveValue(BeEquivalentTo(5)))
 	scale.Spec.Replicas = 2
 	err = env.Client.SubResource("scale").Update(ctx, got, client.WithSubResourceBody(scale))
-	g.Expect(err).To(MatchError(ContainSubstring("replicas 2 needs spec.arbiter")))
+	g.Expect(err).To(MatchError(ContainSubstring("replicas cannot change from 3, 4 or 5 to 2")))
 }
 
 // arbiter is a valid spec.arbiter.
@@ -170,13 +171,13 @@ func TestTwoNodesWithArbiter(t *testing.T) {
 
 	three := cp.DeepCopy()
 	three.Spec.Replicas = ptr.To[int32](3)
-	g.Expect(env.Client.Update(ctx, three)).To(MatchError(ContainSubstring("spec.arbiter is for two-node OpenShift and needs replicas 2")))
+	g.Expect(env.Client.Update(ctx, three)).To(MatchError(ContainSubstring("replicas cannot change from 2 to 3, 4 or 5")))
 
 	scale := &autoscalingv1.Scale{}
 	g.Expect(env.Client.SubResource("scale").Get(ctx, cp, scale)).To(Succeed())
 	scale.Spec.Replicas = 3
 	g.Expect(env.Client.SubResource("scale").Update(ctx, cp, client.WithSubResourceBody(scale))).
-		To(MatchError(ContainSubstring("spec.arbiter is for two-node OpenShift and needs replicas 2")))
+		To(MatchError(ContainSubstring("replicas cannot change from 2 to 3, 4 or 5")))
 
 	// Upstream's disk encryption values, the arbiter's among them.
 	encrypted := controlPlane(ns, "tna-encrypted")
@@ -297,12 +298,16 @@ func TestSchemaRejectsBadInput(t *testing.T) {
 			"clusterName is immutable"},
 		{"cluster name removed", func(cp *controlplanev1.OpenshiftAssistedControlPlane) { cp.Spec.Config.ClusterName = "" },
 			"clusterName is immutable"},
+		// Not "replicas 2 needs spec.arbiter", a rule for new control planes: an arbiter cannot
+		// be added to this one.
 		{"replicas to two", func(cp *controlplanev1.OpenshiftAssistedControlPlane) { cp.Spec.Replicas = ptr.To[int32](2) },
-			"replicas 2 needs spec.arbiter"},
+			"replicas cannot change from 3, 4 or 5 to 2"},
 		{"replicas to two with an arbiter", func(cp *controlplanev1.OpenshiftAssistedControlPlane) {
 			cp.Spec.Replicas = ptr.To[int32](2)
 			cp.Spec.Arbiter = arbiter()
-		}, "spec.arbiter cannot be added or removed: OpenShift cannot turn two nodes with an arbiter into a control plane without one, or back"},
+		}, "replicas cannot change from 3, 4 or 5 to 2"},
+		{"an arbiter added", func(cp *controlplanev1.OpenshiftAssistedControlPlane) { cp.Spec.Arbiter = arbiter() },
+			"spec.arbiter cannot be added or removed: OpenShift cannot turn two nodes with an arbiter into a control plane without one, or back"},
 	}
 	for i, tt := range updates {
 		t.Run("update "+tt.name, func(t *testing.T) {
@@ -313,6 +318,10 @@ func TestSchemaRejectsBadInput(t *testing.T) {
 			err := env.Client.Update(ctx, cp)
 			g.Expect(err).To(HaveOccurred())
 			g.Expect(err.Error()).To(ContainSubstring(tt.message))
+			// Only the rule the change breaks speaks (issue: refusals that mix rules).
+			var status apierrors.APIStatus
+			g.Expect(errors.As(err, &status)).To(BeTrue())
+			g.Expect(status.Status().Details.Causes).To(HaveLen(1), "%v", err)
 		})
 	}
 
@@ -345,18 +354,23 @@ func TestSchemaRejectsBadInput(t *testing.T) {
 }
 
 // TestReplicaTransitionsOpenShiftDoesNotSupport checks that the API server refuses, with a message
-// that says what to do instead, a single-node control plane grown to more nodes and a highly
-// available one reduced to a single node, through a spec update as through the scale subresource
-// (`kubectl scale`, which no validating webhook on the main resource sees); and still accepts
-// changes between 3, 4 and 5.
+// that says what to do instead, a single-node control plane grown to more nodes, a highly
+// available one reduced to a single node or to two nodes, and two nodes with an arbiter grown,
+// through a spec update as through the scale subresource (`kubectl scale`, which no validating
+// webhook on the main resource sees); and still accepts changes between 3, 4 and 5. A refused
+// change gets the message of the transition alone: not also those of the rules its new replicas
+// would break on a new control plane (a single node's VIPs, two nodes' arbiter), whose advice
+// (remove the VIPs, add an arbiter) cannot be followed on an existing one.
 func TestReplicaTransitionsOpenShiftDoesNotSupport(t *testing.T) {
 	ctx := context.Background()
 	ns, err := env.CreateNamespace(ctx, "replicas")
 	NewWithT(t).Expect(err).NotTo(HaveOccurred())
 
 	const (
-		grow   = "replicas cannot change from 1 to more: single-node OpenShift cannot be grown to a highly available control plane; create a new cluster with replicas 3"
-		shrink = "replicas cannot change from 2, 3, 4 or 5 to 1: a highly available control plane cannot be reduced to a single node: etcd would lose quorum"
+		grow       = "replicas cannot change from 1 to more: single-node OpenShift cannot be grown to a highly available control plane; create a new cluster with replicas 3"
+		shrink     = "replicas cannot change from 2, 3, 4 or 5 to 1: a highly available control plane cannot be reduced to a single node: etcd would lose quorum"
+		toTwo      = "replicas cannot change from 3, 4 or 5 to 2: a highly available control plane cannot become two-node OpenShift"
+		growArbitr = "replicas cannot change from 2 to 3, 4 or 5: two-node OpenShift with an arbiter cannot grow its control plane"
 	)
 	setReplicas := map[string]func(cp *controlplanev1.OpenshiftAssistedControlPlane, n int32) error{
 		"spec": func(cp *controlplanev1.OpenshiftAssistedControlPlane, n int32) error {
@@ -379,8 +393,13 @@ func TestReplicaTransitionsOpenShiftDoesNotSupport(t *testing.T) {
 	}{
 		{"1 to 3", 1, 3, grow},
 		{"1 to 5", 1, 5, grow},
+		{"1 to 2", 1, 2, grow},
 		{"3 to 1", 3, 1, shrink},
 		{"5 to 1", 5, 1, shrink},
+		{"2 to 1", 2, 1, shrink},
+		{"3 to 2", 3, 2, toTwo},
+		{"2 to 3", 2, 3, growArbitr},
+		{"2 to 2", 2, 2, ""},
 		{"3 to 5", 3, 5, ""},
 		{"5 to 3", 5, 3, ""},
 		{"4 to 3", 4, 3, ""},
@@ -391,9 +410,19 @@ func TestReplicaTransitionsOpenShiftDoesNotSupport(t *testing.T) {
 				g := NewWithT(t)
 				cp := controlPlane(ns, fmt.Sprintf("r%d-%d-%s", tc.from, tc.to, strings.ReplaceAll(how, " ", "-")))
 				cp.Spec.Replicas = ptr.To(tc.from)
-				if tc.from == 1 {
+				switch tc.from {
+				case 1:
 					// Single-node OpenShift takes no VIPs.
 					cp.Spec.Config.APIVIPs, cp.Spec.Config.IngressVIPs = nil, nil
+				case 2:
+					cp.Spec.Arbiter = arbiter()
+				}
+				if tc.from > 1 {
+					// Each host named from its metadata: a fixed name would do for a single node only.
+					cp.Spec.OpenshiftAssistedConfigSpec.NodeRegistration.Name = "$METADATA_NAME"
+				}
+				if tc.from == 1 {
+					cp.Spec.OpenshiftAssistedConfigSpec.NodeRegistration.Name = "sno-0"
 				}
 				g.Expect(env.Client.Create(ctx, cp)).To(Succeed())
 				err := set(cp, tc.to)
@@ -407,6 +436,9 @@ func TestReplicaTransitionsOpenShiftDoesNotSupport(t *testing.T) {
 				g.Expect(err).To(HaveOccurred())
 				g.Expect(apierrors.IsInvalid(err)).To(BeTrue(), "%v", err)
 				g.Expect(err.Error()).To(ContainSubstring(tc.want))
+				var status apierrors.APIStatus
+				g.Expect(errors.As(err, &status)).To(BeTrue())
+				g.Expect(status.Status().Details.Causes).To(HaveLen(1), "only the transition's rule speaks: %v", err)
 				g.Expect(got.Spec.Replicas).To(HaveValue(Equal(tc.from)), "the refused change is not stored")
 			})
 		}
