@@ -142,8 +142,10 @@ var _ = Describe("Two tenants on one hub, one of them hostile", Ordered, func() 
 			agents := &aiv1beta1.AgentList{}
 			g.Expect(l.Mgmt.Client.List(ctx, agents, client.InNamespace(nsB))).To(Succeed())
 			g.Expect(cond.Message).To(HavePrefix(fmt.Sprintf("0 of %d agents fit", len(agents.Items))), "only team B's Agents are counted")
-			// The choice of A's Agent is passed over and forgotten, never claimed.
+			// The choice of A's Agent is refused (a Warning event says so), forgotten, never claimed.
 			g.Expect(am.Annotations).NotTo(HaveKey(infrav1.ChosenAgentAnnotation))
+			g.Expect(tenantEvent(g, l, nsB, corev1.EventTypeWarning, "ChosenAgentRefused", "AgentMachine", evilAgent)).
+				To(ContainSubstring("of another namespace, which this AgentMachine may not take"))
 			g.Expect(am.Status.AgentRef).To(BeNil())
 			g.Expect(am.Spec.ProviderID).To(BeEmpty())
 		}, timeout, interval).Should(Succeed())

@@ -380,6 +380,16 @@ func (r *AgentMachineReconciler) choose(ctx context.Context, s *scope, rv *strin
 // caught up.
 func (r *AgentMachineReconciler) claimChosen(ctx context.Context, am *infrav1.AgentMachine, key client.ObjectKey, request agentRequest,
 	bind binding) (*aiv1beta1.Agent, string, error) {
+	if !inScope(request.namespace, key.Namespace) {
+		// A choice (ChosenAgentAnnotation, which whoever edits the AgentMachine can write) of an
+		// Agent this AgentMachine may not take: refused without reading it. An Agent it already
+		// holds there (a claim by its UID, from a shared pool) was found by findClaimedAgent.
+		r.Recorder.Eventf(am, nil, corev1.EventTypeWarning, "ChosenAgentRefused", "Claim",
+			"The %s annotation names Agent %s of another namespace, which this AgentMachine may not take: it takes the Agents of namespace %s; "+
+				"the choice is dropped. Name an Agent of that namespace, or ask the hub's administrator for --agent-namespace or --shared-agent-pool",
+			infrav1.ChosenAgentAnnotation, key, request.namespace)
+		return nil, "in another namespace", nil
+	}
 	agent := &aiv1beta1.Agent{}
 	if err := r.AgentReader.Get(ctx, key, agent); err != nil {
 		if apierrors.IsNotFound(err) {
@@ -389,11 +399,6 @@ func (r *AgentMachineReconciler) claimChosen(ctx context.Context, am *infrav1.Ag
 	}
 	if heldBy(agent, am, request.namespace) {
 		return agent, "", nil
-	}
-	if !inScope(request.namespace, agent.Namespace) {
-		// A choice (ChosenAgentAnnotation, which whoever edits the AgentMachine can write) of an
-		// Agent this AgentMachine may not take.
-		return nil, "in another namespace", nil
 	}
 	if why := request.mismatch(agent); why != "" {
 		return nil, why, nil

@@ -20,6 +20,9 @@ import (
 	"context"
 	"testing"
 
+	corev1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
+
 	. "github.com/onsi/gomega"
 	aiv1beta1 "github.com/openshift/assisted-service/api/v1beta1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -124,6 +127,12 @@ func TestTenantsKeepTheirAgents(t *testing.T) {
 		a1 := getAM(g, ctx, a.ns, "a1")
 		g.Expect(reservedReason(a1)).To(Equal(infrav1.NoSuitableAgentsReason))
 		g.Expect(conditions.Get(a1, infrav1.AgentReservedCondition).Message).To(Equal("0 of 0 agents fit"), "tenant b's Agent is not counted")
+		g.Expect(a1.Annotations).NotTo(HaveKey(infrav1.ChosenAgentAnnotation), "the refused choice is dropped")
+		// The refusal is told where the tenant looks, without reading the other tenant's Agent.
+		list := &eventsv1.EventList{}
+		g.Expect(env.Client.List(ctx, list, client.InNamespace(a.ns))).To(Succeed())
+		g.Expect(list.Items).To(ContainElement(And(HaveField("Reason", "ChosenAgentRefused"), HaveField("Type", corev1.EventTypeWarning),
+			HaveField("Regarding.Name", "a1"), HaveField("Note", ContainSubstring("it takes the Agents of namespace "+a.ns)))))
 	}, timeout, interval).Should(Succeed())
 	g.Expect(claimedAgents(g, ctx, b.ns)).To(BeEmpty(), "tenant b's Agent is not claimed")
 
