@@ -118,11 +118,13 @@ type OpenshiftAssistedControlPlaneSpec struct {
 	Replicas *int32 `json:"replicas,omitempty"`
 
 	// distributionVersion is the OpenShift version of the cluster, for example 4.17.3 or 4.18.0-rc.2.
-	// Changing it upgrades the cluster.
+	// Changing it upgrades the cluster. It may end with the architecture of the release, as
+	// upstream's v0.3.0 to v0.3.2 wrote it (4.19.0-ec.2-x86_64): that architecture's release is
+	// installed, and the machines' cpuArchitecture must be the same (or the suffix multi).
 	// +required
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=64
-	// +kubebuilder:validation:XValidation:rule="self.matches('^v?(0|[1-9][0-9]*)[.](0|[1-9][0-9]*)[.](0|[1-9][0-9]*)(-[0-9A-Za-z-]+([.][0-9A-Za-z-]+)*)?([+][0-9A-Za-z-]+([.][0-9A-Za-z-]+)*)?$')",message="distributionVersion must be an OpenShift version such as 4.17.3 or 4.18.0-rc.2 (major.minor.patch with an optional pre-release)"
+	// +kubebuilder:validation:XValidation:rule="self.matches('^v?(0|[1-9][0-9]*)[.](0|[1-9][0-9]*)[.](0|[1-9][0-9]*)(-[0-9A-Za-z-]+([.][0-9A-Za-z-]+)*)?([+][0-9A-Za-z-]+([.][0-9A-Za-z-]+)*)?(-(x86_64|aarch64|ppc64le|s390x|multi))?$')",message="distributionVersion must be an OpenShift version such as 4.17.3 or 4.18.0-rc.2 (major.minor.patch with an optional pre-release), optionally followed by the architecture of its release as upstream's v0.3.0-v0.3.2 wrote it (4.19.0-ec.2-x86_64)"
 	DistributionVersion string `json:"distributionVersion"`
 
 	// version is the Kubernetes version of the control plane, as Cluster API's topology sets it

@@ -39,6 +39,7 @@ import (
 
 	bootstrapv1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/bootstrap/v1alpha2"
 	controlplanev1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/controlplane/v1alpha4"
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/controlplane/internal/release"
 )
 
 // reconcileMachines creates or removes one control-plane Machine at a time until there are as
@@ -295,7 +296,7 @@ func objectReference(u *unstructured.Unstructured) *corev1.ObjectReference {
 // Machine's spec.version becomes the Kubernetes version of the release its node now runs, as
 // Cluster API's in-place updates leave a Machine (rather than the version it was created with).
 func (r *OpenshiftAssistedControlPlaneReconciler) reconcileMachinesUpToDate(ctx context.Context, s *scope) error {
-	running, want := s.oacp.Status.DistributionVersion, s.oacp.Spec.DistributionVersion
+	running, want := s.oacp.Status.DistributionVersion, release.Version(s.oacp.Spec.DistributionVersion)
 	cond := metav1.Condition{Type: clusterv1.MachineUpToDateCondition, Status: metav1.ConditionTrue, Reason: clusterv1.MachineUpToDateReason}
 	version := "" // the Machines' spec.version, when known
 	switch {

@@ -59,8 +59,14 @@ import (
 
 // releaseImage is the release image of an OpenShift (or OKD) version for the cluster: in its
 // release image repository, for its architectures (see above).
+// A distributionVersion that ends with an architecture (release.SplitArchitecture, upstream's
+// v0.3.0-v0.3.2 form) names that architecture's release.
 func (s *scope) releaseImage(version string) string {
-	return release.Image(s.oacp.ReleaseImageRepository(), version, release.ClusterArchitecture(s.machineArchitectures()))
+	version, arch := release.SplitArchitecture(version)
+	if arch == "" {
+		arch = release.ClusterArchitecture(s.machineArchitectures())
+	}
+	return release.Image(s.oacp.ReleaseImageRepository(), version, arch)
 }
 
 // machineArchitectures are the architectures of the cluster's machine configs, once read; the
@@ -86,6 +92,19 @@ func (r *OpenshiftAssistedControlPlaneReconciler) readSpecRelease(ctx context.Co
 	if missing := s.specRelease.MissingArchitectures(archs); s.releaseErr == nil && len(missing) > 0 {
 		s.releaseErr = &architecturesError{missing: missing, platforms: s.specRelease.Platforms}
 		s.specRelease = release.Info{}
+	}
+	if _, named := release.SplitArchitecture(s.oacp.Spec.DistributionVersion); named != "" && named != release.MultiArchitecture {
+		// The release of one architecture the version names cannot run the machines of another.
+		var others []string
+		for _, a := range archs {
+			if a != named && !slices.Contains(others, a) {
+				others = append(others, a)
+			}
+		}
+		if len(others) > 0 {
+			s.releaseErr = &architecturesError{missing: others, named: named}
+			s.specRelease = release.Info{}
+		}
 	}
 	s.specKubeVersion = s.specRelease.KubernetesVersion
 	if s.releaseErr == nil && !sameKubernetesVersion(s.oacp.Spec.Version, s.specKubeVersion) {
@@ -138,9 +157,17 @@ type architecturesError struct {
 	// missing are the architectures (release names) the release does not serve; platforms those
 	// (OCI names) it serves.
 	missing, platforms []string
+	// named is the architecture spec.distributionVersion ends with, when the release is that
+	// architecture's (release.SplitArchitecture) rather than a multi-architecture index.
+	named string
 }
 
 func (e *architecturesError) Error() string {
+	if e.named != "" {
+		return fmt.Sprintf("spec.distributionVersion names the %s release, which cannot run the cluster's %s machines: "+
+			"write the version without the architecture (the release is then the machines' architecture, or multi for several) or with theirs",
+			e.named, strings.Join(e.missing, ", "))
+	}
 	return fmt.Sprintf("the multi-architecture release has no image for %s (it serves %s)",
 		strings.Join(e.missing, ", "), strings.Join(e.platforms, ", "))
 }

@@ -118,6 +118,19 @@ func TestReleaseFollowsTheClusterArchitectures(t *testing.T) {
 		{name: "OKD through a repository override, multi", version: "4.18.0-okd-scos.1", repository: mirror, info: multi,
 			objs:      []client.Object{template("arm", "aarch64"), md("arm", "c1", oacRef("arm"))},
 			wantImage: mirror + ":4.18.0-okd-scos.1-multi", wantReason: controlplanev1.ReleaseImageResolvedReason},
+		// Upstream v0.3.0-v0.3.2's form, the whole tag (their example 4.19.0-ec.2-x86_64): that
+		// release, not <tag>-x86_64.
+		{name: "a version that names its release's architecture", version: "4.19.0-ec.2-x86_64", info: single,
+			wantImage: "quay.io/openshift-release-dev/ocp-release:4.19.0-ec.2-x86_64", wantReason: controlplanev1.ReleaseImageResolvedReason},
+		{name: "a version that names its architecture, through a repository override", version: "4.17.3-aarch64", cpArch: "arm64", repository: mirror, info: single,
+			wantImage: mirror + ":4.17.3-aarch64", wantReason: controlplanev1.ReleaseImageResolvedReason},
+		{name: "a version that names multi", version: "4.17.3-multi", info: multi,
+			objs:      []client.Object{template("arm", "aarch64"), md("arm", "c1", oacRef("arm"))},
+			wantImage: "quay.io/openshift-release-dev/ocp-release:4.17.3-multi", wantReason: controlplanev1.ReleaseImageResolvedReason},
+		{name: "a version that names another architecture than the machines'", version: "4.17.3-aarch64", info: single,
+			objs:      []client.Object{template("arm", "aarch64"), md("arm", "c1", oacRef("arm"))},
+			wantImage: "quay.io/openshift-release-dev/ocp-release:4.17.3-aarch64", wantReason: controlplanev1.ReleaseImageArchitectureNotInReleaseReason,
+			wantMessage: "spec.distributionVersion names the aarch64 release, which cannot run the cluster's x86_64 machines"},
 		{name: "the MachineDeployments cannot be listed", listErr: errors.New("etcdserver: request timed out"),
 			wantErr: "listing the Cluster's MachineDeployments: etcdserver: request timed out"},
 	} {

@@ -72,7 +72,7 @@ func (r *OpenshiftAssistedControlPlaneReconciler) updateStatus(ctx context.Conte
 	st.Replicas, st.ReadyReplicas, st.AvailableReplicas, st.UpToDateReplicas = ptr.To(total), ptr.To(ready), ptr.To(available), ptr.To(upToDate)
 
 	if st.DistributionVersion != "" && s.deleting == nil {
-		if st.DistributionVersion == oacp.Spec.DistributionVersion && s.specKubeVersion != "" {
+		if st.DistributionVersion == release.Version(oacp.Spec.DistributionVersion) && s.specKubeVersion != "" {
 			st.Version = s.specKubeVersion
 		} else if info, err := r.Release.Read(ctx, s.releaseImage(st.DistributionVersion), r.releaseAccess(oacp)); err == nil {
 			st.Version = info.KubernetesVersion

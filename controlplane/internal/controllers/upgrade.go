@@ -35,6 +35,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	controlplanev1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/controlplane/v1alpha4"
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/controlplane/internal/release"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/controlplane/internal/upgradepath"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/metrics"
 )
@@ -192,7 +193,8 @@ func (r *OpenshiftAssistedControlPlaneReconciler) reconcileUpgrade(ctx context.C
 			waiting = "the workload cluster's ClusterVersion reports no completed installation yet"
 		}
 	}
-	current, target := oacp.Status.DistributionVersion, oacp.Spec.DistributionVersion
+	// The version alone: a distributionVersion may end with its release's architecture.
+	current, target := oacp.Status.DistributionVersion, release.Version(oacp.Spec.DistributionVersion)
 	if current == "" {
 		// What runs is not known (yet): nothing is asked of the cluster until it is.
 		ctrl.LoggerFrom(ctx).V(1).Info("The running OpenShift version is not known yet", "reason", waiting)

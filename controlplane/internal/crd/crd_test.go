@@ -245,6 +245,8 @@ func TestSchemaRejectsBadInput(t *testing.T) {
 			"spec.distributionVersion: Invalid value: \"4.17\": distributionVersion must be an OpenShift version such as 4.17.3"},
 		{"version that is a word", func(cp *controlplanev1.OpenshiftAssistedControlPlane) { cp.Spec.DistributionVersion = "latest" },
 			"distributionVersion must be an OpenShift version"},
+		{"version with a GOARCH name", func(cp *controlplanev1.OpenshiftAssistedControlPlane) { cp.Spec.DistributionVersion = "4.17.3-x86-64_x" },
+			"optionally followed by the architecture of its release as upstream's v0.3.0-v0.3.2 wrote it (4.19.0-ec.2-x86_64)"},
 		{"missing version", func(cp *controlplanev1.OpenshiftAssistedControlPlane) { cp.Spec.DistributionVersion = "" },
 			"spec.distributionVersion"},
 		{"api VIP without ingress VIP", func(cp *controlplanev1.OpenshiftAssistedControlPlane) { cp.Spec.Config.IngressVIPs = nil },
@@ -333,6 +335,11 @@ func TestSchemaRejectsBadInput(t *testing.T) {
 	cp.Spec.DistributionVersion = "4.18.0-rc.2"
 	cp.Spec.Replicas = ptr.To[int32](5)
 	g.Expect(env.Client.Update(ctx, cp)).To(Succeed())
+
+	// Upstream v0.3.0-v0.3.2's example: the version with its release's architecture.
+	tagged := controlPlane(ns, "tagged-version")
+	tagged.Spec.DistributionVersion = "4.19.0-ec.2-x86_64"
+	g.Expect(env.Client.Create(ctx, tagged)).To(Succeed())
 
 	// Dual-stack VIPs in the same order of families, and a single node that names its host.
 	dual := controlPlane(ns, "dual-stack")

@@ -126,6 +126,15 @@ func TestUpstreamExamplesApplyStrictly(t *testing.T) {
 		g.Expect(cp.Spec.Config.BaseDomain).To(Equal("lab.home"), cp.Name)
 		g.Expect(cp.Spec.OpenshiftAssistedConfigSpec.NodeRegistration.KubeletExtraLabels).To(Equal([]string{`metal3.io/uuid="${METADATA_UUID}"`}), cp.Name)
 	}
+
+	// v0.3.2's example names the release's architecture in distributionVersion, as its releases
+	// used it as the whole tag: accepted, and kept as written.
+	created, err = testenv.CreateStrictly(ctx, hub.Client, ns, "testdata/upstream/v0.3.2-examples.yaml")
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(created).To(HaveLen(1))
+	cp := &controlplanev1.OpenshiftAssistedControlPlane{}
+	g.Expect(hub.Client.Get(ctx, client.ObjectKeyFromObject(created[0]), cp)).To(Succeed())
+	g.Expect(cp.Spec.DistributionVersion).To(Equal("4.19.0-ec.2-x86_64"))
 }
 
 // TestUpgradeFromUpstreamStoredVersion installs our CRD over a hub where upstream v0.3.0 to

@@ -67,6 +67,37 @@ func Image(repository, version, cpuArchitecture string) string {
 	return fmt.Sprintf("%s:%s-%s", strings.TrimSuffix(repository, "/"), version, Architecture(cpuArchitecture))
 }
 
+// tagArchitectures are the architectures OpenShift's release tags end with.
+var tagArchitectures = []string{"x86_64", "aarch64", "ppc64le", "s390x", MultiArchitecture}
+
+// SplitArchitecture splits a distributionVersion written as the name of a release tag,
+// <version>-<architecture> (4.19.0-ec.2-x86_64), into the version and the architecture; any other
+// distributionVersion is the version, with architecture "". Upstream's releases v0.3.0 to v0.3.2
+// used spec.distributionVersion as the whole tag (openshift-assisted/cluster-api-provider-
+// openshift-assisted, controlplane/internal/release/release.go GetReleaseImage at v0.3.2: "%s:%s"
+// of the repository and the version), and their multinode example wrote 4.19.0-ec.2-x86_64;
+// v0.3.3 began to append the machines' architecture itself. A control plane written for those
+// releases keeps its meaning: version 4.19.0-ec.2, of the x86_64 release.
+func SplitArchitecture(distributionVersion string) (version, architecture string) {
+	for _, arch := range tagArchitectures {
+		v, ok := strings.CutSuffix(distributionVersion, "-"+arch)
+		if !ok {
+			continue
+		}
+		if _, err := semver.ParseTolerant(v); err == nil {
+			return v, arch
+		}
+	}
+	return distributionVersion, ""
+}
+
+// Version is the OpenShift version a distributionVersion names, without the architecture it may
+// end with (SplitArchitecture).
+func Version(distributionVersion string) string {
+	v, _ := SplitArchitecture(distributionVersion)
+	return v
+}
+
 // Architecture is the name OpenShift's release tags give a CPU architecture as a machine config
 // names it: x86_64 (also for "" and amd64, the default), aarch64 (also for arm64), ppc64le,
 // s390x, multi.

@@ -74,6 +74,34 @@ func TestArchitecture(t *testing.T) {
 	}
 }
 
+// TestSplitArchitecture: a distributionVersion that ends with a release tag's architecture (upstream
+// v0.3.0-v0.3.2's form) is that version of that architecture; anything else is a version alone.
+func TestSplitArchitecture(t *testing.T) {
+	for in, want := range map[string][2]string{
+		"4.19.0-ec.2-x86_64":      {"4.19.0-ec.2", "x86_64"},
+		"4.17.3-x86_64":           {"4.17.3", "x86_64"},
+		"v4.17.3-aarch64":         {"v4.17.3", "aarch64"},
+		"4.17.3-ppc64le":          {"4.17.3", "ppc64le"},
+		"4.17.3-s390x":            {"4.17.3", "s390x"},
+		"4.17.3-multi":            {"4.17.3", "multi"},
+		"4.18.0-rc.2":             {"4.18.0-rc.2", ""},
+		"4.18.0-okd-scos.1":       {"4.18.0-okd-scos.1", ""},
+		"4.17.3":                  {"4.17.3", ""},
+		"x86_64":                  {"x86_64", ""},
+		"-x86_64":                 {"-x86_64", ""},
+		"4.17.3-amd64":            {"4.17.3-amd64", ""}, // GOARCH names are not tag names
+		"4.18.0-okd-scos.1-multi": {"4.18.0-okd-scos.1", "multi"},
+	} {
+		v, arch := release.SplitArchitecture(in)
+		if v != want[0] || arch != want[1] {
+			t.Errorf("SplitArchitecture(%q) = %q, %q; want %q, %q", in, v, arch, want[0], want[1])
+		}
+		if got := release.Version(in); got != want[0] {
+			t.Errorf("Version(%q) = %q, want %q", in, got, want[0])
+		}
+	}
+}
+
 func TestImage(t *testing.T) {
 	for _, tc := range []struct{ repo, version, arch, want string }{
 		{"", "4.17.3", "", "quay.io/openshift-release-dev/ocp-release:4.17.3-x86_64"},

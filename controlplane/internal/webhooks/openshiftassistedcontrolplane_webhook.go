@@ -33,6 +33,7 @@ import (
 
 	controlplanev1alpha2 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/controlplane/v1alpha2"
 	controlplanev1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/controlplane/v1alpha4"
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/controlplane/internal/release"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/controlplane/internal/upgradepath"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/validation"
 )
@@ -162,13 +163,15 @@ func ignoredVIPsWarning(cp, old *controlplanev1.OpenshiftAssistedControlPlane) a
 // allowed.
 func versionChangeRefusal(cp *controlplanev1.OpenshiftAssistedControlPlane, version string) string {
 	from := cp.Spec.DistributionVersion
-	if version == from {
+	// The version alone: a distributionVersion may end with its release's architecture
+	// (release.SplitArchitecture), which adding or removing changes no version.
+	if release.Version(version) == release.Version(from) {
 		return ""
 	}
 	running := cp.Status.DistributionVersion
 	switch {
 	case running != "":
-		return upgradepath.Check(running, version)
+		return upgradepath.Check(running, release.Version(version))
 	case installing(cp):
 		return fmt.Sprintf("changing distributionVersion from %s to %s is not allowed while the cluster is being installed: "+
 			"the installation goes on with OpenShift %s whatever the spec says. Wait for the installation to complete "+

@@ -116,6 +116,12 @@ func TestValidateUpdate(t *testing.T) {
 		"two minors from what runs":   {old: controlPlane("4.18.0", "4.17.3"), newVer: "4.19.0", wantErr: "cannot upgrade OpenShift from 4.17.3 to 4.19.0"},
 		"back to the running version": {old: controlPlane("4.18.0", "4.17.3"), newVer: "4.17.3"},
 		"unchanged version":           {old: controlPlane("4.15.0", "4.17.3"), newVer: "4.15.0"},
+		// Upstream v0.3.0-v0.3.2's form, the version with its release's architecture.
+		"the architecture dropped while installing": {old: installingControlPlane("4.19.0-ec.2-x86_64"), newVer: "4.19.0-ec.2"},
+		"the architecture added, version not known": {old: movedControlPlane("4.17.3"), newVer: "4.17.3-x86_64"},
+		"upgrade with the architecture":             {old: controlPlane("4.17.3-x86_64", "4.17.3"), newVer: "4.17.9-x86_64"},
+		"downgrade with the architecture": {old: controlPlane("4.18.0-x86_64", "4.18.0"), newVer: "4.17.3-x86_64",
+			wantErr: "downgrading OpenShift from 4.18.0 to 4.17.3 is not supported"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			newCP := tc.old.DeepCopy()
