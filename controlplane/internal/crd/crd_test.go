@@ -245,7 +245,9 @@ func TestSchemaRejectsBadInput(t *testing.T) {
 			"spec.distributionVersion: Invalid value: \"4.17\": distributionVersion must be an OpenShift version such as 4.17.3"},
 		{"version that is a word", func(cp *controlplanev1.OpenshiftAssistedControlPlane) { cp.Spec.DistributionVersion = "latest" },
 			"distributionVersion must be an OpenShift version"},
-		{"version with a GOARCH name", func(cp *controlplanev1.OpenshiftAssistedControlPlane) { cp.Spec.DistributionVersion = "4.17.3-x86-64_x" },
+		{"version with a GOARCH name", func(cp *controlplanev1.OpenshiftAssistedControlPlane) {
+			cp.Spec.DistributionVersion = "4.17.3-x86-64_x"
+		},
 			"optionally followed by the architecture of its release as upstream's v0.3.0-v0.3.2 wrote it (4.19.0-ec.2-x86_64)"},
 		{"missing version", func(cp *controlplanev1.OpenshiftAssistedControlPlane) { cp.Spec.DistributionVersion = "" },
 			"spec.distributionVersion"},
