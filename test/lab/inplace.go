@@ -100,8 +100,8 @@ type runtimeClientCertificate struct {
 }
 
 // writeRuntimeClientCertificate issues a CA and a client certificate of it, as an administrator
-// who turns on the hooks' client check does (docs/getting-started.md,
-// CAPOA_IN_PLACE_UPDATES_CLIENT_CA_FILE), and writes them to a new folder.
+// who turns on the hooks' client check does (docs/security.md,
+// --in-place-updates-client-ca-file), and writes them to a new folder.
 func writeRuntimeClientCertificate() (*runtimeClientCertificate, error) {
 	ca, err := pki.Issue(nil, pki.Request{CommonName: "capoa-lab-runtime-extension-client-ca", CA: true})
 	if err != nil {
