@@ -36,7 +36,6 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
-	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
 	bootstrapv1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/bootstrap/v1alpha2"
 	capoascheme "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/scheme"
@@ -62,35 +61,8 @@ func FuzzConfigReconcile(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		objs := configFuzzObjects(fuzzpick.New(data))
 		// Nothing in another tenant's namespace is read or written.
-		touched := func(verb string, ns string) {
-			if ns == otherNS {
-				t.Errorf("the reconcile sent a %s in namespace %s", verb, otherNS)
-			}
-		}
 		c := fake.NewClientBuilder().WithScheme(scheme).WithObjects(objs...).
-			WithInterceptorFuncs(interceptor.Funcs{
-				Get: func(ctx context.Context, c client.WithWatch, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
-					touched("get", key.Namespace)
-					return c.Get(ctx, key, obj, opts...)
-				},
-				List: func(ctx context.Context, c client.WithWatch, list client.ObjectList, opts ...client.ListOption) error {
-					lo := (&client.ListOptions{}).ApplyOptions(opts)
-					touched("list", lo.Namespace)
-					return c.List(ctx, list, opts...)
-				},
-				Patch: func(ctx context.Context, c client.WithWatch, obj client.Object, patch client.Patch, opts ...client.PatchOption) error {
-					touched("patch", obj.GetNamespace())
-					return c.Patch(ctx, obj, patch, opts...)
-				},
-				Create: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.CreateOption) error {
-					touched("create", obj.GetNamespace())
-					return c.Create(ctx, obj, opts...)
-				},
-				Delete: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.DeleteOption) error {
-					touched("delete", obj.GetNamespace())
-					return c.Delete(ctx, obj, opts...)
-				},
-			}).
+			WithInterceptorFuncs(fuzzpick.Confined(t, otherNS)).
 			WithStatusSubresource(&bootstrapv1.OpenshiftAssistedConfig{}, &clusterv1.Machine{}, &clusterv1.Cluster{}, &aiv1beta1.InfraEnv{},
 				&aiv1beta1.Agent{}, &capm3v1beta2.Metal3Machine{}, &bmov1alpha1.BareMetalHost{}, &hiveextv1beta1.AgentClusterInstall{}).
 			Build()
