@@ -25,7 +25,6 @@ import (
 	aiv1beta1 "github.com/openshift/assisted-service/api/v1beta1"
 	"github.com/openshift/assisted-service/models"
 	corev1 "k8s.io/api/core/v1"
-	eventsv1 "k8s.io/api/events/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
@@ -63,18 +62,6 @@ func bmcAddress(l *lab.Lab, ns, name string) string {
 	bmh := &bmov1alpha1.BareMetalHost{}
 	Expect(l.Mgmt.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, bmh)).To(Succeed())
 	return bmh.Spec.BMC.Address
-}
-
-// warningEvent returns the message of a Warning event with reason in ns about a config, or "".
-func warningEvent(g Gomega, l *lab.Lab, ns, reason string) string {
-	list := &eventsv1.EventList{}
-	g.Expect(l.Mgmt.Client.List(ctx, list, client.InNamespace(ns))).To(Succeed())
-	for _, e := range list.Items {
-		if e.Type == corev1.EventTypeWarning && e.Reason == reason && e.Regarding.Kind == "OpenshiftAssistedConfig" {
-			return e.Note
-		}
-	}
-	return ""
 }
 
 // The live-ISO flow on hosts as the bare-metal operator accepts them: BMO needs no boot MAC
@@ -133,7 +120,7 @@ var _ = Describe("Bare-metal hosts booting the discovery ISO as virtual media", 
 			g.Expect(cond).NotTo(BeNil())
 			g.Expect(cond.Reason).To(Equal(bootstrapv1.HostNotSupportedReason))
 			g.Expect(cond.Message).To(ContainSubstring("BareMetalHost bm-ipmi-0 has BMC driver ipmi, which cannot boot the discovery ISO"))
-			g.Expect(warningEvent(g, l, ns, bootstrapv1.HostNotSupportedReason)).To(Equal(cond.Message))
+			g.Expect(eventNote(g, l, ns, corev1.EventTypeWarning, bootstrapv1.HostNotSupportedReason, "OpenshiftAssistedConfig", "")).To(Equal(cond.Message))
 		}, timeout, interval).Should(Succeed())
 		// Over iPXE the ISO's root filesystem is out of reach: no agent starts, nothing registers.
 		agents := &aiv1beta1.AgentList{}
@@ -148,7 +135,7 @@ var _ = Describe("Bare-metal hosts booting the discovery ISO as virtual media", 
 			g.Expect(cond).NotTo(BeNil())
 			g.Expect(cond.Reason).To(Equal(bootstrapv1.HostNotSupportedReason))
 			g.Expect(cond.Message).To(ContainSubstring("BareMetalHost bm-legacy-0 boots in legacy BIOS mode"))
-			g.Expect(warningEvent(g, l, ns, bootstrapv1.HostNotSupportedReason)).NotTo(BeEmpty())
+			g.Expect(eventNote(g, l, ns, corev1.EventTypeWarning, bootstrapv1.HostNotSupportedReason, "OpenshiftAssistedConfig", "")).NotTo(BeEmpty())
 			// Its host booted the ISO and registered, and stays unapproved: nothing installs.
 			agents := &aiv1beta1.AgentList{}
 			g.Expect(l.Mgmt.Client.List(ctx, agents, client.InNamespace(ns))).To(Succeed())
@@ -174,7 +161,7 @@ var _ = Describe("Bare-metal hosts booting the discovery ISO as virtual media", 
 			g.Expect(cond.Message).To(And(ContainSubstring(models.HostStatusInstallingPendingUserAction),
 				ContainSubstring("Expected the host to boot from disk, but it booted the installation image"),
 				ContainSubstring("a legacy BIOS must boot the disk before the CD")))
-			g.Expect(warningEvent(g, l, ns, bootstrapv1.InstallationPendingUserActionReason)).To(Equal(cond.Message))
+			g.Expect(eventNote(g, l, ns, corev1.EventTypeWarning, bootstrapv1.InstallationPendingUserActionReason, "OpenshiftAssistedConfig", "")).To(Equal(cond.Message))
 			// Cluster API shows it on the Machine (its BootstrapConfigReady mirrors the config's Ready).
 			ms := machines(g, l, ns, client.MatchingLabels{clusterv1.ClusterNameLabel: "misordered"})
 			g.Expect(ms).To(HaveLen(1))

@@ -21,6 +21,8 @@ import (
 	"strings"
 	"time"
 
+	eventsv1 "k8s.io/api/events/v1"
+
 	bmov1alpha1 "github.com/metal3-io/baremetal-operator/apis/metal3.io/v1alpha1"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -114,6 +116,19 @@ func reportOnFailure(l *lab.Lab, ns string) {
 			AddReportEntry("lab state", fmt.Sprintf("%s\n(snapshot error: %v, manager errors: %v)", s, err, l.Err()))
 		}
 	})
+}
+
+// eventNote returns the note of an event of type eventType and reason in ns about the object of
+// kind kind and name name (any name when ""), or "".
+func eventNote(g Gomega, l *lab.Lab, ns, eventType, reason, kind, name string) string {
+	list := &eventsv1.EventList{}
+	g.Expect(l.Mgmt.Client.List(ctx, list, client.InNamespace(ns))).To(Succeed())
+	for _, e := range list.Items {
+		if e.Type == eventType && e.Reason == reason && e.Regarding.Kind == kind && (name == "" || e.Regarding.Name == name) {
+			return e.Note
+		}
+	}
+	return ""
 }
 
 // controlPlane reads the control plane of Cluster name (the one its spec.controlPlaneRef names:

@@ -127,7 +127,7 @@ var _ = Describe("Two tenants on one hub, one of them hostile", Ordered, func() 
 			g.Expect(cond).NotTo(BeNil())
 			g.Expect(cond.Reason).To(Equal(bootstrapv1.BareMetalHostRefusedReason), cond.Message)
 			g.Expect(cond.Message).To(ContainSubstring("names a BareMetalHost in another namespace, which is never read"))
-			g.Expect(tenantEvent(g, l, nsB, corev1.EventTypeWarning, bootstrapv1.BareMetalHostRefusedReason, "OpenshiftAssistedConfig", evilHost)).To(Equal(cond.Message))
+			g.Expect(eventNote(g, l, nsB, corev1.EventTypeWarning, bootstrapv1.BareMetalHostRefusedReason, "OpenshiftAssistedConfig", evilHost)).To(Equal(cond.Message))
 			g.Expect(config.Status.AgentRef).To(BeNil())
 		}, timeout, interval).Should(Succeed())
 	})
@@ -144,7 +144,7 @@ var _ = Describe("Two tenants on one hub, one of them hostile", Ordered, func() 
 			g.Expect(cond.Message).To(HavePrefix(fmt.Sprintf("0 of %d agents fit", len(agents.Items))), "only team B's Agents are counted")
 			// The choice of A's Agent is refused (a Warning event says so), forgotten, never claimed.
 			g.Expect(am.Annotations).NotTo(HaveKey(infrav1.ChosenAgentAnnotation))
-			g.Expect(tenantEvent(g, l, nsB, corev1.EventTypeWarning, "ChosenAgentRefused", "AgentMachine", evilAgent)).
+			g.Expect(eventNote(g, l, nsB, corev1.EventTypeWarning, "ChosenAgentRefused", "AgentMachine", evilAgent)).
 				To(ContainSubstring("of another namespace, which this AgentMachine may not take"))
 			g.Expect(am.Status.AgentRef).To(BeNil())
 			g.Expect(am.Spec.ProviderID).To(BeEmpty())
@@ -164,7 +164,7 @@ var _ = Describe("Two tenants on one hub, one of them hostile", Ordered, func() 
 				g.Expect(cond).NotTo(BeNil())
 				g.Expect(cond.Reason).To(Equal(infrav1.CrossNamespaceReferenceRefusedReason), cond.Message)
 				g.Expect(cond.Message).To(HavePrefix(refused))
-				g.Expect(tenantEvent(g, l, nsB, corev1.EventTypeWarning, infrav1.CrossNamespaceReferenceRefusedReason, "AgentCluster", name)).To(Equal(cond.Message))
+				g.Expect(eventNote(g, l, nsB, corev1.EventTypeWarning, infrav1.CrossNamespaceReferenceRefusedReason, "AgentCluster", name)).To(Equal(cond.Message))
 				g.Expect(ac.Status.ClusterDeploymentRef).To(BeZero())
 				g.Expect(ptr.Deref(ac.Status.Initialization.Provisioned, false)).To(BeFalse())
 			}, timeout, interval).Should(Succeed(), "AgentCluster %s", name)
@@ -180,7 +180,7 @@ var _ = Describe("Two tenants on one hub, one of them hostile", Ordered, func() 
 				g.Expect(cond.Reason).To(Equal(controlplanev1.ReleaseImageRegistryNotAllowedReason), "%s: %s", t, cond.Message)
 				g.Expect(cond.Message).To(ContainSubstring("registry " + evilRegistry + " is not allowed"))
 			}
-			g.Expect(tenantEvent(g, l, nsB, corev1.EventTypeWarning, "ReconcileError", "OpenshiftAssistedControlPlane", evilRelease)).
+			g.Expect(eventNote(g, l, nsB, corev1.EventTypeWarning, "ReconcileError", "OpenshiftAssistedControlPlane", evilRelease)).
 				To(ContainSubstring("is not installed"))
 		}, timeout, interval).Should(Succeed())
 		expectNoImageSetFrom(Default, l, evilRegistry)
@@ -428,19 +428,6 @@ func createHostileObjects(l *lab.Lab, nsA, nsB, cluster string, agent client.Obj
 	for _, o := range append(objs, release...) {
 		Expect(c.Create(ctx, o)).To(Succeed(), "creating %T %s", o, o.GetName())
 	}
-}
-
-// tenantEvent returns the note of an event of type and reason in ns about the object kind/name,
-// or "".
-func tenantEvent(g Gomega, l *lab.Lab, ns, eventType, reason, kind, name string) string {
-	list := &eventsv1.EventList{}
-	g.Expect(l.Mgmt.Client.List(ctx, list, client.InNamespace(ns))).To(Succeed())
-	for _, e := range list.Items {
-		if e.Type == eventType && e.Reason == reason && e.Regarding.Kind == kind && e.Regarding.Name == name {
-			return e.Note
-		}
-	}
-	return ""
 }
 
 // tenantTexts is what the tenant of ns reads of the providers: the messages of its objects'
