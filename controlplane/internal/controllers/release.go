@@ -94,10 +94,11 @@ func (r *OpenshiftAssistedControlPlaneReconciler) readSpecRelease(ctx context.Co
 		s.specRelease = release.Info{}
 	}
 	if _, named := release.SplitArchitecture(s.oacp.Spec.DistributionVersion); named != "" && named != release.MultiArchitecture {
-		// The release of one architecture the version names cannot run the machines of another.
+		// The release of one architecture the version names cannot run the machines of another
+		// (archs are distinct: clusterArchitectures).
 		var others []string
 		for _, a := range archs {
-			if a != named && !slices.Contains(others, a) {
+			if a != named {
 				others = append(others, a)
 			}
 		}
