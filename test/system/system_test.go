@@ -118,8 +118,8 @@ func reportOnFailure(l *lab.Lab, ns string) {
 	})
 }
 
-// eventNote returns the note of an event of type eventType and reason in ns about the object of
-// kind kind and name name (any name when ""), or "".
+// eventNote returns the note of an event of type eventType and reason in ns about an object of
+// that kind and name (any name when name is ""), or "".
 func eventNote(g Gomega, l *lab.Lab, ns, eventType, reason, kind, name string) string {
 	list := &eventsv1.EventList{}
 	g.Expect(l.Mgmt.Client.List(ctx, list, client.InNamespace(ns))).To(Succeed())

@@ -30,6 +30,7 @@ import (
 // forbidden: other tenants', whose objects a fuzz input may name. A list of every namespace (the
 // namespace "", as a cluster-wide index is read) is allowed: it is no request into one of them.
 func Confined(tb testing.TB, forbidden ...string) interceptor.Funcs {
+	tb.Helper()
 	touched := func(verb, ns string) {
 		if slices.Contains(forbidden, ns) {
 			tb.Errorf("the reconcile sent a %s in namespace %s", verb, ns)

@@ -24,7 +24,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/kubernetes/scheme"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 )
@@ -51,7 +51,7 @@ func TestConfined(t *testing.T) {
 		forbidden bool
 	}{{"mine", false}, {"theirs", true}} {
 		rec := &errorRecorder{TB: t}
-		c := fake.NewClientBuilder().WithScheme(scheme.Scheme).WithObjects(secret(tc.ns)).
+		c := fake.NewClientBuilder().WithScheme(clientgoscheme.Scheme).WithObjects(secret(tc.ns)).
 			WithInterceptorFuncs(Confined(rec, "theirs", "elsewhere")).Build()
 		_ = c.Get(ctx, client.ObjectKey{Namespace: tc.ns, Name: "s"}, &corev1.Secret{})
 		_ = c.List(ctx, &corev1.SecretList{}, client.InNamespace(tc.ns))
@@ -69,7 +69,7 @@ func TestConfined(t *testing.T) {
 		}
 	}
 	rec := &errorRecorder{TB: t}
-	c := fake.NewClientBuilder().WithScheme(scheme.Scheme).WithInterceptorFuncs(Confined(rec, "theirs")).Build()
+	c := fake.NewClientBuilder().WithScheme(clientgoscheme.Scheme).WithInterceptorFuncs(Confined(rec, "theirs")).Build()
 	_ = c.List(ctx, &corev1.SecretList{})
 	if len(rec.errs) != 0 {
 		t.Errorf("a list of every namespace is reported: %v", rec.errs)
