@@ -18,6 +18,7 @@ package setup_test
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -30,12 +31,16 @@ import (
 	aiv1beta1 "github.com/openshift/assisted-service/api/v1beta1"
 	conditionsv1 "github.com/openshift/custom-resource-status/conditions/v1"
 	hivev1 "github.com/openshift/hive/apis/hive/v1"
+	hiveagent "github.com/openshift/hive/apis/hive/v1/agent"
 	"github.com/spf13/pflag"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/rest"
 	logsv1 "k8s.io/component-base/logs/api/v1"
 	"k8s.io/utils/ptr"
@@ -86,23 +91,43 @@ func get(ctx context.Context, url string) (int, string, error) {
 // It runs on a hub with our CRDs and on one where `hypershift install` has put its own copy of
 // upstream's CRDs in their place (test/support/testenv/hypershift-crds), whose status schema
 // refuses ours: there the AgentCluster and AgentMachine are written in upstream's v1beta1 shape,
-// which Cluster API reads through the v1beta1 contract.
+// which Cluster API reads through the v1beta1 contract. And it runs where upstream's controllers
+// of the v1beta1 era had claimed a host and written their status before our CRDs replaced
+// upstream's: what upstream made is adopted, and the first status write, carrying Cluster API
+// v1beta1 conditions that our schema refuses as stored, succeeds in our shape.
 func TestStartsWithHyperShiftArguments(t *testing.T) {
 	if os.Getenv("KUBEBUILDER_ASSETS") == "" {
 		t.Skip("needs envtest (KUBEBUILDER_ASSETS)")
 	}
 	// Each run applies the same logging flags, as main does once.
 	logsv1.ReapplyHandling = logsv1.ReapplyHandlingIgnoreUnchanged
-	for _, hyperShiftCRDs := range []bool{false, true} {
-		name := "our CRDs"
-		if hyperShiftCRDs {
-			name = "HyperShift's copy of the CRDs"
-		}
-		t.Run(name, func(t *testing.T) { startWithHyperShiftArguments(t, hyperShiftCRDs) })
+	for _, tc := range []struct {
+		name string
+		crds crdSet
+	}{
+		{"our CRDs", ourCRDs},
+		{"HyperShift's copy of the CRDs", hyperShiftCRDs},
+		{"our CRDs over objects upstream stored", upstreamStoredThenOurs},
+	} {
+		t.Run(tc.name, func(t *testing.T) { startWithHyperShiftArguments(t, tc.crds) })
 	}
 }
 
-func startWithHyperShiftArguments(t *testing.T, hyperShiftCRDs bool) {
+// crdSet is the agent provider's CRDs a run of startWithHyperShiftArguments has on its hub.
+type crdSet int
+
+const (
+	// ourCRDs: this project's.
+	ourCRDs crdSet = iota
+	// hyperShiftCRDs: HyperShift's copy of upstream's (test/support/testenv/hypershift-crds).
+	hyperShiftCRDs
+	// upstreamStoredThenOurs: upstream's v1beta1-era CRDs, under which upstream's controller
+	// claimed a host for the node pool and wrote its status (upstreamClaimed), then ours in their
+	// place, as a user's switch leaves the hub, before the manager starts.
+	upstreamStoredThenOurs
+)
+
+func startWithHyperShiftArguments(t *testing.T, crds crdSet) {
 	t.Helper()
 	g := NewWithT(t)
 	scheme, err := capoascheme.New(infrav1.AddToScheme)
@@ -112,20 +137,29 @@ func startWithHyperShiftArguments(t *testing.T, hyperShiftCRDs bool) {
 	defer func() { _ = env.Stop() }()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	if hyperShiftCRDs {
+	if crds != ourCRDs {
 		g.Expect(testenv.InstallHyperShiftAgentCRDs(ctx, env.Client, env.Config)).To(Succeed())
 	}
 	hcp, err := env.CreateNamespace(ctx, "clusters-hc1")
 	g.Expect(err).NotTo(HaveOccurred())
 	agents, err := env.CreateNamespace(ctx, "agents")
 	g.Expect(err).NotTo(HaveOccurred())
+	if crds == upstreamStoredThenOurs {
+		g.Expect(testenv.InstallHostedControlPlaneCRD(ctx, env.Client)).To(Succeed())
+		g.Expect(createHostedCluster(ctx, env.Client, hcp)).To(Succeed())
+		g.Expect(createNodePoolMachine(ctx, env.Client, hcp, agents)).To(Succeed())
+		g.Expect(upstreamClaimed(ctx, env.Client, hcp, agents)).To(Succeed())
+		g.Expect(installOurAgentCRDs(ctx, env.Client, env.Config)).To(Succeed())
+	}
 
 	// The manager runs as HyperShift's capi-provider service account, with only the Roles
 	// HyperShift grants it: no cluster-scoped rights.
 	g.Expect(grantHyperShiftRoles(ctx, env.Client, hcp, agents)).To(Succeed())
 	cfg := rest.CopyConfig(env.Config)
 	cfg.Impersonate = rest.ImpersonationConfig{UserName: "system:serviceaccount:" + hcp + ":capi-provider"}
-	g.Expect(testenv.InstallHostedControlPlaneCRD(ctx, env.Client)).To(Succeed())
+	if crds != upstreamStoredThenOurs {
+		g.Expect(testenv.InstallHostedControlPlaneCRD(ctx, env.Client)).To(Succeed())
+	}
 
 	health, metrics := freeAddress(t), freeAddress(t)
 	args := []string{
@@ -177,8 +211,10 @@ func startWithHyperShiftArguments(t *testing.T, hyperShiftCRDs bool) {
 	// The controllers work under those Roles: the AgentCluster of a hosted cluster gets the
 	// installed cluster's ClusterDeployment, made of its HostedControlPlane, and a NodePool's
 	// Machine claims an Agent of the agent namespace.
-	g.Expect(createHostedCluster(ctx, env.Client, hcp)).To(Succeed())
-	g.Expect(createNodePoolMachine(ctx, env.Client, hcp, agents)).To(Succeed())
+	if crds != upstreamStoredThenOurs {
+		g.Expect(createHostedCluster(ctx, env.Client, hcp)).To(Succeed())
+		g.Expect(createNodePoolMachine(ctx, env.Client, hcp, agents)).To(Succeed())
+	}
 	g.Eventually(func(g Gomega) {
 		select {
 		case err := <-done:
@@ -189,7 +225,7 @@ func startWithHyperShiftArguments(t *testing.T, hyperShiftCRDs bool) {
 		ac := &infrav1.AgentCluster{}
 		g.Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: hcp, Name: "hc1"}, ac)).To(Succeed())
 		g.Expect(ac.Status.Ready).To(BeTrue(), "%+v", ac.Status.Conditions) //nolint:staticcheck // the v1beta1 contract's, which HyperShift's CRD has
-		if !hyperShiftCRDs {
+		if crds != hyperShiftCRDs {
 			g.Expect(ac.Status.Initialization.Provisioned).To(Equal(ptr.To(true)), "%+v", ac.Status.Conditions)
 		}
 		cd := &hivev1.ClusterDeployment{}
@@ -219,15 +255,23 @@ func startWithHyperShiftArguments(t *testing.T, hyperShiftCRDs bool) {
 		am := &infrav1.AgentMachine{}
 		g.Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: hcp, Name: "hc1-np-1"}, am)).To(Succeed())
 		g.Expect(am.Status.Ready).To(BeTrue(), "%+v", am.Status.Conditions) //nolint:staticcheck // the v1beta1 contract's, which HyperShift's CRD has
-		if !hyperShiftCRDs {
+		if crds != hyperShiftCRDs {
 			g.Expect(am.Status.Initialization.Provisioned).To(Equal(ptr.To(true)), "%+v", am.Status.Conditions)
 		}
 	}, 30*time.Second, 200*time.Millisecond).Should(Succeed())
-	if hyperShiftCRDs {
+	switch crds {
+	case hyperShiftCRDs:
 		expectUpstreamV1Beta1Status(ctx, g, env.Client, hcp)
+	case upstreamStoredThenOurs:
+		expectOurStatus(ctx, g, env.Client, hcp)
 	}
 	// HyperShift's Role grants core events only: the manager writes its events there, where
-	// `oc describe` and HyperShift's users see them (events.k8s.io ones would be refused).
+	// `oc describe` and HyperShift's users see them (events.k8s.io ones would be refused). What
+	// upstream made is adopted, not made again.
+	events := []string{"AgentCluster/hc1 Provisioned", "AgentMachine/hc1-np-1 AgentClaimed"}
+	if crds == upstreamStoredThenOurs {
+		events = []string{"AgentCluster/hc1 Adopted", "AgentMachine/hc1-np-1 AgentClaimAdopted"}
+	}
 	g.Eventually(func(g Gomega) {
 		list := &corev1.EventList{}
 		g.Expect(env.Client.List(ctx, list, client.InNamespace(hcp))).To(Succeed())
@@ -235,7 +279,7 @@ func startWithHyperShiftArguments(t *testing.T, hyperShiftCRDs bool) {
 		for _, e := range list.Items {
 			got = append(got, e.InvolvedObject.Kind+"/"+e.InvolvedObject.Name+" "+e.Reason)
 		}
-		g.Expect(got).To(ContainElements("AgentCluster/hc1 Provisioned", "AgentMachine/hc1-np-1 AgentClaimed"))
+		g.Expect(got).To(ContainElements(events))
 	}, 30*time.Second, 200*time.Millisecond).Should(Succeed())
 
 	cancel()
@@ -446,4 +490,155 @@ func createNodePoolMachine(ctx context.Context, c client.Client, ns, agents stri
 			IPV4Addresses: []string{"192.168.111.11/24"}, IPV6Addresses: []string{}, Flags: []string{}}},
 	}
 	return c.Status().Update(ctx, agent)
+}
+
+// upstreamClaimed leaves the hosted cluster and its node pool Machine as upstream's controllers
+// of the v1beta1 era (cluster-api-provider-agent 3ad45588, controllers/agentcluster_controller.go
+// and agentmachine_controller.go) leave them once the AgentMachine has claimed host-1 and before
+// the host installs: the ClusterDeployment it made of the HostedControlPlane
+// (createClusterDeploymentObject), the AgentCluster's status, the Agent's claim
+// (updateFoundAgent: the AgentMachine's name in a label, its namespace in an annotation), and
+// the AgentMachine's finalizer, providerID and status, whose conditions are Cluster API v1beta1
+// ones (setConditionByAgentCondition, setAgentReservedCondition, setStatus: True without reason
+// or message, False with a severity).
+func upstreamClaimed(ctx context.Context, c client.Client, ns, agents string) error {
+	ac := &infrav1.AgentCluster{}
+	if err := c.Get(ctx, client.ObjectKey{Namespace: ns, Name: "hc1"}, ac); err != nil {
+		return err
+	}
+	cd := &hivev1.ClusterDeployment{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "hc1", Labels: map[string]string{"agentClusterRef": "hc1"},
+			OwnerReferences: []metav1.OwnerReference{{APIVersion: infrav1.GroupVersion.String(), Kind: "AgentCluster", Name: ac.Name, UID: ac.UID}}},
+		Spec: hivev1.ClusterDeploymentSpec{
+			Installed: true, ClusterName: "hc1", BaseDomain: "hc1.example.com",
+			Platform: hivev1.Platform{AgentBareMetal: &hiveagent.BareMetalPlatform{}},
+			ClusterInstallRef: &hivev1.ClusterInstallLocalReference{Kind: "AgentClusterInstall", Group: "extensions.hive.openshift.io",
+				Version: "v1beta1", Name: "hc1"},
+			PullSecretRef: &corev1.LocalObjectReference{Name: "pull-secret"},
+			ClusterMetadata: &hivev1.ClusterMetadata{ClusterID: string(ac.OwnerReferences[0].UID), InfraID: string(ac.OwnerReferences[0].UID),
+				AdminKubeconfigSecretRef: corev1.LocalObjectReference{Name: "admin-kubeconfig"},
+				AdminPasswordSecretRef:   &corev1.LocalObjectReference{Name: "kubeadmin-password"}},
+		},
+	}
+	if err := c.Create(ctx, cd); err != nil {
+		return err
+	}
+	now := metav1.Now().UTC().Format(time.RFC3339)
+	statuses := map[string]map[string]any{
+		"AgentCluster": {"ready": true, "clusterDeploymentReference": map[string]any{"namespace": ns, "name": "hc1"}},
+		"AgentMachine": {
+			"ready":    false,
+			"agentRef": map[string]any{"namespace": agents, "name": "host-1"},
+			"conditions": []any{
+				map[string]any{"type": "AgentReserved", "status": "True", "lastTransitionTime": now},
+				map[string]any{"type": "AgentRequirementsMet", "status": "True", "lastTransitionTime": now},
+				map[string]any{"type": "AgentSpecSynced", "status": "True", "lastTransitionTime": now},
+				map[string]any{"type": "AgentValidated", "status": "True", "lastTransitionTime": now},
+				map[string]any{"type": "Installed", "status": "False", "severity": "Info", "lastTransitionTime": now,
+					"reason": aiv1beta1.InstallationNotStartedReason, "message": "The installation has not yet started"},
+				map[string]any{"type": "Ready", "status": "False", "severity": "Info", "lastTransitionTime": now,
+					"reason": aiv1beta1.InstallationNotStartedReason, "message": "4 of 5 completed"},
+			},
+		},
+	}
+	for _, kind := range []string{"AgentCluster", "AgentMachine"} {
+		u := &unstructured.Unstructured{}
+		u.SetGroupVersionKind(infrav1.GroupVersion.WithKind(kind))
+		name := "hc1"
+		if kind == "AgentMachine" {
+			name = "hc1-np-1"
+		}
+		if err := c.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, u); err != nil {
+			return err
+		}
+		if kind == "AgentMachine" {
+			u.SetFinalizers([]string{"agentmachine.agent-install.openshift.io/deprovision"})
+			if err := unstructured.SetNestedField(u.Object, "agent://host-1", "spec", "providerID"); err != nil {
+				return err
+			}
+			if err := c.Update(ctx, u); err != nil {
+				return err
+			}
+		}
+		u.Object["status"] = statuses[kind]
+		if err := c.Status().Update(ctx, u); err != nil {
+			return fmt.Errorf("writing %s's status as upstream does: %w", kind, err)
+		}
+	}
+	agent := &aiv1beta1.Agent{}
+	if err := c.Get(ctx, client.ObjectKey{Namespace: agents, Name: "host-1"}, agent); err != nil {
+		return err
+	}
+	agent.Labels["agentMachineRef"] = "hc1-np-1"
+	agent.Annotations = map[string]string{"agentMachineRefNamespace": ns}
+	agent.Spec.ClusterDeploymentName = &aiv1beta1.ClusterReference{Namespace: ns, Name: "hc1"}
+	agent.Spec.MachineConfigPool = "ignition"
+	agent.Spec.IgnitionEndpointTokenReference = &aiv1beta1.IgnitionEndpointTokenReference{Namespace: ns, Name: "agent-user-data-np-1"}
+	agent.Spec.IgnitionEndpointHTTPHeaders = map[string]string{"NodePool": ns + "/np", "TargetConfigVersionHash": "4a1d2b3c"}
+	return c.Update(ctx, agent)
+}
+
+// installOurAgentCRDs puts this project's CRDs of the agent provider back in place of upstream's,
+// as applying our release's manifests does, and waits until the API server publishes them.
+func installOurAgentCRDs(ctx context.Context, c client.Client, cfg *rest.Config) error {
+	for _, plural := range []string{"agentclusters", "agentmachines", "agentmachinetemplates"} {
+		crd, err := testenv.ProviderCRD("infrastructure", infrav1.GroupVersion.Group, plural)
+		if err != nil {
+			return err
+		}
+		live := &apiextensionsv1.CustomResourceDefinition{}
+		if err := c.Get(ctx, client.ObjectKey{Name: crd.Name}, live); err != nil {
+			return err
+		}
+		live.Labels = crd.Labels
+		live.Spec = crd.Spec
+		if err := c.Update(ctx, live); err != nil {
+			return fmt.Errorf("replacing CRD %s: %w", crd.Name, err)
+		}
+	}
+	// The API server publishes the changed schemas a moment later: ours have
+	// status.initialization and no Cluster API v1beta1 conditions.
+	dc, err := discovery.NewDiscoveryClientForConfig(cfg)
+	if err != nil {
+		return err
+	}
+	return wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, 30*time.Second, true, func(context.Context) (bool, error) {
+		paths, err := dc.OpenAPIV3().Paths()
+		if err != nil {
+			return false, nil //nolint:nilerr // not published yet: poll again
+		}
+		gv, ok := paths["apis/"+infrav1.GroupVersion.String()]
+		if !ok {
+			return false, nil
+		}
+		doc, err := gv.Schema("application/json")
+		if err != nil {
+			return false, nil //nolint:nilerr // not published yet: poll again
+		}
+		return !strings.Contains(string(doc), `"severity"`) && strings.Contains(string(doc), `"initialization"`), nil
+	})
+}
+
+// expectOurStatus checks, as stored, that the status upstream wrote (upstreamClaimed) is now in
+// our shape: conditions that our schema accepts (a reason on each, no severity), and
+// status.initialization; and that the AgentMachine carries our finalizer in place of upstream's.
+func expectOurStatus(ctx context.Context, g Gomega, c client.Client, ns string) {
+	am := &infrav1.AgentMachine{}
+	g.Expect(c.Get(ctx, client.ObjectKey{Namespace: ns, Name: "hc1-np-1"}, am)).To(Succeed())
+	g.Expect(am.Finalizers).To(ConsistOf(infrav1.AgentMachineFinalizer))
+	for _, o := range []struct{ kind, name string }{{"AgentCluster", "hc1"}, {"AgentMachine", "hc1-np-1"}} {
+		u := &unstructured.Unstructured{}
+		u.SetGroupVersionKind(infrav1.GroupVersion.WithKind(o.kind))
+		g.Expect(c.Get(ctx, client.ObjectKey{Namespace: ns, Name: o.name}, u)).To(Succeed())
+		provisioned, _, _ := unstructured.NestedBool(u.Object, "status", "initialization", "provisioned")
+		g.Expect(provisioned).To(BeTrue(), o.kind)
+		conds, _, _ := unstructured.NestedSlice(u.Object, "status", "conditions")
+		g.Expect(conds).NotTo(BeEmpty(), o.kind)
+		for _, c := range conds {
+			cond, ok := c.(map[string]any)
+			g.Expect(ok).To(BeTrue())
+			g.Expect(cond).NotTo(HaveKey("severity"), "%s %v", o.kind, cond)
+			g.Expect(cond).To(HaveKeyWithValue("reason", Not(BeEmpty())), "%s %v", o.kind, cond)
+		}
+	}
 }

@@ -35,3 +35,24 @@ func SetReadySummary(obj conditions.Setter, readyType, readyReason string, opts 
 	}
 	return nil
 }
+
+// GiveReasons gives each of obj's conditions that has no reason its status as the reason, which
+// the schema of metav1.Condition requires and Cluster API v1beta1 conditions leave out (True
+// ones always: conditions.MarkTrue; False ones may). Upstream's controllers stored such
+// conditions on the objects that this project's CRDs serve after a switch (cluster-api-provider-
+// agent's AgentMachine before its v1beta2 API); a status write that carried one unchanged would
+// be refused ("reason ... should be at least 1 chars long"), so every reconcile gives them one
+// before its first write. Severity, which they also carry, is pruned by the API server on read.
+func GiveReasons(obj conditions.Setter) {
+	conds := obj.GetConditions()
+	changed := false
+	for i := range conds {
+		if conds[i].Reason == "" {
+			conds[i].Reason = string(conds[i].Status)
+			changed = true
+		}
+	}
+	if changed {
+		obj.SetConditions(conds)
+	}
+}

@@ -17,6 +17,7 @@ limitations under the License.
 package reconciler
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 
@@ -116,5 +117,26 @@ func TestSetReadySummaryErrors(t *testing.T) {
 				t.Errorf("Ready = %+v after an error, want none", c)
 			}
 		})
+	}
+}
+
+// TestGiveReasons: conditions stored as Cluster API v1beta1 ones (no reason when True, maybe none
+// when False) get their status as reason; the others are left as they are.
+func TestGiveReasons(t *testing.T) {
+	at := metav1.Now()
+	obj := &clusterv1.Machine{}
+	obj.Status.Conditions = []metav1.Condition{
+		{Type: "AgentReserved", Status: metav1.ConditionTrue, LastTransitionTime: at},
+		{Type: "AgentValidated", Status: metav1.ConditionFalse, LastTransitionTime: at},
+		{Type: "Installed", Status: metav1.ConditionFalse, Reason: "InstallationNotStarted", Message: "not yet", LastTransitionTime: at},
+	}
+	GiveReasons(obj)
+	want := []metav1.Condition{
+		{Type: "AgentReserved", Status: metav1.ConditionTrue, Reason: "True", LastTransitionTime: at},
+		{Type: "AgentValidated", Status: metav1.ConditionFalse, Reason: "False", LastTransitionTime: at},
+		{Type: "Installed", Status: metav1.ConditionFalse, Reason: "InstallationNotStarted", Message: "not yet", LastTransitionTime: at},
+	}
+	if !reflect.DeepEqual(obj.Status.Conditions, want) {
+		t.Fatalf("conditions = %+v, want %+v", obj.Status.Conditions, want)
 	}
 }

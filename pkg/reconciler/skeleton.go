@@ -128,6 +128,7 @@ func Open(ctx context.Context, obj paused.ConditionSetter, o Opening) (*Opened, 
 	if opened.writer, err = o.NewWriter(obj, o.Client); err != nil {
 		return nil, err
 	}
+	GiveReasons(obj)
 	if first != nil {
 		conditions.Set(obj, *first)
 	}
