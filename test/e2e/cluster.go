@@ -59,14 +59,11 @@ func CreateClusterAndWait(ctx context.Context, in SpecEnv, c ClusterSpec) *clust
 	By(fmt.Sprintf("Creating the pull secret and generating cluster %s (flavor %q, %d control planes, %d workers, OpenShift %s)",
 		c.Name, c.Flavor, c.ControlPlanes, c.Workers, c.OpenShiftVersion))
 	pullSecret := c.Name + "-pull-secret"
-	Expect(createPullSecret(ctx, in, pullSecret, c.Name)).To(Succeed())
+	Expect(createPullSecret(ctx, in.Management, in.Namespace.Name, pullSecret, map[string]string{clusterv1.ClusterNameLabel: c.Name})).To(Succeed())
 
 	variables := map[string]string{}
 	for _, v := range requiredVariables {
 		variables[v] = in.E2EConfig.MustGetVariable(v)
-	}
-	for k, v := range in.Management.Variables() {
-		variables[k] = v
 	}
 	variables["OPENSHIFT_VERSION"] = c.OpenShiftVersion
 	variables["PULL_SECRET_NAME"] = pullSecret
@@ -84,36 +81,26 @@ func CreateClusterAndWait(ctx context.Context, in SpecEnv, c ClusterSpec) *clust
 		WorkerMachineCount:       ptr.To(c.Workers),
 		ClusterctlVariables:      variables,
 	})
-	manifests, err := adaptManifests(template, variables["RELEASE_IMAGE_REPOSITORY"])
-	Expect(err).NotTo(HaveOccurred())
-
 	result := &clusterctl.ApplyCustomClusterTemplateAndWaitResult{}
 	clusterctl.ApplyCustomClusterTemplateAndWait(ctx, clusterctl.ApplyCustomClusterTemplateAndWaitInput{
 		ClusterProxy:                 in.Management.Proxy(),
-		CustomTemplateYAML:           manifests,
+		CustomTemplateYAML:           template,
 		ClusterName:                  c.Name,
 		Namespace:                    in.Namespace.Name,
 		Flavor:                       c.Flavor,
 		WaitForClusterIntervals:      in.E2EConfig.GetIntervals(in.SpecName, "wait-cluster"),
 		WaitForControlPlaneIntervals: in.E2EConfig.GetIntervals(in.SpecName, "wait-control-plane"),
 		WaitForMachineDeployments:    in.E2EConfig.GetIntervals(in.SpecName, "wait-worker-nodes"),
-		ControlPlaneWaiters: clusterctl.ControlPlaneWaiters{
-			WaitForControlPlaneInitialized: func(ctx context.Context, input clusterctl.ApplyCustomClusterTemplateAndWaitInput, result *clusterctl.ApplyCustomClusterTemplateAndWaitResult) {
-				WaitForControlPlaneInitialized(ctx, input.ClusterProxy.GetClient(), result.Cluster, input.WaitForControlPlaneIntervals...)
-			},
-			WaitForControlPlaneMachinesReady: func(ctx context.Context, input clusterctl.ApplyCustomClusterTemplateAndWaitInput, result *clusterctl.ApplyCustomClusterTemplateAndWaitResult) {
-				WaitForControlPlaneAvailable(ctx, input.ClusterProxy.GetClient(), result.Cluster, int32(c.ControlPlanes), input.WaitForControlPlaneIntervals...)
-			},
-		},
+		ControlPlaneWaiters:          ControlPlaneWaiters(),
 	}, result)
 	return result
 }
 
-// createPullSecret creates the pull secret the template names. On the kind path its content is
-// the file PULL_SECRET_FILE names (a real one, for assisted-service); the lab's holds the
-// credentials of its release registry.
-func createPullSecret(ctx context.Context, in SpecEnv, name, clusterName string) error {
-	data := in.Management.PullSecret()
+// createPullSecret creates, in namespace, the pull secret a template names. On the kind path its
+// content is the file PULL_SECRET_FILE names (a real one, for assisted-service); the lab's holds
+// the credentials of its release registry.
+func createPullSecret(ctx context.Context, m Management, namespace, name string, labels map[string]string) error {
+	data := m.PullSecret()
 	if data == nil {
 		data = []byte(`{"auths":{"quay.io":{"auth":"ZTJlOmUyZQ=="}}}`)
 	}
@@ -124,20 +111,17 @@ func createPullSecret(ctx context.Context, in SpecEnv, name, clusterName string)
 		}
 	}
 	secret := &corev1.Secret{
-		ObjectMeta: metav1.ObjectMeta{Namespace: in.Namespace.Name, Name: name,
-			Labels: map[string]string{clusterv1.ClusterNameLabel: clusterName}},
-		Type: corev1.SecretTypeDockerConfigJson,
-		Data: map[string][]byte{corev1.DockerConfigJsonKey: data},
+		ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: name, Labels: labels},
+		Type:       corev1.SecretTypeDockerConfigJson,
+		Data:       map[string][]byte{corev1.DockerConfigJsonKey: data},
 	}
-	if err := in.Management.Proxy().GetClient().Create(ctx, secret); err != nil {
+	if err := m.Proxy().GetClient().Create(ctx, secret); err != nil {
 		return fmt.Errorf("creating the pull secret %s: %w", name, err)
 	}
 	return nil
 }
 
-// adaptManifests adapts the generated manifests to the management cluster (lab.Adapt): the
-// rollout strategy Cluster API's defaulting webhook writes (on kind the webhook writes the same),
-// and the lab's release registry when releaseImageRepository is set.
+// adaptManifests adapts manifests to the lab's management cluster (see admittingProxy).
 func adaptManifests(manifests []byte, releaseImageRepository string) ([]byte, error) {
 	objs, err := utilyaml.ToUnstructured(manifests)
 	if err != nil {
@@ -159,6 +143,22 @@ func GetControlPlane(ctx context.Context, g Gomega, c client.Client, cluster *cl
 	g.Expect(cluster.Spec.ControlPlaneRef.IsDefined()).To(BeTrue(), "Cluster %s has no control plane", klog.KObj(cluster))
 	g.Expect(c.Get(ctx, client.ObjectKey{Namespace: cluster.Namespace, Name: cluster.Spec.ControlPlaneRef.Name}, cp)).To(Succeed())
 	return cp
+}
+
+// ControlPlaneWaiters are the waits of Cluster API's ApplyClusterTemplateAndWait for a control
+// plane that is an OpenshiftAssistedControlPlane (the framework's own are KubeadmControlPlane's):
+// initialized, then Available with as many ready Machines as its spec.replicas asks for. Our
+// specs and Cluster API's own use them.
+func ControlPlaneWaiters() clusterctl.ControlPlaneWaiters {
+	return clusterctl.ControlPlaneWaiters{
+		WaitForControlPlaneInitialized: func(ctx context.Context, input clusterctl.ApplyCustomClusterTemplateAndWaitInput, result *clusterctl.ApplyCustomClusterTemplateAndWaitResult) {
+			WaitForControlPlaneInitialized(ctx, input.ClusterProxy.GetClient(), result.Cluster, input.WaitForControlPlaneIntervals...)
+		},
+		WaitForControlPlaneMachinesReady: func(ctx context.Context, input clusterctl.ApplyCustomClusterTemplateAndWaitInput, result *clusterctl.ApplyCustomClusterTemplateAndWaitResult) {
+			cp := GetControlPlane(ctx, Default, input.ClusterProxy.GetClient(), result.Cluster)
+			WaitForControlPlaneAvailable(ctx, input.ClusterProxy.GetClient(), result.Cluster, ptr.Deref(cp.Spec.Replicas, 1), input.WaitForControlPlaneIntervals...)
+		},
+	}
 }
 
 // WaitForControlPlaneInitialized waits until the Cluster reports its control plane initialized

@@ -76,7 +76,7 @@ func LoadE2EConfig(paths ...string) (*clusterctl.E2EConfig, error) {
 // requiredVariables are the variables the specs read.
 var requiredVariables = []string{
 	"OPENSHIFT_VERSION", "OPENSHIFT_VERSION_UPGRADE_TO", "KUBERNETES_VERSION_UPGRADE_TO", "BASE_DOMAIN",
-	"API_VIP", "INGRESS_VIP", "SSH_AUTHORIZED_KEY", "RELEASE_IMAGE_REPOSITORY", "TEMPLATE_PROVIDER",
+	"API_VIP", "INGRESS_VIP", "SSH_AUTHORIZED_KEY", "TEMPLATE_PROVIDER", "KUBERNETES_VERSION",
 }
 
 func validate(c *clusterctl.E2EConfig) error {

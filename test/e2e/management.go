@@ -53,9 +53,9 @@ type Management interface {
 	// AddHosts makes n more bare-metal hosts available in namespace, as BareMetalHosts whose
 	// names start with prefix.
 	AddHosts(ctx context.Context, namespace, prefix string, n int) error
-	// Variables are template variables that only the management cluster knows (such as where
-	// the lab serves release images); they override the e2e config's.
-	Variables() map[string]string
+	// AddSelfBootedHosts makes n more hosts, named after prefix, boot the discovery ISO of the
+	// Machines whose infrastructure is an AgentMachine, as a person does for the agent flavor.
+	AddSelfBootedHosts(prefix string, n int) error
 	// PullSecret is the .dockerconfigjson of the clusters' pull secrets when the management
 	// cluster has its own (the lab's registry credentials); nil otherwise.
 	PullSecret() []byte
@@ -129,13 +129,48 @@ func StartLabManagement(ctx context.Context, name, artifactFolder string) (Manag
 		_ = m.Dispose(ctx)
 		return nil, err
 	}
+	if err := l.SetUpForClusterctl(ctx, kubeconfig); err != nil {
+		_ = m.Dispose(ctx)
+		return nil, err
+	}
 	scheme, err := managementScheme()
 	if err != nil {
 		_ = m.Dispose(ctx)
 		return nil, err
 	}
-	m.proxy = framework.NewClusterProxy(name, kubeconfig, scheme, framework.WithMachineLogCollector(hostLogCollector{}))
+	m.proxy = admittingProxy{
+		ClusterProxy:           framework.NewClusterProxy(name, kubeconfig, scheme, framework.WithMachineLogCollector(hostLogCollector{})),
+		releaseImageRepository: l.Releases.Repository(),
+	}
 	return m, nil
+}
+
+// admittingProxy is the lab's management cluster as Cluster API's framework reaches it. The
+// manifests it creates (Create, CreateOrUpdate: how the framework applies a cluster template,
+// ours and those of Cluster API's own specs alike) first get what the lab's API server does not
+// write but a real management cluster does (lab.Adapt): the rollout strategy Cluster API's
+// defaulting webhook gives a MachineDeployment, and, as the release-image-repository annotation
+// a user of a mirror sets, the lab's release registry in place of quay.io, which the lab cannot
+// reach. On kind, the webhooks run and quay.io answers: nothing is adapted there.
+type admittingProxy struct {
+	framework.ClusterProxy
+	releaseImageRepository string
+}
+
+func (p admittingProxy) Create(ctx context.Context, resources []byte, options ...framework.CreateOption) error {
+	adapted, err := adaptManifests(resources, p.releaseImageRepository)
+	if err != nil {
+		return err
+	}
+	return p.ClusterProxy.Create(ctx, adapted, options...)
+}
+
+func (p admittingProxy) CreateOrUpdate(ctx context.Context, resources []byte, options ...framework.CreateOrUpdateOption) error {
+	adapted, err := adaptManifests(resources, p.releaseImageRepository)
+	if err != nil {
+		return err
+	}
+	return p.ClusterProxy.CreateOrUpdate(ctx, adapted, options...)
 }
 
 // managementScheme is the lab's management scheme, which both paths use: every third-party API
@@ -157,8 +192,9 @@ func (m *labManagement) AddHosts(ctx context.Context, namespace, prefix string, 
 	return nil
 }
 
-func (m *labManagement) Variables() map[string]string {
-	return map[string]string{"RELEASE_IMAGE_REPOSITORY": m.lab.Releases.Repository()}
+func (m *labManagement) AddSelfBootedHosts(prefix string, n int) error {
+	m.lab.AddSelfBootedHosts(prefix, n)
+	return nil
 }
 
 func (m *labManagement) PullSecret() []byte { return m.lab.PullSecret() }
@@ -400,7 +436,11 @@ func (m *externalManagement) AddHosts(ctx context.Context, namespace, prefix str
 	return nil
 }
 
-func (m *externalManagement) Variables() map[string]string { return nil }
+// AddSelfBootedHosts fails: the kind path's hosts are VMs that Metal3 boots; nothing boots them
+// from an InfraEnv's ISO for the agent flavor.
+func (m *externalManagement) AddSelfBootedHosts(string, int) error {
+	return errors.New("the kind path has no self-booted hosts: its VMs boot through Metal3 (use a Metal3 flavor)")
+}
 
 func (m *externalManagement) PullSecret() []byte { return nil }
 

@@ -111,6 +111,10 @@ var _ = BeforeSuite(func() {
 		Expect(err).NotTo(HaveOccurred(), "hack/release-manifests.sh failed:\n%s", output)
 		clusterctlConfigPath = filepath.Join(out, "clusterctl.yaml")
 	}
+	By("Adding the e2e flavors and the e2e config's variables to the clusterctl repository")
+	provider, _, _ := strings.Cut(e2eConfig.MustGetVariable("TEMPLATE_PROVIDER"), ":")
+	clusterctlConfigPath, err = PrepareRepository(clusterctlConfigPath, provider, e2eConfig, artifactFolder)
+	Expect(err).NotTo(HaveOccurred())
 
 	specInput = SpecInput{
 		E2EConfig:            e2eConfig,

@@ -329,9 +329,12 @@ func upstreamObjects(items []unstructured.Unstructured, vars map[string]string, 
 
 // Adapt adds to a cluster's manifests what a management cluster without Cluster API's webhooks
 // needs beyond what a user writes: each MachineDeployment gets the rollout strategy Cluster API's
-// defaulting webhook would write, and, when releaseImageRepository is set (the lab's registry),
-// the control plane reads release images from there (the mirror annotation; a topology's control
-// plane gets it through the Cluster's spec.topology.controlPlane.metadata).
+// defaulting webhook would write, each MachineHealthCheck the cluster-name label and node startup
+// timeout that webhook writes (internal/webhooks/machinehealthcheck.go Default, v1.13.4: Cluster
+// API's e2e framework finds a cluster's MachineHealthChecks by that label), and, when
+// releaseImageRepository is set (the lab's registry), the control plane reads release images
+// from there (the mirror annotation; a topology's control plane gets it through the Cluster's
+// spec.topology.controlPlane.metadata).
 func Adapt(objs []unstructured.Unstructured, releaseImageRepository string) error {
 	for i := range objs {
 		o := &objs[i]
@@ -355,6 +358,18 @@ func Adapt(objs []unstructured.Unstructured, releaseImageRepository string) erro
 			}
 			annotations[controlplanev1.ReleaseImageRepositoryAnnotation] = releaseImageRepository
 			o.SetAnnotations(annotations)
+		case "MachineHealthCheck":
+			labels := o.GetLabels()
+			if labels == nil {
+				labels = map[string]string{}
+			}
+			labels[clusterv1.ClusterNameLabel], _, _ = unstructured.NestedString(o.Object, "spec", "clusterName")
+			o.SetLabels(labels)
+			if _, found, _ := unstructured.NestedFieldNoCopy(o.Object, "spec", "checks", "nodeStartupTimeoutSeconds"); !found {
+				if err := unstructured.SetNestedField(o.Object, int64(clusterv1.DefaultNodeStartupTimeoutSeconds), "spec", "checks", "nodeStartupTimeoutSeconds"); err != nil {
+					return fmt.Errorf("defaulting MachineHealthCheck %s: %w", o.GetName(), err)
+				}
+			}
 		case "MachineDeployment":
 			if _, found, _ := unstructured.NestedMap(o.Object, "spec", "rollout", "strategy"); found {
 				continue

@@ -100,6 +100,18 @@ func prepareForMove(ctx context.Context, cfg clusterctlconfig.Client, env *teste
 	return nil
 }
 
+// SetUpForClusterctl makes the lab's management cluster look, to clusterctl, like one set up as
+// the docs say (prepareForMove), as clusterctl's owner graph (Cluster API's ClusterDeletionSpec)
+// and move read it: without the labels, their discovery finds no kind of the providers but the
+// Cluster. kubeconfig reaches the management cluster as an administrator.
+func (l *Lab) SetUpForClusterctl(ctx context.Context, kubeconfig string) error {
+	cfg, err := clusterctlconfig.New(ctx, "")
+	if err != nil {
+		return fmt.Errorf("clusterctl configuration: %w", err)
+	}
+	return prepareForMove(ctx, cfg, l.current().env, kubeconfig)
+}
+
 // Move starts another management cluster, with the same providers and services, and moves the
 // clusters of namespace to it with clusterctl's own move (as `clusterctl move --to-kubeconfig`
 // does), the way a platform engineer pivots to a new hub. From then on the lab works with the new

@@ -1,0 +1,109 @@
+/*
+Copyright 2026 The cluster-api-provider-openshift-assisted Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package e2e
+
+import (
+	"context"
+
+	. "github.com/onsi/ginkgo/v2"
+	"k8s.io/utils/ptr"
+	capie2e "sigs.k8s.io/cluster-api/test/e2e"
+)
+
+// Cluster API's own specs, run as they are with this project's flavors, control-plane waiters and
+// a management cluster per spec (UseStockEnv). Those that do not run here say why:
+//   - the KubeadmControlPlane ones (KCPAdoption, KCPRemediation, KCP rollout and scale-in,
+//     ClusterUpgradeConformance, the runtime SDK upgrades) and ClusterctlUpgrade read or drive a
+//     KubeadmControlPlane or install kubeadm providers;
+//   - MachinePool: no provider here offers machine pools;
+//   - K8SConformance and the self-hosted spec need a real workload cluster to run pods on.
+
+var _ = Describe("Cluster API's QuickStartSpec, default flavor: 3 control planes and 2 workers", Label(smokeLabel), func() {
+	env := UseStockEnv(context.Background(), "quick-start")
+	capie2e.QuickStartSpec(context.Background(), func() capie2e.QuickStartSpecInput {
+		return capie2e.QuickStartSpecInput{
+			E2EConfig: specInput.E2EConfig, ClusterctlConfigPath: specInput.ClusterctlConfigPath,
+			BootstrapClusterProxy: env.Management.Proxy(), ArtifactFolder: env.ArtifactFolder, SkipCleanup: specInput.SkipCleanup,
+			InfrastructureProvider:   env.InfrastructureProvider(),
+			ControlPlaneMachineCount: ptr.To[int64](3), WorkerMachineCount: ptr.To[int64](2),
+			ControlPlaneWaiters:     ControlPlaneWaiters(),
+			PostNamespaceCreated:    env.PostNamespaceCreated(context.Background(), 5),
+			PostMachinesProvisioned: env.ExpectInstalled(context.Background(), 3, 2),
+		}
+	})
+})
+
+var _ = Describe("Cluster API's QuickStartSpec, sno flavor", func() {
+	env := UseStockEnv(context.Background(), "quick-start-sno")
+	capie2e.QuickStartSpec(context.Background(), func() capie2e.QuickStartSpecInput {
+		return capie2e.QuickStartSpecInput{
+			E2EConfig: specInput.E2EConfig, ClusterctlConfigPath: specInput.ClusterctlConfigPath,
+			BootstrapClusterProxy: env.Management.Proxy(), ArtifactFolder: env.ArtifactFolder, SkipCleanup: specInput.SkipCleanup,
+			InfrastructureProvider: env.InfrastructureProvider(), Flavor: ptr.To("sno"),
+			ControlPlaneMachineCount: ptr.To[int64](1), WorkerMachineCount: ptr.To[int64](0),
+			ControlPlaneWaiters:     ControlPlaneWaiters(),
+			PostNamespaceCreated:    env.PostNamespaceCreated(context.Background(), 1),
+			PostMachinesProvisioned: env.ExpectInstalled(context.Background(), 1, 0),
+		}
+	})
+})
+
+var _ = Describe("Cluster API's QuickStartSpec, agent flavor: self-booted hosts, no Metal3", func() {
+	env := UseStockEnv(context.Background(), "quick-start-agent")
+	capie2e.QuickStartSpec(context.Background(), func() capie2e.QuickStartSpecInput {
+		return capie2e.QuickStartSpecInput{
+			E2EConfig: specInput.E2EConfig, ClusterctlConfigPath: specInput.ClusterctlConfigPath,
+			BootstrapClusterProxy: env.Management.Proxy(), ArtifactFolder: env.ArtifactFolder, SkipCleanup: specInput.SkipCleanup,
+			InfrastructureProvider: env.InfrastructureProvider(), Flavor: ptr.To("agent"),
+			ControlPlaneMachineCount: ptr.To[int64](3), WorkerMachineCount: ptr.To[int64](2),
+			ControlPlaneWaiters:     ControlPlaneWaiters(),
+			PostNamespaceCreated:    env.PostNamespaceCreatedSelfBooted(context.Background(), 5),
+			PostMachinesProvisioned: env.ExpectInstalled(context.Background(), 3, 2),
+		}
+	})
+})
+
+var _ = Describe("Cluster API's MachineDeploymentRemediationSpec", func() {
+	env := UseStockEnv(context.Background(), "md-remediation")
+	capie2e.MachineDeploymentRemediationSpec(context.Background(), func() capie2e.MachineDeploymentRemediationSpecInput {
+		return capie2e.MachineDeploymentRemediationSpecInput{
+			E2EConfig: specInput.E2EConfig, ClusterctlConfigPath: specInput.ClusterctlConfigPath,
+			BootstrapClusterProxy: env.Management.Proxy(), ArtifactFolder: env.ArtifactFolder, SkipCleanup: specInput.SkipCleanup,
+			InfrastructureProvider: env.InfrastructureProvider(),
+			ControlPlaneWaiters:    ControlPlaneWaiters(),
+			// One control plane, one worker, and the host that replaces the remediated worker.
+			PostNamespaceCreated: env.PostNamespaceCreated(context.Background(), 3),
+		}
+	})
+})
+
+var _ = Describe("Cluster API's ClusterDeletionSpec", func() {
+	env := UseStockEnv(context.Background(), "cluster-deletion-phases")
+	capie2e.ClusterDeletionSpec(context.Background(), func() capie2e.ClusterDeletionSpecInput {
+		return capie2e.ClusterDeletionSpecInput{
+			E2EConfig: specInput.E2EConfig, ClusterctlConfigPath: specInput.ClusterctlConfigPath,
+			BootstrapClusterProxy: env.Management.Proxy(), ArtifactFolder: env.ArtifactFolder, SkipCleanup: specInput.SkipCleanup,
+			InfrastructureProvider:   env.InfrastructureProvider(),
+			ControlPlaneMachineCount: ptr.To[int64](3), WorkerMachineCount: ptr.To[int64](2),
+			ControlPlaneWaiters:   ControlPlaneWaiters(),
+			PostNamespaceCreated:  env.PostNamespaceCreated(context.Background(), 5),
+			ClusterDeletionPhases: DeletionPhases("OpenshiftAssistedControlPlane", "Metal3Cluster"),
+			PostMachinesProvisioned: env.ExpectOwnerGraph(context.Background(), "MachineDeployment", "MachineSet", "Machine",
+				"OpenshiftAssistedControlPlane", "Metal3Cluster", "Metal3Machine", "OpenshiftAssistedConfig"),
+		}
+	})
+})
