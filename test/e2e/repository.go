@@ -60,7 +60,7 @@ func PrepareRepository(configPath, provider string, e2e *clusterctl.E2EConfig, d
 	}
 	for _, k := range slices.Sorted(maps.Keys(e2e.Variables)) {
 		if _, ok := config[k]; !ok {
-			config[k] = e2e.MustGetVariable(k)
+			config[k] = e2e.GetVariableOrEmpty(k)
 		}
 	}
 	out, err := yaml.Marshal(config)
