@@ -61,7 +61,7 @@ type ClusterOptions struct {
 	ControlPlanes int32
 	// Arbiter makes two-node OpenShift with an arbiter (the arbiter flavor): its arbiter host is
 	// the BareMetalHost labelled ArbiterHostLabel=true, and the hub's assisted-service must
-	// support arbiter clusters (testenv.AddArbiterAgentsField).
+	// support arbiter clusters (Options.NewestCRDs, or testenv.UseNewestCRDs on a running lab).
 	Arbiter bool
 	// Workers is the number of worker nodes, in a MachineDeployment named <name>-worker.
 	Workers int32

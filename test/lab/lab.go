@@ -121,6 +121,14 @@ type Options struct {
 	// workers of an upgraded OpenShift cluster are then updated in place. The gates are the
 	// process's: they stay on for the labs started after this one.
 	InPlaceUpdates bool
+	// NewestCRDs runs the lab on a hub whose assisted-service and Hive are the newest their
+	// repositories publish: every management cluster it starts (Move's too) serves their newest
+	// CRDs (testenv.Options.NewestCRDs, the copies of testenv.NewestCRDDir) instead of those
+	// generated from the pinned Go modules. Its AgentClusterInstall has
+	// spec.provisionRequirements.arbiterAgents (two-node OpenShift with an arbiter) and, with its
+	// InfraEnv, spec.mirrorRegistryRef (the cluster's mirrors are assisted-service's, not
+	// manifests); its Agent has installation_disk_path and fencingCredentialsSecretRef.
+	NewestCRDs bool
 }
 
 // Lab is a running lab: a management and a workload API server with every controller running.
@@ -384,7 +392,7 @@ func (l *Lab) startManagement(ctx context.Context) (*management, error) {
 	m := &management{name: fmt.Sprintf("management-%d", len(l.mgmts)+1), providers: map[string]*runningProvider{}}
 	// Stop stops it, started or not.
 	l.mgmts = append(l.mgmts, m)
-	if m.env, err = testenv.StartWithOptions(testenv.Options{Scheme: scheme, APIServerArgs: l.opts.APIServerArgs}); err != nil {
+	if m.env, err = testenv.StartWithOptions(testenv.Options{Scheme: scheme, APIServerArgs: l.opts.APIServerArgs, NewestCRDs: l.opts.NewestCRDs}); err != nil {
 		return nil, fmt.Errorf("starting the API server of %s: %w", m.name, err)
 	}
 

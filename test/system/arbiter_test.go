@@ -32,7 +32,6 @@ import (
 	controlplanev1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/controlplane/v1alpha4"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/lab"
 	simetcd "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/support/sim/etcd"
-	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/support/testenv"
 )
 
 // consumedHost returns the BareMetalHost that m's Metal3Machine consumes.
@@ -59,16 +58,15 @@ var _ = Describe("Two-node OpenShift with an arbiter", Ordered, func() {
 
 	BeforeAll(func() {
 		start := time.Now()
-		// Two control-plane hosts, a spare for the remediation, and the arbiter's host (labelled
-		// as the arbiter flavor expects).
-		l, ns = startLabWithHosts("tna", "tna", 4)
+		// A hub whose assisted-service supports arbiter clusters (the newest CRDs); two
+		// control-plane hosts, a spare for the remediation, and the arbiter's host (labelled as
+		// the arbiter flavor expects).
+		l, ns = addHosts(startLabWithOptions(lab.Options{NewestCRDs: true}), "tna", "tna", 4)
 		host := &bmov1alpha1.BareMetalHost{}
 		Expect(l.Mgmt.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "tna-3"}, host)).To(Succeed())
 		patched := host.DeepCopy()
 		patched.Labels = map[string]string{lab.ArbiterHostLabel: "true"}
 		Expect(l.Mgmt.Client.Patch(ctx, patched, client.MergeFrom(host))).To(Succeed())
-		// The hub's assisted-service supports arbiter clusters (its newer CRD).
-		Expect(testenv.AddArbiterAgentsField(ctx, l.Mgmt.Client, ns)).To(Succeed())
 
 		Expect(l.CreateCluster(ctx, lab.ClusterOptions{Namespace: ns, Name: name, ControlPlanes: 2, Arbiter: true, Version: "4.17.3"})).To(Succeed())
 		expectAvailable(l, ns, name, 2, 3)

@@ -36,7 +36,6 @@ import (
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/lab"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/support/sim/assisted"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/support/sim/release"
-	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/support/testenv"
 )
 
 // Disconnected clusters on a hub whose assisted-service takes a cluster's mirrors itself
@@ -60,15 +59,13 @@ var _ = Describe("Mirrors on a hub that takes them itself, and mirror configurat
 		untrusted, err = release.StartSecureRegistry(release.SecureOptions{IP: "127.0.0.3", Username: "mirror", Password: "other"})
 		Expect(err).NotTo(HaveOccurred())
 		DeferCleanup(untrusted.Close)
-		l, err = lab.Start(ctx, lab.Options{AllowedReleaseRegistries: []string{unreachable, untrusted.Host}})
+		// The hub's assisted-service has the per-cluster mirror registry: the newest CRDs.
+		l, err = lab.Start(ctx, lab.Options{AllowedReleaseRegistries: []string{unreachable, untrusted.Host}, NewestCRDs: true})
 		Expect(err).NotTo(HaveOccurred())
 		DeferCleanup(func() { Expect(l.Stop()).To(Succeed()) })
 		ns, err = l.Mgmt.CreateNamespace(ctx, "mirrors")
 		Expect(err).NotTo(HaveOccurred())
 		_, err = l.AddHosts(ctx, ns, "mirror", 3)
-		Expect(err).NotTo(HaveOccurred())
-		// The hub's assisted-service has the per-cluster mirror registry (its newer CRDs).
-		_, err = testenv.AddMirrorRegistryRefFields(ctx, l.Mgmt.Client, ns)
 		Expect(err).NotTo(HaveOccurred())
 	})
 	BeforeEach(func() { reportOnFailure(l, ns) })

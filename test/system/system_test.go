@@ -54,7 +54,12 @@ import (
 
 // startLab starts a lab for the specs of one container and stops it after them.
 func startLab() *lab.Lab {
-	l, err := lab.Start(ctx, lab.Options{})
+	return startLabWithOptions(lab.Options{})
+}
+
+// startLabWithOptions is startLab with o.
+func startLabWithOptions(o lab.Options) *lab.Lab {
+	l, err := lab.Start(ctx, o)
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(func() { Expect(l.Stop()).To(Succeed()) })
 	return l
@@ -63,7 +68,12 @@ func startLab() *lab.Lab {
 // startLabWithHosts starts a lab (see startLab), creates a namespace named after namespace and
 // adds n BareMetalHosts named <prefix>-<i> to it.
 func startLabWithHosts(namespace, prefix string, n int) (*lab.Lab, string) {
-	l := startLab()
+	return addHosts(startLab(), namespace, prefix, n)
+}
+
+// addHosts creates a namespace of l named after namespace and adds n BareMetalHosts named
+// <prefix>-<i> to it.
+func addHosts(l *lab.Lab, namespace, prefix string, n int) (*lab.Lab, string) {
 	ns, err := l.Mgmt.CreateNamespace(ctx, namespace)
 	Expect(err).NotTo(HaveOccurred())
 	_, err = l.AddHosts(ctx, ns, prefix, n)

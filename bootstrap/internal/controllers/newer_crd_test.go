@@ -33,14 +33,17 @@ import (
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/support/testenv"
 )
 
-// TestNewerAgentCRDFieldsSurviveApproval: on a hub whose Agent CRD has spec fields the pinned Go
-// types lack (a newer assisted-service), approving and configuring the Agent of a Machine (role,
-// hostname, installation disk, labels) keeps them: the provider patches the fields it owns.
+// TestNewerAgentCRDFieldsSurviveApproval: on a hub with the newest assisted-service and Hive CRDs,
+// whose Agent has spec fields the pinned Go types lack, approving and configuring the Agent of a
+// Machine (role, hostname, installation disk, labels) keeps them: the provider patches the fields
+// it owns.
 func TestNewerAgentCRDFieldsSurviveApproval(t *testing.T) {
 	g := NewWithT(t)
 	ctx := context.Background()
 	l := newLab(t, models.ClusterStatusInsufficient)
-	g.Expect(testenv.AddNewerAgentSpecFields(ctx, env.Client, l.ns)).To(Succeed())
+	restore, err := testenv.UseNewestCRDs(ctx, env.Client, l.ns)
+	g.Expect(err).NotTo(HaveOccurred())
+	t.Cleanup(func() { g.Expect(restore(context.Background())).To(Succeed()) })
 	simulator.setNewerCRD(l.ns)
 	h := l.newHost(t, "cp-0", hostOptions{controlPlane: true, mac: "52:54:00:00:10:01"})
 
@@ -60,15 +63,16 @@ func TestNewerAgentCRDFieldsSurviveApproval(t *testing.T) {
 	g.Expect(testenv.MissingNewerAgentSpecFields(u)).To(BeEmpty(), "the newer fields after approval")
 }
 
-// TestInfraEnvTakesTheClusterMirrors: on a hub whose AgentClusterInstall and InfraEnv CRDs have
-// spec.mirrorRegistryRef (assisted-service's per-cluster mirror registry), the InfraEnv of a
-// Machine refers to the ConfigMap that the cluster's AgentClusterInstall refers to, so that its
-// discovery image pulls from the cluster's mirrors; and it stops referring to it when the
-// AgentClusterInstall does, before the host's bootstrap data is written.
+// TestInfraEnvTakesTheClusterMirrors: on a hub with the newest assisted-service CRDs, whose
+// AgentClusterInstall and InfraEnv have spec.mirrorRegistryRef (assisted-service's per-cluster
+// mirror registry), the InfraEnv of a Machine refers to the ConfigMap that the cluster's
+// AgentClusterInstall refers to, so that its discovery image pulls from the cluster's mirrors; and
+// it stops referring to it when the AgentClusterInstall does, before the host's bootstrap data is
+// written.
 func TestInfraEnvTakesTheClusterMirrors(t *testing.T) {
 	g := NewWithT(t)
 	ctx := context.Background()
-	restore, err := testenv.AddMirrorRegistryRefFields(ctx, env.Client, "default")
+	restore, err := testenv.UseNewestCRDs(ctx, env.Client, "default")
 	g.Expect(err).NotTo(HaveOccurred())
 	t.Cleanup(func() { g.Expect(restore(context.Background())).To(Succeed()) })
 

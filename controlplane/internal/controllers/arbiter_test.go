@@ -39,10 +39,11 @@ import (
 // TestTwoNodesWithArbiter creates two-node OpenShift with an arbiter first on a hub whose
 // assisted-service predates arbiter clusters (the AgentClusterInstall CRD generated from the
 // pinned Go types has no arbiterAgents): the control plane says so, with what to do, and creates
-// neither the AgentClusterInstall nor a Machine. Then the hub's CRD gains the field (as an
-// upgrade of assisted-service brings it): the same control plane creates the AgentClusterInstall
-// asking for two control-plane agents and one arbiter, and three control-plane Machines, one of
-// them the arbiter, cloned from its own template.
+// neither the AgentClusterInstall nor a Machine. Then the hub is upgraded to the newest
+// assisted-service and Hive CRDs (testenv.UseNewestCRDs), whose AgentClusterInstall has the
+// field: the same control plane creates the AgentClusterInstall asking for two control-plane
+// agents and one arbiter, and three control-plane Machines, one of them the arbiter, cloned from
+// its own template. The hub is older again after the test, for the tests that follow.
 func TestTwoNodesWithArbiter(t *testing.T) {
 	g := NewWithT(t)
 	ctx := context.Background()
@@ -72,7 +73,9 @@ func TestTwoNodesWithArbiter(t *testing.T) {
 	g.Expect(f.machines(ctx, g)).To(BeEmpty(), "no host is provisioned for a cluster the hub cannot install")
 
 	// The hub's assisted-service is upgraded.
-	g.Expect(testenv.AddArbiterAgentsField(ctx, mgmt.Client, f.ns)).To(Succeed())
+	restore, err := testenv.UseNewestCRDs(ctx, mgmt.Client, f.ns)
+	g.Expect(err).NotTo(HaveOccurred())
+	t.Cleanup(func() { g.Expect(restore(context.Background())).To(Succeed()) })
 
 	g.Eventually(func(g Gomega) {
 		u := &unstructured.Unstructured{}

@@ -31,15 +31,16 @@ import (
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/support/testenv"
 )
 
-// TestMirrorRegistryRefOnANewerHub: on a hub whose AgentClusterInstall CRD has
-// spec.mirrorRegistryRef (assisted-service's per-cluster mirror registry), the image registry
-// ConfigMap of spec.config.imageRegistryRef reaches the install through that field, in the write
-// that creates the AgentClusterInstall, rather than as manifests; removing imageRegistryRef before
-// the install starts removes the field. (TestImageRegistryReachesTheInstall covers older hubs.)
+// TestMirrorRegistryRefOnANewerHub: on a hub with the newest assisted-service CRDs, whose
+// AgentClusterInstall has spec.mirrorRegistryRef (assisted-service's per-cluster mirror
+// registry), the image registry ConfigMap of spec.config.imageRegistryRef reaches the install
+// through that field, in the write that creates the AgentClusterInstall, rather than as
+// manifests; removing imageRegistryRef before the install starts removes the field.
+// (TestImageRegistryReachesTheInstall covers older hubs.)
 func TestMirrorRegistryRefOnANewerHub(t *testing.T) {
 	g := NewWithT(t)
 	ctx := context.Background()
-	restore, err := testenv.AddMirrorRegistryRefFields(ctx, mgmt.Client, "default")
+	restore, err := testenv.UseNewestCRDs(ctx, mgmt.Client, "default")
 	g.Expect(err).NotTo(HaveOccurred())
 	t.Cleanup(func() { g.Expect(restore(context.Background())).To(Succeed()) })
 

@@ -43,15 +43,17 @@ func newerAgent(g Gomega, ctx context.Context, key client.ObjectKey) *unstructur
 	return a
 }
 
-// TestNewerAgentCRDFieldsSurvive: on a hub whose Agent CRD has spec fields the pinned Go types
-// lack (a newer assisted-service), claiming, unbinding and releasing an Agent keep them: every
-// write of the provider is a patch of the fields it owns. A typed Update of the Agent erases them
-// (seen before the writes became patches).
+// TestNewerAgentCRDFieldsSurvive: on a hub with the newest assisted-service and Hive CRDs, whose
+// Agent has spec fields the pinned Go types lack, claiming, unbinding and releasing an Agent keep
+// them: every write of the provider is a patch of the fields it owns. A typed Update of the Agent
+// erases them (seen before the writes became patches).
 func TestNewerAgentCRDFieldsSurvive(t *testing.T) {
 	g := NewWithT(t)
 	ctx := context.Background()
 	f := newFixture(t, ctx, "newercrd", nil)
-	g.Expect(testenv.AddNewerAgentSpecFields(ctx, env.Client, f.ns)).To(Succeed())
+	restore, err := testenv.UseNewestCRDs(ctx, env.Client, f.ns)
+	g.Expect(err).NotTo(HaveOccurred())
+	t.Cleanup(func() { g.Expect(restore(context.Background())).To(Succeed()) })
 	startManager(t, isolated(f, 0))
 
 	name := agentName(3)

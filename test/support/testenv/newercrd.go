@@ -28,64 +28,20 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
-// NewerAgentSpecFields are spec fields of assisted-service's Agent that a hub runs and that the
-// Go types this project pins (github.com/openshift/assisted-service/api of 2024-05) lack, with a
-// value for each and its schema:
-//   - installation_disk_path: a string (openshift/assisted-service api/v1beta1/agent_types.go,
-//     AgentSpec.InstallationDiskPath, "the installation destination disk using either its by-id
-//     or by-path value", in the tree of commit 0ee7bc59ee2c);
-//   - fencingCredentialsSecretRef: a reference to the Secret of the host's BMC credentials for
-//     two-node OpenShift with fencing (assisted-service docs/enhancements, "TNF": "the Agent CRD
-//     has a FencingCredentialsSecretRef field referencing a Kubernetes Secret").
+// NewerAgentSpecFields are spec fields of assisted-service's Agent that the newest CRD has
+// (NewestCRDDir, agents.agent-install.openshift.io) and the Go types this project pins
+// (github.com/openshift/assisted-service/api of 2024-05) lack, with a value for each that the
+// newest schema takes (TestNewerAgentSpecFieldsFitTheNewestCRD):
+//   - installation_disk_path: a string, "the installation destination disk using either its by-id
+//     or by-path value";
+//   - fencingCredentialsSecretRef: a string, "a name of a secret in the Agent's namespace that
+//     contains fencing credentials" (the host's BMC, for two-node OpenShift with fencing).
 //
 // A write of a whole Agent from the pinned types (an Update) erases them; a patch of the fields
 // the writer owns keeps them.
-var NewerAgentSpecFields = map[string]struct {
-	Schema map[string]any
-	Value  any
-}{
-	"installation_disk_path": {
-		Schema: map[string]any{"type": "string"},
-		Value:  "/dev/disk/by-path/pci-0000:00:1f.2-ata-1",
-	},
-	"fencingCredentialsSecretRef": {
-		Schema: map[string]any{"type": "object", "properties": map[string]any{"name": map[string]any{"type": "string"}}},
-		Value:  map[string]any{"name": "bmc-credentials"},
-	},
-}
-
-// AddNewerAgentSpecFields adds NewerAgentSpecFields to the spec schema of the Agent CRD that the
-// API server of c serves, as a newer assisted-service installs it, and waits until an Agent
-// written with them keeps them (the API server prunes unknown fields until then).
-func AddNewerAgentSpecFields(ctx context.Context, c client.Client, ns string) error {
-	schemas := map[string]any{}
-	for name, f := range NewerAgentSpecFields {
-		schemas[name] = f.Schema
-	}
-	if err := addSchemaProperties(ctx, c, "agents.agent-install.openshift.io", schemas, "spec"); err != nil {
-		return err
-	}
-
-	// A probe Agent shows when the new schema is served.
-	probe := &unstructured.Unstructured{}
-	probe.SetAPIVersion("agent-install.openshift.io/v1beta1")
-	probe.SetKind("Agent")
-	probe.SetNamespace(ns)
-	probe.SetName("newer-crd-probe")
-	return wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
-		_ = c.Delete(ctx, probe.DeepCopy())
-		p := probe.DeepCopy()
-		p.Object["spec"] = NewerAgentSpec(map[string]any{"role": "", "approved": false})
-		if err := c.Create(ctx, p); err != nil {
-			return false, nil // retried until the probe is accepted
-		}
-		got := probe.DeepCopy()
-		if err := c.Get(ctx, client.ObjectKeyFromObject(p), got); err != nil {
-			return false, nil // retried
-		}
-		defer func() { _ = c.Delete(ctx, got) }()
-		return MissingNewerAgentSpecFields(got) == nil, nil
-	})
+var NewerAgentSpecFields = map[string]any{
+	"installation_disk_path":      "/dev/disk/by-path/pci-0000:00:1f.2-ata-1",
+	"fencingCredentialsSecretRef": "bmc-credentials",
 }
 
 // NewerAgentSpec returns spec with the values of NewerAgentSpecFields added.
@@ -94,8 +50,8 @@ func NewerAgentSpec(spec map[string]any) map[string]any {
 	for k, v := range spec {
 		out[k] = v
 	}
-	for name, f := range NewerAgentSpecFields {
-		out[name] = f.Value
+	for name, v := range NewerAgentSpecFields {
+		out[name] = v
 	}
 	return out
 }
@@ -105,8 +61,8 @@ func NewerAgentSpec(spec map[string]any) map[string]any {
 func MissingNewerAgentSpecFields(agent *unstructured.Unstructured) []string {
 	spec, _, _ := unstructured.NestedMap(agent.Object, "spec")
 	var missing []string
-	for name, f := range NewerAgentSpecFields {
-		if fmt.Sprint(spec[name]) != fmt.Sprint(f.Value) {
+	for name, v := range NewerAgentSpecFields {
+		if fmt.Sprint(spec[name]) != fmt.Sprint(v) {
 			missing = append(missing, name)
 		}
 	}
@@ -162,97 +118,10 @@ func addSchemaProperties(ctx context.Context, c client.Client, crdName string, p
 	return nil
 }
 
-// AddArbiterAgentsField adds spec.provisionRequirements.arbiterAgents (an integer, minimum 0) to
-// the AgentClusterInstall CRD that the API server of c serves, as assisted-service installs it
-// from 2025 on (api/hiveextension/v1beta1 ProvisionRequirements.ArbiterAgents: "the minimum
-// number of matching approved and ready Agents with the arbiter role required to launch the
-// install"), and waits until the API server accepts an AgentClusterInstall with it under strict
-// field validation. The pinned Go types, and the CRD generated from them, lack it: without this
-// the test API server is a hub that cannot install two-node OpenShift with an arbiter.
-func AddArbiterAgentsField(ctx context.Context, c client.Client, ns string) error {
-	if err := addSchemaProperties(ctx, c, "agentclusterinstalls.extensions.hive.openshift.io",
-		map[string]any{"arbiterAgents": map[string]any{"type": "integer", "minimum": int64(0)}}, "spec", "provisionRequirements"); err != nil {
-		return err
-	}
-	return wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
-		probe := &unstructured.Unstructured{Object: map[string]any{
-			"apiVersion": "extensions.hive.openshift.io/v1beta1", "kind": "AgentClusterInstall",
-			"metadata": map[string]any{"namespace": ns, "name": "newer-crd-probe"},
-			"spec": map[string]any{
-				"clusterDeploymentRef":  map[string]any{"name": "probe"},
-				"networking":            map[string]any{},
-				"provisionRequirements": map[string]any{"controlPlaneAgents": int64(2), "arbiterAgents": int64(1)},
-			},
-		}}
-		return c.Create(ctx, probe, client.DryRunAll, client.FieldValidation(metav1.FieldValidationStrict)) == nil, nil
-	})
-}
-
-// MirrorRegistryRefSchema is the schema of spec.mirrorRegistryRef of the AgentClusterInstall and
-// InfraEnv CRDs of assisted-service's per-cluster mirror registry (api/hiveextension/v1beta1
-// MirrorRegistryConfigMapReference: name and namespace, both required; the InfraEnv's field has the
-// same type; docs/user-guide/cluster-mirror-registry.md). The pinned Go types lack both fields.
-var MirrorRegistryRefSchema = map[string]any{
-	"type":     "object",
-	"required": []any{"name", "namespace"},
-	"properties": map[string]any{
-		"name":      map[string]any{"type": "string"},
-		"namespace": map[string]any{"type": "string"},
-	},
-}
-
-// MirrorRegistryRefCRDs are the CRDs that have spec.mirrorRegistryRef on a newer hub.
-var MirrorRegistryRefCRDs = []string{"agentclusterinstalls.extensions.hive.openshift.io", "infraenvs.agent-install.openshift.io"}
-
-// AddMirrorRegistryRefFields adds spec.mirrorRegistryRef to the AgentClusterInstall and InfraEnv
-// CRDs that the API server of c serves, as assisted-service installs them from 2025 on (ACM 2.13),
-// and waits until an InfraEnv written with it under strict field validation is accepted. It
-// returns a function that puts the CRDs back as they were (an older hub again), for tests that
-// share the API server.
-func AddMirrorRegistryRefFields(ctx context.Context, c client.Client, ns string) (restore func(context.Context) error, err error) {
-	restore, err = saveCRDs(ctx, c, MirrorRegistryRefCRDs...)
-	if err != nil {
-		return nil, err
-	}
-	for _, name := range MirrorRegistryRefCRDs {
-		if err := addSchemaProperties(ctx, c, name, map[string]any{"mirrorRegistryRef": MirrorRegistryRefSchema}, "spec"); err != nil {
-			return nil, err
-		}
-	}
-	err = wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
-		probe := &unstructured.Unstructured{Object: map[string]any{
-			"apiVersion": "agent-install.openshift.io/v1beta1", "kind": "InfraEnv",
-			"metadata": map[string]any{"namespace": ns, "name": "newer-crd-probe"},
-			"spec": map[string]any{
-				"pullSecretRef":     map[string]any{"name": "probe"},
-				"mirrorRegistryRef": map[string]any{"name": "probe", "namespace": ns},
-			},
-		}}
-		if served := c.Create(ctx, probe, client.DryRunAll, client.FieldValidation(metav1.FieldValidationStrict)) == nil; !served {
-			return false, nil // retried until the API server serves the field
-		}
-		aci := &unstructured.Unstructured{Object: map[string]any{
-			"apiVersion": "extensions.hive.openshift.io/v1beta1", "kind": "AgentClusterInstall",
-			"metadata": map[string]any{"namespace": ns, "name": "newer-crd-probe"},
-			"spec": map[string]any{
-				"clusterDeploymentRef":  map[string]any{"name": "probe"},
-				"networking":            map[string]any{},
-				"provisionRequirements": map[string]any{"controlPlaneAgents": int64(1)},
-				"mirrorRegistryRef":     map[string]any{"name": "probe", "namespace": ns},
-			},
-		}}
-		return c.Create(ctx, aci, client.DryRunAll, client.FieldValidation(metav1.FieldValidationStrict)) == nil, nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("waiting for the API server to serve spec.mirrorRegistryRef: %w", err)
-	}
-	return restore, nil
-}
-
-// saveCRDs returns a function that puts the versions (schemas) of the CRDs named back as they
-// are now: an older hub again, for tests that share the API server.
+// saveCRDs returns a function that puts the specs (schemas, names, versions) of the CRDs named
+// back as they are now: an older hub again, for tests that share the API server.
 func saveCRDs(ctx context.Context, c client.Client, names ...string) (restore func(context.Context) error, err error) {
-	saved := map[string]*unstructured.Unstructured{}
+	saved := map[string]map[string]any{}
 	for _, name := range names {
 		crd := &unstructured.Unstructured{}
 		crd.SetAPIVersion("apiextensions.k8s.io/v1")
@@ -260,21 +129,15 @@ func saveCRDs(ctx context.Context, c client.Client, names ...string) (restore fu
 		if err := c.Get(ctx, client.ObjectKey{Name: name}, crd); err != nil {
 			return nil, fmt.Errorf("getting the CRD %s: %w", name, err)
 		}
-		saved[name] = crd
+		spec, _, err := unstructured.NestedMap(crd.Object, "spec")
+		if err != nil {
+			return nil, fmt.Errorf("reading the spec of the CRD %s: %w", name, err)
+		}
+		saved[name] = spec
 	}
 	return func(ctx context.Context) error {
-		for name, old := range saved {
-			crd := &unstructured.Unstructured{}
-			crd.SetAPIVersion("apiextensions.k8s.io/v1")
-			crd.SetKind("CustomResourceDefinition")
-			if err := c.Get(ctx, client.ObjectKey{Name: name}, crd); err != nil {
-				return fmt.Errorf("getting the CRD %s: %w", name, err)
-			}
-			versions, _, _ := unstructured.NestedSlice(old.Object, "spec", "versions")
-			if err := unstructured.SetNestedSlice(crd.Object, versions, "spec", "versions"); err != nil {
-				return err
-			}
-			if err := c.Update(ctx, crd); err != nil {
+		for _, name := range names {
+			if err := setCRDSpec(ctx, c, name, saved[name]); err != nil {
 				return fmt.Errorf("restoring the CRD %s: %w", name, err)
 			}
 		}
@@ -283,14 +146,13 @@ func saveCRDs(ctx context.Context, c client.Client, names ...string) (restore fu
 }
 
 // HypotheticalElementField is a field of the elements of an array of objects that no
-// assisted-service release has: the newest types upstream (openshift/assisted-service
-// api/hiveextension/v1beta1/agentclusterinstall_types.go, the version with
-// ProvisionRequirements.ArbiterAgents and spec.loadBalancer; api/v1beta1/infraenv_types.go, the
-// version with spec.mirrorRegistryRef and spec.imageType) still have ClusterNetworkEntry cidr and
-// hostPrefix alone, MachineNetworkEntry cidr alone, ManifestsConfigMapReference name alone and
-// KernelArgument operation and value alone. It stands for the field a newer CRD may add to such an
-// element, which the pinned Go types would lack: a JSON merge patch of a changed array sends the
-// elements as those types encode them, without it.
+// assisted-service release has: the newest CRDs (NewestCRDDir) still have ClusterNetworkEntry cidr
+// and hostPrefix alone, MachineNetworkEntry cidr alone, ManifestsConfigMapReference name alone and
+// KernelArgument operation and value alone (TestHypotheticalElementsAreAsTheNewestCRDsHaveThem).
+// It stands for the field a newer CRD may add to such an element, which the pinned Go types would
+// lack: a JSON merge patch of a changed array sends the elements as those types encode them,
+// without it. AddHypotheticalNetworkEntryField and AddHypotheticalKernelArgumentField add it to
+// the CRD served, the generated one or the newest (UseNewestCRDs).
 const HypotheticalElementField = "hypotheticalNewerField"
 
 // AddHypotheticalNetworkEntryField adds HypotheticalElementField (a string) to the elements of

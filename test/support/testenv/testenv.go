@@ -165,6 +165,13 @@ type Options struct {
 	// Workload makes the API server a workload cluster's: it gets ExtraCRDPaths only, none of the
 	// management cluster's CRDs (installing them cost each API server about 5 s of CPU).
 	Workload bool
+	// NewestCRDs installs the newest CRDs of assisted-service and Hive (NewestCRDDir, copied from
+	// their repositories) in place of those of ThirdPartyCRDDir, generated from the pinned Go
+	// modules: a hub whose assisted-service and Hive are the newest their repositories publish,
+	// from its start (UseNewestCRDs makes a running API server one). With CRDPaths, the paths
+	// inside ThirdPartyCRDDir's assisted-service and hive folders are replaced, file for file.
+	// Not with CRDs or Workload.
+	NewestCRDs bool
 }
 
 // Start starts an API server and etcd, installs the CRDs and waits until they are served.
@@ -204,6 +211,12 @@ func StartWithOptions(o Options) (*Environment, error) {
 			return nil, err
 		}
 		crdPaths = append(hub, o.ExtraCRDPaths...)
+	}
+	if o.NewestCRDs {
+		if o.CRDs != nil || o.Workload {
+			return nil, errors.New("testenv.Options: NewestCRDs replaces the third-party CRDs of a hub: not with CRDs or Workload")
+		}
+		crdPaths = newestPaths(root, crdPaths)
 	}
 	webhookPaths := make([]string, 0, len(o.WebhookManifestDirs))
 	for _, d := range o.WebhookManifestDirs {
