@@ -48,6 +48,7 @@ func main() {
 	timeout := flag.Duration("timeout", 15*time.Minute, "give up after this long")
 	out := flag.String("out", "_artifacts/demo", "folder for the kubeconfigs")
 	hosts := flag.Int("hosts", 0, "spare hosts beyond the cluster's, available to scale its MachineDeployment up (BareMetalHosts, or self-booted hosts for the agent and agent-sno flavors)")
+	newestCRDs := flag.Bool("newest-crds", false, "run the lab on the newest assisted-service and Hive CRDs their repositories publish (test/support/testenv/crds-newest), as a hub with the newest multicluster engine serves them, instead of those generated from the pinned Go modules")
 	verbose := flag.Bool("v", false, "show the controllers' logs")
 	flag.Parse()
 
@@ -57,7 +58,7 @@ func main() {
 		ctrl.SetLogger(zap.New(zap.WriteTo(io.Discard)))
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	err := run(ctx, *flavor, lab.Speed(*speed), *keep, *timeout, *out, *hosts)
+	err := run(ctx, *flavor, lab.Speed(*speed), *keep, *timeout, *out, *hosts, *newestCRDs)
 	stop()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "demo:", err)
@@ -65,7 +66,7 @@ func main() {
 	}
 }
 
-func run(ctx context.Context, flavor string, speed lab.Speed, keep bool, timeout time.Duration, out string, spare int) error {
+func run(ctx context.Context, flavor string, speed lab.Speed, keep bool, timeout time.Duration, out string, spare int, newestCRDs bool) error {
 	o := lab.ClusterOptions{Namespace: "demo", Name: "demo", Version: "4.17.3"}
 	switch flavor {
 	case "multinode":
@@ -93,7 +94,7 @@ func run(ctx context.Context, flavor string, speed lab.Speed, keep bool, timeout
 	fmt.Printf("Starting the lab (management and workload API servers, Cluster API, CAPM3, the providers, the simulators)...\n")
 	// A clusterctl management cluster: the providers running in-process are in clusterctl's
 	// inventory (lab.Options.ClusterctlInventory says why it is written, not installed).
-	l, err := lab.Start(ctx, lab.Options{Speed: speed, ClusterctlInventory: true})
+	l, err := lab.Start(ctx, lab.Options{Speed: speed, ClusterctlInventory: true, NewestCRDs: newestCRDs})
 	if err != nil {
 		return err
 	}
