@@ -18,6 +18,7 @@ package controllers
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"testing"
 
@@ -36,7 +37,11 @@ import (
 
 	bootstrapv1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/bootstrap/v1alpha2"
 	capoascheme "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/scheme"
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/support/testenv"
 )
+
+// infraEnvCRD is the name of the InfraEnv CRD.
+const infraEnvCRD = "infraenvs.agent-install.openshift.io"
 
 // TestInfraEnvName: a config's InfraEnv is named after the config.
 func TestInfraEnvName(t *testing.T) {
@@ -126,6 +131,7 @@ func TestDesiredInfraEnvSpec(t *testing.T) {
 			IgnitionConfigOverride:     `{"ignition":{"version":"3.2.0"}}`,
 			IPXEScriptType:             aiv1beta1.DiscoveryImageAlways,
 		}))
+		g.Expect(testenv.ValidateNewest(infraEnvCRD, got, "spec")).To(Succeed(), "the newest InfraEnv CRD takes the spec")
 
 		// A later change to the config reaches none of it.
 		config.Spec.Proxy.HTTPProxy = "changed"
@@ -151,7 +157,8 @@ func TestDesiredInfraEnvSpec(t *testing.T) {
 // patch of those alone: full-iso for a host that boots a disk image, and the AgentClusterInstall's
 // mirrorRegistryRef when it differs from the one recorded in the InfraEnv's annotation (removed
 // with null when the AgentClusterInstall has none any more); nothing when there is nothing to
-// write.
+// write. Every field patched is one the newest InfraEnv CRD (testenv.NewestCRDDir) has, with the
+// type of the value written.
 func TestPatchNewerInfraEnvFields(t *testing.T) {
 	const recorded = mirrorRegistryRefAnnotation
 	mirrors := map[string]any{"name": "mirrors", "namespace": "ns"}
@@ -263,6 +270,11 @@ func TestPatchNewerInfraEnvFields(t *testing.T) {
 			}
 			g.Expect(patches).To(HaveLen(1))
 			g.Expect(patches[0]).To(MatchJSON(tc.wantPatch))
+			var sent struct{ Spec map[string]any }
+			g.Expect(json.Unmarshal([]byte(patches[0]), &sent)).To(Succeed())
+			for field, value := range sent.Spec {
+				g.Expect(testenv.ValidateNewest(infraEnvCRD, value, "spec", field)).To(Succeed(), "spec.%s", field)
+			}
 			if tc.wantRecords != nil {
 				stored := &aiv1beta1.InfraEnv{}
 				g.Expect(c.Get(context.Background(), client.ObjectKeyFromObject(ie), stored)).To(Succeed())

@@ -46,6 +46,11 @@ import (
 // (ProvisionRequirements.ArbiterAgents in assisted-service's api/hiveextension/v1beta1 from 2025).
 var arbiterAgentsField = []string{"spec", "provisionRequirements", "arbiterAgents"}
 
+// arbiterAgents is the AgentClusterInstall field that asks for arbiters arbiter hosts.
+func arbiterAgents(arbiters int) newerField {
+	return newerField{path: arbiterAgentsField, value: int64(arbiters)}
+}
+
 // isArbiter tells the arbiter Machine of two-node OpenShift.
 func isArbiter(m *clusterv1.Machine) bool {
 	return metav1.HasLabel(m.ObjectMeta, controlplanev1.ArbiterMachineLabel)

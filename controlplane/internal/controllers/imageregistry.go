@@ -235,6 +235,12 @@ func registryManifestsName(oacp *controlplanev1.OpenshiftAssistedControlPlane) s
 // install-config's imageDigestSources and the hosts' registries.conf), which manifests cannot do.
 var mirrorRegistryRefField = []string{"spec", "mirrorRegistryRef"}
 
+// mirrorRegistryRef is the AgentClusterInstall field that names the ConfigMap name of namespace
+// as the cluster's mirrors.
+func mirrorRegistryRef(name, namespace string) newerField {
+	return newerField{path: mirrorRegistryRefField, value: map[string]any{"name": name, "namespace": namespace}}
+}
+
 // agentClusterInstallCRD is the name of the AgentClusterInstall CRD.
 const agentClusterInstallCRD = "agentclusterinstalls.extensions.hive.openshift.io"
 
@@ -287,8 +293,7 @@ func (r *OpenshiftAssistedControlPlaneReconciler) reconcileImageRegistry(ctx con
 			return imageRegistry{}, reconciler.NewProblem(controlplanev1.AvailableCondition, controlplanev1.ImageRegistryInvalidReason,
 				fmt.Errorf("ConfigMap %s, which spec.config.imageRegistryRef names, cannot be used: %w", ref.Name, err))
 		}
-		return imageRegistry{fields: []newerField{{path: mirrorRegistryRefField,
-			value: map[string]any{"name": ref.Name, "namespace": s.oacp.Namespace}}}}, nil
+		return imageRegistry{fields: []newerField{mirrorRegistryRef(ref.Name, s.oacp.Namespace)}}, nil
 	}
 	out := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: s.oacp.Namespace, Name: registryManifestsName(s.oacp)}}
 	if _, err := controllerutil.CreateOrPatch(ctx, r.Client, out, func() error {

@@ -502,7 +502,7 @@ func (r *OpenshiftAssistedControlPlaneReconciler) reconcileAgentClusterInstall(c
 	// The fields the pinned types lack (newerfields.go).
 	fields := registry.fields
 	if arbiters := wantArbiters(s.oacp); arbiters > 0 {
-		fields = append(fields, newerField{path: arbiterAgentsField, value: int64(arbiters)})
+		fields = append(fields, arbiterAgents(arbiters))
 	}
 	if hasValues(fields) && aci.CreationTimestamp.IsZero() {
 		if err := desired(); err != nil {

@@ -19,14 +19,18 @@ package controllers
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 
 	. "github.com/onsi/gomega"
 	hiveextv1beta1 "github.com/openshift/assisted-service/api/hiveextension/v1beta1"
 	hivev1 "github.com/openshift/hive/apis/hive/v1"
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
@@ -34,6 +38,7 @@ import (
 	controlplanev1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/controlplane/v1alpha4"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/reconciler"
 	capoascheme "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/scheme"
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/support/testenv"
 )
 
 // newerFieldsHub is an API server stand-in for the writes of newer fields: its AgentClusterInstall
@@ -201,4 +206,50 @@ func TestHasValues(t *testing.T) {
 	g.Expect(hasValues(nil)).To(BeFalse())
 	g.Expect(hasValues([]newerField{{path: mirrorRegistryRefField}})).To(BeFalse())
 	g.Expect(hasValues([]newerField{{path: mirrorRegistryRefField}, {path: arbiterAgentsField, value: int64(1)}})).To(BeTrue())
+}
+
+// TestNewerFieldsFitTheNewestCRD: every AgentClusterInstall field the control plane writes and the
+// pinned Go types lack is in the newest AgentClusterInstall CRD (testenv.NewestCRDDir, copied from
+// assisted-service), with the type and value the control plane writes; and the AgentClusterInstall,
+// ClusterDeployment and ClusterImageSet it creates for two-node OpenShift with an arbiter and
+// mirrors, newer fields included, are what the newest CRDs take: a refresh of the copies that
+// renames, retypes or requires a field fails here.
+func TestNewerFieldsFitTheNewestCRD(t *testing.T) {
+	g := NewWithT(t)
+	oacp := testOACP(2, "192.168.111.5")
+	oacp.Spec.Arbiter = &controlplanev1.OpenshiftAssistedControlPlaneArbiterSpec{}
+	oacp.Spec.Config.DiskEncryption = &controlplanev1.DiskEncryption{EnableOn: ptr.To("masters,arbiters"), Mode: ptr.To("tpmv2")}
+	oacp.Spec.Config.ManifestsConfigMapRefs = []hiveextv1beta1.ManifestsConfigMapReference{{Name: "extra"}}
+	oacp.Spec.Config.PullSecretRef = &corev1.LocalObjectReference{Name: "pull"}
+	fields := []newerField{arbiterAgents(wantArbiters(oacp)), mirrorRegistryRef("mirrors", oacp.Namespace)}
+	for _, f := range fields {
+		g.Expect(testenv.ValidateNewest(agentClusterInstallCRD, f.value, f.path...)).To(Succeed(), "%v", f.path)
+	}
+	// Removing the reference (a nil value) needs the field only.
+	g.Expect(testenv.ValidateNewest(agentClusterInstallCRD, nil, mirrorRegistryRefField...)).To(Succeed())
+
+	cluster := testCluster(nil, nil)
+	aci := &hiveextv1beta1.AgentClusterInstall{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "c1"}}
+	g.Expect(desiredAgentClusterInstall(aci, oacp, cluster, 0)).To(Succeed())
+	aci.SetGroupVersionKind(hiveextv1beta1.GroupVersion.WithKind("AgentClusterInstall"))
+	u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(aci)
+	g.Expect(err).NotTo(HaveOccurred())
+	delete(u, "status") // not written with the object: the status subresource's
+	for _, f := range fields {
+		g.Expect(unstructured.SetNestedField(u, f.value, f.path...)).To(Succeed())
+	}
+	g.Expect(testenv.ValidateNewest(agentClusterInstallCRD, u)).To(Succeed(), "the AgentClusterInstall as created")
+
+	cd := &hivev1.ClusterDeployment{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "c1"}}
+	desiredClusterDeployment(cd, oacp, cluster)
+	cd.SetGroupVersionKind(hivev1.SchemeGroupVersion.WithKind("ClusterDeployment"))
+	cis := &hivev1.ClusterImageSet{ObjectMeta: metav1.ObjectMeta{Name: ImageSetName(oacp)}}
+	desiredClusterImageSet(cis, oacp, cluster, "quay.io/openshift-release-dev/ocp-release@sha256:"+strings.Repeat("0", 64))
+	cis.SetGroupVersionKind(hivev1.SchemeGroupVersion.WithKind("ClusterImageSet"))
+	for crd, obj := range map[string]client.Object{"clusterdeployments.hive.openshift.io": cd, "clusterimagesets.hive.openshift.io": cis} {
+		u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
+		g.Expect(err).NotTo(HaveOccurred())
+		delete(u, "status")
+		g.Expect(testenv.ValidateNewest(crd, u)).To(Succeed(), "the %s as created", crd)
+	}
 }
