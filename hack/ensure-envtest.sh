@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # ensure-envtest.sh: make sure a kube-apiserver, an etcd and a kubectl binary exist
-# for envtest (and for tests that run kubectl as a user would) and print the absolute
-# folder holding them on stdout:
+# for envtest (and for tests that run kubectl as a user would), and a kube-controller-manager
+# for the management clusters that need the rest of a control plane (its garbage collector and
+# namespace controller: testenv.StartControllerManager), and print the absolute folder holding
+# them on stdout:
 #
 #   export KUBEBUILDER_ASSETS="$(hack/ensure-envtest.sh)"
 #
@@ -52,7 +54,8 @@ kubectl_ok() {
 }
 
 # Warm path: nothing to do, no lock, no go command.
-if kube_ok "${dest}/kube-apiserver" && etcd_ok "${dest}/etcd" && kubectl_ok "${dest}/kubectl"; then
+if kube_ok "${dest}/kube-apiserver" && etcd_ok "${dest}/etcd" && kubectl_ok "${dest}/kubectl" \
+  && kube_ok "${dest}/kube-controller-manager"; then
   (cd "${dest}" && pwd -P)
   exit 0
 fi
@@ -108,7 +111,8 @@ go_header() {
   ' "$1"
 }
 
-# build_kube CMD: build k8s.io/kubernetes/cmd/CMD (kube-apiserver or kubectl) at KUBE_VERSION into dest.
+# build_kube CMD: build k8s.io/kubernetes/cmd/CMD (kube-apiserver, kube-controller-manager or
+# kubectl) at KUBE_VERSION into dest.
 build_kube() {
   local cmd="$1" work kmod tmpbin replaces
   log "building ${cmd} ${KUBE_VERSION} from source (k8s.io/kubernetes; cold takes ~5-8 min on 2 cores)..."
@@ -156,7 +160,7 @@ build_kube() {
   go build -trimpath -ldflags "${ldflags}" -o "${tmpbin}" "k8s.io/kubernetes/cmd/${cmd}" >&2 \
     || die "go build k8s.io/kubernetes/cmd/${cmd}@${KUBE_VERSION} failed (see above)"
   case "${cmd}" in
-    kube-apiserver) kube_ok "${tmpbin}" || die "the built kube-apiserver does not report '${kube_want}'" ;;
+    kube-apiserver | kube-controller-manager) kube_ok "${tmpbin}" || die "the built ${cmd} does not report '${kube_want}'" ;;
     kubectl) kubectl_ok "${tmpbin}" || die "the built kubectl does not report 'Client Version: ${KUBE_VERSION}'" ;;
   esac
   mv -f -- "${tmpbin}" "${dest}/${cmd}"
@@ -213,8 +217,10 @@ GO
 kube_ok "${dest}/kube-apiserver" || build_kube kube-apiserver
 etcd_ok "${dest}/etcd" || build_etcd
 kubectl_ok "${dest}/kubectl" || build_kube kubectl
+kube_ok "${dest}/kube-controller-manager" || build_kube kube-controller-manager
 
 kube_ok "${dest}/kube-apiserver" || die "${dest}/kube-apiserver does not report '${kube_want}'"
 etcd_ok "${dest}/etcd" || die "${dest}/etcd does not report '${etcd_want}'"
 kubectl_ok "${dest}/kubectl" || die "${dest}/kubectl does not report 'Client Version: ${KUBE_VERSION}'"
+kube_ok "${dest}/kube-controller-manager" || die "${dest}/kube-controller-manager does not report '${kube_want}'"
 printf '%s\n' "${dest}"

@@ -167,7 +167,7 @@ func (e *StockEnv) ExpectOwnerGraph(ctx context.Context, kinds ...string) func(f
 	return func(proxy framework.ClusterProxy, namespace, name string) {
 		graph, err := clusterctlcluster.GetOwnerGraph(ctx, namespace, proxy.GetKubeconfigPath(), clusterctlcluster.FilterClusterObjectsWithNameFilter(name))
 		Expect(err).NotTo(HaveOccurred())
-		var found []string
+		found := make([]string, 0, len(graph))
 		for _, node := range graph {
 			found = append(found, node.Object.Kind)
 		}

@@ -24,13 +24,16 @@ import (
 	capie2e "sigs.k8s.io/cluster-api/test/e2e"
 )
 
-// Cluster API's own specs, run as they are with this project's flavors, control-plane waiters and
-// a management cluster per spec (UseStockEnv). Those that do not run here say why:
-//   - the KubeadmControlPlane ones (KCPAdoption, KCPRemediation, KCP rollout and scale-in,
-//     ClusterUpgradeConformance, the runtime SDK upgrades) and ClusterctlUpgrade read or drive a
-//     KubeadmControlPlane or install kubeadm providers;
+// Cluster API's own specs (v1.13.4), run as they are with this project's flavors, control-plane
+// waiters and a management cluster per spec (UseStockEnv). Those that do not run here, and why:
+//   - KCPAdoption, KCPRemediation, KCPMachineDeploymentRollout, KCPScaleIn, ClusterUpgrade
+//     (conformance and runtime SDK), ClusterInPlaceUpdate, ClusterClassRollout, NodeDrainTimeout,
+//     Scale and SelfHosted read or drive a KubeadmControlPlane;
+//   - ClusterctlUpgrade installs released providers from their repositories on the internet;
+//   - Autoscaler and K8SConformance run images on a workload cluster, which the lab's has no
+//     kubelet to run;
 //   - MachinePool: no provider here offers machine pools;
-//   - K8SConformance and the self-hosted spec need a real workload cluster to run pods on.
+//   - ClusterClassChanges (its control-plane template paths are an input) is not tried yet.
 
 var _ = Describe("Cluster API's QuickStartSpec, default flavor: 3 control planes and 2 workers", Label(smokeLabel), func() {
 	env := UseStockEnv(context.Background(), "quick-start")
@@ -104,6 +107,21 @@ var _ = Describe("Cluster API's ClusterDeletionSpec", func() {
 			ClusterDeletionPhases: DeletionPhases("OpenshiftAssistedControlPlane", "Metal3Cluster"),
 			PostMachinesProvisioned: env.ExpectOwnerGraph(context.Background(), "MachineDeployment", "MachineSet", "Machine",
 				"OpenshiftAssistedControlPlane", "Metal3Cluster", "Metal3Machine", "OpenshiftAssistedConfig"),
+		}
+	})
+})
+
+var _ = Describe("Cluster API's MachineDeploymentScaleSpec, ha flavor: 3 control planes", func() {
+	env := UseStockEnv(context.Background(), "md-scale-ha")
+	capie2e.MachineDeploymentScaleSpec(context.Background(), func() capie2e.MachineDeploymentScaleSpecInput {
+		return capie2e.MachineDeploymentScaleSpecInput{
+			E2EConfig: specInput.E2EConfig, ClusterctlConfigPath: specInput.ClusterctlConfigPath,
+			BootstrapClusterProxy: env.Management.Proxy(), ArtifactFolder: env.ArtifactFolder, SkipCleanup: specInput.SkipCleanup,
+			InfrastructureProvider: env.InfrastructureProvider(), Flavor: "ha",
+			ControlPlaneWaiters: ControlPlaneWaiters(),
+			// The spec scales the workers 1 -> 3 -> 1, then deletes their MachineDeployment with
+			// foreground deletion, which the management cluster's garbage collector completes.
+			PostNamespaceCreated: env.PostNamespaceCreated(context.Background(), 3+3),
 		}
 	})
 })

@@ -26,10 +26,12 @@ limitations under the License.
 //
 //   - Cluster API's own specs (sigs.k8s.io/cluster-api/test/e2e), run as every provider runs
 //     them (capi_specs_test.go, with capi_specs.go's hooks): QuickStartSpec on the default and sno
-//     flavors (with this suite's checks of the kubeconfig and of the installation asked of
-//     assisted-service), MachineDeploymentRemediationSpec and ClusterDeletionSpec (whose phases
-//     are read from clusterctl's owner graph, which the lab's CRDs are labelled for). Those that
-//     cannot run here say why in capi_specs_test.go;
+//     and agent flavors (with this suite's checks of the kubeconfig and of the installation
+//     asked of assisted-service), MachineDeploymentScaleSpec (on the e2e flavor ha, whose
+//     foreground deletion the lab's kube-controller-manager completes),
+//     MachineDeploymentRemediationSpec (e2e flavor md-remediation) and ClusterDeletionSpec (whose
+//     phases are read from clusterctl's owner graph, which the lab's CRDs are labelled for).
+//     Those that cannot run here say why in capi_specs_test.go;
 //   - this project's specs, functions of an input (md_scale.go, cp_scale.go, upgrade.go,
 //     cluster_deletion.go, artifacts_selfcheck.go), run by Describe blocks in specs_test.go.
 //

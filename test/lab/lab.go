@@ -40,6 +40,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
+	"k8s.io/klog/v2"
 	capipamv1beta1 "sigs.k8s.io/cluster-api/api/ipam/v1beta1" //nolint:staticcheck // the version CAPM3 v1.13's IPAM integration (Metal3Data) still reads
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
@@ -129,6 +130,13 @@ type Options struct {
 	// InfraEnv, spec.mirrorRegistryRef (the cluster's mirrors are assisted-service's, not
 	// manifests); its Agent has installation_disk_path and fencingCredentialsSecretRef.
 	NewestCRDs bool
+	// ControllerManager runs, beside each management cluster's API server, the rest of a real
+	// control plane that Cluster API's controllers rely on: kube-controller-manager's garbage
+	// collector and namespace controller (testenv.StartControllerManager), logging through klog.
+	// Without it, a foreground deletion (Cluster API's MachineDeploymentScaleSpec deletes a
+	// MachineDeployment so) never ends, and a deleted namespace stays Terminating. It costs each
+	// management cluster a process that watches every resource; the e2e suite sets it.
+	ControllerManager bool
 }
 
 // Lab is a running lab: a management and a workload API server with every controller running.
@@ -323,6 +331,8 @@ type management struct {
 	providers map[string]*runningProvider
 	// kubeconfig is the kubeconfig file of the providers run as processes (kubeconfigFile).
 	kubeconfig string
+	// controllerManager is its kube-controller-manager (Options.ControllerManager), or nil.
+	controllerManager *testenv.ControllerManager
 }
 
 // runningProvider is a provider's manager, which RestartProvider stops and starts again.
@@ -394,6 +404,11 @@ func (l *Lab) startManagement(ctx context.Context) (*management, error) {
 	l.mgmts = append(l.mgmts, m)
 	if m.env, err = testenv.StartWithOptions(testenv.Options{Scheme: scheme, APIServerArgs: l.opts.APIServerArgs, NewestCRDs: l.opts.NewestCRDs}); err != nil {
 		return nil, fmt.Errorf("starting the API server of %s: %w", m.name, err)
+	}
+	if l.opts.ControllerManager {
+		if m.controllerManager, err = m.env.StartControllerManager(klog.NewStandardLogger("INFO").Writer(), "garbagecollector", "namespace"); err != nil {
+			return nil, fmt.Errorf("starting the kube-controller-manager of %s: %w", m.name, err)
+		}
 	}
 
 	// Cluster API, CAPM3 and the simulators share one manager: in production they are other
@@ -719,6 +734,9 @@ func (l *Lab) Stop() error {
 	for _, m := range l.mgmts {
 		for _, w := range m.webhooks {
 			errs = append(errs, w.Cleanup())
+		}
+		if m.controllerManager != nil {
+			errs = append(errs, m.controllerManager.Stop())
 		}
 		envs = append(envs, m.env)
 	}
