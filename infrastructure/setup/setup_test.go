@@ -45,6 +45,7 @@ import (
 	logsv1 "k8s.io/component-base/logs/api/v1"
 	"k8s.io/utils/ptr"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+	"sigs.k8s.io/cluster-api/util/conditions"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	infrav1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/infrastructure/v1beta1"
@@ -207,6 +208,19 @@ func startWithHyperShiftArguments(t *testing.T, crds crdSet) {
 		g.Expect(lease.Spec.HolderIdentity).NotTo(BeNil())
 	}, 60*time.Second, 200*time.Millisecond).Should(Succeed())
 	g.Expect(opts.WebhookPort).To(BeZero(), "no webhook server: the provider has no webhooks and HyperShift gives it no certificates")
+	if crds == upstreamStoredThenOurs {
+		// The Cluster was paused for the switch: the first writes are the Paused conditions,
+		// which go out with every condition upstream stored; then the Cluster goes on.
+		g.Eventually(func(g Gomega) {
+			am := &infrav1.AgentMachine{}
+			g.Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: hcp, Name: "hc1-np-1"}, am)).To(Succeed())
+			g.Expect(conditions.IsTrue(am, clusterv1.PausedCondition)).To(BeTrue(), "%+v", am.Status.Conditions)
+		}, 30*time.Second, 200*time.Millisecond).Should(Succeed())
+		cluster := &clusterv1.Cluster{}
+		g.Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: hcp, Name: "hc1-x1"}, cluster)).To(Succeed())
+		cluster.Spec.Paused = nil
+		g.Expect(env.Client.Update(ctx, cluster)).To(Succeed())
+	}
 
 	// The controllers work under those Roles: the AgentCluster of a hosted cluster gets the
 	// installed cluster's ClusterDeployment, made of its HostedControlPlane, and a NodePool's
@@ -500,7 +514,8 @@ func createNodePoolMachine(ctx context.Context, c client.Client, ns, agents stri
 // (updateFoundAgent: the AgentMachine's name in a label, its namespace in an annotation), and
 // the AgentMachine's finalizer, providerID and status, whose conditions are Cluster API v1beta1
 // ones (setConditionByAgentCondition, setAgentReservedCondition, setStatus: True without reason
-// or message, False with a severity).
+// or message, False with a severity); and the Cluster paused, as a user may pause it while the
+// provider is switched.
 func upstreamClaimed(ctx context.Context, c client.Client, ns, agents string) error {
 	ac := &infrav1.AgentCluster{}
 	if err := c.Get(ctx, client.ObjectKey{Namespace: ns, Name: "hc1"}, ac); err != nil {
@@ -564,6 +579,15 @@ func upstreamClaimed(ctx context.Context, c client.Client, ns, agents string) er
 		if err := c.Status().Update(ctx, u); err != nil {
 			return fmt.Errorf("writing %s's status as upstream does: %w", kind, err)
 		}
+	}
+	// Paused, as a user may pause a Cluster while its provider is switched.
+	cluster := &clusterv1.Cluster{}
+	if err := c.Get(ctx, client.ObjectKey{Namespace: ns, Name: "hc1-x1"}, cluster); err != nil {
+		return err
+	}
+	cluster.Spec.Paused = ptr.To(true)
+	if err := c.Update(ctx, cluster); err != nil {
+		return err
 	}
 	agent := &aiv1beta1.Agent{}
 	if err := c.Get(ctx, client.ObjectKey{Namespace: agents, Name: "host-1"}, agent); err != nil {

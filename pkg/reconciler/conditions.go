@@ -17,8 +17,12 @@ limitations under the License.
 package reconciler
 
 import (
+	"context"
+	"fmt"
+
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/cluster-api/util/conditions"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
 // SetReadySummary sets obj's readyType condition to the summary of its other conditions (Cluster
@@ -42,8 +46,9 @@ func SetReadySummary(obj conditions.Setter, readyType, readyReason string, opts 
 // conditions on the objects that this project's CRDs serve after a switch (cluster-api-provider-
 // agent's AgentMachine before its v1beta2 API); a status write that carried one unchanged would
 // be refused ("reason ... should be at least 1 chars long"), so every reconcile gives them one
-// before its first write. Severity, which they also carry, is pruned by the API server on read.
-func GiveReasons(obj conditions.Setter) {
+// before its first write (Open). Severity, which they also carry, is pruned by the API server on
+// read. It says whether it changed any.
+func GiveReasons(obj conditions.Setter) bool {
 	conds := obj.GetConditions()
 	changed := false
 	for i := range conds {
@@ -55,4 +60,26 @@ func GiveReasons(obj conditions.Setter) {
 	if changed {
 		obj.SetConditions(conds)
 	}
+	return changed
+}
+
+// writeReasons gives obj's reasonless conditions a reason (GiveReasons) in a status patch of its
+// own, locked to the resourceVersion read, before any other write of the reconcile: Cluster
+// API's paused.EnsurePausedCondition, the first that may write, sends the whole list of
+// conditions back, and would be refused with them as stored.
+func writeReasons(ctx context.Context, c client.Client, obj interface {
+	client.Object
+	conditions.Setter
+}) error {
+	before, ok := obj.DeepCopyObject().(client.Object)
+	if !ok {
+		return fmt.Errorf("copying %T", obj)
+	}
+	if !GiveReasons(obj) {
+		return nil
+	}
+	if err := c.Status().Patch(ctx, obj, client.MergeFromWithOptions(before, client.MergeFromWithOptimisticLock{})); err != nil {
+		return fmt.Errorf("giving a reason to the conditions stored without one: %w", err)
+	}
+	return nil
 }

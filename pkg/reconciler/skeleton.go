@@ -102,6 +102,9 @@ type Opened struct {
 // carry. It returns nil, and the error if any, when the reconcile ends there: obj is paused, or
 // a finalizer was written (the write brings another reconcile).
 func Open(ctx context.Context, obj paused.ConditionSetter, o Opening) (*Opened, error) {
+	if err := writeReasons(ctx, o.Client, obj); err != nil {
+		return nil, err
+	}
 	first, isPaused, requeue, err := EnsurePausedCondition(ctx, o.Client, o.Cluster, obj)
 	if err != nil || isPaused || requeue {
 		return nil, err
@@ -128,7 +131,6 @@ func Open(ctx context.Context, obj paused.ConditionSetter, o Opening) (*Opened, 
 	if opened.writer, err = o.NewWriter(obj, o.Client); err != nil {
 		return nil, err
 	}
-	GiveReasons(obj)
 	if first != nil {
 		conditions.Set(obj, *first)
 	}

@@ -20,17 +20,21 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/utils/ptr"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	"sigs.k8s.io/cluster-api/util/conditions"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 )
 
 const (
@@ -226,5 +230,50 @@ func TestCloseOfAGoneObject(t *testing.T) {
 		if !deleting && reterr == nil {
 			t.Error("not deleting, gone: no error, want the failed write")
 		}
+	}
+}
+
+// TestOpenGivesStoredConditionsAReason: conditions stored without a reason (Cluster API v1beta1
+// ones that upstream wrote) get one in a write of their own before any other, so that even the
+// write of a paused Cluster's Paused condition, which sends every condition back, passes a schema
+// that requires a reason (played here by refusing any status write that leaves one without).
+func TestOpenGivesStoredConditionsAReason(t *testing.T) {
+	paused := &clusterv1.Cluster{Spec: clusterv1.ClusterSpec{Paused: ptr.To(true)}}
+	at := metav1.Now()
+	for name, cluster := range map[string]*clusterv1.Cluster{"running Cluster": {}, "paused Cluster": paused} {
+		t.Run(name, func(t *testing.T) {
+			m := &clusterv1.Machine{ObjectMeta: metav1.ObjectMeta{Finalizers: []string{ours}}}
+			m.Status.Conditions = []metav1.Condition{{Type: "AgentReserved", Status: metav1.ConditionTrue, LastTransitionTime: at}}
+			c, m := skeletonWorld(t, m)
+			writes := 0
+			schema := interceptor.Funcs{SubResourcePatch: func(ctx context.Context, c client.Client, sub string, obj client.Object, patch client.Patch, opts ...client.SubResourcePatchOption) error {
+				writes++
+				sent, err := patch.Data(obj)
+				if err != nil {
+					return err
+				}
+				if strings.Contains(string(sent), `"reason":""`) {
+					return apierrors.NewInvalid(clusterv1.GroupVersion.WithKind("Machine").GroupKind(), obj.GetName(),
+						field.ErrorList{field.Invalid(field.NewPath("status", "conditions", "reason"), "", "should be at least 1 chars long")})
+				}
+				return c.SubResource(sub).Patch(ctx, obj, patch, opts...)
+			}}
+			c = interceptor.NewClient(c.(client.WithWatch), schema)
+			if _, err := Open(context.Background(), m, Opening{Client: c, Cluster: cluster, Finalizer: ours, NewWriter: PatchHelper()}); err != nil {
+				t.Fatal(err)
+			}
+			got := stored(t, c)
+			if r := conditions.Get(got, "AgentReserved"); r == nil || r.Reason != "True" {
+				t.Errorf("stored AgentReserved %+v, want reason True", r)
+			}
+			if writes == 0 {
+				t.Error("no status write")
+			}
+			// Once given, nothing more to write.
+			before := writes
+			if err := writeReasons(context.Background(), c, got); err != nil || writes != before {
+				t.Errorf("second writeReasons: %v, %d writes more", err, writes-before)
+			}
+		})
 	}
 }
