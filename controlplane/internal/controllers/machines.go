@@ -52,6 +52,9 @@ func (r *OpenshiftAssistedControlPlaneReconciler) reconcileMachines(ctx context.
 	if err := r.reconcilePreTerminateHook(ctx, s); err != nil {
 		return ctrl.Result{}, err
 	}
+	if err := r.reconcileMachinesInPlace(ctx, s); err != nil {
+		return ctrl.Result{}, err
+	}
 	if err := r.reconcileOutdated(ctx, s); err != nil {
 		return ctrl.Result{}, err
 	}
@@ -123,17 +126,7 @@ func (r *OpenshiftAssistedControlPlaneReconciler) createMachine(ctx context.Cont
 	oacp, cluster := s.oacp, s.cluster
 	tmpl := machineTemplate(oacp, arbiter)
 	name := names.SimpleNameGenerator.GenerateName(oacp.Name + "-")
-	lbls := map[string]string{}
-	for k, v := range tmpl.ObjectMeta.Labels {
-		lbls[k] = v
-	}
-	for k, v := range machineLabels(oacp, cluster) {
-		lbls[k] = v
-	}
-	if arbiter {
-		lbls[controlplanev1.ArbiterMachineLabel] = ""
-	}
-	copyWatchLabel(lbls, oacp)
+	lbls := machineObjectLabels(s, arbiter)
 	owner := metav1.NewControllerRef(oacp, controlplanev1.GroupVersion.WithKind("OpenshiftAssistedControlPlane"))
 	var created []client.Object
 	defer func() {
@@ -181,7 +174,7 @@ func (r *OpenshiftAssistedControlPlaneReconciler) createMachine(ctx context.Cont
 	}
 	created = append(created, config)
 
-	machineAnnotations := map[string]string{controlplanev1.EtcdMemberHookAnnotation: ""}
+	machineAnnotations := map[string]string{controlplanev1.EtcdMemberHookAnnotation: "", templateMetadataAnnotation: recordTemplateMetadata(tmpl)}
 	for k, v := range tmpl.ObjectMeta.Annotations {
 		machineAnnotations[k] = v
 	}
@@ -204,7 +197,7 @@ func (r *OpenshiftAssistedControlPlaneReconciler) createMachine(ctx context.Cont
 				APIGroup: infra.GroupVersionKind().Group, Kind: infra.GetKind(), Name: infra.GetName(),
 			},
 			FailureDomain:  failureDomainForNewMachine(cluster, s.machines),
-			Deletion:       tmpl.Spec.Deletion,
+			Deletion:       desiredDeletion(tmpl),
 			ReadinessGates: tmpl.Spec.ReadinessGates,
 			Taints:         tmpl.Spec.Taints,
 		},

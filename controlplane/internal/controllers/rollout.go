@@ -36,9 +36,10 @@ import (
 // KubeadmControlPlane decides it (controlplane/kubeadm/internal/desiredstate and
 // filters.go UpToDate): it was created before spec.rollout.after, its infrastructure was
 // cloned from another template than spec.machineTemplate.infrastructureRef, or its
-// OpenshiftAssistedConfig differs from spec.openshiftAssistedConfigSpec. Labels, annotations and
-// the deletion options of spec.machineTemplate are not a reason: Cluster API lets them change in
-// place. OpenShift updates its nodes in place, so a new distributionVersion is not one either.
+// OpenshiftAssistedConfig differs from spec.openshiftAssistedConfigSpec. Labels, annotations,
+// deletion timeouts, taints and readiness gates of spec.machineTemplate are not a reason: they
+// are changed in place (inplace_machines.go), as KCP changes them. OpenShift updates its nodes in
+// place, so a new distributionVersion is not one either.
 
 // desiredConfigSpec is the OpenshiftAssistedConfig spec a new control-plane Machine gets, with
 // the defaults the OpenshiftAssistedConfig CRD applies (+kubebuilder:default in
