@@ -48,9 +48,10 @@ type OpenshiftAssistedConfigSpec struct {
 	// +kubebuilder:validation:items:XValidation:rule="isIP(self) || self.matches('^[A-Za-z0-9]([-A-Za-z0-9]*[A-Za-z0-9])?([.][A-Za-z0-9]([-A-Za-z0-9]*[A-Za-z0-9])?)*[.]?$')",messageExpression="'\"' + self + '\" is not an IP address or a host name: give each NTP source as an address (10.0.0.1, fd00::1) or a DNS name (ntp.example.com), one per item'"
 	AdditionalNTPSources []string `json:"additionalNTPSources,omitempty"`
 
-	// sshAuthorizedKey is an SSH public key added to the discovery image, for debugging a host.
+	// sshAuthorizedKey holds SSH public keys, one per line, added to the discovery image, for
+	// debugging a host.
 	// +optional
-	// +kubebuilder:validation:MaxLength=4096
+	// +kubebuilder:validation:MaxLength=65536
 	SSHAuthorizedKey string `json:"sshAuthorizedKey,omitempty"`
 
 	// nmStateConfigLabelSelector selects the NMStateConfigs applied to hosts booting this

@@ -61,9 +61,10 @@ type OpenshiftAssistedConfigSpec struct {
 	// +kubebuilder:validation:items:XValidation:rule="isIP(self) || self.matches('^[A-Za-z0-9]([-A-Za-z0-9]*[A-Za-z0-9])?([.][A-Za-z0-9]([-A-Za-z0-9]*[A-Za-z0-9])?)*[.]?$')",messageExpression="'\"' + self + '\" is not an IP address or a host name: give each NTP source as an address (10.0.0.1, fd00::1) or a DNS name (ntp.example.com), one per item'"
 	AdditionalNTPSources []string `json:"additionalNTPSources,omitempty"`
 
-	// sshAuthorizedKey is an SSH public key added to the discovery image, for debugging a host.
+	// sshAuthorizedKey holds SSH public keys, one per line, added to the discovery image, for
+	// debugging a host.
 	// +optional
-	// +kubebuilder:validation:MaxLength=4096
+	// +kubebuilder:validation:MaxLength=65536
 	SSHAuthorizedKey string `json:"sshAuthorizedKey,omitempty"`
 
 	// nmStateConfigLabelSelector selects the NMStateConfigs applied to hosts booting this
@@ -105,11 +106,11 @@ type OpenshiftAssistedConfigSpec struct {
 	// preBootstrapCommands are shell commands the installed host runs once, before its kubelet
 	// first starts (systemd unit capoa-pre-bootstrap.service, as the upstream provider names it).
 	// They run in order under bash with errexit, nounset and pipefail; if one fails, the host
-	// tries again at its next boot. Applied when the host is installed.
+	// tries again at its next boot. Applied when the host is installed. An empty command is an
+	// empty line of the script, which runs nothing (as upstream's).
 	// +optional
 	// +listType=atomic
 	// +kubebuilder:validation:MaxItems=64
-	// +kubebuilder:validation:items:MinLength=1
 	// +kubebuilder:validation:items:MaxLength=4096
 	PreBootstrapCommands []string `json:"preBootstrapCommands,omitempty"`
 
@@ -120,7 +121,6 @@ type OpenshiftAssistedConfigSpec struct {
 	// +optional
 	// +listType=atomic
 	// +kubebuilder:validation:MaxItems=64
-	// +kubebuilder:validation:items:MinLength=1
 	// +kubebuilder:validation:items:MaxLength=4096
 	PostBootstrapCommands []string `json:"postBootstrapCommands,omitempty"`
 

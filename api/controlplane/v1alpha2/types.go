@@ -132,9 +132,9 @@ type OpenshiftAssistedControlPlaneConfigSpec struct {
 	// +optional
 	MastersSchedulable bool `json:"mastersSchedulable,omitempty"`
 
-	// sshAuthorizedKey is the SSH public key installed on the cluster's nodes.
+	// sshAuthorizedKey holds the SSH public keys, one per line, installed on the cluster's nodes.
 	// +optional
-	// +kubebuilder:validation:MaxLength=4096
+	// +kubebuilder:validation:MaxLength=65536
 	SSHAuthorizedKey string `json:"sshAuthorizedKey,omitempty"`
 
 	// clusterName is the OpenShift cluster's name. Defaults to the CAPI Cluster's name. Immutable.

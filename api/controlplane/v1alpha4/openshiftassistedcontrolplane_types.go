@@ -241,9 +241,9 @@ type OpenshiftAssistedControlPlaneConfigSpec struct {
 	// +kubebuilder:validation:Enum=OpenShiftSDN;OVNKubernetes;CiscoACI;Cilium;Calico;None
 	NetworkType string `json:"networkType,omitempty"`
 
-	// sshAuthorizedKey is the SSH public key installed on the cluster's nodes.
+	// sshAuthorizedKey holds the SSH public keys, one per line, installed on the cluster's nodes.
 	// +optional
-	// +kubebuilder:validation:MaxLength=4096
+	// +kubebuilder:validation:MaxLength=65536
 	SSHAuthorizedKey string `json:"sshAuthorizedKey,omitempty"`
 
 	// clusterName is the OpenShift cluster's name, the first label of its domain

@@ -53,7 +53,7 @@ func runScript(t *testing.T, config *bootstrapv1.OpenshiftAssistedConfig, path s
 }
 
 // TestBootstrapCommandsRunOnce runs the generated scripts as the host would: the commands run
-// in order and the sentinel is written; a failing command stops the script without the
+// in order (an empty one runs nothing) and the sentinel is written; a failing command stops the script without the
 // sentinel (the unit runs again at the next boot); the post-bootstrap script waits for the API
 // server and gives up without running the commands when it never answers.
 func TestBootstrapCommandsRunOnce(t *testing.T) {
@@ -63,7 +63,8 @@ func TestBootstrapCommandsRunOnce(t *testing.T) {
 	g := NewWithT(t)
 	sentinels, out := t.TempDir(), filepath.Join(t.TempDir(), "out")
 	config := &bootstrapv1.OpenshiftAssistedConfig{Spec: bootstrapv1.OpenshiftAssistedConfigSpec{
-		PreBootstrapCommands:        []string{"echo one >> " + out, "echo two | tr a-z A-Z >> " + out},
+		// An empty command, which upstream's schema and ours accept, runs nothing.
+		PreBootstrapCommands:        []string{"echo one >> " + out, "", "echo two | tr a-z A-Z >> " + out},
 		PostBootstrapCommands:       []string{"echo three >> " + out},
 		BootstrapCommandSentinelDir: sentinels + "/capoa",
 	}}

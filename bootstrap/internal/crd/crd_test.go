@@ -20,6 +20,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"strings"
 	"testing"
 
 	. "github.com/onsi/gomega"
@@ -33,6 +34,7 @@ import (
 	bootstrapv1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/bootstrap/v1alpha2"
 	capoascheme "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/scheme"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/support/testenv"
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/support/validationtest"
 )
 
 var env *testenv.Environment
@@ -171,8 +173,6 @@ func TestSchemaDefaultsAndRejects(t *testing.T) {
 			"providerID must be <provider>://<id> without spaces"},
 		{"relative sentinel directory", func(s *bootstrapv1.OpenshiftAssistedConfigSpec) { s.BootstrapCommandSentinelDir = "var/lib/capoa" },
 			"spec.bootstrapCommandSentinelDir in body should match"},
-		{"empty bootstrap command", func(s *bootstrapv1.OpenshiftAssistedConfigSpec) { s.PreBootstrapCommands = []string{""} },
-			"spec.preBootstrapCommands[0] in body should be at least 1 chars long"},
 		{"NTP source that is neither address nor name", func(s *bootstrapv1.OpenshiftAssistedConfigSpec) {
 			s.AdditionalNTPSources = []string{"10.0.0.1", "ntp server"}
 		}, `spec.additionalNTPSources[1]: Invalid value: "ntp server": "ntp server" is not an IP address or a host name`},
@@ -187,4 +187,17 @@ func TestSchemaDefaultsAndRejects(t *testing.T) {
 			g.Expect(err.Error()).To(ContainSubstring(tt.message))
 		})
 	}
+
+	// Values upstream's schema accepted and that work here with upstream's meaning
+	// (docs/migration.md, "Constraints added on upstream's fields"): an empty command is an empty
+	// line of the script, and sshAuthorizedKey holds many keys, one per line, past 4096 bytes.
+	keys := strings.TrimSuffix(strings.Repeat(validationtest.SSHKey+"\n", 50), "\n")
+	g.Expect(len(keys)).To(BeNumerically(">", 4096))
+	upstreamValues := &bootstrapv1.OpenshiftAssistedConfig{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "upstream-values"},
+		Spec: bootstrapv1.OpenshiftAssistedConfigSpec{
+			PreBootstrapCommands: []string{"echo pre", ""}, PostBootstrapCommands: []string{""}, SSHAuthorizedKey: keys,
+		}}
+	g.Expect(env.Client.Create(ctx, upstreamValues)).To(Succeed())
+	g.Expect(upstreamValues.Spec.PreBootstrapCommands).To(Equal([]string{"echo pre", ""}))
+	g.Expect(upstreamValues.Spec.SSHAuthorizedKey).To(Equal(keys))
 }
