@@ -17,6 +17,7 @@ limitations under the License.
 package testenv
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -42,7 +43,8 @@ type ControllerManager struct {
 // deletion, which waits for the garbage collector to delete the owner's dependents and then its
 // foregroundDeletion finalizer. It serves nothing (--secure-port=0) and does not elect a
 // leader: it is the only one.
-func (e *Environment) StartControllerManager(log io.Writer, controllers ...string) (*ControllerManager, error) {
+// The process is killed when ctx is done.
+func (e *Environment) StartControllerManager(ctx context.Context, log io.Writer, controllers ...string) (*ControllerManager, error) {
 	if len(controllers) == 0 {
 		return nil, errors.New("StartControllerManager: name the controllers to run")
 	}
@@ -67,7 +69,7 @@ func (e *Environment) StartControllerManager(log io.Writer, controllers ...strin
 		_ = os.RemoveAll(dir)
 		return nil, err
 	}
-	cmd := exec.Command(bin, //nolint:gosec // the binary hack/ensure-envtest.sh built
+	cmd := exec.CommandContext(ctx, bin,
 		"--kubeconfig="+kubeconfig,
 		"--controllers="+strings.Join(controllers, ","),
 		"--leader-elect=false",
@@ -94,13 +96,14 @@ func (m *ControllerManager) Stop() error {
 	}
 	_ = m.cmd.Process.Signal(syscall.SIGTERM)
 	select {
-	case <-m.done:
-		return nil
+	case err := <-m.done:
+		_ = err // it exits with the signal's status
 	case <-time.After(10 * time.Second):
 		_ = m.cmd.Process.Kill()
-		<-m.done
-		return nil
+		err := <-m.done
+		_ = err
 	}
+	return nil
 }
 
 // Running returns nil while the process runs, and why it stopped otherwise.

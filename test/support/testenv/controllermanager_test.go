@@ -45,7 +45,7 @@ func TestControllerManagerCollectsGarbage(t *testing.T) {
 	env, err := StartWithOptions(Options{Scheme: s, Workload: true})
 	g.Expect(err).NotTo(HaveOccurred())
 	defer func() { _ = env.Stop() }()
-	kcm, err := env.StartControllerManager(t.Output(), "garbagecollector")
+	kcm, err := env.StartControllerManager(t.Context(), t.Output(), "garbagecollector")
 	g.Expect(err).NotTo(HaveOccurred())
 	defer func() { g.Expect(kcm.Stop()).To(Succeed()) }()
 
