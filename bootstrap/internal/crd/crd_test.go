@@ -167,6 +167,11 @@ func TestSchemaDefaultsAndRejects(t *testing.T) {
 			`spec.nodeRegistration.name: Invalid value: "Worker_0": name must be a lowercase hostname (RFC 1123), such as master-0 or master-0.example.com, or a host metadata variable such as METADATA_NAME written with a leading dollar sign`},
 		{"a variable that is no host metadata", func(s *bootstrapv1.OpenshiftAssistedConfigSpec) { s.NodeRegistration.Name = "$HOSTNAME" },
 			"name must be a lowercase hostname (RFC 1123)"},
+		{"hostname longer than a DNS name", func(s *bootstrapv1.OpenshiftAssistedConfigSpec) { s.NodeRegistration.Name = strings.Repeat("a", 254) },
+			"spec.nodeRegistration.name: Too long"},
+		{"providerID longer than a Machine's", func(s *bootstrapv1.OpenshiftAssistedConfigSpec) {
+			s.NodeRegistration.ProviderID = "metal3://" + strings.Repeat("a", 510)
+		}, "spec.nodeRegistration.providerID: Too long"},
 		{"providerID without a provider", func(s *bootstrapv1.OpenshiftAssistedConfigSpec) { s.NodeRegistration.ProviderID = "0f6a-uuid" },
 			`spec.nodeRegistration.providerID: Invalid value: "0f6a-uuid": providerID must be <provider>://<id> without spaces`},
 		{"providerID with a space", func(s *bootstrapv1.OpenshiftAssistedConfigSpec) { s.NodeRegistration.ProviderID = "metal3://a b" },

@@ -271,6 +271,12 @@ func TestSchemaRejectsBadInput(t *testing.T) {
 			cp.Spec.Config.APIVIPs = []string{"192.168.111.5", "fd00::5"}
 			cp.Spec.Config.IngressVIPs = []string{"fd00::4", "192.168.111.4"}
 		}, "spec.config.ingressVIPs: Invalid value: ingressVIPs must list the same IP families as apiVIPs, in the same order"},
+		// assisted-service takes dotted names on platform None (no VIPs) only; see docs/migration.md.
+		{"cluster name with a dot", func(cp *controlplanev1.OpenshiftAssistedControlPlane) { cp.Spec.Config.ClusterName = "east.prod" },
+			"spec.config.clusterName in body should match"},
+		{"baseline capability that names no release", func(cp *controlplanev1.OpenshiftAssistedControlPlane) {
+			cp.Spec.Config.Capabilities.BaselineCapability = "v5"
+		}, "spec.config.capabilities.baselineCapability in body should match"},
 		{"a hostname for every host of three", func(cp *controlplanev1.OpenshiftAssistedControlPlane) {
 			cp.Spec.Replicas = ptr.To[int32](3)
 			cp.Spec.OpenshiftAssistedConfigSpec.NodeRegistration.Name = "master-0"

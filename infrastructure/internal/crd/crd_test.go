@@ -19,12 +19,14 @@ package crd_test
 import (
 	"context"
 	"os"
+	"strings"
 	"testing"
 	"time"
 
 	. "github.com/onsi/gomega"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/utils/ptr"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -227,6 +229,16 @@ func TestSchemaRejectsBadInput(t *testing.T) {
 			AgentLabelSelector: &metav1.LabelSelector{MatchExpressions: e}}}
 	}
 	ca := &infrav1.CaCertificateReference{Namespace: ns, Name: "ignition-ca"}
+	// endpoint is an AgentCluster whose controlPlaneEndpoint is written in full, as HyperShift's
+	// Cluster API v1beta1 types write it (host and port without omitempty).
+	endpoint := func(host string, port int64) *unstructured.Unstructured {
+		u := &unstructured.Unstructured{Object: map[string]any{"spec": map[string]any{
+			"controlPlaneEndpoint": map[string]any{"host": host, "port": port}}}}
+		u.SetGroupVersionKind(infrav1.GroupVersion.WithKind("AgentCluster"))
+		u.SetNamespace(ns)
+		u.SetGenerateName("endpoint-")
+		return u
+	}
 	tests := []struct {
 		name    string
 		obj     client.Object
@@ -265,6 +277,16 @@ func TestSchemaRejectsBadInput(t *testing.T) {
 			"an In or NotIn expression needs values"},
 		{"Exists with values", machine(metav1.LabelSelectorRequirement{Key: "rack", Operator: metav1.LabelSelectorOpExists, Values: []string{"r1"}}),
 			"an Exists or DoesNotExist expression takes none"},
+
+		{"ignition CA Secret name longer than any object's",
+			cluster(&infrav1.IgnitionEndpoint{Url: "https://ignition.example.com", CaCertificateReference: &infrav1.CaCertificateReference{Namespace: ns, Name: strings.Repeat("a", 254)}}, nil),
+			"spec.ignitionEndpoint.caCertificateReference.name: Too long"},
+		// HyperShift writes the endpoint of its HostedControlPlane's status, empty until the hosted
+		// API server has one; upstream's schemas before its Cluster API v1beta2 move took it.
+		{"empty control-plane host, as HyperShift writes it at first", endpoint("", 0),
+			"spec.controlPlaneEndpoint.host in body should be at least 1 chars long"},
+		{"control-plane port 0", endpoint("api.example.com", 0),
+			"spec.controlPlaneEndpoint.port in body should be greater than or equal to 1"},
 
 		{"ignition URL with an IPv4 host", cluster(&infrav1.IgnitionEndpoint{Url: "http://192.168.111.5:22623/config/worker", CaCertificateReference: ca}, nil), ""},
 		{"ignition URL with a bracketed IPv6 host", cluster(&infrav1.IgnitionEndpoint{Url: "https://[fd00::5]:22623/config/worker"}, nil), ""},
