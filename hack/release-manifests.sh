@@ -71,7 +71,7 @@ provider bootstrap-openshift-assisted bootstrap-components.yaml "${root}/bootstr
 provider control-plane-openshift-assisted control-plane-components.yaml "${root}/controlplane/config/default"
 cp "${root}/metadata.yaml" "${out}/metadata.yaml"
 # Cluster templates belong to the infrastructure provider's repository (clusterctl generate cluster
-# --infrastructure agent [--flavor sno|agent|agent-sno|arbiter|topology|...]), and so do the
+# --infrastructure agent [--flavor sno|agent|agent-sno|arbiter|topology|sno-topology|...]), and so do the
 # ClusterClasses that clusterctl adds to a topology flavor from the same repository.
 for t in "${root}"/templates/cluster-template*.yaml "${root}"/templates/clusterclass-*.yaml; do
   cp "${t}" "${out}/"

@@ -176,6 +176,14 @@ func TestClusterctlInitAndGenerateCluster(t *testing.T) {
 			"Metal3MachineTemplate", "OpenshiftAssistedConfigTemplate", "Cluster", "Metal3DataTemplate"}},
 		{"agent-topology", []string{"ClusterClass", "AgentClusterTemplate", "OpenshiftAssistedControlPlaneTemplate", "AgentMachineTemplate",
 			"AgentMachineTemplate", "OpenshiftAssistedConfigTemplate", "Cluster"}},
+		// The same classes, for one control-plane node and for two with an arbiter (whose
+		// Metal3MachineTemplate is the cluster's own).
+		{"sno-topology", []string{"ClusterClass", "Metal3ClusterTemplate", "OpenshiftAssistedControlPlaneTemplate", "Metal3MachineTemplate",
+			"Metal3MachineTemplate", "OpenshiftAssistedConfigTemplate", "Cluster", "Metal3DataTemplate"}},
+		{"agent-sno-topology", []string{"ClusterClass", "AgentClusterTemplate", "OpenshiftAssistedControlPlaneTemplate", "AgentMachineTemplate",
+			"AgentMachineTemplate", "OpenshiftAssistedConfigTemplate", "Cluster"}},
+		{"arbiter-topology", []string{"ClusterClass", "Metal3ClusterTemplate", "OpenshiftAssistedControlPlaneTemplate", "Metal3MachineTemplate",
+			"Metal3MachineTemplate", "OpenshiftAssistedConfigTemplate", "Cluster", "Metal3DataTemplate", "Metal3MachineTemplate"}},
 	}
 	for _, f := range flavors {
 		name := "default"

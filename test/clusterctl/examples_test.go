@@ -65,7 +65,7 @@ func TestExamplesAreRenderedFromTheTemplates(t *testing.T) {
 
 	templates, err := filepath.Glob(filepath.Join(repoRoot, "templates", "cluster-template*.yaml"))
 	g.Expect(err).NotTo(HaveOccurred())
-	g.Expect(templates).To(HaveLen(9))
+	g.Expect(templates).To(HaveLen(12))
 	for _, tmplPath := range templates {
 		base := filepath.Base(tmplPath)
 		flavor := strings.TrimPrefix(strings.TrimPrefix(strings.TrimSuffix(base, ".yaml"), "cluster-template"), "-")
@@ -76,9 +76,9 @@ func TestExamplesAreRenderedFromTheTemplates(t *testing.T) {
 			g := NewWithT(t)
 			controlPlanes := int64(3)
 			switch flavor {
-			case "sno", "agent-sno":
+			case "sno", "agent-sno", "sno-topology", "agent-sno-topology":
 				controlPlanes = 1
-			case "arbiter":
+			case "arbiter", "arbiter-topology":
 				controlPlanes = 2
 			}
 			tmpl, err := c.GetClusterTemplate(context.Background(), clusterctlclient.GetClusterTemplateOptions{
