@@ -87,9 +87,10 @@ type ClusterOptions struct {
 	// nodes.
 	Disconnected bool
 	// Topology makes the cluster a Cluster API managed topology of ClusterClass openshift-metal3,
-	// or openshift-agent with Infrastructure Agent (the topology and agent-topology flavors, with
-	// the class as clusterctl adds it), whose spec.topology.version is the Kubernetes version of
-	// Version's release. 3 to 5 control-plane nodes; the lab must run the topology controllers
+	// or openshift-agent with Infrastructure Agent (with the class as clusterctl adds it), whose
+	// spec.topology.version is the Kubernetes version of Version's release: the topology and
+	// agent-topology flavors for 3 to 5 control-plane nodes, sno-topology and agent-sno-topology for
+	// one, arbiter-topology (Metal3) with Arbiter. The lab must run the topology controllers
 	// (Options.Topology).
 	Topology bool
 }
@@ -120,7 +121,8 @@ const (
 // Template returns the path of the cluster template (templates/) that o is generated from: for
 // self-booted hosts the agent-sno flavor for one control-plane node, the agent flavor otherwise;
 // on Metal3 the arbiter flavor with Arbiter, the sno flavor for one control-plane node, the
-// default otherwise. A single-node flavor has no workers.
+// default otherwise; with Topology, their topology flavors (see Topology). The sno and agent-sno
+// flavors have no workers (their topology flavors may).
 func (o ClusterOptions) Template() (string, error) {
 	root, err := testenv.RepoRoot()
 	if err != nil {
@@ -128,10 +130,11 @@ func (o ClusterOptions) Template() (string, error) {
 	}
 	name := "cluster-template.yaml"
 	switch {
+	case o.Infrastructure == Agent && o.Topology && o.Arbiter:
+		return "", fmt.Errorf("ClusterClass openshift-agent offers no arbiter: use Metal3")
+	case o.Infrastructure == Agent && o.Topology && o.ControlPlanes == 1:
+		name = "cluster-template-agent-sno-topology.yaml"
 	case o.Infrastructure == Agent && o.Topology:
-		if o.ControlPlanes == 1 || o.Arbiter {
-			return "", fmt.Errorf("the agent-topology flavor has 3, 4 or 5 control-plane nodes")
-		}
 		name = "cluster-template-agent-topology.yaml"
 	case o.Infrastructure == Agent && o.ControlPlanes == 1:
 		if o.Workers > 0 {
@@ -152,10 +155,14 @@ func (o ClusterOptions) Template() (string, error) {
 			return "", fmt.Errorf("the disconnected flavor has 3, 4 or 5 control-plane nodes")
 		}
 		name = "cluster-template-disconnected.yaml"
-	case o.Topology:
-		if o.ControlPlanes == 1 || o.Arbiter {
-			return "", fmt.Errorf("the topology flavor has 3, 4 or 5 control-plane nodes")
+	case o.Topology && o.Arbiter:
+		if o.ControlPlanes != 2 {
+			return "", fmt.Errorf("the arbiter-topology flavor has 2 control-plane nodes")
 		}
+		name = "cluster-template-arbiter-topology.yaml"
+	case o.Topology && o.ControlPlanes == 1:
+		name = "cluster-template-sno-topology.yaml"
+	case o.Topology:
 		name = "cluster-template-topology.yaml"
 	case o.Arbiter:
 		name = "cluster-template-arbiter.yaml"

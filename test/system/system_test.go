@@ -359,14 +359,25 @@ var _ = Describe("A cluster of 3 control-plane nodes and 2 workers", Ordered, st
 })
 
 // deleteClusterAndExpectNothingLeft deletes the Cluster and waits until none of the objects of
-// the cluster are left in ns (the Agents stay, as hosts do, but unbound and unclaimed), and no
-// Secret of the cluster but the user's pull secret, or one that garbage collection removes
-// (envtest runs no garbage collector: its owner is gone).
+// the cluster are left in ns (expectNothingLeft).
 func deleteClusterAndExpectNothingLeft(l *lab.Lab, ns, name string) {
-	c := l.Mgmt.Client
+	deleteCluster(l, ns, name)
+	expectNothingLeft(l, ns, name)
+}
+
+// deleteCluster deletes the Cluster name of ns, which must exist.
+func deleteCluster(l *lab.Lab, ns, name string) {
 	cluster := &clusterv1.Cluster{}
-	Expect(c.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, cluster)).To(Succeed())
-	Expect(c.Delete(ctx, cluster)).To(Succeed())
+	Expect(l.Mgmt.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, cluster)).To(Succeed())
+	Expect(l.Mgmt.Client.Delete(ctx, cluster)).To(Succeed())
+}
+
+// expectNothingLeft waits until none of the objects of the deleted cluster name are left in ns
+// (the Agents stay, as hosts do, but unbound and unclaimed), and no Secret of the cluster but the
+// user's pull secret, or one that garbage collection removes (envtest runs no garbage collector:
+// its owner is gone).
+func expectNothingLeft(l *lab.Lab, ns, name string) {
+	c := l.Mgmt.Client
 	Eventually(func(g Gomega) {
 		expectNoneLeft(g, c, ns, "behind",
 			&clusterv1.ClusterList{}, &clusterv1.MachineList{}, &clusterv1.MachineDeploymentList{},
