@@ -406,7 +406,8 @@ func (l *Lab) startManagement(ctx context.Context) (*management, error) {
 		return nil, fmt.Errorf("starting the API server of %s: %w", m.name, err)
 	}
 	if l.opts.ControllerManager {
-		if m.controllerManager, err = m.env.StartControllerManager(ctx, klog.NewStandardLogger("INFO").Writer(), "garbagecollector", "namespace"); err != nil {
+		// Not the lab's context, which Stop cancels first: Stop stops the process itself.
+		if m.controllerManager, err = m.env.StartControllerManager(context.WithoutCancel(ctx), klog.NewStandardLogger("INFO").Writer(), "garbagecollector", "namespace"); err != nil {
 			return nil, fmt.Errorf("starting the kube-controller-manager of %s: %w", m.name, err)
 		}
 	}

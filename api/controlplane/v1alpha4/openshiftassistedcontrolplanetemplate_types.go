@@ -49,7 +49,8 @@ type OpenshiftAssistedControlPlaneTemplateResource struct {
 // OpenshiftAssistedControlPlane's spec that a ClusterClass shares among its Clusters. Fields
 // particular to a cluster (the base domain, the VIPs, the OpenShift version) are usually set by
 // the ClusterClass's patches from the Cluster's variables. Two-node OpenShift with an arbiter
-// (spec.arbiter) names a host's template per cluster and is not offered through a ClusterClass.
+// (the control plane's spec.arbiter) is not a field of the template: it names a host's template
+// per cluster, which a ClusterClass adds by a patch (templates/clusterclass-openshift-metal3.yaml).
 type OpenshiftAssistedControlPlaneTemplateResourceSpec struct {
 	// config holds the settings of the OpenShift cluster, as the control plane's spec.config.
 	// +optional

@@ -34,6 +34,7 @@ type ControllerManager struct {
 	cmd  *exec.Cmd
 	done chan error
 	dir  string
+	ctx  context.Context //nolint:containedctx // the process's lifetime, told apart from a crash in Stop
 }
 
 // StartControllerManager runs kube-controller-manager, built by hack/ensure-envtest.sh beside the
@@ -81,7 +82,7 @@ func (e *Environment) StartControllerManager(ctx context.Context, log io.Writer,
 		_ = os.RemoveAll(dir)
 		return nil, fmt.Errorf("starting kube-controller-manager: %w", err)
 	}
-	m := &ControllerManager{cmd: cmd, done: make(chan error, 1), dir: dir}
+	m := &ControllerManager{cmd: cmd, done: make(chan error, 1), dir: dir, ctx: ctx}
 	go func() { m.done <- cmd.Wait() }()
 	return m, nil
 }
@@ -91,6 +92,9 @@ func (m *ControllerManager) Stop() error {
 	defer os.RemoveAll(m.dir)
 	select {
 	case err := <-m.done:
+		if m.ctx.Err() != nil {
+			return nil // killed because its context ended
+		}
 		return fmt.Errorf("kube-controller-manager had stopped: %w", err)
 	default:
 	}
