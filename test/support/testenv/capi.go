@@ -73,8 +73,13 @@ func SetupCAPIControllers(ctx context.Context, mgr ctrl.Manager, concurrency int
 	// with the InPlaceUpdates and RuntimeSDK gates, EnableInPlaceUpdates) through the
 	// RuntimeClient, which the ExtensionConfig controller fills: both run always, as the gates
 	// are the process's and may be turned on by another lab of the same test binary.
-	if err := runtimev1.AddToScheme(mgr.GetScheme()); err != nil {
-		return nil, fmt.Errorf("adding Cluster API's runtime API to the scheme: %w", err)
+	// StartWithOptions adds it to its environments' schemes before their managers start: a
+	// scheme another manager already decodes with must not be written (it is not safe to write
+	// while read).
+	if !mgr.GetScheme().Recognizes(runtimev1.GroupVersion.WithKind("ExtensionConfig")) {
+		if err := runtimev1.AddToScheme(mgr.GetScheme()); err != nil {
+			return nil, fmt.Errorf("adding Cluster API's runtime API to the scheme: %w", err)
+		}
 	}
 	rc := NewRuntimeClient(mgr.GetClient())
 	// As Cluster API's manager (its main.go setupIndexes): the Machine controller maps Node events

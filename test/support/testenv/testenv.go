@@ -46,6 +46,7 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+	runtimev1 "sigs.k8s.io/cluster-api/api/runtime/v1beta2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	"sigs.k8s.io/controller-runtime/pkg/webhook"
@@ -191,6 +192,15 @@ func StartWithOptions(o Options) (*Environment, error) {
 	root, err := RepoRoot()
 	if err != nil {
 		return nil, err
+	}
+	// Cluster API's runtime API, which SetupCAPIControllers needs, goes into the scheme now,
+	// before any manager of the environment decodes with it: a scheme is not safe to write while
+	// it is read (a watch decoding on another goroutine crashed the test binary with "concurrent
+	// map read and map write" when a later test's SetupCAPIControllers added it).
+	if o.Scheme != nil && !o.Workload {
+		if err := runtimev1.AddToScheme(o.Scheme); err != nil {
+			return nil, fmt.Errorf("adding Cluster API's runtime API to the scheme: %w", err)
+		}
 	}
 	assets, err := AssetsDir(root)
 	if err != nil {
