@@ -428,7 +428,7 @@ func createHostedCluster(ctx context.Context, c client.Client, ns string) error 
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "hc1", OwnerReferences: []metav1.OwnerReference{{
 			APIVersion: clusterv1.GroupVersion.String(), Kind: "Cluster", Name: cluster.Name, UID: cluster.UID}}},
 		Spec: infrav1.AgentClusterSpec{
-			ControlPlaneEndpoint: clusterv1.APIEndpoint{Host: "api.hc1.example.com", Port: 6443},
+			ControlPlaneEndpoint: infrav1.APIEndpoint{Host: "api.hc1.example.com", Port: 6443},
 			IgnitionEndpoint:     &infrav1.IgnitionEndpoint{Url: "https://ignition.hc1.example.com/ignition"},
 		},
 	})

@@ -74,6 +74,35 @@ type CaCertificateReference struct {
 	Name string `json:"name"`
 }
 
+// APIEndpoint is the endpoint of the control plane's API server: Cluster API's APIEndpoint with
+// its empty value accepted. HyperShift writes {host: "", port: 0} into the AgentCluster until its
+// HostedControlPlane reports the endpoint (hypershift-operator's reconcileAgentCluster), and
+// upstream's CRDs accept it; Cluster API v1beta2's APIEndpoint refuses it (host minLength 1,
+// port minimum 1).
+type APIEndpoint struct {
+	// host is the hostname or address on which the API server is serving; empty while not known.
+	// +optional
+	// +kubebuilder:validation:MaxLength=512
+	Host string `json:"host,omitempty"`
+
+	// port is the port on which the API server is serving; 0 while not known.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=65535
+	Port int32 `json:"port,omitempty"`
+}
+
+// IsValid reports whether both host and port are set, as Cluster API's APIEndpoint.IsValid.
+func (v APIEndpoint) IsValid() bool { return v.Host != "" && v.Port != 0 }
+
+// IsZero reports whether neither host nor port is set.
+func (v APIEndpoint) IsZero() bool { return v.Host == "" && v.Port == 0 }
+
+// NewAPIEndpoint returns Cluster API's endpoint as an AgentCluster's.
+func NewAPIEndpoint(e clusterv1.APIEndpoint) APIEndpoint {
+	return APIEndpoint{Host: e.Host, Port: e.Port}
+}
+
 // AgentClusterSpec defines the desired state of AgentCluster.
 // +kubebuilder:validation:XValidation:rule="!has(oldSelf.clusterDeploymentRef) || (has(self.clusterDeploymentRef) && self.clusterDeploymentRef == oldSelf.clusterDeploymentRef)",message="clusterDeploymentRef cannot be changed or removed once set: the cluster's Agents are bound to that ClusterDeployment"
 type AgentClusterSpec struct {
@@ -81,9 +110,11 @@ type AgentClusterSpec struct {
 	// +optional
 	IgnitionEndpoint *IgnitionEndpoint `json:"ignitionEndpoint,omitempty"`
 
-	// controlPlaneEndpoint is the endpoint used to communicate with the control plane.
+	// controlPlaneEndpoint is the endpoint used to communicate with the control plane. Empty
+	// (also written as host "" and port 0) while it is not known: the controller then takes the
+	// Cluster's, or waits.
 	// +optional
-	ControlPlaneEndpoint clusterv1.APIEndpoint `json:"controlPlaneEndpoint,omitempty,omitzero"`
+	ControlPlaneEndpoint APIEndpoint `json:"controlPlaneEndpoint,omitempty,omitzero"`
 
 	// clusterDeploymentRef names the Hive ClusterDeployment that the cluster's Agents are bound to.
 	// A hosted control plane sets it to the ClusterDeployment it created; otherwise the controller

@@ -222,7 +222,7 @@ func (r *AgentClusterReconciler) reconcileNormal(ctx context.Context, ac *infrav
 		return ctrl.Result{}, err
 	}
 	if !ac.Spec.ControlPlaneEndpoint.IsValid() && cluster.Spec.ControlPlaneEndpoint.IsValid() {
-		ac.Spec.ControlPlaneEndpoint = cluster.Spec.ControlPlaneEndpoint
+		ac.Spec.ControlPlaneEndpoint = infrav1.NewAPIEndpoint(cluster.Spec.ControlPlaneEndpoint)
 	}
 	if !ac.Spec.ControlPlaneEndpoint.IsValid() {
 		setCDCondition(ac, metav1.ConditionFalse, infrav1.WaitingForControlPlaneEndpointReason,

@@ -26,6 +26,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	"sigs.k8s.io/cluster-api/util/conditions"
@@ -71,7 +73,7 @@ func TestAgentClusterCreatesClusterDeployment(t *testing.T) {
 	g.Expect(env.Client.Create(ctx, &infrav1.AgentCluster{
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "c1"},
 		Spec: infrav1.AgentClusterSpec{
-			ControlPlaneEndpoint: clusterv1.APIEndpoint{Host: "api.c1.example.com", Port: 6443},
+			ControlPlaneEndpoint: infrav1.APIEndpoint{Host: "api.c1.example.com", Port: 6443},
 			IgnitionEndpoint: &infrav1.IgnitionEndpoint{Url: "https://fd00::5/config/worker",
 				CaCertificateReference: &infrav1.CaCertificateReference{Namespace: ns, Name: "ca"}},
 		},
@@ -125,7 +127,7 @@ func TestAgentClusterUsesControlPlaneClusterDeployment(t *testing.T) {
 	g.Expect(env.Client.Create(ctx, &infrav1.AgentCluster{
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "c1-infra"},
 		Spec: infrav1.AgentClusterSpec{
-			ControlPlaneEndpoint: clusterv1.APIEndpoint{Host: "192.168.111.5", Port: 6443},
+			ControlPlaneEndpoint: infrav1.APIEndpoint{Host: "192.168.111.5", Port: 6443},
 		},
 	})).To(Succeed())
 	cluster := newCluster(ns, &clusterv1.ContractVersionedObjectReference{
@@ -172,7 +174,7 @@ func TestAgentClusterPause(t *testing.T) {
 	startManager(t, managerConfig{opts: manager.Options{WatchNamespace: ns}})
 	g.Expect(env.Client.Create(ctx, &infrav1.AgentCluster{
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "c1"},
-		Spec:       infrav1.AgentClusterSpec{ControlPlaneEndpoint: clusterv1.APIEndpoint{Host: "api.c1.example.com", Port: 6443}},
+		Spec:       infrav1.AgentClusterSpec{ControlPlaneEndpoint: infrav1.APIEndpoint{Host: "api.c1.example.com", Port: 6443}},
 	})).To(Succeed())
 	cluster := newCluster(ns, nil)
 	g.Expect(env.Client.Create(ctx, cluster)).To(Succeed())
@@ -205,7 +207,7 @@ func TestAgentClusterAdoptsUpstreamClusterDeployment(t *testing.T) {
 	ac := &infrav1.AgentCluster{
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "hosted"},
 		Spec: infrav1.AgentClusterSpec{
-			ControlPlaneEndpoint: clusterv1.APIEndpoint{Host: "api.hosted.example.com", Port: 6443},
+			ControlPlaneEndpoint: infrav1.APIEndpoint{Host: "api.hosted.example.com", Port: 6443},
 			IgnitionEndpoint: &infrav1.IgnitionEndpoint{Url: "https://ignition.hosted.example.com/ignition",
 				CaCertificateReference: &infrav1.CaCertificateReference{Namespace: ns, Name: "ignition-server-ca-cert"}},
 		},
@@ -272,14 +274,16 @@ func TestAgentClusterOfAHostedControlPlane(t *testing.T) {
 	g.Expect(testenv.InstallHostedControlPlaneCRD(ctx, env.Client)).To(Succeed())
 	ns, err := env.CreateNamespace(ctx, "acluster-hcp")
 	g.Expect(err).NotTo(HaveOccurred())
-	ac := &infrav1.AgentCluster{
-		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "hosted"},
-		Spec: infrav1.AgentClusterSpec{
-			ControlPlaneEndpoint: clusterv1.APIEndpoint{Host: "api.hosted.example.com", Port: 6443},
-			IgnitionEndpoint: &infrav1.IgnitionEndpoint{Url: "https://ignition.hosted.example.com/ignition",
-				CaCertificateReference: &infrav1.CaCertificateReference{Namespace: ns, Name: "ignition-server-ca-cert"}},
-		},
-	}
+	// As HyperShift's reconcileAgentCluster writes it before the hosted API server has an
+	// endpoint: host and port written, empty (its Cluster API v1beta1 types have no omitempty).
+	ac := &unstructured.Unstructured{Object: map[string]any{"spec": map[string]any{
+		"controlPlaneEndpoint": map[string]any{"host": "", "port": int64(0)},
+		"ignitionEndpoint": map[string]any{"url": "https://ignition.hosted.example.com/ignition",
+			"caCertificateReference": map[string]any{"namespace": ns, "name": "ignition-server-ca-cert"}},
+	}}}
+	ac.SetGroupVersionKind(infrav1.GroupVersion.WithKind("AgentCluster"))
+	ac.SetNamespace(ns)
+	ac.SetName("hosted")
 	g.Expect(env.Client.Create(ctx, ac)).To(Succeed())
 	cluster := newCluster(ns, &clusterv1.ContractVersionedObjectReference{
 		APIGroup: "hypershift.openshift.io", Kind: "HostedControlPlane", Name: "hosted",
@@ -309,6 +313,17 @@ func TestAgentClusterOfAHostedControlPlane(t *testing.T) {
 	}, timeout, interval).Should(Succeed())
 	g.Expect(testenv.HostedControlPlaneStarted(hcp)).To(Succeed())
 	g.Expect(env.Client.Status().Update(ctx, hcp)).To(Succeed())
+
+	// The empty endpoint is read as not known yet, until HyperShift writes the one its
+	// HostedControlPlane reports.
+	g.Eventually(func(g Gomega) {
+		got := &infrav1.AgentCluster{}
+		g.Expect(env.Client.Get(ctx, key, got)).To(Succeed())
+		g.Expect(conditions.Get(got, infrav1.ClusterDeploymentReadyCondition).Reason).To(Equal(infrav1.WaitingForControlPlaneEndpointReason))
+		g.Expect(got.Status.Initialization.Provisioned).NotTo(Equal(ptr.To(true)))
+	}, timeout, interval).Should(Succeed())
+	g.Expect(env.Client.Patch(ctx, ac, client.RawPatch(types.MergePatchType,
+		[]byte(`{"spec":{"controlPlaneEndpoint":{"host":"api.hosted.example.com","port":6443}}}`)))).To(Succeed())
 
 	g.Eventually(func(g Gomega) {
 		got := &infrav1.AgentCluster{}

@@ -30,7 +30,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
-	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	"sigs.k8s.io/cluster-api/util/conditions"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -53,7 +52,7 @@ func TestAgentClusterDeletionIsBounded(t *testing.T) {
 	startManager(t, managerConfig{opts: manager.Options{WatchNamespace: ns}, infra: setup.Options{ForeignFinalizerTimeout: ptr.To(idle)}})
 	g.Expect(env.Client.Create(ctx, &infrav1.AgentCluster{
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "c1"},
-		Spec:       infrav1.AgentClusterSpec{ControlPlaneEndpoint: clusterv1.APIEndpoint{Host: "api.c1.example.com", Port: 6443}},
+		Spec:       infrav1.AgentClusterSpec{ControlPlaneEndpoint: infrav1.APIEndpoint{Host: "api.c1.example.com", Port: 6443}},
 	})).To(Succeed())
 	g.Expect(env.Client.Create(ctx, newCluster(ns, nil))).To(Succeed())
 	key := client.ObjectKey{Namespace: ns, Name: "c1"}

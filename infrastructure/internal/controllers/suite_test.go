@@ -200,7 +200,7 @@ func newFixtureWith(tb testing.TB, ctx context.Context, prefix string, labels ma
 	ac := &infrav1.AgentCluster{
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "c1", Labels: merge(labels, map[string]string{clusterv1.ClusterNameLabel: "c1"})},
 		Spec: infrav1.AgentClusterSpec{
-			ControlPlaneEndpoint: clusterv1.APIEndpoint{Host: "api.c1.example.com", Port: 6443},
+			ControlPlaneEndpoint: infrav1.APIEndpoint{Host: "api.c1.example.com", Port: 6443},
 			ClusterDeploymentRef: &infrav1.ClusterDeploymentReference{Name: f.cd},
 		},
 	}

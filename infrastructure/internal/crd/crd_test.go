@@ -60,7 +60,7 @@ func TestEveryKindRoundTrips(t *testing.T) {
 	selector := &metav1.LabelSelector{MatchLabels: map[string]string{"rack": "r1"}}
 	objects := []client.Object{
 		&infrav1.AgentCluster{ObjectMeta: meta(ns, "cluster"), Spec: infrav1.AgentClusterSpec{
-			ControlPlaneEndpoint: clusterv1.APIEndpoint{Host: "api.example.com", Port: 6443},
+			ControlPlaneEndpoint: infrav1.APIEndpoint{Host: "api.example.com", Port: 6443},
 			IgnitionEndpoint: &infrav1.IgnitionEndpoint{Url: "https://[fd00::1]:22623/config/worker",
 				CaCertificateReference: &infrav1.CaCertificateReference{Namespace: ns, Name: "ca"}},
 			ClusterDeploymentRef: &infrav1.ClusterDeploymentReference{Name: "cd", Namespace: ns},
@@ -68,7 +68,7 @@ func TestEveryKindRoundTrips(t *testing.T) {
 		&infrav1.AgentClusterTemplate{ObjectMeta: meta(ns, "cluster-template"), Spec: infrav1.AgentClusterTemplateSpec{
 			Template: infrav1.AgentClusterTemplateResource{
 				ObjectMeta: clusterv1.ObjectMeta{Labels: map[string]string{"a": "b"}},
-				Spec:       infrav1.AgentClusterSpec{ControlPlaneEndpoint: clusterv1.APIEndpoint{Host: "h", Port: 6443}},
+				Spec:       infrav1.AgentClusterSpec{ControlPlaneEndpoint: infrav1.APIEndpoint{Host: "h", Port: 6443}},
 			},
 		}},
 		&infrav1.AgentMachine{ObjectMeta: meta(ns, "machine"), Spec: infrav1.AgentMachineSpec{
@@ -281,12 +281,18 @@ func TestSchemaRejectsBadInput(t *testing.T) {
 		{"ignition CA Secret name longer than any object's",
 			cluster(&infrav1.IgnitionEndpoint{Url: "https://ignition.example.com", CaCertificateReference: &infrav1.CaCertificateReference{Namespace: ns, Name: strings.Repeat("a", 254)}}, nil),
 			"spec.ignitionEndpoint.caCertificateReference.name: Too long"},
+		{"negative control-plane port", endpoint("api.example.com", -1),
+			"spec.controlPlaneEndpoint.port in body should be greater than or equal to 0"},
+		{"control-plane port above 65535", endpoint("api.example.com", 65536),
+			"spec.controlPlaneEndpoint.port in body should be less than or equal to 65535"},
+		{"control-plane host longer than any name", endpoint(strings.Repeat("a", 513), 6443),
+			"spec.controlPlaneEndpoint.host: Too long: may not be more than 512 bytes"},
+
 		// HyperShift writes the endpoint of its HostedControlPlane's status, empty until the hosted
-		// API server has one; upstream's schemas before its Cluster API v1beta2 move took it.
-		{"empty control-plane host, as HyperShift writes it at first", endpoint("", 0),
-			"spec.controlPlaneEndpoint.host in body should be at least 1 chars long"},
-		{"control-plane port 0", endpoint("api.example.com", 0),
-			"spec.controlPlaneEndpoint.port in body should be greater than or equal to 1"},
+		// API server has one (hypershift-operator's reconcileAgentCluster); upstream's schemas took
+		// it, and so do ours: the controller reads it as not set yet.
+		{"empty control-plane endpoint, as HyperShift writes it at first", endpoint("", 0), ""},
+		{"control-plane host without its port yet", endpoint("api.example.com", 0), ""},
 
 		{"ignition URL with an IPv4 host", cluster(&infrav1.IgnitionEndpoint{Url: "http://192.168.111.5:22623/config/worker", CaCertificateReference: ca}, nil), ""},
 		{"ignition URL with a bracketed IPv6 host", cluster(&infrav1.IgnitionEndpoint{Url: "https://[fd00::5]:22623/config/worker"}, nil), ""},
