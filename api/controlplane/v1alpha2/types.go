@@ -96,6 +96,7 @@ type OpenshiftAssistedControlPlaneSpec struct {
 // v1alpha4.OpenshiftAssistedControlPlaneConfigSpec, without networkType.
 // +kubebuilder:validation:XValidation:rule="has(self.clusterName) == has(oldSelf.clusterName) && (!has(self.clusterName) || self.clusterName == oldSelf.clusterName)",message="clusterName is immutable"
 // +kubebuilder:validation:XValidation:rule="has(self.apiVIPs) == has(self.ingressVIPs) && (!has(self.apiVIPs) || size(self.apiVIPs) == size(self.ingressVIPs))",message="apiVIPs and ingressVIPs must be set together, with the same number of addresses"
+// +kubebuilder:validation:XValidation:rule="!has(self.clusterName) || !self.clusterName.contains('.') || !has(self.apiVIPs) || size(self.apiVIPs) == 0",fieldPath=".clusterName",messageExpression="'clusterName \"' + self.clusterName + '\" has dots, which assisted-service accepts on platform None only: with apiVIPs (the baremetal platform) the cluster name is one DNS label; remove the dots, or remove apiVIPs and ingressVIPs to install on platform None behind your own load balancer'"
 type OpenshiftAssistedControlPlaneConfigSpec struct {
 	// apiVIPs are the virtual IPs of the cluster's API: one address, or two for dual stack.
 	// +optional
@@ -137,10 +138,12 @@ type OpenshiftAssistedControlPlaneConfigSpec struct {
 	// +kubebuilder:validation:MaxLength=65536
 	SSHAuthorizedKey string `json:"sshAuthorizedKey,omitempty"`
 
-	// clusterName is the OpenShift cluster's name. Defaults to the CAPI Cluster's name. Immutable.
+	// clusterName is the OpenShift cluster's name: one DNS label, or on platform None (no
+	// apiVIPs) several joined by dots, as assisted-service takes it. Defaults to the CAPI
+	// Cluster's name. Immutable.
 	// +optional
 	// +kubebuilder:validation:MaxLength=54
-	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`
+	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?([.][a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`
 	ClusterName string `json:"clusterName,omitempty"`
 
 	// baseDomain is the base domain of the cluster. Immutable.

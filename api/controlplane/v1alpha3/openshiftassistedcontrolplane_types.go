@@ -147,6 +147,7 @@ type OpenshiftAssistedControlPlaneArbiterSpec struct {
 // OpenshiftAssistedControlPlaneConfigSpec holds the settings of the OpenShift cluster.
 // +kubebuilder:validation:XValidation:rule="has(self.clusterName) == has(oldSelf.clusterName) && (!has(self.clusterName) || self.clusterName == oldSelf.clusterName)",message="clusterName is immutable"
 // +kubebuilder:validation:XValidation:rule="has(self.apiVIPs) == has(self.ingressVIPs) && (!has(self.apiVIPs) || size(self.apiVIPs) == size(self.ingressVIPs))",message="apiVIPs and ingressVIPs must be set together, with the same number of addresses"
+// +kubebuilder:validation:XValidation:rule="!has(self.clusterName) || !self.clusterName.contains('.') || !has(self.apiVIPs) || size(self.apiVIPs) == 0",fieldPath=".clusterName",messageExpression="'clusterName \"' + self.clusterName + '\" has dots, which assisted-service accepts on platform None only: with apiVIPs (the baremetal platform) the cluster name is one DNS label; remove the dots, or remove apiVIPs and ingressVIPs to install on platform None behind your own load balancer'"
 // +kubebuilder:validation:XValidation:rule="!has(self.apiVIPs) || !has(self.ingressVIPs) || size(self.apiVIPs) != size(self.ingressVIPs) || ((size(self.apiVIPs) < 1 || !isIP(self.apiVIPs[0]) || !isIP(self.ingressVIPs[0]) || ip(self.apiVIPs[0]).family() == ip(self.ingressVIPs[0]).family()) && (size(self.apiVIPs) < 2 || !isIP(self.apiVIPs[1]) || !isIP(self.ingressVIPs[1]) || ip(self.apiVIPs[1]).family() == ip(self.ingressVIPs[1]).family()))",fieldPath=".ingressVIPs",message="ingressVIPs must list the same IP families as apiVIPs, in the same order (an IPv4 ingress VIP where the API VIP is IPv4, an IPv6 one where it is IPv6)"
 type OpenshiftAssistedControlPlaneConfigSpec struct {
 	// apiVIPs are the virtual IPs of the cluster's API: one address, or two for dual stack (one
@@ -198,11 +199,12 @@ type OpenshiftAssistedControlPlaneConfigSpec struct {
 	// +kubebuilder:validation:MaxLength=65536
 	SSHAuthorizedKey string `json:"sshAuthorizedKey,omitempty"`
 
-	// clusterName is the OpenShift cluster's name, the first label of its domain
-	// (api.<clusterName>.<baseDomain>). Defaults to the CAPI Cluster's name. Immutable.
+	// clusterName is the OpenShift cluster's name, the start of its domain
+	// (api.<clusterName>.<baseDomain>): one DNS label, or on platform None (no apiVIPs) several
+	// joined by dots, as assisted-service takes it. Defaults to the CAPI Cluster's name. Immutable.
 	// +optional
 	// +kubebuilder:validation:MaxLength=54
-	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`
+	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?([.][a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`
 	ClusterName string `json:"clusterName,omitempty"`
 
 	// baseDomain is the base domain of the cluster. Immutable.

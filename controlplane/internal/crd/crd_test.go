@@ -197,6 +197,25 @@ func TestTwoNodesWithArbiter(t *testing.T) {
 	g.Expect(env.Client.Update(ctx, got)).To(Succeed())
 }
 
+// TestDottedClusterNameOnPlatformNone: assisted-service takes a cluster name of several DNS
+// labels on platform None (clusterNameRegexForNonePlatform in internal/cluster/validations), which
+// the control plane chooses when the cluster has no VIPs; with VIPs (the baremetal platform) it
+// takes one label, and adding VIPs to a cluster with such a name is refused with why.
+func TestDottedClusterNameOnPlatformNone(t *testing.T) {
+	g := NewWithT(t)
+	ctx := context.Background()
+	ns, err := env.CreateNamespace(ctx, "dotted-name")
+	g.Expect(err).NotTo(HaveOccurred())
+	cp := controlPlane(ns, "east")
+	cp.Spec.Config.ClusterName = "east.prod"
+	cp.Spec.Config.APIVIPs, cp.Spec.Config.IngressVIPs = nil, nil
+	g.Expect(env.Client.Create(ctx, cp)).To(Succeed())
+	cp.Spec.Config.APIVIPs, cp.Spec.Config.IngressVIPs = []string{"192.168.111.5"}, []string{"192.168.111.4"}
+	err = env.Client.Update(ctx, cp)
+	g.Expect(err).To(HaveOccurred())
+	g.Expect(err.Error()).To(ContainSubstring(`clusterName "east.prod" has dots, which assisted-service accepts on platform None only`))
+}
+
 // TestSchemaRejectsBadInput checks that the API server refuses bad specs, on create and on
 // update, with a message that says what is wrong.
 func TestSchemaRejectsBadInput(t *testing.T) {
@@ -271,9 +290,17 @@ func TestSchemaRejectsBadInput(t *testing.T) {
 			cp.Spec.Config.APIVIPs = []string{"192.168.111.5", "fd00::5"}
 			cp.Spec.Config.IngressVIPs = []string{"fd00::4", "192.168.111.4"}
 		}, "spec.config.ingressVIPs: Invalid value: ingressVIPs must list the same IP families as apiVIPs, in the same order"},
-		// assisted-service takes dotted names on platform None (no VIPs) only; see docs/migration.md.
-		{"cluster name with a dot", func(cp *controlplanev1.OpenshiftAssistedControlPlane) { cp.Spec.Config.ClusterName = "east.prod" },
-			"spec.config.clusterName in body should match"},
+		// assisted-service takes dotted names on platform None (no VIPs) only
+		// (ValidateClusterNameFormat); TestDottedClusterNameOnPlatformNone creates one.
+		{"cluster name with a dot, with VIPs", func(cp *controlplanev1.OpenshiftAssistedControlPlane) { cp.Spec.Config.ClusterName = "east.prod" },
+			`spec.config.clusterName: Invalid value: clusterName "east.prod" has dots, which assisted-service accepts on platform None only`},
+		{"cluster name with an empty label", func(cp *controlplanev1.OpenshiftAssistedControlPlane) {
+			cp.Spec.Config.APIVIPs, cp.Spec.Config.IngressVIPs = nil, nil
+			cp.Spec.Config.ClusterName = "east..prod"
+		}, "spec.config.clusterName in body should match"},
+		{"cluster name longer than assisted-service's", func(cp *controlplanev1.OpenshiftAssistedControlPlane) {
+			cp.Spec.Config.ClusterName = strings.Repeat("a", 55)
+		}, "spec.config.clusterName: Too long: may not be more than 54 bytes"},
 		{"baseline capability that names no release", func(cp *controlplanev1.OpenshiftAssistedControlPlane) {
 			cp.Spec.Config.Capabilities.BaselineCapability = "v5"
 		}, "spec.config.capabilities.baselineCapability in body should match"},

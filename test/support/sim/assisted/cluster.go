@@ -21,6 +21,7 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"fmt"
+	"regexp"
 	"sort"
 	"strings"
 	"time"
@@ -118,6 +119,13 @@ func (s *Simulator) reconcileACI(ctx context.Context, req ctrl.Request) (ctrl.Re
 			// changes (the ConfigMap is watched only once it carries the watch label).
 			return ctrl.Result{}, s.writeACIStatus(ctx, before, aci)
 		}
+	}
+	if why := clusterNameSpecError(aci, cd.Spec.ClusterName); why != "" {
+		setClusterCondition(&aci.Status.Conditions, hivev1.ClusterInstallCondition{
+			Type: hiveextv1beta1.ClusterSpecSyncedCondition, Status: corev1.ConditionFalse, Reason: hiveextv1beta1.ClusterInputErrorReason,
+			Message: hiveextv1beta1.ClusterInputErrorMsg + " " + why,
+		}, now)
+		return ctrl.Result{}, s.writeACIStatus(ctx, before, aci)
 	}
 	if why := arbiterSpecError(aci, arbiters); why != "" {
 		setClusterCondition(&aci.Status.Conditions, hivev1.ClusterInstallCondition{
@@ -339,6 +347,32 @@ func arbiterAgents(spec map[string]any) (int, error) {
 		return 0, fmt.Errorf("reading spec.provisionRequirements.arbiterAgents: %w", err)
 	}
 	return int(n), nil
+}
+
+// Cluster names as assisted-service's validations take them (clusterNameRegex and
+// clusterNameRegexForNonePlatform, internal/cluster/validations/validations.go at 063b2579).
+var (
+	clusterNameFormat     = regexp.MustCompile(`^([a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`)
+	noneClusterNameFormat = regexp.MustCompile(`^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*)*$`)
+)
+
+// clusterNameSpecError is assisted-service's refusal of the ClusterDeployment's cluster name, or
+// "": RegisterClusterInternal (internal/bminventory/inventory.go) checks it with
+// ValidateClusterNameFormat for the cluster's platform, where only platform None takes dotted
+// names, and answers 400, which the ClusterDeployments controller's updateStatus reports as an
+// input error; the cluster is never registered. The platform is the AgentClusterInstall's, or
+// None when it leaves it to userManagedNetworking.
+func clusterNameSpecError(aci *hiveextv1beta1.AgentClusterInstall, name string) string {
+	format := clusterNameFormat
+	if aci.Spec.PlatformType == hiveextv1beta1.NonePlatformType ||
+		(aci.Spec.PlatformType == "" && aci.Spec.Networking.UserManagedNetworking != nil && *aci.Spec.Networking.UserManagedNetworking) {
+		format = noneClusterNameFormat
+	}
+	if format.MatchString(name) {
+		return ""
+	}
+	return fmt.Sprintf("Cluster name format is not valid: '%s'. Name must start and end with either a letter or number "+
+		"and consist of lower-case letters, numbers, and hyphens. Subdomains in cluster names are only valid with none platform.", name)
 }
 
 // arbiterSpecError is assisted-service's refusal of an arbiter cluster it cannot install, as

@@ -24,6 +24,7 @@ import (
 	aiv1beta1 "github.com/openshift/assisted-service/api/v1beta1"
 	"github.com/openshift/assisted-service/models"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 )
 
 func aciWith(cp, workers int) *hiveextv1beta1.AgentClusterInstall {
@@ -117,6 +118,33 @@ func TestArbiterSpecError(t *testing.T) {
 		aci.Spec.PlatformType = tc.platform
 		if got := arbiterSpecError(aci, tc.arbiters); (got == "") != (tc.want == "") || !strings.Contains(got, tc.want) {
 			t.Errorf("%d control plane, %d arbiters, platform %q: got %q, want %q", tc.cp, tc.arbiters, tc.platform, got, tc.want)
+		}
+	}
+}
+
+// TestClusterNameSpecError: assisted-service takes dotted cluster names on platform None only,
+// and never an uppercase letter or an empty label.
+func TestClusterNameSpecError(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		platform hiveextv1beta1.PlatformType
+		umn      *bool
+		refused  bool
+	}{
+		{"prod", hiveextv1beta1.BareMetalPlatformType, nil, false},
+		{"east.prod", hiveextv1beta1.NonePlatformType, nil, false},
+		{"east.prod", "", ptr.To(true), false},
+		{"east.prod", hiveextv1beta1.BareMetalPlatformType, nil, true},
+		{"east.prod", "", nil, true},
+		{"east..prod", hiveextv1beta1.NonePlatformType, nil, true},
+		{"Prod", hiveextv1beta1.NonePlatformType, nil, true},
+	} {
+		aci := aciWith(3, 0)
+		aci.Spec.PlatformType = tc.platform
+		aci.Spec.Networking.UserManagedNetworking = tc.umn
+		got := clusterNameSpecError(aci, tc.name)
+		if (got != "") != tc.refused || (tc.refused && !strings.Contains(got, "Cluster name format is not valid: '"+tc.name+"'")) {
+			t.Errorf("%q on platform %q: got %q, want refused %v", tc.name, tc.platform, got, tc.refused)
 		}
 	}
 }
