@@ -87,7 +87,7 @@ func (r *OpenshiftAssistedControlPlaneReconciler) reconcileMachinesInPlace(ctx c
 	for _, m := range s.machines {
 		tmpl := machineTemplate(s.oacp, isArbiter(m))
 		if !m.DeletionTimestamp.IsZero() {
-			if err := r.patchMachineSpec(ctx, m, tmpl, false); err != nil {
+			if err := r.patchMachine(ctx, m, tmpl, nil, nil); err != nil {
 				return err
 			}
 			continue
@@ -168,8 +168,8 @@ func (r *OpenshiftAssistedControlPlaneReconciler) patchMetadata(ctx context.Cont
 	return nil
 }
 
-// patchMachine applies the labels and annotations delta to m, with its deletion timeouts,
-// readiness gates and taints when they differ from tmpl's.
+// patchMachine applies the labels and annotations delta to m, with its deletion timeouts and
+// taints, and unless m is being deleted its readiness gates, where they differ from tmpl's.
 func (r *OpenshiftAssistedControlPlaneReconciler) patchMachine(ctx context.Context, m *clusterv1.Machine, tmpl *controlplanev1.OpenshiftAssistedControlPlaneMachineTemplate,
 	labels, annotations map[string]any) error {
 	patch := map[string]any{}
@@ -183,17 +183,7 @@ func (r *OpenshiftAssistedControlPlaneReconciler) patchMachine(ctx context.Conte
 	if len(meta) > 0 {
 		patch["metadata"] = meta
 	}
-	if spec := machineSpecDelta(m, tmpl, true); len(spec) > 0 {
-		patch["spec"] = spec
-	}
-	return r.sendMachinePatch(ctx, m, patch)
-}
-
-// patchMachineSpec applies machineSpecDelta to m.
-func (r *OpenshiftAssistedControlPlaneReconciler) patchMachineSpec(ctx context.Context, m *clusterv1.Machine,
-	tmpl *controlplanev1.OpenshiftAssistedControlPlaneMachineTemplate, readinessGates bool) error {
-	patch := map[string]any{}
-	if spec := machineSpecDelta(m, tmpl, readinessGates); len(spec) > 0 {
+	if spec := machineSpecDelta(m, tmpl, m.DeletionTimestamp.IsZero()); len(spec) > 0 {
 		patch["spec"] = spec
 	}
 	return r.sendMachinePatch(ctx, m, patch)
