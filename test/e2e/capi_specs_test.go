@@ -32,8 +32,7 @@ import (
 //   - ClusterctlUpgrade installs released providers from their repositories on the internet;
 //   - Autoscaler and K8SConformance run images on a workload cluster, which the lab's has no
 //     kubelet to run;
-//   - MachinePool: no provider here offers machine pools;
-//   - ClusterClassChanges (its control-plane template paths are an input) is not tried yet.
+//   - MachinePool: no provider here offers machine pools.
 
 var _ = Describe("Cluster API's QuickStartSpec, default flavor: 3 control planes and 2 workers", Label(smokeLabel), func() {
 	env := UseStockEnv(context.Background(), "quick-start")
@@ -122,6 +121,35 @@ var _ = Describe("Cluster API's MachineDeploymentScaleSpec, ha flavor: 3 control
 			// The spec scales the workers 1 -> 3 -> 1, then deletes their MachineDeployment with
 			// foreground deletion, which the management cluster's garbage collector completes.
 			PostNamespaceCreated: env.PostNamespaceCreated(context.Background(), 3+3),
+		}
+	})
+})
+
+// ClusterClassChangesSpec creates its cluster with one control-plane node and one worker from a
+// ClusterClass: the sno-topology flavor (single-node OpenShift, the worker joins as a day-2 host).
+// It then rebases the Cluster onto copies of the class (one in another namespace) and swaps the
+// class's templates for modified copies, twice each: the control plane's Machines' drain timeout,
+// which the control plane applies to its Machine in place (a single node cannot be rolled out),
+// and the workers' NTP sources and Metal3 cleaning mode, which roll the worker out to new hosts.
+var _ = Describe("Cluster API's ClusterClassChangesSpec, sno-topology flavor", func() {
+	env := UseStockEnv(context.Background(), "clusterclass-changes")
+	capie2e.ClusterClassChangesSpec(context.Background(), func() capie2e.ClusterClassChangesSpecInput {
+		return capie2e.ClusterClassChangesSpecInput{
+			E2EConfig: specInput.E2EConfig, ClusterctlConfigPath: specInput.ClusterctlConfigPath,
+			BootstrapClusterProxy: env.Management.Proxy(), ArtifactFolder: env.ArtifactFolder, SkipCleanup: specInput.SkipCleanup,
+			InfrastructureProvider: env.InfrastructureProvider(), Flavor: "sno-topology",
+			ControlPlaneWaiters: ControlPlaneWaiters(),
+			ModifyControlPlaneFields: map[string]any{
+				"spec.machineTemplate.spec.deletion.nodeDrainTimeoutSeconds": int64(30),
+			},
+			ModifyMachineDeploymentBootstrapConfigTemplateFields: map[string]any{
+				"spec.template.spec.additionalNTPSources": []any{"ntp.lab.example.com"},
+			},
+			ModifyMachineDeploymentInfrastructureMachineTemplateFields: map[string]any{
+				"spec.template.spec.automatedCleaningMode": "disabled",
+			},
+			// The node, the worker, and a host for each of the worker's four rollouts.
+			PostNamespaceCreated: env.PostNamespaceCreated(context.Background(), 1+1+4),
 		}
 	})
 })

@@ -111,7 +111,7 @@ func StartLabManagement(ctx context.Context, name, artifactFolder string) (Manag
 		_ = logFile.Close()
 		return nil, err
 	}
-	l, err := lab.Start(ctx, lab.Options{ControllerManager: true})
+	l, err := lab.Start(ctx, lab.Options{ControllerManager: true, Topology: true})
 	if err != nil {
 		klog.Flush()
 		_ = redirectKlog(io.Discard)
