@@ -134,7 +134,10 @@ func (r *AgentMachineReconciler) Reconcile(ctx context.Context, req ctrl.Request
 	am := &infrav1.AgentMachine{}
 	if err := r.Client.Get(ctx, req.NamespacedName, am); err != nil {
 		if apierrors.IsNotFound(err) {
-			return ctrl.Result{}, r.releaseOrphanedHooks(ctx, req.NamespacedName)
+			if err := r.releaseOrphanedHooks(ctx, req.NamespacedName); err != nil {
+				return ctrl.Result{}, err
+			}
+			return r.releaseStaleClaims(ctx, req.NamespacedName)
 		}
 		return ctrl.Result{}, err
 	}

@@ -29,6 +29,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/klog/v2"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	"sigs.k8s.io/cluster-api/util"
@@ -121,6 +123,97 @@ func (r *AgentMachineReconciler) releaseOrphanedHooks(ctx context.Context, key c
 	return nil
 }
 
+// releaseStaleClaims releases the Agents still claimed for the AgentMachine key names, which is
+// gone. Its own deletion releases its Agent; one removed without that (its finalizer taken off by
+// hand, its namespace forced away, upstream's AgentMachine deleted around the switch) left the
+// claim behind, and the host would stay out of the pool for good. Agent events come here through
+// their claim owner (claimOwner), so a stale claim is found when the manager starts and whenever
+// the Agent changes. Only the API server's word that the AgentMachine is gone counts, and a claim
+// whose UID an AgentMachine of the cache has is not stale. Only Agents in the AgentMachine's scope
+// are touched (a tenant's Agent never makes us read or write another namespace), and only by a
+// manager without --watch-filter: the watch label of an AgentMachine that is gone cannot be read,
+// and a manager with a filter must not act for another's AgentMachines. A host whose
+// installation has started or ended keeps its binding, so that no cluster loses a node it has or
+// is installing: only the claim goes (clusterctl move leaves installed hosts behind this way, as
+// it deletes the source's AgentMachines without their finalizers). Any other is unbound first,
+// as a deletion does. Each is a Warning event on the Agent.
+func (r *AgentMachineReconciler) releaseStaleClaims(ctx context.Context, key client.ObjectKey) (ctrl.Result, error) {
+	if r.WatchFilterValue != "" {
+		return ctrl.Result{}, nil
+	}
+	scope := r.agentScope(key.Namespace)
+	var stale []*aiv1beta1.Agent
+	for _, field := range []client.MatchingFields{{agentClaimOwnerIndex: key.String()}, {agentClaimIndex: nameClaimKey(key.Namespace, key.Name)}} {
+		list := &aiv1beta1.AgentList{}
+		if err := r.AgentReader.List(ctx, list, field); err != nil {
+			return ctrl.Result{}, fmt.Errorf("listing the Agents claimed for AgentMachine %s: %w", key, err)
+		}
+		for i := range list.Items {
+			if inScope(scope, list.Items[i].Namespace) {
+				stale = append(stale, &list.Items[i])
+			}
+		}
+	}
+	if len(stale) == 0 {
+		return ctrl.Result{}, nil
+	}
+	switch err := r.APIReader.Get(ctx, key, &infrav1.AgentMachine{}); {
+	case err == nil:
+		return ctrl.Result{}, nil
+	case !apierrors.IsNotFound(err):
+		return ctrl.Result{}, fmt.Errorf("reading AgentMachine %s: %w", key, err)
+	}
+	var res ctrl.Result
+	for _, agent := range stale {
+		if uid := agent.Labels[infrav1.AgentClaimedByLabel]; uid != "" {
+			holders := &infrav1.AgentMachineList{}
+			if err := r.Client.List(ctx, holders, client.MatchingFields{agentMachineUIDIndex: uid}); err != nil {
+				return ctrl.Result{}, fmt.Errorf("listing the AgentMachine that claimed Agent %s/%s: %w", agent.Namespace, agent.Name, err)
+			}
+			if len(holders.Items) > 0 {
+				continue
+			}
+		}
+		committed := hostCommitted(agent)
+		_, unbinding := agent.Annotations[infrav1.UnbindRequestedAnnotation]
+		claim := types.UID(agent.Labels[infrav1.AgentClaimedByLabel])
+		wait, done, err := r.releaseAgent(ctx, agent, agent, !committed)
+		conflict := apierrors.IsConflict(err)
+		if conflict {
+			// The cache is behind the Agent (assisted-service's status, or the release that
+			// a deletion made just before): its update event brings the next look.
+			wait, err = claimRetryDelay, nil
+		}
+		if err != nil {
+			return ctrl.Result{}, err
+		}
+		if !unbinding && !conflict {
+			ctrl.LoggerFrom(ctx).Info("Released the claim of an AgentMachine that is gone", "Agent", klog.KObj(agent), "AgentMachine", key, "keepBinding", committed)
+			if committed {
+				r.Recorder.Eventf(agent, nil, corev1.EventTypeWarning, "StaleClaim", "Release",
+					"AgentMachine %s, which claimed this Agent, was removed without releasing it; the host's installation has started, so the Agent stays bound to its cluster and only the claim is dropped. Delete the Agent if the host left that cluster", key)
+			} else {
+				r.Recorder.Eventf(agent, nil, corev1.EventTypeWarning, "StaleClaim", "Release",
+					"AgentMachine %s, which claimed this Agent, was removed without releasing it; unbinding the Agent and returning its host to the pool", key)
+			}
+		}
+		if done {
+			// A claim this process made holds the host in its reservations until they expire.
+			r.reserved.release(client.ObjectKeyFromObject(agent), claim)
+		} else if res.RequeueAfter == 0 || wait < res.RequeueAfter {
+			res.RequeueAfter = wait
+		}
+	}
+	return res, nil
+}
+
+// hostCommitted tells whether the Agent's host is being installed or is installed (its Installed
+// condition, as assisted-service's agent controller sets it in installed()).
+func hostCommitted(agent *aiv1beta1.Agent) bool {
+	c := conditionsv1.FindStatusCondition(agent.Status.Conditions, aiv1beta1.InstalledCondition)
+	return c != nil && (c.Status == corev1.ConditionTrue || c.Reason == aiv1beta1.InstallationInProgressReason)
+}
+
 func (r *AgentMachineReconciler) reconcileDelete(ctx context.Context, s *scope) (ctrl.Result, error) {
 	res, done, err := r.release(ctx, s.agentMachine)
 	if err != nil || !done {
@@ -156,6 +249,29 @@ func (r *AgentMachineReconciler) release(ctx context.Context, am *infrav1.AgentM
 		setReserved(am, metav1.ConditionFalse, infrav1.NoAgentReason, "No Agent is claimed")
 		return ctrl.Result{}, true, nil
 	}
+	wait, done, err := r.releaseAgent(ctx, agent, am, true)
+	if err != nil {
+		return ctrl.Result{}, false, err
+	}
+	if !done {
+		setReserved(am, metav1.ConditionTrue, infrav1.UnbindingReason, fmt.Sprintf("Waiting for assisted-service to unbind Agent %s", agent.Name))
+		return ctrl.Result{RequeueAfter: wait}, false, nil
+	}
+	delete(am.Annotations, infrav1.ChosenAgentAnnotation)
+	r.reserved.release(client.ObjectKeyFromObject(agent), am.UID)
+	am.Status.AgentRef = nil
+	clearAgentConditions(am, "The Agent is released")
+	setReserved(am, metav1.ConditionFalse, infrav1.NoAgentReason, "The Agent is released")
+	return ctrl.Result{}, true, nil
+}
+
+// releaseAgent takes the next step of the Agent's release and says whether it is done, or how
+// long to wait for assisted-service: with unbind, it restores the fields the claim changed and
+// waits until assisted-service reports the Agent unbound or the unbind timeout passes; then it
+// drops the claim. Without unbind the Agent keeps its binding and only the claim goes. Events
+// go to regarding: the AgentMachine, or the Agent itself when its AgentMachine is gone.
+func (r *AgentMachineReconciler) releaseAgent(ctx context.Context, agent *aiv1beta1.Agent, regarding client.Object, unbind bool) (time.Duration, bool, error) {
+	log := ctrl.LoggerFrom(ctx)
 	before := agent
 	agent = agent.DeepCopy()
 	if agent.Annotations == nil {
@@ -176,11 +292,11 @@ func (r *AgentMachineReconciler) release(ctx context.Context, am *infrav1.AgentM
 		log.Info("Ignoring an unbind request time in the future; asking for the unbind again", "Agent", klog.KObj(agent), "requested", requested)
 		requested = time.Time{}
 	}
-	if requested.IsZero() {
+	if requested.IsZero() && unbind {
 		if previous.ClusterDeploymentName != nil {
 			going, err := r.clusterDeploymentGoing(ctx, previous.ClusterDeploymentName)
 			if err != nil {
-				return ctrl.Result{}, false, err
+				return 0, false, err
 			}
 			if going {
 				// Bound back to a ClusterDeployment that is being deleted, the Agent would stay
@@ -191,7 +307,7 @@ func (r *AgentMachineReconciler) release(ctx context.Context, am *infrav1.AgentM
 				previous.ClusterDeploymentName = nil
 				raw, err := json.Marshal(previous)
 				if err != nil {
-					return ctrl.Result{}, false, fmt.Errorf("encoding the previous spec of Agent %s: %w", agent.Name, err)
+					return 0, false, fmt.Errorf("encoding the previous spec of Agent %s: %w", agent.Name, err)
 				}
 				agent.Annotations[infrav1.PreviousSpecAnnotation] = string(raw)
 			}
@@ -202,21 +318,21 @@ func (r *AgentMachineReconciler) release(ctx context.Context, am *infrav1.AgentM
 		agent.Spec.MachineConfigPool = previous.MachineConfigPool
 		agent.Annotations[infrav1.UnbindRequestedAnnotation] = time.Now().UTC().Format(time.RFC3339)
 		if err := r.Client.Patch(ctx, agent, lockedPatch(before)); err != nil {
-			return ctrl.Result{}, false, fmt.Errorf("unbinding Agent %s/%s: %w", agent.Namespace, agent.Name, err)
+			return 0, false, fmt.Errorf("unbinding Agent %s/%s: %w", agent.Namespace, agent.Name, err)
 		}
 		log.Info("Unbinding Agent", "Agent", klog.KObj(agent))
-		r.Recorder.Eventf(am, agent, corev1.EventTypeNormal, "AgentUnbinding", "Unbind", "Unbinding Agent %s/%s", agent.Namespace, agent.Name)
-		setReserved(am, metav1.ConditionTrue, infrav1.UnbindingReason, fmt.Sprintf("Waiting for assisted-service to unbind Agent %s", agent.Name))
-		return ctrl.Result{RequeueAfter: r.unbindTimeout()}, false, nil
+		r.Recorder.Eventf(regarding, related(regarding, before), corev1.EventTypeNormal, "AgentUnbinding", "Unbind", "Unbinding Agent %s/%s", agent.Namespace, agent.Name)
+		return r.unbindTimeout(), false, nil
 	}
-	timedOut := time.Since(requested) > r.unbindTimeout()
-	if !unbound(agent, previous) && !timedOut {
-		setReserved(am, metav1.ConditionTrue, infrav1.UnbindingReason, fmt.Sprintf("Waiting for assisted-service to unbind Agent %s", agent.Name))
-		return ctrl.Result{RequeueAfter: time.Until(requested.Add(r.unbindTimeout())) + time.Second}, false, nil
-	}
-	if timedOut {
-		r.Recorder.Eventf(am, agent, corev1.EventTypeWarning, "UnbindTimedOut", "Release",
-			"assisted-service did not report Agent %s/%s unbound within %s; releasing it anyway", agent.Namespace, agent.Name, r.unbindTimeout())
+	if unbind {
+		timedOut := time.Since(requested) > r.unbindTimeout()
+		if !unbound(agent, previous) && !timedOut {
+			return time.Until(requested.Add(r.unbindTimeout())) + time.Second, false, nil
+		}
+		if timedOut {
+			r.Recorder.Eventf(regarding, related(regarding, before), corev1.EventTypeWarning, "UnbindTimedOut", "Release",
+				"assisted-service did not report Agent %s/%s unbound within %s; releasing it anyway", agent.Namespace, agent.Name, r.unbindTimeout())
+		}
 	}
 	delete(agent.Labels, infrav1.AgentClaimedByLabel)
 	delete(agent.Labels, infrav1.UpstreamAgentClaimLabel)
@@ -229,17 +345,21 @@ func (r *AgentMachineReconciler) release(ctx context.Context, am *infrav1.AgentM
 		// Deleted meanwhile: nothing left to release, and nothing of it to keep pointing at.
 		log.Info("Agent deleted before its release", "Agent", klog.KObj(agent))
 	case err != nil:
-		return ctrl.Result{}, false, fmt.Errorf("releasing Agent %s/%s: %w", agent.Namespace, agent.Name, err)
+		return 0, false, fmt.Errorf("releasing Agent %s/%s: %w", agent.Namespace, agent.Name, err)
 	default:
 		log.Info("Released Agent", "Agent", klog.KObj(agent))
-		r.Recorder.Eventf(am, agent, corev1.EventTypeNormal, "AgentReleased", "Release", "Released Agent %s/%s", agent.Namespace, agent.Name)
+		r.Recorder.Eventf(regarding, related(regarding, before), corev1.EventTypeNormal, "AgentReleased", "Release", "Released Agent %s/%s", agent.Namespace, agent.Name)
 	}
-	delete(am.Annotations, infrav1.ChosenAgentAnnotation)
-	r.reserved.release(client.ObjectKeyFromObject(agent), am.UID)
-	am.Status.AgentRef = nil
-	clearAgentConditions(am, "The Agent is released")
-	setReserved(am, metav1.ConditionFalse, infrav1.NoAgentReason, "The Agent is released")
-	return ctrl.Result{}, true, nil
+	return 0, true, nil
+}
+
+// related is the Agent as the related object of an event about regarding, or nil when the event
+// is about the Agent itself.
+func related(regarding client.Object, agent *aiv1beta1.Agent) runtime.Object {
+	if regarding == client.Object(agent) {
+		return nil
+	}
+	return agent
 }
 
 // clusterDeploymentGoing tells whether the ClusterDeployment ref names is gone or being deleted.

@@ -96,6 +96,8 @@ func newDeleteFixture(t *testing.T, objects ...client.Object) *deleteFixture {
 	f := &deleteFixture{recorder: events.NewFakeRecorder(10), getErr: map[string]error{}, patchErr: map[string]error{}}
 	f.c = fake.NewClientBuilder().WithScheme(scheme).WithObjects(objects...).
 		WithIndex(&aiv1beta1.Agent{}, agentClaimIndex, indexAgentClaim).
+		WithIndex(&aiv1beta1.Agent{}, agentClaimOwnerIndex, indexAgentClaimOwner).
+		WithIndex(&infrav1.AgentMachine{}, agentMachineUIDIndex, indexAgentMachineUID).
 		WithIndex(&clusterv1.Machine{}, hookedMachineIndex, indexHookedMachine).
 		WithInterceptorFuncs(interceptor.Funcs{
 			Get: func(ctx context.Context, c client.WithWatch, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
@@ -814,12 +816,7 @@ func TestReleaseOrphanedHooks(t *testing.T) {
 				})
 			}
 			reads := 0
-			f.r.APIReader = readerFunc(func(_ context.Context, key client.ObjectKey, obj client.Object) error {
-				reads++
-				g.Expect(obj).To(BeAssignableToTypeOf(&infrav1.AgentMachine{}))
-				g.Expect(key).To(Equal(client.ObjectKey{Namespace: "ns", Name: "m1"}))
-				return tt.apiErr
-			})
+			f.r.APIReader = agentMachineReads(g, tt.apiErr, &reads)
 			f.r.WatchFilterValue = tt.watchFilter
 			err := f.r.releaseOrphanedHooks(ctx, client.ObjectKey{Namespace: "ns", Name: "m1"})
 			if tt.wantErr != "" {
@@ -837,6 +834,124 @@ func TestReleaseOrphanedHooks(t *testing.T) {
 				g.Expect(stored.Annotations).To(HaveKey(infrav1.PreTerminateHookAnnotation))
 				g.Expect(drain(f.recorder)).To(BeEmpty())
 			}
+		})
+	}
+}
+
+// agentMachineReads answers the reads of AgentMachine ns/m1 from the API server with err, and
+// counts them.
+func agentMachineReads(g Gomega, err error, reads *int) readerFunc {
+	return func(_ context.Context, key client.ObjectKey, obj client.Object) error {
+		*reads++
+		g.Expect(obj).To(BeAssignableToTypeOf(&infrav1.AgentMachine{}))
+		g.Expect(key).To(Equal(client.ObjectKey{Namespace: "ns", Name: "m1"}))
+		return err
+	}
+}
+
+// TestReleaseStaleClaims: an Agent still claimed for an AgentMachine that the API server says is
+// gone is released, with a Warning event on the Agent: unbound first when its host's installation
+// has not started, its binding kept when it has (only the claim goes). A claim whose AgentMachine
+// exists (by name, or by UID under another name) or an Agent outside the AgentMachine's scope is
+// left alone, and without a claimed Agent the API server is not asked.
+func TestReleaseStaleClaims(t *testing.T) {
+	gone := apierrors.NewNotFound(schema.GroupResource{Group: infrav1.GroupVersion.Group, Resource: "agentmachines"}, "m1")
+	am := deletingAgentMachine()
+	installed := func(status corev1.ConditionStatus, reason string) func(*aiv1beta1.Agent) {
+		return func(a *aiv1beta1.Agent) {
+			conditionsv1.SetStatusConditionNoHeartbeat(&a.Status.Conditions, conditionsv1.Condition{Type: aiv1beta1.InstalledCondition, Status: status, Reason: reason})
+		}
+	}
+	previous := &previousSpec{}
+	const (
+		unbinding = "Warning StaleClaim AgentMachine ns/m1, which claimed this Agent, was removed without releasing it; unbinding the Agent and returning its host to the pool"
+		keeping   = "Warning StaleClaim AgentMachine ns/m1, which claimed this Agent, was removed without releasing it; the host's installation has started, so the Agent stays bound to its cluster and only the claim is dropped. Delete the Agent if the host left that cluster"
+		asked     = "Normal AgentUnbinding Unbinding Agent ns/a1"
+		released  = "Normal AgentReleased Released Agent ns/a1"
+	)
+	for _, tt := range []struct {
+		name        string
+		agent       func(*aiv1beta1.Agent)
+		holder      *infrav1.AgentMachine // an AgentMachine in the cache
+		apiErr      error                 // of the AgentMachine's read; nil: it exists
+		patchErr    error                 // of the Agent's patches
+		watchFilter string
+		wantReads   int
+		wantEvents  []string
+		wantClaimed bool
+		wantBound   bool // still bound to ns/cd
+		wantRequeue bool
+	}{
+		{name: "the AgentMachine exists", apiErr: nil, wantReads: 1, wantClaimed: true, wantBound: true},
+		{name: "gone: unbind first", apiErr: gone, wantReads: 1, wantEvents: []string{asked, unbinding}, wantClaimed: true, wantRequeue: true},
+		{name: "gone: unbound, released", agent: func(a *aiv1beta1.Agent) {
+			unbindRequested(a, time.Now())
+			a.Spec.ClusterDeploymentName = nil
+			withBound(a, corev1.ConditionFalse, aiv1beta1.UnboundReason)
+		}, apiErr: gone, wantReads: 1, wantEvents: []string{released}},
+		{name: "gone: the Agent changed since the cache's copy", apiErr: gone, patchErr: apierrors.NewConflict(schema.GroupResource{Resource: "agents"}, "a1", errors.New("changed")),
+			wantReads: 1, wantClaimed: true, wantBound: true, wantRequeue: true},
+		{name: "gone: installed, binding kept", agent: installed(corev1.ConditionTrue, aiv1beta1.InstalledReason), apiErr: gone, wantReads: 1,
+			wantEvents: []string{released, keeping}, wantBound: true},
+		{name: "gone: installing, binding kept", agent: installed(corev1.ConditionFalse, aiv1beta1.InstallationInProgressReason), apiErr: gone, wantReads: 1,
+			wantEvents: []string{released, keeping}, wantBound: true},
+		{name: "gone: installation failed, unbind first", agent: installed(corev1.ConditionFalse, aiv1beta1.InstallationFailedReason), apiErr: gone, wantReads: 1,
+			wantEvents: []string{asked, unbinding}, wantClaimed: true, wantRequeue: true},
+		{name: "gone by name, its UID another AgentMachine's", holder: &infrav1.AgentMachine{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "m9", UID: am.UID}},
+			apiErr: gone, wantReads: 1, wantClaimed: true, wantBound: true},
+		{name: "upstream's claim by name", agent: func(a *aiv1beta1.Agent) {
+			delete(a.Labels, infrav1.AgentClaimedByLabel)
+			delete(a.Annotations, infrav1.ClaimOwnerAnnotation)
+			a.Labels[infrav1.UpstreamAgentClaimLabel] = "m1"
+			a.Annotations[infrav1.UpstreamAgentClaimNamespaceAnnotation] = "ns"
+			installed(corev1.ConditionTrue, aiv1beta1.InstalledReason)(a)
+		}, apiErr: gone, wantReads: 1, wantEvents: []string{released, keeping}, wantBound: true},
+		{name: "a manager with a watch filter", watchFilter: "mine", apiErr: gone, wantClaimed: true, wantBound: true},
+		{name: "an Agent of another namespace", agent: func(a *aiv1beta1.Agent) { a.Namespace = "agents" }, apiErr: gone, wantClaimed: true, wantBound: true},
+		{name: "no claim", agent: func(a *aiv1beta1.Agent) {
+			delete(a.Labels, infrav1.AgentClaimedByLabel)
+			delete(a.Annotations, infrav1.ClaimOwnerAnnotation)
+		}, apiErr: gone, wantBound: true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			g := NewWithT(t)
+			ctx := context.Background()
+			a := boundAgent(am, previous)
+			a.Namespace = "ns"
+			if tt.agent != nil {
+				tt.agent(a)
+			}
+			objects := []client.Object{a}
+			if tt.holder != nil {
+				objects = append(objects, tt.holder)
+			}
+			f := newDeleteFixture(t, objects...)
+			if tt.patchErr != nil {
+				f.patchErr["Agent"] = tt.patchErr
+			}
+			reads := 0
+			f.r.APIReader = agentMachineReads(g, tt.apiErr, &reads)
+			f.r.WatchFilterValue = tt.watchFilter
+			res, err := f.r.releaseStaleClaims(ctx, client.ObjectKey{Namespace: "ns", Name: "m1"})
+			g.Expect(err).NotTo(HaveOccurred())
+			g.Expect(reads).To(Equal(tt.wantReads), "reads of the AgentMachine from the API server")
+			if tt.wantRequeue {
+				g.Expect(res.RequeueAfter).To(BeNumerically(">", 0))
+			} else {
+				g.Expect(res.RequeueAfter).To(BeZero())
+			}
+			var events []string
+			for len(f.recorder.Events) > 0 {
+				events = append(events, <-f.recorder.Events)
+			}
+			g.Expect(events).To(Equal(tt.wantEvents))
+			got := &aiv1beta1.Agent{}
+			g.Expect(f.c.Get(ctx, client.ObjectKeyFromObject(a), got)).To(Succeed())
+			_, claimed := got.Labels[infrav1.AgentClaimedByLabel]
+			_, upstream := got.Labels[infrav1.UpstreamAgentClaimLabel]
+			g.Expect(claimed || upstream).To(Equal(tt.wantClaimed), "claim labels %v", got.Labels)
+			g.Expect(got.Spec.ClusterDeploymentName != nil).To(Equal(tt.wantBound), "binding %v", got.Spec.ClusterDeploymentName)
+			g.Expect(got.Labels).To(HaveKeyWithValue("rack", "r1"))
 		})
 	}
 }

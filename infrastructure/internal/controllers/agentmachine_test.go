@@ -479,6 +479,19 @@ func claimedOne(t *testing.T, g Gomega, ctx context.Context, name string) fixtur
 	return f
 }
 
+// playUnbind waits until the Agent's release has asked for its unbind (bound to no
+// ClusterDeployment) and plays assisted-service reporting the Agent unbound.
+func playUnbind(t *testing.T, g Gomega, ctx context.Context, key client.ObjectKey) {
+	t.Helper()
+	g.Eventually(func(g Gomega) {
+		a := &aiv1beta1.Agent{}
+		g.Expect(env.Client.Get(ctx, key, a)).To(Succeed())
+		g.Expect(a.Annotations).To(HaveKey(infrav1.UnbindRequestedAnnotation))
+		g.Expect(a.Spec.ClusterDeploymentName).To(BeNil())
+	}, timeout, interval).Should(Succeed())
+	setAgentCondition(t, ctx, key, aiv1beta1.BoundCondition, corev1.ConditionFalse, aiv1beta1.UnboundReason)
+}
+
 // TestVanishedAgent: an AgentMachine whose Agent is deleted reports it and never claims another;
 // deleting it does not hang.
 func TestVanishedAgent(t *testing.T) {
@@ -646,13 +659,7 @@ func TestClaimedAgentWithoutAnnotations(t *testing.T) {
 	g.Expect(env.Client.Patch(ctx, a, client.RawPatch(types.JSONPatchType, []byte(`[{"op":"remove","path":"/metadata/annotations"}]`)))).To(Succeed())
 
 	g.Expect(env.Client.Delete(ctx, &clusterv1.Machine{ObjectMeta: metav1.ObjectMeta{Namespace: f.ns, Name: "m1"}})).To(Succeed())
-	g.Eventually(func(g Gomega) {
-		a := &aiv1beta1.Agent{}
-		g.Expect(env.Client.Get(ctx, key, a)).To(Succeed())
-		g.Expect(a.Annotations).To(HaveKey(infrav1.UnbindRequestedAnnotation))
-		g.Expect(a.Spec.ClusterDeploymentName).To(BeNil())
-	}, timeout, interval).Should(Succeed())
-	setAgentCondition(t, ctx, key, aiv1beta1.BoundCondition, corev1.ConditionFalse, aiv1beta1.UnboundReason)
+	playUnbind(t, g, ctx, key)
 	g.Eventually(func(g Gomega) {
 		err := env.Client.Get(ctx, client.ObjectKey{Namespace: f.ns, Name: "m1"}, &infrav1.AgentMachine{})
 		g.Expect(apierrors.IsNotFound(err)).To(BeTrue())
@@ -672,12 +679,7 @@ func TestAgentMachineDeletedBeforeItsMachine(t *testing.T) {
 	f := claimedOne(t, g, ctx, "amfirst")
 	key := client.ObjectKey{Namespace: f.ns, Name: agentName(1)}
 	g.Expect(env.Client.Delete(ctx, &infrav1.AgentMachine{ObjectMeta: metav1.ObjectMeta{Namespace: f.ns, Name: "m1"}})).To(Succeed())
-	g.Eventually(func(g Gomega) {
-		a := &aiv1beta1.Agent{}
-		g.Expect(env.Client.Get(ctx, key, a)).To(Succeed())
-		g.Expect(a.Annotations).To(HaveKey(infrav1.UnbindRequestedAnnotation))
-	}, timeout, interval).Should(Succeed())
-	setAgentCondition(t, ctx, key, aiv1beta1.BoundCondition, corev1.ConditionFalse, aiv1beta1.UnboundReason)
+	playUnbind(t, g, ctx, key)
 	g.Eventually(func(g Gomega) {
 		err := env.Client.Get(ctx, client.ObjectKey{Namespace: f.ns, Name: "m1"}, &infrav1.AgentMachine{})
 		g.Expect(apierrors.IsNotFound(err)).To(BeTrue())
@@ -731,6 +733,30 @@ func TestOrphanedPreTerminateHookIsRemoved(t *testing.T) {
 	m := &clusterv1.Machine{}
 	g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(paused), m)).To(Succeed())
 	g.Expect(m.Annotations).To(HaveKey(infrav1.PreTerminateHookAnnotation), "a paused Machine was changed")
+}
+
+// TestStaleClaimIsReleased: an AgentMachine removed without its release (its finalizers taken off
+// by hand) leaves its Agent claimed; the Agent's next event finds the claim stale, and the Agent
+// is unbound, then released once assisted-service reports it unbound, so that another Machine can
+// claim the host. Before, the host stayed claimed for an AgentMachine that no longer existed.
+func TestStaleClaimIsReleased(t *testing.T) {
+	t.Parallel() // see suite_test.go
+	g := NewWithT(t)
+	ctx := context.Background()
+	f := claimedOne(t, g, ctx, "stale")
+	am := getAM(g, ctx, f.ns, "m1")
+	g.Expect(env.Client.Patch(ctx, am, client.RawPatch(types.MergePatchType, []byte(`{"metadata":{"finalizers":null}}`)))).To(Succeed())
+	g.Expect(env.Client.Delete(ctx, am)).To(Succeed())
+	key := client.ObjectKey{Namespace: f.ns, Name: agentName(1)}
+	playUnbind(t, g, ctx, key)
+	g.Eventually(func(g Gomega) {
+		g.Expect(claimedAgents(g, ctx, f.ns)).To(BeEmpty())
+	}, timeout, interval).Should(Succeed())
+	f.machine(t, ctx, "m2", nil)
+	g.Eventually(func(g Gomega) {
+		am := getAM(g, ctx, f.ns, "m2")
+		g.Expect(am.Spec.ProviderID).To(Equal("agent://"+agentName(1)), "%+v", conditions.Get(am, infrav1.AgentReservedCondition))
+	}, timeout, interval).Should(Succeed())
 }
 
 // TestAdoptsUpstreamClaim: an AgentMachine and Agent as openshift/cluster-api-provider-agent left

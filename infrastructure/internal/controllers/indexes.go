@@ -30,6 +30,9 @@ import (
 const (
 	// agentClaimIndex indexes Agents by the UID of the AgentMachine that claimed them (see claimUID).
 	agentClaimIndex = "agent.claimedBy"
+	// agentClaimOwnerIndex indexes the Agents this provider claimed by the <namespace>/<name> of
+	// the claiming AgentMachine (ClaimOwnerAnnotation), to find them once it is gone.
+	agentClaimOwnerIndex = "agent.claimOwner"
 	// waitingIndex indexes the AgentMachines that wait for an Agent.
 	waitingIndex = "agentMachine.waitingForAgent"
 	// agentMachineUIDIndex indexes AgentMachines by UID (the value of an Agent's claim label).
@@ -45,6 +48,14 @@ func indexAgentClaim(o client.Object) []string {
 		return claimKeys(agent)
 	}
 	return nil
+}
+
+func indexAgentClaimOwner(o client.Object) []string {
+	agent, ok := o.(*aiv1beta1.Agent)
+	if !ok || agent.Labels[infrav1.AgentClaimedByLabel] == "" || agent.Annotations[infrav1.ClaimOwnerAnnotation] == "" {
+		return nil
+	}
+	return []string{agent.Annotations[infrav1.ClaimOwnerAnnotation]}
 }
 
 func indexAgentMachineUID(o client.Object) []string {
@@ -86,6 +97,9 @@ func waitsForAgent(am *infrav1.AgentMachine) bool {
 func setupIndexes(ctx context.Context, agentIndexer, machineIndexer client.FieldIndexer) error {
 	if err := agentIndexer.IndexField(ctx, &aiv1beta1.Agent{}, agentClaimIndex, indexAgentClaim); err != nil {
 		return fmt.Errorf("indexing Agents by claim: %w", err)
+	}
+	if err := agentIndexer.IndexField(ctx, &aiv1beta1.Agent{}, agentClaimOwnerIndex, indexAgentClaimOwner); err != nil {
+		return fmt.Errorf("indexing Agents by claiming AgentMachine: %w", err)
 	}
 	if err := machineIndexer.IndexField(ctx, &infrav1.AgentMachine{}, waitingIndex, indexWaiting); err != nil {
 		return fmt.Errorf("indexing waiting AgentMachines: %w", err)

@@ -130,11 +130,12 @@ func (r recordingIndexer) IndexField(_ context.Context, obj client.Object, field
 	return nil
 }
 
-// TestSetupIndexes: the claim index goes to the Agents' cache, the others to the manager's, each
+// TestSetupIndexes: the claim indexes go to the Agents' cache, the others to the manager's, each
 // with its function; a failure stops the registration and says which index failed.
 func TestSetupIndexes(t *testing.T) {
 	all := []string{
 		"agents *v1beta1.Agent " + agentClaimIndex,
+		"agents *v1beta1.Agent " + agentClaimOwnerIndex,
 		"manager *v1beta1.AgentMachine " + waitingIndex,
 		"manager *v1beta1.AgentMachine " + agentMachineUIDIndex,
 		"manager *v1beta2.Machine " + hookedMachineIndex,
@@ -145,9 +146,10 @@ func TestSetupIndexes(t *testing.T) {
 	}{
 		{0, ""},
 		{1, "indexing Agents by claim: boom"},
-		{2, "indexing waiting AgentMachines: boom"},
-		{3, "indexing AgentMachines by UID: boom"},
-		{4, "indexing the Machines that carry the pre-terminate hook: boom"},
+		{2, "indexing Agents by claiming AgentMachine: boom"},
+		{3, "indexing waiting AgentMachines: boom"},
+		{4, "indexing AgentMachines by UID: boom"},
+		{5, "indexing the Machines that carry the pre-terminate hook: boom"},
 	} {
 		t.Run(fmt.Sprintf("fail at %d", tt.failAt), func(t *testing.T) {
 			g := NewWithT(t)
@@ -162,6 +164,11 @@ func TestSetupIndexes(t *testing.T) {
 				g.Expect(calls).To(Equal(all))
 				// Each index has its own function.
 				g.Expect(funcs[agentClaimIndex](testAgent("a", withLabel(infrav1.AgentClaimedByLabel, "u")))).To(Equal([]string{"u"}))
+				owned := testAgent("a", withLabel(infrav1.AgentClaimedByLabel, "u"))
+				owned.Annotations = map[string]string{infrav1.ClaimOwnerAnnotation: "ns/m1"}
+				g.Expect(funcs[agentClaimOwnerIndex](owned)).To(Equal([]string{"ns/m1"}))
+				delete(owned.Labels, infrav1.AgentClaimedByLabel)
+				g.Expect(funcs[agentClaimOwnerIndex](owned)).To(BeEmpty(), "an owner without our claim")
 				g.Expect(funcs[waitingIndex](&infrav1.AgentMachine{})).To(Equal([]string{"true"}))
 				g.Expect(funcs[agentMachineUIDIndex](&infrav1.AgentMachine{ObjectMeta: metav1.ObjectMeta{UID: "x"}})).To(Equal([]string{"x"}))
 				g.Expect(funcs[hookedMachineIndex](&clusterv1.Machine{
