@@ -101,7 +101,7 @@ type OpenshiftAssistedControlPlaneConfigSpec struct {
 	// +optional
 	// +listType=atomic
 	// +kubebuilder:validation:MaxItems=2
-	// +kubebuilder:validation:items:MaxLength=39
+	// +kubebuilder:validation:items:MaxLength=45
 	// +kubebuilder:validation:items:XValidation:rule="isIP(self)",messageExpression="'\"' + self + '\" is not an IP address: write an IPv4 address such as 192.168.111.5 or an IPv6 address such as fd2e:6f44:5dd8::5'"
 	APIVIPs []string `json:"apiVIPs,omitempty"`
 
@@ -109,7 +109,7 @@ type OpenshiftAssistedControlPlaneConfigSpec struct {
 	// +optional
 	// +listType=atomic
 	// +kubebuilder:validation:MaxItems=2
-	// +kubebuilder:validation:items:MaxLength=39
+	// +kubebuilder:validation:items:MaxLength=45
 	// +kubebuilder:validation:items:XValidation:rule="isIP(self)",messageExpression="'\"' + self + '\" is not an IP address: write an IPv4 address such as 192.168.111.4 or an IPv6 address such as fd2e:6f44:5dd8::4'"
 	IngressVIPs []string `json:"ingressVIPs,omitempty"`
 

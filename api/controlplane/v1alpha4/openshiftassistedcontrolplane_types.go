@@ -203,7 +203,7 @@ type OpenshiftAssistedControlPlaneConfigSpec struct {
 	// +optional
 	// +listType=atomic
 	// +kubebuilder:validation:MaxItems=2
-	// +kubebuilder:validation:items:MaxLength=39
+	// +kubebuilder:validation:items:MaxLength=45
 	// +kubebuilder:validation:items:XValidation:rule="isIP(self)",messageExpression="'\"' + self + '\" is not an IP address: write an IPv4 address such as 192.168.111.5 or an IPv6 address such as fd2e:6f44:5dd8::5'"
 	// +kubebuilder:validation:XValidation:rule="size(self) < 2 || !isIP(self[0]) || !isIP(self[1]) || ip(self[0]).family() != ip(self[1]).family()",message="two apiVIPs must be one IPv4 and one IPv6 address (dual stack, in the order of the cluster's networks); for a single-stack cluster give one address"
 	APIVIPs []string `json:"apiVIPs,omitempty"`
@@ -212,7 +212,7 @@ type OpenshiftAssistedControlPlaneConfigSpec struct {
 	// +optional
 	// +listType=atomic
 	// +kubebuilder:validation:MaxItems=2
-	// +kubebuilder:validation:items:MaxLength=39
+	// +kubebuilder:validation:items:MaxLength=45
 	// +kubebuilder:validation:items:XValidation:rule="isIP(self)",messageExpression="'\"' + self + '\" is not an IP address: write an IPv4 address such as 192.168.111.4 or an IPv6 address such as fd2e:6f44:5dd8::4'"
 	// +kubebuilder:validation:XValidation:rule="size(self) < 2 || !isIP(self[0]) || !isIP(self[1]) || ip(self[0]).family() != ip(self[1]).family()",message="two ingressVIPs must be one IPv4 and one IPv6 address (dual stack, in the order of the cluster's networks); for a single-stack cluster give one address"
 	IngressVIPs []string `json:"ingressVIPs,omitempty"`
