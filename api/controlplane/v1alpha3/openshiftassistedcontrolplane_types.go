@@ -201,7 +201,7 @@ type OpenshiftAssistedControlPlaneConfigSpec struct {
 	// clusterName is the OpenShift cluster's name, the first label of its domain
 	// (api.<clusterName>.<baseDomain>). Defaults to the CAPI Cluster's name. Immutable.
 	// +optional
-	// +kubebuilder:validation:MaxLength=54
+	// +kubebuilder:validation:MaxLength=63
 	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`
 	ClusterName string `json:"clusterName,omitempty"`
 
