@@ -69,7 +69,7 @@ type OpenshiftAssistedConfigSpec struct {
 	// image's boot command line.
 	// +optional
 	// +listType=atomic
-	// +kubebuilder:validation:MaxItems=64
+	// +kubebuilder:validation:MaxItems=2048
 	KernelArguments []aiv1beta1.KernelArgument `json:"kernelArguments,omitempty"`
 
 	// additionalTrustBundle is a PEM-encoded X.509 certificate bundle that the discovered host,
