@@ -103,7 +103,7 @@ type NodeRegistrationOptions struct {
 	// be a host metadata variable, resolved per host like name.
 	// +optional
 	// +listType=atomic
-	// +kubebuilder:validation:MaxItems=64
+	// +kubebuilder:validation:MaxItems=1024
 	KubeletExtraLabels []string `json:"kubeletExtraLabels,omitempty"`
 }
 

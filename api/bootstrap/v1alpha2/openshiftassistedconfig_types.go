@@ -161,7 +161,7 @@ type NodeRegistrationOptions struct {
 	// be a host metadata variable, written and resolved per host like name.
 	// +optional
 	// +listType=atomic
-	// +kubebuilder:validation:MaxItems=64
+	// +kubebuilder:validation:MaxItems=1024
 	KubeletExtraLabels []string `json:"kubeletExtraLabels,omitempty"`
 
 	// providerID is the provider ID the host's kubelet registers its Node with, as
