@@ -96,7 +96,7 @@ type OpenshiftAssistedConfigSpec struct {
 	// osImageVersion is the version of the discovery OS image, one of the OS images listed in the
 	// AgentServiceConfig. Defaults to the image matching the cluster's version.
 	// +optional
-	// +kubebuilder:validation:MaxLength=64
+	// +kubebuilder:validation:MaxLength=256
 	OSImageVersion string `json:"osImageVersion,omitempty"`
 
 	// nodeRegistration holds settings for the host's registration as a Node.

@@ -123,7 +123,7 @@ type OpenshiftAssistedControlPlaneSpec struct {
 	// installed, and the machines' cpuArchitecture must be the same (or the suffix multi).
 	// +required
 	// +kubebuilder:validation:MinLength=1
-	// +kubebuilder:validation:MaxLength=64
+	// +kubebuilder:validation:MaxLength=256
 	// +kubebuilder:validation:XValidation:rule="self.matches('^v?(0|[1-9][0-9]*)[.](0|[1-9][0-9]*)[.](0|[1-9][0-9]*)(-[0-9A-Za-z-]+([.][0-9A-Za-z-]+)*)?([+][0-9A-Za-z-]+([.][0-9A-Za-z-]+)*)?(-(x86_64|aarch64|ppc64le|s390x|multi))?$')",message="distributionVersion must be an OpenShift version such as 4.17.3 or 4.18.0-rc.2 (major.minor.patch with an optional pre-release), optionally followed by the architecture of its release as upstream's v0.3.0-v0.3.2 wrote it (4.19.0-ec.2-x86_64)"
 	DistributionVersion string `json:"distributionVersion"`
 
@@ -357,7 +357,7 @@ type OpenshiftAssistedControlPlaneStatus struct {
 
 	// distributionVersion is the OpenShift version the cluster runs.
 	// +optional
-	// +kubebuilder:validation:MaxLength=64
+	// +kubebuilder:validation:MaxLength=256
 	DistributionVersion string `json:"distributionVersion,omitempty"`
 
 	// observedGeneration is the latest generation observed by the controller.
