@@ -110,8 +110,8 @@ type OpenshiftAssistedConfigSpec struct {
 	// empty line of the script, which runs nothing (as upstream's).
 	// +optional
 	// +listType=atomic
-	// +kubebuilder:validation:MaxItems=64
-	// +kubebuilder:validation:items:MaxLength=4096
+	// +kubebuilder:validation:MaxItems=1024
+	// +kubebuilder:validation:items:MaxLength=65536
 	PreBootstrapCommands []string `json:"preBootstrapCommands,omitempty"`
 
 	// postBootstrapCommands are shell commands the installed host runs once, after its Node has
@@ -120,8 +120,8 @@ type OpenshiftAssistedConfigSpec struct {
 	// preBootstrapCommands.
 	// +optional
 	// +listType=atomic
-	// +kubebuilder:validation:MaxItems=64
-	// +kubebuilder:validation:items:MaxLength=4096
+	// +kubebuilder:validation:MaxItems=1024
+	// +kubebuilder:validation:items:MaxLength=65536
 	PostBootstrapCommands []string `json:"postBootstrapCommands,omitempty"`
 
 	// bootstrapCommandSentinelDir is the directory where the host records that its pre- and
