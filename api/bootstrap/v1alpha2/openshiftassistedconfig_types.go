@@ -128,7 +128,7 @@ type OpenshiftAssistedConfigSpec struct {
 	// post-bootstrap commands have run (pre-bootstrap.done, post-bootstrap.done). Defaults to
 	// /var/lib/capoa.
 	// +optional
-	// +kubebuilder:validation:MaxLength=255
+	// +kubebuilder:validation:MaxLength=4075
 	// +kubebuilder:validation:Pattern=`^/[A-Za-z0-9._/-]*$`
 	BootstrapCommandSentinelDir string `json:"bootstrapCommandSentinelDir,omitempty"`
 
@@ -136,7 +136,7 @@ type OpenshiftAssistedConfigSpec struct {
 	// unit waits for the API server and the Node. Defaults to the kubelet's,
 	// /var/lib/kubelet/kubeconfig.
 	// +optional
-	// +kubebuilder:validation:MaxLength=255
+	// +kubebuilder:validation:MaxLength=4095
 	// +kubebuilder:validation:Pattern=`^/[A-Za-z0-9._/-]*$`
 	PostBootstrapKubeconfigPath string `json:"postBootstrapKubeconfigPath,omitempty"`
 }
