@@ -117,7 +117,7 @@ type OpenshiftAssistedControlPlaneConfigSpec struct {
 	// installer generates.
 	// +optional
 	// +listType=atomic
-	// +kubebuilder:validation:MaxItems=32
+	// +kubebuilder:validation:MaxItems=256
 	ManifestsConfigMapRefs []hiveextv1beta1.ManifestsConfigMapReference `json:"manifestsConfigMapRefs,omitempty"`
 
 	// diskEncryption configures disk encryption of the cluster's nodes.

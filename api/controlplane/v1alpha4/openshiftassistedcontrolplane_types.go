@@ -221,7 +221,7 @@ type OpenshiftAssistedControlPlaneConfigSpec struct {
 	// installer generates. Manifest names must be unique across the ConfigMaps.
 	// +optional
 	// +listType=atomic
-	// +kubebuilder:validation:MaxItems=32
+	// +kubebuilder:validation:MaxItems=256
 	ManifestsConfigMapRefs []hiveextv1beta1.ManifestsConfigMapReference `json:"manifestsConfigMapRefs,omitempty"`
 
 	// diskEncryption configures disk encryption of the cluster's nodes.
@@ -293,7 +293,7 @@ type Capabilities struct {
 	// additionalEnabledCapabilities are capabilities enabled on top of the baseline.
 	// +optional
 	// +listType=atomic
-	// +kubebuilder:validation:MaxItems=64
+	// +kubebuilder:validation:MaxItems=256
 	AdditionalEnabledCapabilities []string `json:"additionalEnabledCapabilities,omitempty"`
 }
 
