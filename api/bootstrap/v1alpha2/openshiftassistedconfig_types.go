@@ -126,18 +126,21 @@ type OpenshiftAssistedConfigSpec struct {
 
 	// bootstrapCommandSentinelDir is the directory where the host records that its pre- and
 	// post-bootstrap commands have run (pre-bootstrap.done, post-bootstrap.done). Defaults to
-	// /var/lib/capoa.
+	// /var/lib/capoa. An absolute path without whitespace, control characters, quotes, $, \,
+	// |, &, ;, parentheses, < or > (shell syntax, as upstream's script wrote it unquoted), or %
+	// (a systemd specifier).
 	// +optional
 	// +kubebuilder:validation:MaxLength=4075
-	// +kubebuilder:validation:Pattern=`^/[A-Za-z0-9._/-]*$`
+	// +kubebuilder:validation:Pattern=`^/[^\x00-\x20\x7f'"\x60$\\|&;()<>%]*$`
 	BootstrapCommandSentinelDir string `json:"bootstrapCommandSentinelDir,omitempty"`
 
 	// postBootstrapKubeconfigPath is the kubeconfig, on the host, with which the post-bootstrap
 	// unit waits for the API server and the Node. Defaults to the kubelet's,
-	// /var/lib/kubelet/kubeconfig.
+	// /var/lib/kubelet/kubeconfig. A path without ", $, \ or a backquote, which upstream's script
+	// (between double quotes) would have read as shell syntax; a relative path is relative to /.
 	// +optional
 	// +kubebuilder:validation:MaxLength=4095
-	// +kubebuilder:validation:Pattern=`^/[A-Za-z0-9._/-]*$`
+	// +kubebuilder:validation:Pattern=`^[^"$\x60\\]*$`
 	PostBootstrapKubeconfigPath string `json:"postBootstrapKubeconfigPath,omitempty"`
 }
 

@@ -383,7 +383,7 @@ func breaker(kw, arg string) (leafFunc, error) {
 }
 
 // refusedCandidates are strings a pattern, enum or format may refuse, tried in order.
-var refusedCandidates = []string{"Not Valid!", "not valid", "-", "_", "a b", "relative/path", "NotValid", "x"}
+var refusedCandidates = []string{"Not Valid!", "not valid", "-", "_", "a b", "relative/path", "NotValid", "x", `$HOME "quoted"`}
 
 // refusedString is the first candidate that refused accepts and that fits s's length bounds.
 func refusedString(s *apiextensionsv1.JSONSchemaProps, refused func(string) bool) (any, bool, error) {
