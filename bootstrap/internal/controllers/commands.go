@@ -111,8 +111,8 @@ func script(prelude string, commands []string, sentinel string) string {
 	return b.String()
 }
 
-// shellQuote quotes s as one word of a bash script: in single quotes, each single quote of s
-// written '\''.
+// shellQuote quotes s as one word of a bash script: in single quotes, with each single quote of
+// s ending the quotes, escaped with a backslash, and quotes opened again.
 func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
 
 func dataURL(s string) resource {
