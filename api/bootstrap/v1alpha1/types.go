@@ -43,7 +43,7 @@ type OpenshiftAssistedConfigSpec struct {
 	// additionalNTPSources are NTP sources (hostnames or IPs) added to the host's NTP configuration.
 	// +optional
 	// +listType=atomic
-	// +kubebuilder:validation:MaxItems=32
+	// +kubebuilder:validation:MaxItems=256
 	// +kubebuilder:validation:items:MaxLength=255
 	// +kubebuilder:validation:items:XValidation:rule="isIP(self) || self.matches('^[A-Za-z0-9]([-A-Za-z0-9]*[A-Za-z0-9])?([.][A-Za-z0-9]([-A-Za-z0-9]*[A-Za-z0-9])?)*[.]?$')",messageExpression="'\"' + self + '\" is not an IP address or a host name: give each NTP source as an address (10.0.0.1, fd00::1) or a DNS name (ntp.example.com), one per item'"
 	AdditionalNTPSources []string `json:"additionalNTPSources,omitempty"`
@@ -69,7 +69,7 @@ type OpenshiftAssistedConfigSpec struct {
 	// image's boot command line.
 	// +optional
 	// +listType=atomic
-	// +kubebuilder:validation:MaxItems=64
+	// +kubebuilder:validation:MaxItems=2048
 	KernelArguments []aiv1beta1.KernelArgument `json:"kernelArguments,omitempty"`
 
 	// additionalTrustBundle is a PEM-encoded X.509 certificate bundle that the discovered host,
@@ -80,7 +80,7 @@ type OpenshiftAssistedConfigSpec struct {
 	// osImageVersion is the version of the discovery OS image, one of the OS images listed in the
 	// AgentServiceConfig.
 	// +optional
-	// +kubebuilder:validation:MaxLength=64
+	// +kubebuilder:validation:MaxLength=256
 	OSImageVersion string `json:"osImageVersion,omitempty"`
 
 	// nodeRegistration holds settings for the host's registration as a Node.
@@ -103,7 +103,7 @@ type NodeRegistrationOptions struct {
 	// be a host metadata variable, resolved per host like name.
 	// +optional
 	// +listType=atomic
-	// +kubebuilder:validation:MaxItems=64
+	// +kubebuilder:validation:MaxItems=1024
 	KubeletExtraLabels []string `json:"kubeletExtraLabels,omitempty"`
 }
 

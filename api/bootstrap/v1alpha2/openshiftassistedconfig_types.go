@@ -56,7 +56,7 @@ type OpenshiftAssistedConfigSpec struct {
 	// additionalNTPSources are NTP sources (hostnames or IPs) added to the host's NTP configuration.
 	// +optional
 	// +listType=atomic
-	// +kubebuilder:validation:MaxItems=32
+	// +kubebuilder:validation:MaxItems=256
 	// +kubebuilder:validation:items:MaxLength=255
 	// +kubebuilder:validation:items:XValidation:rule="isIP(self) || self.matches('^[A-Za-z0-9]([-A-Za-z0-9]*[A-Za-z0-9])?([.][A-Za-z0-9]([-A-Za-z0-9]*[A-Za-z0-9])?)*[.]?$')",messageExpression="'\"' + self + '\" is not an IP address or a host name: give each NTP source as an address (10.0.0.1, fd00::1) or a DNS name (ntp.example.com), one per item'"
 	AdditionalNTPSources []string `json:"additionalNTPSources,omitempty"`
@@ -85,7 +85,7 @@ type OpenshiftAssistedConfigSpec struct {
 	// image's boot command line.
 	// +optional
 	// +listType=atomic
-	// +kubebuilder:validation:MaxItems=64
+	// +kubebuilder:validation:MaxItems=2048
 	KernelArguments []aiv1beta1.KernelArgument `json:"kernelArguments,omitempty"`
 
 	// additionalTrustBundle is a PEM-encoded X.509 certificate bundle that the discovered host,
@@ -96,7 +96,7 @@ type OpenshiftAssistedConfigSpec struct {
 	// osImageVersion is the version of the discovery OS image, one of the OS images listed in the
 	// AgentServiceConfig. Defaults to the image matching the cluster's version.
 	// +optional
-	// +kubebuilder:validation:MaxLength=64
+	// +kubebuilder:validation:MaxLength=256
 	OSImageVersion string `json:"osImageVersion,omitempty"`
 
 	// nodeRegistration holds settings for the host's registration as a Node.
@@ -110,8 +110,8 @@ type OpenshiftAssistedConfigSpec struct {
 	// empty line of the script, which runs nothing (as upstream's).
 	// +optional
 	// +listType=atomic
-	// +kubebuilder:validation:MaxItems=64
-	// +kubebuilder:validation:items:MaxLength=4096
+	// +kubebuilder:validation:MaxItems=1024
+	// +kubebuilder:validation:items:MaxLength=65536
 	PreBootstrapCommands []string `json:"preBootstrapCommands,omitempty"`
 
 	// postBootstrapCommands are shell commands the installed host runs once, after its Node has
@@ -120,24 +120,27 @@ type OpenshiftAssistedConfigSpec struct {
 	// preBootstrapCommands.
 	// +optional
 	// +listType=atomic
-	// +kubebuilder:validation:MaxItems=64
-	// +kubebuilder:validation:items:MaxLength=4096
+	// +kubebuilder:validation:MaxItems=1024
+	// +kubebuilder:validation:items:MaxLength=65536
 	PostBootstrapCommands []string `json:"postBootstrapCommands,omitempty"`
 
 	// bootstrapCommandSentinelDir is the directory where the host records that its pre- and
 	// post-bootstrap commands have run (pre-bootstrap.done, post-bootstrap.done). Defaults to
-	// /var/lib/capoa.
+	// /var/lib/capoa. An absolute path without whitespace, control characters, quotes, $, \,
+	// |, &, ;, parentheses, < or > (shell syntax, as upstream's script wrote it unquoted), or %
+	// (a systemd specifier).
 	// +optional
-	// +kubebuilder:validation:MaxLength=255
-	// +kubebuilder:validation:Pattern=`^/[A-Za-z0-9._/-]*$`
+	// +kubebuilder:validation:MaxLength=4075
+	// +kubebuilder:validation:Pattern=`^/[^\x00-\x20\x7f'"\x60$\\|&;()<>%]*$`
 	BootstrapCommandSentinelDir string `json:"bootstrapCommandSentinelDir,omitempty"`
 
 	// postBootstrapKubeconfigPath is the kubeconfig, on the host, with which the post-bootstrap
 	// unit waits for the API server and the Node. Defaults to the kubelet's,
-	// /var/lib/kubelet/kubeconfig.
+	// /var/lib/kubelet/kubeconfig. A path without ", $, \ or a backquote, which upstream's script
+	// (between double quotes) would have read as shell syntax; a relative path is relative to /.
 	// +optional
-	// +kubebuilder:validation:MaxLength=255
-	// +kubebuilder:validation:Pattern=`^/[A-Za-z0-9._/-]*$`
+	// +kubebuilder:validation:MaxLength=4095
+	// +kubebuilder:validation:Pattern=`^[^"$\x60\\]*$`
 	PostBootstrapKubeconfigPath string `json:"postBootstrapKubeconfigPath,omitempty"`
 }
 
@@ -161,7 +164,7 @@ type NodeRegistrationOptions struct {
 	// be a host metadata variable, written and resolved per host like name.
 	// +optional
 	// +listType=atomic
-	// +kubebuilder:validation:MaxItems=64
+	// +kubebuilder:validation:MaxItems=1024
 	KubeletExtraLabels []string `json:"kubeletExtraLabels,omitempty"`
 
 	// providerID is the provider ID the host's kubelet registers its Node with, as

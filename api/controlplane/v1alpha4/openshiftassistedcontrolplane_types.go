@@ -123,7 +123,7 @@ type OpenshiftAssistedControlPlaneSpec struct {
 	// installed, and the machines' cpuArchitecture must be the same (or the suffix multi).
 	// +required
 	// +kubebuilder:validation:MinLength=1
-	// +kubebuilder:validation:MaxLength=64
+	// +kubebuilder:validation:MaxLength=256
 	// +kubebuilder:validation:XValidation:rule="self.matches('^v?(0|[1-9][0-9]*)[.](0|[1-9][0-9]*)[.](0|[1-9][0-9]*)(-[0-9A-Za-z-]+([.][0-9A-Za-z-]+)*)?([+][0-9A-Za-z-]+([.][0-9A-Za-z-]+)*)?(-(x86_64|aarch64|ppc64le|s390x|multi))?$')",message="distributionVersion must be an OpenShift version such as 4.17.3 or 4.18.0-rc.2 (major.minor.patch with an optional pre-release), optionally followed by the architecture of its release as upstream's v0.3.0-v0.3.2 wrote it (4.19.0-ec.2-x86_64)"
 	DistributionVersion string `json:"distributionVersion"`
 
@@ -204,7 +204,7 @@ type OpenshiftAssistedControlPlaneConfigSpec struct {
 	// +optional
 	// +listType=atomic
 	// +kubebuilder:validation:MaxItems=2
-	// +kubebuilder:validation:items:MaxLength=39
+	// +kubebuilder:validation:items:MaxLength=45
 	// +kubebuilder:validation:items:XValidation:rule="isIP(self)",messageExpression="'\"' + self + '\" is not an IP address: write an IPv4 address such as 192.168.111.5 or an IPv6 address such as fd2e:6f44:5dd8::5'"
 	// +kubebuilder:validation:XValidation:rule="size(self) < 2 || !isIP(self[0]) || !isIP(self[1]) || ip(self[0]).family() != ip(self[1]).family()",message="two apiVIPs must be one IPv4 and one IPv6 address (dual stack, in the order of the cluster's networks); for a single-stack cluster give one address"
 	APIVIPs []string `json:"apiVIPs,omitempty"`
@@ -213,7 +213,7 @@ type OpenshiftAssistedControlPlaneConfigSpec struct {
 	// +optional
 	// +listType=atomic
 	// +kubebuilder:validation:MaxItems=2
-	// +kubebuilder:validation:items:MaxLength=39
+	// +kubebuilder:validation:items:MaxLength=45
 	// +kubebuilder:validation:items:XValidation:rule="isIP(self)",messageExpression="'\"' + self + '\" is not an IP address: write an IPv4 address such as 192.168.111.4 or an IPv6 address such as fd2e:6f44:5dd8::4'"
 	// +kubebuilder:validation:XValidation:rule="size(self) < 2 || !isIP(self[0]) || !isIP(self[1]) || ip(self[0]).family() != ip(self[1]).family()",message="two ingressVIPs must be one IPv4 and one IPv6 address (dual stack, in the order of the cluster's networks); for a single-stack cluster give one address"
 	IngressVIPs []string `json:"ingressVIPs,omitempty"`
@@ -222,7 +222,7 @@ type OpenshiftAssistedControlPlaneConfigSpec struct {
 	// installer generates. Manifest names must be unique across the ConfigMaps.
 	// +optional
 	// +listType=atomic
-	// +kubebuilder:validation:MaxItems=32
+	// +kubebuilder:validation:MaxItems=256
 	ManifestsConfigMapRefs []hiveextv1beta1.ManifestsConfigMapReference `json:"manifestsConfigMapRefs,omitempty"`
 
 	// diskEncryption configures disk encryption of the cluster's nodes.
@@ -251,7 +251,7 @@ type OpenshiftAssistedControlPlaneConfigSpec struct {
 	// (api.<clusterName>.<baseDomain>): one DNS label, or on platform None (no apiVIPs) several
 	// joined by dots, as assisted-service takes it. Defaults to the CAPI Cluster's name. Immutable.
 	// +optional
-	// +kubebuilder:validation:MaxLength=54
+	// +kubebuilder:validation:MaxLength=63
 	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?([.][a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`
 	ClusterName string `json:"clusterName,omitempty"`
 
@@ -295,7 +295,7 @@ type Capabilities struct {
 	// additionalEnabledCapabilities are capabilities enabled on top of the baseline.
 	// +optional
 	// +listType=atomic
-	// +kubebuilder:validation:MaxItems=64
+	// +kubebuilder:validation:MaxItems=256
 	AdditionalEnabledCapabilities []string `json:"additionalEnabledCapabilities,omitempty"`
 }
 
@@ -359,7 +359,7 @@ type OpenshiftAssistedControlPlaneStatus struct {
 
 	// distributionVersion is the OpenShift version the cluster runs.
 	// +optional
-	// +kubebuilder:validation:MaxLength=64
+	// +kubebuilder:validation:MaxLength=256
 	DistributionVersion string `json:"distributionVersion,omitempty"`
 
 	// observedGeneration is the latest generation observed by the controller.

@@ -71,7 +71,7 @@ type OpenshiftAssistedControlPlaneTemplateResourceSpec struct {
 	// version of the Cluster's topology (see docs/clusterclass.md).
 	// +optional
 	// +kubebuilder:validation:MinLength=1
-	// +kubebuilder:validation:MaxLength=64
+	// +kubebuilder:validation:MaxLength=256
 	DistributionVersion string `json:"distributionVersion,omitempty"`
 
 	// rollout controls the replacement of control-plane Machines.

@@ -47,7 +47,7 @@ type ClusterDeploymentReference struct {
 type IgnitionEndpoint struct {
 	// url of the custom ignition endpoint, http or https. An IPv6 host is written in brackets.
 	// +optional
-	// +kubebuilder:validation:MaxLength=2048
+	// +kubebuilder:validation:MaxLength=8192
 	// +kubebuilder:validation:XValidation:rule="self == '' || self.matches('^https?://[0-9A-Fa-f.]*:[0-9A-Fa-f.]*:[0-9A-Fa-f:.]*([/?#].*)?$') || (isURL(self) && url(self).getScheme() in ['http', 'https'] && url(self).getHostname() != '')",messageExpression="'\"' + self + '\" is not an http or https URL with a host: write the address the hosts fetch their ignition from, such as https://ignition.example.com/ignition'"
 	Url string `json:"url,omitempty"` //nolint:revive // field name kept for existing manifests.
 

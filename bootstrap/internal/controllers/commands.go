@@ -80,11 +80,11 @@ WantedBy=multi-user.target
 )
 
 // postBootstrapWait waits for the API server and the host's Node with the kubeconfig %[1]s (a
-// path on the host, no credential). CAPOA_POST_BOOTSTRAP_TIMEOUT and
+// path on the host, no credential, quoted by shellQuote). CAPOA_POST_BOOTSTRAP_TIMEOUT and
 // CAPOA_POST_BOOTSTRAP_INTERVAL (seconds) exist for tests.
 //
 //nolint:gosec // G101: a shell script that names the path of a kubeconfig, not a credential
-const postBootstrapWait = `kubeconfig='%[1]s'
+const postBootstrapWait = `kubeconfig=%[1]s
 deadline=$((SECONDS + ${CAPOA_POST_BOOTSTRAP_TIMEOUT:-600}))
 until kubectl --kubeconfig="$kubeconfig" get --raw /readyz >/dev/null 2>&1; do
   if ((SECONDS >= deadline)); then echo "capoa-post-bootstrap: the API server is not ready; the commands run at the next boot" >&2; exit 1; fi
@@ -110,6 +110,10 @@ func script(prelude string, commands []string, sentinel string) string {
 	fmt.Fprintf(&b, "mkdir -p '%s'\ntouch '%s'\n", dir, sentinel)
 	return b.String()
 }
+
+// shellQuote quotes s as one word of a bash script: in single quotes, with each single quote of
+// s ending the quotes, escaped with a backslash, and quotes opened again.
+func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
 
 func dataURL(s string) resource {
 	return resource{Source: dataURLPrefix + base64.StdEncoding.EncodeToString([]byte(s))}
@@ -166,7 +170,7 @@ func installIgnitionOverride(config *bootstrapv1.OpenshiftAssistedConfig, provid
 		add("capoa-pre-bootstrap.service", preBootstrapScript, preBootstrapUnit, "", spec.PreBootstrapCommands, dir+"/pre-bootstrap.done")
 	}
 	if len(spec.PostBootstrapCommands) > 0 {
-		add("capoa-post-bootstrap.service", postBootstrapScript, postBootstrapUnit, fmt.Sprintf(postBootstrapWait, kubeconfig),
+		add("capoa-post-bootstrap.service", postBootstrapScript, postBootstrapUnit, fmt.Sprintf(postBootstrapWait, shellQuote(kubeconfig)),
 			spec.PostBootstrapCommands, dir+"/post-bootstrap.done")
 	}
 	out, err := json.Marshal(ign)

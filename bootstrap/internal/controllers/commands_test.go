@@ -93,3 +93,34 @@ func TestBootstrapCommandsRunOnce(t *testing.T) {
 	g.Expect(os.ReadFile(out)).NotTo(ContainSubstring("never"))
 	g.Expect(filepath.Join(sentinels, "failing", "pre-bootstrap.done")).NotTo(BeAnExistingFile())
 }
+
+// TestPostBootstrapKubeconfigPathIsOneWord: the post-bootstrap script hands kubectl the
+// kubeconfig path as written, whatever it holds that the schema accepts (a single quote, a
+// space, shell syntax inside the quotes).
+func TestPostBootstrapKubeconfigPathIsOneWord(t *testing.T) {
+	g := NewWithT(t)
+	dir := t.TempDir()
+	path := "/etc/kube config/it's; $(true) & *.kubeconfig"
+	config := &bootstrapv1.OpenshiftAssistedConfig{Spec: bootstrapv1.OpenshiftAssistedConfigSpec{
+		PostBootstrapCommands: []string{"true"}, BootstrapCommandSentinelDir: dir, PostBootstrapKubeconfigPath: path}}
+	raw, err := installIgnitionOverride(config, "")
+	g.Expect(err).NotTo(HaveOccurred())
+	var ign ignitionConfig
+	g.Expect(json.Unmarshal([]byte(raw), &ign)).To(Succeed())
+	script := filepath.Join(dir, "script.sh")
+	g.Expect(os.WriteFile(script, []byte(scriptOf(g, ign, postBootstrapScript)), 0o600)).To(Succeed())
+	bin := filepath.Join(dir, "bin")
+	g.Expect(os.Mkdir(bin, 0o700)).To(Succeed())
+	log := filepath.Join(dir, "kubectl.log")
+	// The fake kubectl records its first argument, --kubeconfig=<path>, one per line.
+	g.Expect(os.WriteFile(filepath.Join(bin, "kubectl"), []byte("#!/bin/bash\nprintf '%s\\n' \"$1\" >> \"$KUBECTL_LOG\"\n"), 0o600)).To(Succeed())
+	g.Expect(os.Chmod(filepath.Join(bin, "kubectl"), 0o700)).To(Succeed()) //nolint:gosec // G302: the fake kubectl must be executable
+	cmd := exec.CommandContext(context.Background(), "bash", script)
+	cmd.Env = append(os.Environ(), "PATH="+bin+":"+os.Getenv("PATH"), "KUBECTL_LOG="+log)
+	out, err := cmd.CombinedOutput()
+	g.Expect(err).NotTo(HaveOccurred(), string(out))
+	got, err := os.ReadFile(log)
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(string(got)).To(Equal("--kubeconfig=" + path + "\n--kubeconfig=" + path + "\n"))
+	g.Expect(filepath.Join(dir, "post-bootstrap.done")).To(BeAnExistingFile())
+}

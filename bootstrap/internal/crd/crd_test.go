@@ -195,12 +195,15 @@ func TestSchemaDefaultsAndRejects(t *testing.T) {
 
 	// Values upstream's schema accepted and that work here with upstream's meaning
 	// (docs/migration.md, "Constraints added on upstream's fields"): an empty command is an empty
-	// line of the script, and sshAuthorizedKey holds many keys, one per line, past 4096 bytes.
+	// line of the script, sshAuthorizedKey holds many keys, one per line, past 4096 bytes, the
+	// sentinel directory takes characters upstream's unquoted script took (+, @, ~, :, ...), and
+	// the kubeconfig path any that upstream's double-quoted one took (a relative one, a space).
 	keys := strings.TrimSuffix(strings.Repeat(validationtest.SSHKey+"\n", 50), "\n")
 	g.Expect(len(keys)).To(BeNumerically(">", 4096))
 	upstreamValues := &bootstrapv1.OpenshiftAssistedConfig{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "upstream-values"},
 		Spec: bootstrapv1.OpenshiftAssistedConfigSpec{
 			PreBootstrapCommands: []string{"echo pre", ""}, PostBootstrapCommands: []string{""}, SSHAuthorizedKey: keys,
+			BootstrapCommandSentinelDir: "/var/lib/capoa+run@host~1:a,b=c#d!e", PostBootstrapKubeconfigPath: "etc/kube config'",
 		}}
 	g.Expect(env.Client.Create(ctx, upstreamValues)).To(Succeed())
 	g.Expect(upstreamValues.Spec.PreBootstrapCommands).To(Equal([]string{"echo pre", ""}))

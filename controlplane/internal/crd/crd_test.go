@@ -299,8 +299,8 @@ func TestSchemaRejectsBadInput(t *testing.T) {
 			cp.Spec.Config.ClusterName = "east..prod"
 		}, "spec.config.clusterName in body should match"},
 		{"cluster name longer than assisted-service's", func(cp *controlplanev1.OpenshiftAssistedControlPlane) {
-			cp.Spec.Config.ClusterName = strings.Repeat("a", 55)
-		}, "spec.config.clusterName: Too long: may not be more than 54 bytes"},
+			cp.Spec.Config.ClusterName = strings.Repeat("a", 64)
+		}, "spec.config.clusterName: Too long: may not be more than 63 bytes"},
 		{"baseline capability that names no release", func(cp *controlplanev1.OpenshiftAssistedControlPlane) {
 			cp.Spec.Config.Capabilities.BaselineCapability = "v5"
 		}, "spec.config.capabilities.baselineCapability in body should match"},

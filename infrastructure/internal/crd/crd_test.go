@@ -317,3 +317,42 @@ func TestSchemaRejectsBadInput(t *testing.T) {
 		})
 	}
 }
+
+// TestTemplateProviderIDStoredUpstreamCannotChange: upstream's schema let a template carry a
+// providerID (ours refuses it at create, so only an object stored under upstream's CRD has one).
+// With ours installed, a change or removal of that providerID is refused with the inventory's
+// message, as on an AgentMachine.
+func TestTemplateProviderIDStoredUpstreamCannotChange(t *testing.T) {
+	g := NewWithT(t)
+	ctx := context.Background()
+	ns, err := env.CreateNamespace(ctx, "stored-providerid")
+	g.Expect(err).NotTo(HaveOccurred())
+	upstream, err := testenv.ReadCRD("test/support/schemadiff/testdata/cluster-api-provider-agent/master-79696ce/capi-provider.agent-install.openshift.io_agentmachinetemplates.yaml")
+	g.Expect(err).NotTo(HaveOccurred())
+	ours := ourCRD(t, "agentmachinetemplates")
+	g.Expect(testenv.ReplaceCRD(ctx, env.Client, upstream)).To(Succeed())
+	defer func() { g.Expect(testenv.ReplaceCRD(ctx, env.Client, ours)).To(Succeed()) }()
+
+	withProviderID := func(id string) *infrav1.AgentMachineTemplate {
+		return &infrav1.AgentMachineTemplate{ObjectMeta: meta(ns, "stored"), Spec: infrav1.AgentMachineTemplateSpec{
+			Template: infrav1.AgentMachineTemplateResource{Spec: infrav1.AgentMachineSpec{ProviderID: id}}}}
+	}
+	// Stored once the API server serves upstream's schema.
+	g.Eventually(func() error { return env.Client.Create(ctx, withProviderID("agent://a")) }, time.Minute, 200*time.Millisecond).Should(Succeed())
+
+	g.Expect(testenv.ReplaceCRD(ctx, env.Client, ours)).To(Succeed())
+	// Ours is served once a template with a providerID is refused at create (probed by dry-run).
+	probe := withProviderID("agent://a")
+	probe.Name = "probe"
+	g.Eventually(func() error { return env.Client.Create(ctx, probe, client.DryRunAll) }, time.Minute, 200*time.Millisecond).
+		Should(MatchError(ContainSubstring("must not be set in a template")))
+
+	for _, id := range []string{"agent://b", ""} {
+		stored := &infrav1.AgentMachineTemplate{}
+		g.Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "stored"}, stored)).To(Succeed())
+		g.Expect(stored.Spec.Template.Spec.ProviderID).To(Equal("agent://a"))
+		stored.Spec.Template.Spec.ProviderID = id
+		err := env.Client.Update(ctx, stored)
+		g.Expect(err).To(MatchError(ContainSubstring("spec.template.spec: Invalid value: providerID cannot be changed or removed once set")), "providerID %q", id)
+	}
+}

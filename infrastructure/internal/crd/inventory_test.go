@@ -17,7 +17,10 @@ limitations under the License.
 package crd_test
 
 import (
+	"context"
 	"testing"
+
+	"sigs.k8s.io/yaml"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 
@@ -40,4 +43,61 @@ func TestConstraintsOnUpstreamPathsAreInventoried(t *testing.T) {
 		crds = append(crds, crd)
 	}
 	schemadiff.CheckInventory(t, crds...)
+}
+
+// validObjects are objects of each upstream kind that the API server accepts at every version
+// of the inventory (v1alpha1 and v1beta1 have one schema), status included: what
+// TestInventoriedRefusals breaks, one constraint at a time. Each list holds an item to copy.
+const validObjects = `
+AgentCluster:
+  spec:
+    controlPlaneEndpoint: {host: api.example.com, port: 6443}
+    ignitionEndpoint:
+      url: https://ignition.example.com/ignition
+      caCertificateReference: {namespace: tenant, name: ignition-ca}
+  status:
+    clusterDeploymentReference: {name: cd, namespace: tenant}
+    conditions:
+    - {type: Ready, status: "True", reason: Ready, message: ready, lastTransitionTime: "2026-01-01T00:00:00Z"}
+    failureDomains:
+    - {name: rack1, controlPlane: true}
+AgentMachine:
+  spec:
+    providerID: agent://0d2f6d7c-1111-2222-3333-444455556666
+    agentLabelSelector: {matchLabels: {rack: r1}}
+  status:
+    agentRef: {name: agent, namespace: tenant}
+    addresses:
+    - {type: InternalIP, address: fd00::10}
+    conditions:
+    - {type: Ready, status: "True", reason: Ready, message: ready, lastTransitionTime: "2026-01-01T00:00:00Z"}
+AgentMachineTemplate:
+  spec:
+    template:
+      spec:
+        agentLabelSelector: {matchLabels: {rack: r1}}
+`
+
+// TestInventoriedRefusals tries every refused inventory row of a simple keyword (required,
+// bounds, pattern, enum, format) against the API server: a valid object with that one
+// constraint broken must be refused with the row's message.
+func TestInventoriedRefusals(t *testing.T) {
+	ns, err := env.CreateNamespace(context.Background(), "refusals")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var valid map[string]map[string]any
+	if err := yaml.Unmarshal([]byte(validObjects), &valid); err != nil {
+		t.Fatal(err)
+	}
+	schemadiff.CheckRefusals(t, env.Client, ns, upstreamCRDs(t), func(kind, _ string) map[string]any { return valid[kind] })
+}
+
+func upstreamCRDs(t *testing.T) []*apiextensionsv1.CustomResourceDefinition {
+	t.Helper()
+	var crds []*apiextensionsv1.CustomResourceDefinition
+	for _, plural := range upstreamPlurals {
+		crds = append(crds, ourCRD(t, plural))
+	}
+	return crds
 }

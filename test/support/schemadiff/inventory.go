@@ -222,6 +222,26 @@ func CheckInventory(tb testing.TB, ours ...*apiextensionsv1.CustomResourceDefini
 		tb.Errorf("%d constraints of ours on upstream's paths are not in %s %q; review each against upstream and add its row:\n%s",
 			len(missing), inventoryDoc, inventorySection, strings.Join(missing, "\n"))
 	}
+	rows, err := InventoryRows(kinds...)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var unchecked []string
+	for _, r := range rows {
+		if !r.Refused() {
+			continue
+		}
+		switch {
+		case r.CheckedBy == "none yet" || r.CheckedBy == "":
+			unchecked = append(unchecked, fmt.Sprintf("line %d: %s %s `%s` `%s`: names no test", r.Line, r.Kind, strings.Join(r.Versions, ", "), r.Path, r.What))
+		case r.Simple() && !strings.Contains(r.CheckedBy, "`"+RefusalsTest+"`"):
+			unchecked = append(unchecked, fmt.Sprintf("line %d: %s %s `%s` `%s`: does not name %s, which checks it", r.Line, r.Kind, strings.Join(r.Versions, ", "), r.Path, r.What, RefusalsTest))
+		}
+	}
+	if len(unchecked) > 0 {
+		tb.Errorf("%d refused rows of %s %q name no test that shows the refusal: a row of a simple keyword names %s (which checks it), any other the CRD test that tries it:\n%s",
+			len(unchecked), inventoryDoc, inventorySection, RefusalsTest, strings.Join(unchecked, "\n"))
+	}
 	if len(stale) > 0 {
 		tb.Errorf("%d rows of %s %q name a constraint our schema no longer adds; remove them:\n%s",
 			len(stale), inventoryDoc, inventorySection, strings.Join(stale, "\n"))
