@@ -285,7 +285,8 @@ type OpenshiftAssistedControlPlaneConfigSpec struct {
 	// additionalEnabledCapabilities: with MachineAPI the installer creates master
 	// machine.openshift.io Machines, and cluster-etcd-operator would then add no etcd member for the
 	// control-plane nodes this provider adds. A baseline other than None, or MachineAPI, is refused
-	// there. Without apiVIPs (single node, external load balancer: platform None, where the
+	// there (through upstream's versions v1alpha2 and v1alpha3, MachineAPI is dropped there, as
+	// upstream's provider drops it, and another baseline is installed as written). Without apiVIPs (single node, external load balancer: platform None, where the
 	// installer creates no such Machines) the values are passed to the installer as written, and
 	// unset means the installer's default (vCurrent).
 	// +optional

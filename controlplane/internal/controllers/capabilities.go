@@ -89,9 +89,11 @@ func defaultBareMetalCapabilities(distributionVersion string) []string {
 // installCapabilities is the install-config capabilities of the cluster ("" baseline and no
 // additional capabilities: none written, the installer's default). On platform baremetal a
 // baseline left unset or None becomes None with defaultBareMetalCapabilities and the user's
-// additional capabilities after them; a baseline vCurrent or v4.x (which the CRD refuses there,
-// but an object stored through an upstream API version may carry) is honoured as written, and so
-// is MachineAPI among the additional ones: the etcd check then reports MemberNotAdded.
+// additional capabilities after them, without MachineAPI: the CRD refuses it there, and an object
+// written through an upstream API version (v1alpha2, v1alpha3) loses it as upstream's provider
+// drops it (getAdditionalCapabilities, any case). A baseline vCurrent or v4.x there (refused by the
+// CRD too) is honoured as written, as upstream does: MachineAPI is then on, and the etcd check
+// reports MemberNotAdded when a control-plane Machine is added.
 func installCapabilities(oacp *controlplanev1.OpenshiftAssistedControlPlane) (string, []string) {
 	caps := oacp.Spec.Config.Capabilities
 	if platformType(oacp) != hiveextv1beta1.BareMetalPlatformType ||
@@ -100,7 +102,7 @@ func installCapabilities(oacp *controlplanev1.OpenshiftAssistedControlPlane) (st
 	}
 	additional := defaultBareMetalCapabilities(oacp.Spec.DistributionVersion)
 	for _, c := range caps.AdditionalEnabledCapabilities {
-		if !slices.Contains(additional, c) {
+		if !strings.EqualFold(c, machineAPICapability) && !slices.Contains(additional, c) {
 			additional = append(additional, c)
 		}
 	}

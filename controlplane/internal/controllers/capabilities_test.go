@@ -74,9 +74,9 @@ func TestInstallCapabilities(t *testing.T) {
 			replicas: 2, vips: []string{"192.168.1.5"}, wantBaseline: "None", wantAdd: def},
 		"baremetal, vCurrent stored through an upstream version: honoured": {
 			replicas: 3, vips: []string{"192.168.1.5"}, caps: controlplanev1.Capabilities{BaselineCapability: "vCurrent"}, wantBaseline: "vCurrent"},
-		"baremetal, MachineAPI stored through an upstream version: honoured": {
-			replicas: 3, vips: []string{"192.168.1.5"}, caps: controlplanev1.Capabilities{AdditionalEnabledCapabilities: []string{"MachineAPI"}},
-			wantBaseline: "None", wantAdd: append(slices.Clone(def), "MachineAPI")},
+		"baremetal, MachineAPI stored through an upstream version: dropped, as upstream drops it": {
+			replicas: 3, vips: []string{"192.168.1.5"}, caps: controlplanev1.Capabilities{AdditionalEnabledCapabilities: []string{"MachineAPI", "machineapi", "Console"}},
+			wantBaseline: "None", wantAdd: def},
 		"single node: the installer's default":                            {replicas: 1},
 		"external load balancer (platform None): the installer's default": {replicas: 3},
 		"platform None: the user's capabilities as written": {
