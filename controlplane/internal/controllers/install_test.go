@@ -111,7 +111,7 @@ func TestDesiredAgentClusterInstall(t *testing.T) {
 		wantOverrides  string
 		annotationJSON string
 	}{
-		"SNO":                   {oacp: testOACP(1), wantPlatform: hiveextv1beta1.NonePlatformType, wantUMN: true, wantSchedule: true},
+		"SNO": {oacp: testOACP(1), wantPlatform: hiveextv1beta1.NonePlatformType, wantUMN: true, wantSchedule: true},
 		"3 control planes, VIP": {oacp: testOACP(3, "192.168.1.5"), workers: 2, wantPlatform: hiveextv1beta1.BareMetalPlatformType, wantVIPs: []string{"192.168.1.5"},
 			wantOverrides: `{"capabilities":{"additionalEnabledCapabilities":["baremetal","marketplace","openshift-samples","Console","Insights","Storage",` +
 				`"CSISnapshot","NodeTuning","Build","DeploymentConfig","ImageRegistry","OperatorLifecycleManager","CloudCredential","Ingress",` +

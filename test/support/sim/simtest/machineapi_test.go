@@ -150,6 +150,7 @@ func podMessages(p *corev1.Pod) string {
 // deleteMachineAPI removes the Machines and the ClusterVersion, which the workload API server of
 // the other tests shares.
 func deleteMachineAPI(t *testing.T) {
+	t.Helper()
 	u := &unstructured.Unstructured{}
 	u.SetGroupVersionKind(machineapi.MachineGVK)
 	if err := workload.Client.DeleteAllOf(context.Background(), u, client.InNamespace(machineapi.Namespace)); err != nil {
