@@ -4,8 +4,9 @@
 #   - test/support/testenv/crds/<project>: controller-gen's CRDs of the API packages below;
 #   - test/support/testenv/hypershift-crds: the agent provider's CRDs as HyperShift installs them
 #     over ours (see hack/hypershift-crds/doc.go), not installed by default;
-#   - test/support/sim/cvo/crds and test/support/sim/etcd/crds: OpenShift's ClusterVersion,
-#     ClusterOperator and etcd operator config, copied from the pinned github.com/openshift/api.
+#   - test/support/sim/cvo/crds, test/support/sim/etcd/crds and test/support/sim/machineapi/crds:
+#     OpenShift's ClusterVersion, ClusterOperator, etcd operator config and machine.openshift.io
+#     Machine, copied from the pinned github.com/openshift/api.
 #
 # What it writes depends only on its inputs (this script, controller-gen's version, the pinned
 # modules: the go.mod and go.sum of test/support and hack/hypershift-crds), so a copy is kept in
@@ -31,7 +32,8 @@ third_party=(
 # nothing.
 hive_kinds=(clusterdeployments clusterimagesets)
 
-outputs=(test/support/testenv/crds test/support/testenv/hypershift-crds test/support/sim/cvo/crds test/support/sim/etcd/crds)
+outputs=(test/support/testenv/crds test/support/testenv/hypershift-crds test/support/sim/cvo/crds test/support/sim/etcd/crds
+  test/support/sim/machineapi/crds)
 
 digest="$({ basename "$(dirname "${controller_gen}")"; cat "$0" test/support/go.mod test/support/go.sum \
   hack/hypershift-crds/go.mod hack/hypershift-crds/go.sum; } | sha256sum | cut -c1-16)"
@@ -80,7 +82,18 @@ mkdir -p test/support/sim/cvo/crds test/support/sim/etcd/crds
 cp "${api}/config/v1/0000_00_cluster-version-operator_01_clusterversion.crd.yaml" test/support/sim/cvo/crds/config.openshift.io_clusterversions.yaml
 cp "${api}/config/v1/0000_00_cluster-version-operator_01_clusteroperator.crd.yaml" test/support/sim/etcd/crds/config.openshift.io_clusteroperators.yaml
 cp "${api}/operator/v1/0000_12_etcd-operator_01_config.crd.yaml" test/support/sim/etcd/crds/operator.openshift.io_etcds.yaml
-chmod 644 test/support/sim/cvo/crds/*.yaml test/support/sim/etcd/crds/*.yaml
+# The pinned module is of OpenShift 4.12: its ClusterVersion's enums lack the capabilities and the
+# baseline sets of later releases, which the clusters the lab installs (4.14 and later) record
+# (MachineAPI above all). They get the names of openshift/api 2a3d739 (config/v1/
+# types_cluster_version.go: the enum of ClusterVersionCapability without a feature gate, and the
+# sets v4.13 to v4.18), as the CRD of those releases has them.
+sed -E -i \
+  -e 's/^( +)- Storage$/&\n\1- CSISnapshot\n\1- NodeTuning\n\1- MachineAPI\n\1- Build\n\1- DeploymentConfig\n\1- ImageRegistry\n\1- OperatorLifecycleManager\n\1- CloudCredential\n\1- Ingress\n\1- CloudControllerManager\n\1- OperatorLifecycleManagerV1/' \
+  -e 's/^( +)- v4[.]12$/&\n\1- v4.13\n\1- v4.14\n\1- v4.15\n\1- v4.16\n\1- v4.17\n\1- v4.18/' \
+  test/support/sim/cvo/crds/config.openshift.io_clusterversions.yaml
+mkdir -p test/support/sim/machineapi/crds
+cp "${api}/machine/v1beta1/0000_10_machine.crd.yaml" test/support/sim/machineapi/crds/machine.openshift.io_machines.yaml
+chmod 644 test/support/sim/cvo/crds/*.yaml test/support/sim/etcd/crds/*.yaml test/support/sim/machineapi/crds/*.yaml
 
 # The cache keeps a copy, written whole or not at all.
 mkdir -p "${cache%/*}"

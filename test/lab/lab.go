@@ -458,7 +458,10 @@ func (l *Lab) startManagement(ctx context.Context) (*management, error) {
 			if err != nil {
 				return err
 			}
-			return cvo.EnsureClusterVersion(ctx, c.Workload, cvo.Release(p.Version, c.ReleaseImage), upstreamOf(c.ReleaseImage))
+			if err := cvo.EnsureClusterVersion(ctx, c.Workload, cvo.Release(p.Version, c.ReleaseImage), upstreamOf(c.ReleaseImage)); err != nil {
+				return err
+			}
+			return installedCapabilities(ctx, c, p.Version)
 		},
 	}
 	if l.Workload != nil {

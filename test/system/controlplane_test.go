@@ -24,6 +24,7 @@ import (
 	bmov1alpha1 "github.com/metal3-io/baremetal-operator/apis/metal3.io/v1alpha1"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	configv1 "github.com/openshift/api/config/v1"
 	eventsv1 "k8s.io/api/events/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -35,7 +36,9 @@ import (
 
 	controlplanev1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/controlplane/v1alpha4"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/lab"
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/support/sim/cvo"
 	simetcd "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/support/sim/etcd"
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/support/sim/machineapi"
 )
 
 // watchQuorum samples the lab's etcd until the spec ends, prints what it saw and fails the spec
@@ -149,6 +152,24 @@ func failMachineHost(l *lab.Lab, ns string, m clusterv1.Machine) {
 	Expect(l.FailHost(ctx, hostName)).To(Succeed())
 }
 
+// expectNoMachineAPI checks that the workload cluster of a control plane installed on platform
+// baremetal with the control plane's default capabilities runs without Machine API: its
+// ClusterVersion lists baremetal and Ingress (which the installer requires there) but not
+// MachineAPI, and no master machine.openshift.io Machine exists, so cluster-etcd-operator adds the
+// member of every control-plane node (the lab's etcd simulator plays its Machine API rule).
+func expectNoMachineAPI(l *lab.Lab) {
+	GinkgoHelper()
+	cv := &configv1.ClusterVersion{}
+	Expect(l.Workload.Client.Get(ctx, client.ObjectKey{Name: cvo.ClusterVersionName}, cv)).To(Succeed())
+	Expect(cv.Spec.Capabilities).NotTo(BeNil())
+	Expect(cv.Spec.Capabilities.BaselineCapabilitySet).To(BeEquivalentTo("None"))
+	Expect(cv.Status.Capabilities.EnabledCapabilities).To(ContainElements(BeEquivalentTo("baremetal"), BeEquivalentTo("Ingress")))
+	Expect(cv.Status.Capabilities.EnabledCapabilities).NotTo(ContainElement(BeEquivalentTo(machineapi.Capability)))
+	functional, err := machineapi.Functional(ctx, l.Workload.Client)
+	Expect(err).NotTo(HaveOccurred())
+	Expect(functional).To(BeFalse(), "Machine API is functional in the workload cluster")
+}
+
 var _ = Describe("A control plane of 3 that never loses etcd", Ordered, startsFirst, func() {
 	var (
 		l  *lab.Lab
@@ -163,6 +184,9 @@ var _ = Describe("A control plane of 3 that never loses etcd", Ordered, startsFi
 		Expect(l.CreateCluster(ctx, lab.ClusterOptions{Namespace: ns, Name: name, ControlPlanes: 3, Workers: 0, Version: "4.17.3"})).To(Succeed())
 		expectAvailable(l, ns, name, 3, 3)
 		expectEtcdMembersMatchMachines(l, ns, controlPlanes)
+		// Platform baremetal (the default flavor's VIPs) with the control plane's default
+		// capabilities: no Machine API, so the rollout's and the remediation's members join.
+		expectNoMachineAPI(l)
 	})
 	BeforeEach(func() { reportOnFailure(l, ns) })
 

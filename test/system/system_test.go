@@ -269,6 +269,7 @@ var _ = Describe("A cluster of 3 control-plane nodes and 2 workers", Ordered, st
 		Expect(l.Mgmt.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, aci)).To(Succeed())
 		Expect(aci.Spec.ProvisionRequirements.ControlPlaneAgents).To(Equal(3))
 		Expect(aci.Spec.ProvisionRequirements.WorkerAgents).To(Equal(2))
+		expectNoMachineAPI(l)
 		// Metal3 hosts: the bootstrap provider approved their Agents (counted in this process's
 		// registry, which the lab's managers share).
 		Expect(metricValue(metrics.AgentsApprovedName, nil)).To(BeNumerically(">=", 5))

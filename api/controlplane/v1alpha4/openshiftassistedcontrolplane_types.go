@@ -197,6 +197,7 @@ type OpenshiftAssistedControlPlaneArbiterSpec struct {
 // +kubebuilder:validation:XValidation:rule="has(self.apiVIPs) == has(self.ingressVIPs) && (!has(self.apiVIPs) || size(self.apiVIPs) == size(self.ingressVIPs))",message="apiVIPs and ingressVIPs must be set together, with the same number of addresses"
 // +kubebuilder:validation:XValidation:rule="!has(self.clusterName) || !self.clusterName.contains('.') || !has(self.apiVIPs) || size(self.apiVIPs) == 0",fieldPath=".clusterName",messageExpression="'clusterName \"' + self.clusterName + '\" has dots, which assisted-service accepts on platform None only: with apiVIPs (the baremetal platform) the cluster name is one DNS label; remove the dots, or remove apiVIPs and ingressVIPs to install on platform None behind your own load balancer'"
 // +kubebuilder:validation:XValidation:rule="!has(self.apiVIPs) || !has(self.ingressVIPs) || size(self.apiVIPs) != size(self.ingressVIPs) || ((size(self.apiVIPs) < 1 || !isIP(self.apiVIPs[0]) || !isIP(self.ingressVIPs[0]) || ip(self.apiVIPs[0]).family() == ip(self.ingressVIPs[0]).family()) && (size(self.apiVIPs) < 2 || !isIP(self.apiVIPs[1]) || !isIP(self.ingressVIPs[1]) || ip(self.apiVIPs[1]).family() == ip(self.ingressVIPs[1]).family()))",fieldPath=".ingressVIPs",message="ingressVIPs must list the same IP families as apiVIPs, in the same order (an IPv4 ingress VIP where the API VIP is IPv4, an IPv6 one where it is IPv6)"
+// +kubebuilder:validation:XValidation:rule="(oldSelf.hasValue() && has(oldSelf.value().capabilities) == has(self.capabilities) && (!has(self.capabilities) || oldSelf.value().capabilities == self.capabilities)) || !has(self.apiVIPs) || size(self.apiVIPs) == 0 || !has(self.capabilities) || ((!has(self.capabilities.baselineCapability) || self.capabilities.baselineCapability == 'None') && (!has(self.capabilities.additionalEnabledCapabilities) || !self.capabilities.additionalEnabledCapabilities.exists(c, c == 'MachineAPI')))",optionalOldSelf=true,fieldPath=".capabilities",message="capabilities must leave MachineAPI out on a cluster with apiVIPs (platform baremetal): with it the installer creates master machine.openshift.io Machines, and cluster-etcd-operator then adds no etcd member for a control-plane node that no such Machine references, so scaling, rollouts and remediation never complete; leave baselineCapability unset or None (the control plane enables the release's default capabilities except MachineAPI) and remove MachineAPI from additionalEnabledCapabilities"
 type OpenshiftAssistedControlPlaneConfigSpec struct {
 	// apiVIPs are the virtual IPs of the cluster's API: one address, or two for dual stack (one
 	// per IP family, in the order of the cluster's networks). Unset for single-node OpenShift and
@@ -281,6 +282,15 @@ type OpenshiftAssistedControlPlaneConfigSpec struct {
 	ImageRegistryRef *corev1.LocalObjectReference `json:"imageRegistryRef,omitempty"`
 
 	// capabilities selects the optional OpenShift capabilities to install.
+	// On platform baremetal (apiVIPs set) the cluster is installed with baseline None and the
+	// release's default capabilities (its v4.<minor> set) except MachineAPI, followed by
+	// additionalEnabledCapabilities: with MachineAPI the installer creates master
+	// machine.openshift.io Machines, and cluster-etcd-operator would then add no etcd member for the
+	// control-plane nodes this provider adds. A baseline other than None, or MachineAPI, is refused
+	// there (through upstream's versions v1alpha2 and v1alpha3, MachineAPI is dropped there, as
+	// upstream's provider drops it, and another baseline is installed as written). Without apiVIPs (single node, external load balancer: platform None, where the
+	// installer creates no such Machines) the values are passed to the installer as written, and
+	// unset means the installer's default (vCurrent).
 	// +optional
 	Capabilities Capabilities `json:"capabilities,omitempty,omitzero"`
 }

@@ -240,8 +240,8 @@ func platformType(oacp *controlplanev1.OpenshiftAssistedControlPlane) hiveextv1b
 	return hiveextv1beta1.BareMetalPlatformType
 }
 
-// installConfigOverrides merges the capabilities of the spec with the install-config override
-// annotation; keys of the annotation win.
+// installConfigOverrides merges the install capabilities (installCapabilities: the spec's, with
+// the platform's defaults) with the install-config override annotation; keys of the annotation win.
 func installConfigOverrides(oacp *controlplanev1.OpenshiftAssistedControlPlane) (string, error) {
 	overrides := map[string]any{}
 	if raw := oacp.Annotations[controlplanev1.InstallConfigOverrideAnnotation]; raw != "" {
@@ -249,14 +249,14 @@ func installConfigOverrides(oacp *controlplanev1.OpenshiftAssistedControlPlane) 
 			return "", fmt.Errorf("annotation %s is not a JSON object: %w", controlplanev1.InstallConfigOverrideAnnotation, err)
 		}
 	}
-	caps := oacp.Spec.Config.Capabilities
-	if _, set := overrides["capabilities"]; !set && (caps.BaselineCapability != "" || len(caps.AdditionalEnabledCapabilities) > 0) {
+	baseline, additional := installCapabilities(oacp)
+	if _, set := overrides["capabilities"]; !set && (baseline != "" || len(additional) > 0) {
 		c := map[string]any{}
-		if caps.BaselineCapability != "" {
-			c["baselineCapabilitySet"] = caps.BaselineCapability
+		if baseline != "" {
+			c["baselineCapabilitySet"] = baseline
 		}
-		if len(caps.AdditionalEnabledCapabilities) > 0 {
-			c["additionalEnabledCapabilities"] = caps.AdditionalEnabledCapabilities
+		if len(additional) > 0 {
+			c["additionalEnabledCapabilities"] = additional
 		}
 		overrides["capabilities"] = c
 	}

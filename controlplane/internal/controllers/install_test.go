@@ -111,18 +111,23 @@ func TestDesiredAgentClusterInstall(t *testing.T) {
 		wantOverrides  string
 		annotationJSON string
 	}{
-		"SNO":                   {oacp: testOACP(1), wantPlatform: hiveextv1beta1.NonePlatformType, wantUMN: true, wantSchedule: true},
-		"3 control planes, VIP": {oacp: testOACP(3, "192.168.1.5"), workers: 2, wantPlatform: hiveextv1beta1.BareMetalPlatformType, wantVIPs: []string{"192.168.1.5"}},
+		"SNO": {oacp: testOACP(1), wantPlatform: hiveextv1beta1.NonePlatformType, wantUMN: true, wantSchedule: true},
+		"3 control planes, VIP": {oacp: testOACP(3, "192.168.1.5"), workers: 2, wantPlatform: hiveextv1beta1.BareMetalPlatformType, wantVIPs: []string{"192.168.1.5"},
+			wantOverrides: `{"capabilities":{"additionalEnabledCapabilities":["baremetal","marketplace","openshift-samples","Console","Insights","Storage",` +
+				`"CSISnapshot","NodeTuning","Build","DeploymentConfig","ImageRegistry","OperatorLifecycleManager","CloudCredential","Ingress",` +
+				`"CloudControllerManager"],"baselineCapabilitySet":"None"}}`},
 		"3 control planes, no VIP (external load balancer)": {oacp: testOACP(3), wantPlatform: hiveextv1beta1.NonePlatformType, wantUMN: true},
 		"capabilities and overrides": {
 			oacp: func() *controlplanev1.OpenshiftAssistedControlPlane {
 				o := testOACP(3, "192.168.1.5")
-				o.Spec.Config.Capabilities = controlplanev1.Capabilities{BaselineCapability: "None", AdditionalEnabledCapabilities: []string{"Console"}}
+				o.Spec.Config.Capabilities = controlplanev1.Capabilities{BaselineCapability: "None", AdditionalEnabledCapabilities: []string{"Console", "OperatorLifecycleManagerV1"}}
 				return o
 			}(),
 			annotationJSON: `{"fips":true}`,
 			wantPlatform:   hiveextv1beta1.BareMetalPlatformType, wantVIPs: []string{"192.168.1.5"},
-			wantOverrides: `{"capabilities":{"additionalEnabledCapabilities":["Console"],"baselineCapabilitySet":"None"},"fips":true}`,
+			wantOverrides: `{"capabilities":{"additionalEnabledCapabilities":["baremetal","marketplace","openshift-samples","Console","Insights","Storage",` +
+				`"CSISnapshot","NodeTuning","Build","DeploymentConfig","ImageRegistry","OperatorLifecycleManager","CloudCredential","Ingress",` +
+				`"CloudControllerManager","OperatorLifecycleManagerV1"],"baselineCapabilitySet":"None"},"fips":true}`,
 		},
 	} {
 		t.Run(name, func(t *testing.T) {

@@ -304,6 +304,17 @@ func TestSchemaRejectsBadInput(t *testing.T) {
 		{"baseline capability that names no release", func(cp *controlplanev1.OpenshiftAssistedControlPlane) {
 			cp.Spec.Config.Capabilities.BaselineCapability = "v5"
 		}, "spec.config.capabilities.baselineCapability in body should match"},
+		{"the vCurrent baseline on platform baremetal", func(cp *controlplanev1.OpenshiftAssistedControlPlane) {
+			cp.Spec.Config.Capabilities.BaselineCapability = "vCurrent"
+		}, "spec.config.capabilities: Invalid value: capabilities must leave MachineAPI out on a cluster with apiVIPs (platform baremetal)"},
+		{"a v4.x baseline on platform baremetal", func(cp *controlplanev1.OpenshiftAssistedControlPlane) {
+			cp.Spec.Replicas = ptr.To[int32](3)
+			cp.Spec.Config.Capabilities.BaselineCapability = "v4.14"
+		}, "leave baselineCapability unset or None (the control plane enables the release's default capabilities except MachineAPI)"},
+		{"MachineAPI on platform baremetal", func(cp *controlplanev1.OpenshiftAssistedControlPlane) {
+			cp.Spec.Replicas = ptr.To[int32](3)
+			cp.Spec.Config.Capabilities = controlplanev1.Capabilities{BaselineCapability: "None", AdditionalEnabledCapabilities: []string{"baremetal", "MachineAPI"}}
+		}, "remove MachineAPI from additionalEnabledCapabilities"},
 		{"a hostname for every host of three", func(cp *controlplanev1.OpenshiftAssistedControlPlane) {
 			cp.Spec.Replicas = ptr.To[int32](3)
 			cp.Spec.OpenshiftAssistedConfigSpec.NodeRegistration.Name = "master-0"
@@ -370,6 +381,18 @@ func TestSchemaRejectsBadInput(t *testing.T) {
 	cp.Spec.DistributionVersion = "4.18.0-rc.2"
 	cp.Spec.Replicas = ptr.To[int32](5)
 	g.Expect(env.Client.Update(ctx, cp)).To(Succeed())
+
+	// Capabilities without MachineAPI on platform baremetal, and any baseline on platform None
+	// (no VIPs), where the installer creates no master machine.openshift.io Machines.
+	noMAPI := controlPlane(ns, "baremetal-without-machine-api")
+	noMAPI.Spec.Replicas = ptr.To[int32](3)
+	noMAPI.Spec.Config.Capabilities = controlplanev1.Capabilities{BaselineCapability: "None", AdditionalEnabledCapabilities: []string{"Console"}}
+	g.Expect(env.Client.Create(ctx, noMAPI)).To(Succeed())
+	external := controlPlane(ns, "external-load-balancer-vcurrent")
+	external.Spec.Replicas = ptr.To[int32](3)
+	external.Spec.Config.APIVIPs, external.Spec.Config.IngressVIPs = nil, nil
+	external.Spec.Config.Capabilities.BaselineCapability = "vCurrent"
+	g.Expect(env.Client.Create(ctx, external)).To(Succeed())
 
 	// Upstream v0.3.0-v0.3.2's example: the version with its release's architecture.
 	tagged := controlPlane(ns, "tagged-version")

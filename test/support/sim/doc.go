@@ -22,7 +22,11 @@ limitations under the License.
 //   - baremetal: the bare-metal operator (BareMetalHost registering → … → provisioned).
 //   - assisted: assisted-service (InfraEnv ISO, Agents, AgentClusterInstall, ClusterDeployment,
 //     the workload cluster's kubeconfig and Nodes).
-//   - cvo: the cluster-version operator of the workload cluster (ClusterVersion).
+//   - cvo: the cluster-version operator of the workload cluster (ClusterVersion, with the
+//     installation's capabilities).
+//   - etcd: cluster-etcd-operator and the etcd members of the workload cluster.
+//   - machineapi: what the installer leaves of Machine API on platform baremetal with the MachineAPI
+//     capability (the master machine.openshift.io Machines), and cluster-etcd-operator's view of it.
 //
 // Every step's duration is a setting, and faults can be injected at run time.
 package sim

@@ -550,7 +550,7 @@ func (s *Simulator) completeInstall(ctx context.Context, aci *hiveextv1beta1.Age
 		}
 	}
 	if s.OnClusterInstalled != nil {
-		ic := InstalledCluster{ClusterDeployment: cd, AgentClusterInstall: aci, Workload: workload.client}
+		ic := InstalledCluster{ClusterDeployment: cd, AgentClusterInstall: aci, Workload: workload.client, WorkloadConfig: workload.config}
 		if aci.Spec.ImageSetRef != nil {
 			cis := &hivev1.ClusterImageSet{}
 			if err := s.Client.Get(ctx, client.ObjectKey{Name: aci.Spec.ImageSetRef.Name}, cis); err == nil {

@@ -115,8 +115,9 @@ type InstalledCluster struct {
 	AgentClusterInstall *hiveextv1beta1.AgentClusterInstall
 	// ReleaseImage is the ClusterImageSet's release image ("" when it cannot be read).
 	ReleaseImage string
-	// Workload reaches the workload cluster.
-	Workload client.Client
+	// Workload reaches the workload cluster; WorkloadConfig is its API server.
+	Workload       client.Client
+	WorkloadConfig *rest.Config
 }
 
 // Simulator is the assisted-service stand-in. Set the exported fields, then SetupWithManager.

@@ -592,6 +592,14 @@ func (s *Simulator) ensureMembers(ctx context.Context, nodes map[string]*corev1.
 				m.joinError = why
 				continue
 			}
+			if why, err := s.machineAPIIgnores(ctx, node); err != nil || why != "" {
+				if err != nil {
+					log.Error(err, "Checking Machine API")
+					continue
+				}
+				m.joinError = why
+				continue
+			}
 		}
 		added = true
 		if err := s.join(ctx, m, sampled); err != nil {
