@@ -103,11 +103,15 @@ func (r *OpenshiftAssistedConfigReconciler) patchNewerInfraEnvFields(ctx context
 		spec["imageType"] = string(models.ImageTypeFullIso)
 	}
 	var ref map[string]any
-	if aci := s.clusterInstall; aci != nil {
+	// The AgentClusterInstall the ClusterDeployment names, read live whether or not the cache
+	// shows it yet: a cache behind the API server (its informer restarting after a CRD update of
+	// the hub) would leave the InfraEnv it creates without the cluster's mirrors until some later
+	// event, while assisted-service builds the discovery image from the InfraEnv at once.
+	if cir := s.clusterDeployment.Spec.ClusterInstallRef; cir != nil && cir.Kind == "AgentClusterInstall" && cir.Name != "" {
 		live := &unstructured.Unstructured{}
 		live.SetGroupVersionKind(hiveextv1beta1.GroupVersion.WithKind("AgentClusterInstall"))
-		if err := r.Client.Get(ctx, client.ObjectKeyFromObject(aci), live); client.IgnoreNotFound(err) != nil {
-			return fmt.Errorf("reading AgentClusterInstall %s: %w", aci.Name, err)
+		if err := r.Client.Get(ctx, client.ObjectKey{Namespace: s.clusterDeployment.Namespace, Name: cir.Name}, live); client.IgnoreNotFound(err) != nil {
+			return fmt.Errorf("reading AgentClusterInstall %s: %w", cir.Name, err)
 		}
 		ref, _, _ = unstructured.NestedMap(live.Object, "spec", "mirrorRegistryRef")
 	}

@@ -247,9 +247,12 @@ func TestPatchNewerInfraEnvFields(t *testing.T) {
 					return c.Patch(ctx, obj, patch, opts...)
 				},
 			}).Build()
-			s := &scope{diskImage: tc.diskImage}
+			// The ClusterDeployment names the AgentClusterInstall; the scope's cached copy is
+			// never set: the live one counts, also while the cache does not show it yet.
+			s := &scope{diskImage: tc.diskImage, clusterDeployment: &hivev1.ClusterDeployment{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "c1"}}}
 			if tc.aci {
-				s.clusterInstall = &hiveextv1beta1.AgentClusterInstall{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "c1"}}
+				s.clusterDeployment.Spec.ClusterInstallRef = &hivev1.ClusterInstallLocalReference{
+					Group: hiveextv1beta1.Group, Version: hiveextv1beta1.Version, Kind: "AgentClusterInstall", Name: "c1"}
 			}
 			r := &OpenshiftAssistedConfigReconciler{Client: c}
 

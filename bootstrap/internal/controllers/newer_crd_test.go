@@ -19,6 +19,7 @@ package controllers_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"testing"
 
 	. "github.com/onsi/gomega"
@@ -30,6 +31,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	bootstrapv1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/bootstrap/v1alpha2"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/support/testenv"
 )
 
@@ -90,23 +92,32 @@ func TestInfraEnvTakesTheClusterMirrors(t *testing.T) {
 	setMirrorRef(map[string]any{"name": "mirrors", "namespace": l.ns})
 	h := l.newHost(t, "cp-0", hostOptions{controlPlane: true})
 
-	infraEnvRef := func(g Gomega) (map[string]any, bool) {
+	// infraEnvRef returns the InfraEnv's spec.mirrorRegistryRef, and what a failure should show:
+	// the InfraEnv's annotations and the AgentClusterInstall's reference as stored.
+	infraEnvRef := func(g Gomega) (map[string]any, bool, string) {
 		u := &unstructured.Unstructured{}
 		u.SetGroupVersionKind(aiv1beta1.GroupVersion.WithKind("InfraEnv"))
 		g.Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: l.ns, Name: h.config.Name}, u)).To(Succeed())
 		ref, found, err := unstructured.NestedMap(u.Object, "spec", "mirrorRegistryRef")
 		g.Expect(err).NotTo(HaveOccurred())
-		return ref, found
+		aci := &unstructured.Unstructured{}
+		aci.SetGroupVersionKind(hiveextv1beta1.GroupVersion.WithKind("AgentClusterInstall"))
+		g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(l.aci), aci)).To(Succeed())
+		aciRef, _, _ := unstructured.NestedMap(aci.Object, "spec", "mirrorRegistryRef")
+		config := &bootstrapv1.OpenshiftAssistedConfig{}
+		g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(h.config), config)).To(Succeed())
+		return ref, found, fmt.Sprintf("InfraEnv annotations %v, resourceVersion %s; AgentClusterInstall mirrorRegistryRef %v; config conditions %+v",
+			u.GetAnnotations(), u.GetResourceVersion(), aciRef, config.Status.Conditions)
 	}
 	g.Eventually(func(g Gomega) {
-		ref, found := infraEnvRef(g)
-		g.Expect(found).To(BeTrue())
-		g.Expect(ref).To(Equal(map[string]any{"name": "mirrors", "namespace": l.ns}))
+		ref, found, why := infraEnvRef(g)
+		g.Expect(found).To(BeTrue(), why)
+		g.Expect(ref).To(Equal(map[string]any{"name": "mirrors", "namespace": l.ns}), why)
 	}, timeout).Should(Succeed())
 
 	setMirrorRef(nil)
 	g.Eventually(func(g Gomega) {
-		_, found := infraEnvRef(g)
-		g.Expect(found).To(BeFalse())
+		_, found, why := infraEnvRef(g)
+		g.Expect(found).To(BeFalse(), why)
 	}, timeout).Should(Succeed())
 }
