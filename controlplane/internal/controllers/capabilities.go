@@ -18,12 +18,12 @@ package controllers
 
 import (
 	"slices"
-	"strconv"
 	"strings"
 
 	hiveextv1beta1 "github.com/openshift/assisted-service/api/hiveextension/v1beta1"
 
 	controlplanev1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/controlplane/v1alpha4"
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/capabilities"
 )
 
 // The capabilities a cluster is installed with decide whether its control plane can change on day
@@ -50,40 +50,15 @@ import (
 // Machine API is never functional for cluster-etcd-operator and the installer's default (vCurrent)
 // is kept unless the user sets capabilities.
 
-// recommendedCapabilities are openshift/api's ClusterVersionCapabilitySets v4.11 to v4.18
-// (config/v1/types_cluster_version.go at 2a3d739): the capabilities a release of that minor
-// enables by default (vCurrent). Each set holds only names that release knows, so the installer's
-// enum check (validateCapabilities: "Unsupported value") accepts them.
-var recommendedCapabilities = func() map[uint64][]string {
-	v411 := []string{"baremetal", "marketplace", "openshift-samples", "MachineAPI"}
-	v412 := append(slices.Clone(v411), "Console", "Insights", "Storage", "CSISnapshot")
-	v413 := append(slices.Clone(v412), "NodeTuning")
-	v414 := append(slices.Clone(v413), "Build", "DeploymentConfig", "ImageRegistry")
-	v415 := append(slices.Clone(v414), "OperatorLifecycleManager", "CloudCredential")
-	v416 := append(slices.Clone(v415), "Ingress", "CloudControllerManager")
-	v418 := append(slices.Clone(v416), "OperatorLifecycleManagerV1")
-	return map[uint64][]string{11: v411, 12: v412, 13: v413, 14: v414, 15: v415, 16: v416, 17: v416, 18: v418}
-}()
+// capabilitySetNone is the baseline capability set that enables nothing by itself.
+const capabilitySetNone = "None"
 
-const (
-	oldestCapabilitySetMinor = 11
-	newestCapabilitySetMinor = 18
-	capabilitySetNone        = "None"
-)
-
-// defaultBareMetalCapabilities is the recommended set of the release's minor version without
-// MachineAPI. A release newer than the newest set openshift/api names gets that newest set
-// (capabilities it adds later stay off, as with a v4.18 baseline); an unparsable version the
-// newest set too.
+// defaultBareMetalCapabilities is the recommended set of the release's minor version
+// (capabilities.Recommended) without MachineAPI. A release newer than the newest set openshift/api
+// names gets that newest set (capabilities it adds later stay off, as with a v4.18 baseline); an
+// unparsable version the newest set too.
 func defaultBareMetalCapabilities(distributionVersion string) []string {
-	minor := uint64(newestCapabilitySetMinor)
-	// distributionVersion may end with an architecture (4.19.0-ec.2-x86_64), which is no semver.
-	if parts := strings.SplitN(strings.TrimPrefix(distributionVersion, "v"), ".", 3); len(parts) == 3 && parts[0] == "4" {
-		if m, err := strconv.ParseUint(parts[1], 10, 64); err == nil {
-			minor = min(max(m, oldestCapabilitySetMinor), newestCapabilitySetMinor)
-		}
-	}
-	return slices.DeleteFunc(slices.Clone(recommendedCapabilities[minor]), func(c string) bool { return c == machineAPICapability })
+	return slices.DeleteFunc(capabilities.Recommended(distributionVersion), func(c string) bool { return c == machineAPICapability })
 }
 
 // installCapabilities is the install-config capabilities of the cluster ("" baseline and no

@@ -20,46 +20,30 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"strconv"
-	"strings"
 
 	configv1 "github.com/openshift/api/config/v1"
 	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/capabilities"
 )
 
-// recommendedCapabilities are openshift/api's ClusterVersionCapabilitySets v4.11 to v4.18
-// (config/v1/types_cluster_version.go at 2a3d739; the module pinned here predates most of them):
-// the capabilities a release of that minor enables by default. A release's vCurrent is the set
-// of its own minor (its cluster-version operator vendors the api of its release).
-var recommendedCapabilities = func() map[int][]configv1.ClusterVersionCapability {
-	v411 := []configv1.ClusterVersionCapability{"baremetal", "marketplace", "openshift-samples", "MachineAPI"}
-	v412 := append(slices.Clone(v411), "Console", "Insights", "Storage", "CSISnapshot")
-	v413 := append(slices.Clone(v412), "NodeTuning")
-	v414 := append(slices.Clone(v413), "Build", "DeploymentConfig", "ImageRegistry")
-	v415 := append(slices.Clone(v414), "OperatorLifecycleManager", "CloudCredential")
-	v416 := append(slices.Clone(v415), "Ingress", "CloudControllerManager")
-	v418 := append(slices.Clone(v416), "OperatorLifecycleManagerV1")
-	return map[int][]configv1.ClusterVersionCapability{11: v411, 12: v412, 13: v413, 14: v414, 15: v415, 16: v416, 17: v416, 18: v418}
-}()
-
 // capabilitySet is the named baseline set for a release of version: vCurrent is the release's own
-// minor's set, v4.x that minor's (clamped to the sets the table knows).
+// minor's recommended set (its cluster-version operator vendors the api of its release), v4.x that
+// minor's (capabilities.Recommended, clamped to the sets the table knows).
 func capabilitySet(set configv1.ClusterVersionCapabilitySet, version string) []configv1.ClusterVersionCapability {
 	if set == configv1.ClusterVersionCapabilitySetNone {
 		return nil
 	}
-	minor := 18
 	name := string(set)
 	if set == "" || set == configv1.ClusterVersionCapabilitySetCurrent {
 		name = version
 	}
-	if parts := strings.SplitN(strings.TrimPrefix(name, "v"), ".", 3); len(parts) >= 2 && parts[0] == "4" {
-		if m, err := strconv.Atoi(parts[1]); err == nil {
-			minor = min(max(m, 11), 18)
-		}
+	var out []configv1.ClusterVersionCapability
+	for _, c := range capabilities.Recommended(name) {
+		out = append(out, configv1.ClusterVersionCapability(c))
 	}
-	return recommendedCapabilities[minor]
+	return out
 }
 
 // EnabledCapabilities is what the cluster-version operator of a release of version enables for
@@ -72,7 +56,7 @@ func EnabledCapabilities(version string, spec *configv1.ClusterVersionCapabiliti
 	if spec != nil {
 		baseline, additional = spec.BaselineCapabilitySet, spec.AdditionalEnabledCapabilities
 	}
-	enabled := slices.Clone(capabilitySet(baseline, version))
+	enabled := capabilitySet(baseline, version)
 	for _, c := range additional {
 		if !slices.Contains(enabled, c) {
 			enabled = append(enabled, c)
@@ -101,7 +85,7 @@ func EnsureCapabilities(ctx context.Context, c client.Client, version string, sp
 			}
 		}
 		enabled := EnabledCapabilities(version, cv.Spec.Capabilities)
-		known := slices.Clone(capabilitySet(configv1.ClusterVersionCapabilitySetCurrent, version))
+		known := capabilitySet(configv1.ClusterVersionCapabilitySetCurrent, version)
 		for _, e := range enabled {
 			if !slices.Contains(known, e) {
 				known = append(known, e)
