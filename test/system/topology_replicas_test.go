@@ -104,30 +104,45 @@ func expectReplicasRefused(l *lab.Lab, ns, name string, replicas, next int32, me
 	}, timeout, interval).Should(Succeed())
 }
 
-var _ = Describe("Single-node OpenShift as a topology of ClusterClass openshift-metal3 and openshift-agent", Ordered, func() {
+// One lab for both topologies, a hub whose assisted-service supports arbiter clusters (the
+// newest CRDs): three clusters install side by side, as three teams' would, and a lab's start costs
+// as much CPU as an install.
+var _ = Describe("Single-node and two-node OpenShift as topologies of ClusterClass openshift-metal3 and openshift-agent", Ordered, startsFirst, func() {
 	var (
-		l           *lab.Lab
-		ns, agentNS string
-		start       time.Time
+		l                  *lab.Lab
+		ns, agentNS, tnaNS string
+		start              time.Time
 	)
-	const metal3, agent = "snotopo", "agentsnotopo"
+	const metal3, agent, tna = "snotopo", "agentsnotopo", "tnatopo"
 	workers := client.MatchingLabels{clusterv1.ClusterTopologyMachineDeploymentNameLabel: "md-0"}
+	tnaControlPlanes := client.MatchingLabels{clusterv1.ClusterNameLabel: tna, clusterv1.MachineControlPlaneLabel: ""}
 
 	BeforeAll(func() {
 		start = time.Now()
-		l, ns = addHosts(startLabWithOptions(lab.Options{Topology: true}), metal3, metal3, 2)
+		l, ns = addHosts(startLabWithOptions(lab.Options{Topology: true, NewestCRDs: true}), metal3, metal3, 2)
 		var err error
 		agentNS, err = l.Mgmt.CreateNamespace(ctx, agent)
 		Expect(err).NotTo(HaveOccurred())
 		l.AddSelfBootedHosts(agent, 1)
-		// Both at once, as two users would: one BareMetalHost and a worker's, one self-booted host.
+		// Two control-plane hosts and the arbiter's, labelled as the arbiter-topology flavor expects.
+		_, tnaNS = addHosts(l, tna, tna, 3)
+		host := &bmov1alpha1.BareMetalHost{}
+		Expect(l.Mgmt.Client.Get(ctx, client.ObjectKey{Namespace: tnaNS, Name: tna + "-0"}, host)).To(Succeed())
+		patched := host.DeepCopy()
+		patched.Labels = map[string]string{lab.ArbiterHostLabel: "true"}
+		Expect(l.Mgmt.Client.Patch(ctx, patched, client.MergeFrom(host))).To(Succeed())
+
+		// All at once, as three users would: one BareMetalHost and a worker's, one self-booted
+		// host, two hosts and an arbiter.
 		Expect(l.CreateCluster(ctx, lab.ClusterOptions{Namespace: ns, Name: metal3, ControlPlanes: 1, Workers: 1, Version: "4.17.3", Topology: true})).To(Succeed())
 		Expect(l.CreateCluster(ctx, lab.ClusterOptions{Namespace: agentNS, Name: agent, ControlPlanes: 1, Version: "4.17.3",
 			Infrastructure: lab.Agent, Topology: true})).To(Succeed())
+		Expect(l.CreateCluster(ctx, lab.ClusterOptions{Namespace: tnaNS, Name: tna, ControlPlanes: 2, Arbiter: true, Version: "4.17.3", Topology: true})).To(Succeed())
 	})
 	BeforeEach(func() {
 		reportOnFailure(l, ns)
 		reportOnFailure(l, agentNS)
+		reportOnFailure(l, tnaNS)
 	})
 
 	It("installs one node on a BareMetalHost, platform None, at api.<name>.<baseDomain>, then its worker as a day-2 host", func() {
@@ -181,59 +196,27 @@ var _ = Describe("Single-node OpenShift as a topology of ClusterClass openshift-
 		expectReplicasRefused(l, ns, metal3, 1, 3, "single-node OpenShift cannot be grown to a highly available control plane")
 	})
 
-	It("leaves nothing behind when the Clusters are deleted", func() {
-		// Both at once, as their owners would.
-		deleteCluster(l, ns, metal3)
-		deleteCluster(l, agentNS, agent)
-		expectNothingLeft(l, ns, metal3)
-		expectNothingLeft(l, agentNS, agent)
-	})
-})
-
-var _ = Describe("Two-node OpenShift with an arbiter as a topology of ClusterClass openshift-metal3", Ordered, func() {
-	var (
-		l  *lab.Lab
-		ns string
-	)
-	const name = "tnatopo"
-	controlPlanes := client.MatchingLabels{clusterv1.ClusterNameLabel: name, clusterv1.MachineControlPlaneLabel: ""}
-
-	BeforeAll(func() {
-		start := time.Now()
-		// A hub whose assisted-service supports arbiter clusters; two control-plane hosts and the
-		// arbiter's, labelled as the arbiter-topology flavor expects.
-		l, ns = addHosts(startLabWithOptions(lab.Options{Topology: true, NewestCRDs: true}), name, name, 3)
-		host := &bmov1alpha1.BareMetalHost{}
-		Expect(l.Mgmt.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: name + "-0"}, host)).To(Succeed())
-		patched := host.DeepCopy()
-		patched.Labels = map[string]string{lab.ArbiterHostLabel: "true"}
-		Expect(l.Mgmt.Client.Patch(ctx, patched, client.MergeFrom(host))).To(Succeed())
-
-		Expect(l.CreateCluster(ctx, lab.ClusterOptions{Namespace: ns, Name: name, ControlPlanes: 2, Arbiter: true, Version: "4.17.3", Topology: true})).To(Succeed())
-		expectTopologyControlPlaneAvailable(l, ns, name, 2)
-		GinkgoWriter.Printf("install of two nodes and an arbiter through topology: %s\n", time.Since(start).Round(time.Second))
-	})
-	BeforeEach(func() { reportOnFailure(l, ns) })
-
 	It("gives the control plane of 2 replicas its arbiter, on the labelled host, and keeps the others off it", func() {
-		cp := controlPlane(l, ns, name)(Default)
+		expectTopologyControlPlaneAvailable(l, tnaNS, tna, 2)
+		GinkgoWriter.Printf("install of two nodes and an arbiter through topology: %s\n", time.Since(start).Round(time.Second))
+		cp := controlPlane(l, tnaNS, tna)(Default)
 		Expect(cp.Spec.Replicas).To(HaveValue(BeEquivalentTo(2)))
 		Expect(cp.Spec.Config.APIVIPs).To(HaveLen(1))
 		Expect(cp.Spec.Arbiter).NotTo(BeNil(), "the class's patch")
 		ref := cp.Spec.Arbiter.MachineTemplate.Spec.InfrastructureRef
 		Expect(ref.Kind).To(Equal("Metal3MachineTemplate"))
-		Expect(ref.Name).To(Equal(name+"-arbiter"), "the flavor's own template")
+		Expect(ref.Name).To(Equal(tna+"-arbiter"), "the flavor's own template")
 		arbiterTemplate := &capm3v1beta2.Metal3MachineTemplate{}
-		Expect(l.Mgmt.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: ref.Name}, arbiterTemplate)).To(Succeed())
-		Expect(arbiterTemplate.OwnerReferences).To(ContainElement(And(HaveField("Kind", "Cluster"), HaveField("Name", name))),
+		Expect(l.Mgmt.Client.Get(ctx, client.ObjectKey{Namespace: tnaNS, Name: ref.Name}, arbiterTemplate)).To(Succeed())
+		Expect(arbiterTemplate.OwnerReferences).To(ContainElement(And(HaveField("Kind", "Cluster"), HaveField("Name", tna))),
 			"the control plane makes the Cluster its owner: deleted and moved with it")
 		cpTemplate := &capm3v1beta2.Metal3MachineTemplate{}
-		Expect(l.Mgmt.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: cp.Spec.MachineTemplate.Spec.InfrastructureRef.Name}, cpTemplate)).To(Succeed())
+		Expect(l.Mgmt.Client.Get(ctx, client.ObjectKey{Namespace: tnaNS, Name: cp.Spec.MachineTemplate.Spec.InfrastructureRef.Name}, cpTemplate)).To(Succeed())
 		Expect(cpTemplate.Spec.Template.Spec.HostSelector).NotTo(BeNil(), "the control-plane hosts are chosen without the arbiter's")
 		Expect(cpTemplate.Spec.Template.Spec.HostSelector.MatchExpressions).To(ConsistOf(
 			And(HaveField("Key", lab.ArbiterHostLabel), HaveField("Operator", BeEquivalentTo("notin")), HaveField("Values", ConsistOf("true")))))
 
-		ms := machines(Default, l, ns, controlPlanes)
+		ms := machines(Default, l, tnaNS, tnaControlPlanes)
 		Expect(ms).To(HaveLen(3))
 		var arbiters []clusterv1.Machine
 		for _, m := range ms {
@@ -242,11 +225,11 @@ var _ = Describe("Two-node OpenShift with an arbiter as a topology of ClusterCla
 			}
 		}
 		Expect(arbiters).To(HaveLen(1))
-		Expect(consumedHost(Default, l, ns, arbiters[0]).Name).To(Equal(name+"-0"), "the arbiter's template selects the labelled host")
+		Expect(consumedHost(Default, l, tnaNS, arbiters[0]).Name).To(Equal(tna+"-0"), "the arbiter's template selects the labelled host")
 
 		u := &unstructured.Unstructured{}
 		u.SetGroupVersionKind(hiveextv1beta1.GroupVersion.WithKind("AgentClusterInstall"))
-		Expect(l.Mgmt.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, u)).To(Succeed())
+		Expect(l.Mgmt.Client.Get(ctx, client.ObjectKey{Namespace: tnaNS, Name: tna}, u)).To(Succeed())
 		pr, _, _ := unstructured.NestedMap(u.Object, "spec", "provisionRequirements")
 		Expect(pr).To(Equal(map[string]any{"controlPlaneAgents": int64(2), "arbiterAgents": int64(1)}))
 		platform, _, _ := unstructured.NestedString(u.Object, "spec", "platformType")
@@ -254,10 +237,16 @@ var _ = Describe("Two-node OpenShift with an arbiter as a topology of ClusterCla
 	})
 
 	It("refuses to grow to 3 control-plane nodes, with the control plane's message, and keeps the arbiter", func() {
-		expectReplicasRefused(l, ns, name, 2, 3, "two-node OpenShift with an arbiter cannot grow its control plane")
+		expectReplicasRefused(l, tnaNS, tna, 2, 3, "two-node OpenShift with an arbiter cannot grow its control plane")
 	})
 
-	It("leaves nothing behind when the Cluster is deleted", func() {
-		deleteClusterAndExpectNothingLeft(l, ns, name)
+	It("leaves nothing behind when the Clusters are deleted", func() {
+		// All at once, as their owners would.
+		deleteCluster(l, ns, metal3)
+		deleteCluster(l, agentNS, agent)
+		deleteCluster(l, tnaNS, tna)
+		expectNothingLeft(l, ns, metal3)
+		expectNothingLeft(l, agentNS, agent)
+		expectNothingLeft(l, tnaNS, tna)
 	})
 })
