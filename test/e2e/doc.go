@@ -51,6 +51,6 @@ limitations under the License.
 //     manifests.
 //
 // Without E2E_FULL (go test ./... in make test) only the specs labelled smoke run (Cluster API's
-// QuickStartSpec with 3 control planes and 2 workers, and the artifacts self-check); make
+// QuickStartSpec with 3 control planes and 2 workers); make
 // test-e2e sets E2E_FULL and runs every spec; a -ginkgo.label-filter overrides both.
 package e2e
