@@ -102,6 +102,17 @@ func TestStartsWithHyperShiftArguments(t *testing.T) {
 	}
 	// Each run applies the same logging flags, as main does once.
 	logsv1.ReapplyHandling = logsv1.ReapplyHandlingIgnoreUnchanged
+	// One API server for the three runs, in this order: each run's namespaces are its own, and
+	// each installs the CRDs it needs over the previous run's, as a hub changes under a user.
+	scheme, err := capoascheme.New(infrav1.AddToScheme)
+	if err != nil {
+		t.Fatal(err)
+	}
+	env, err := testenv.Start(scheme)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = env.Stop() })
 	for _, tc := range []struct {
 		name string
 		crds crdSet
@@ -110,7 +121,7 @@ func TestStartsWithHyperShiftArguments(t *testing.T) {
 		{"HyperShift's copy of the CRDs", hyperShiftCRDs},
 		{"our CRDs over objects upstream stored", upstreamStoredThenOurs},
 	} {
-		t.Run(tc.name, func(t *testing.T) { startWithHyperShiftArguments(t, tc.crds) })
+		t.Run(tc.name, func(t *testing.T) { startWithHyperShiftArguments(t, env, tc.crds) })
 	}
 }
 
@@ -128,17 +139,15 @@ const (
 	upstreamStoredThenOurs
 )
 
-func startWithHyperShiftArguments(t *testing.T, crds crdSet) {
+func startWithHyperShiftArguments(t *testing.T, env *testenv.Environment, crds crdSet) {
 	t.Helper()
 	g := NewWithT(t)
-	scheme, err := capoascheme.New(infrav1.AddToScheme)
-	g.Expect(err).NotTo(HaveOccurred())
-	env, err := testenv.Start(scheme)
-	g.Expect(err).NotTo(HaveOccurred())
-	defer func() { _ = env.Stop() }()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	if crds != ourCRDs {
+	switch crds {
+	case ourCRDs:
+		g.Expect(installOurAgentCRDs(ctx, env.Client, env.Config)).To(Succeed())
+	default:
 		g.Expect(testenv.InstallHyperShiftAgentCRDs(ctx, env.Client, env.Config)).To(Succeed())
 	}
 	hcp, err := env.CreateNamespace(ctx, "clusters-hc1")
