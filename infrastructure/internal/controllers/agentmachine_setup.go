@@ -28,6 +28,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/util/workqueue"
 	"k8s.io/klog/v2"
+	"k8s.io/utils/ptr"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	"sigs.k8s.io/cluster-api/util"
 	"sigs.k8s.io/cluster-api/util/predicates"
@@ -38,6 +39,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 	"sigs.k8s.io/controller-runtime/pkg/source"
 
@@ -76,13 +78,29 @@ func (r *AgentMachineReconciler) SetupWithManager(ctx context.Context, mgr ctrl.
 				predicates.ClusterPausedTransitionsOrInfrastructureProvisioned(scheme, log), filter))).
 		Watches(&infrav1.AgentCluster{},
 			handler.EnqueueRequestsFromMapFunc(r.agentClusterToAgentMachines),
-			builder.WithPredicates(filter)).
+			builder.WithPredicates(agentClusterReferencesChanged(), filter)).
 		WatchesRawSource(source.Kind(agentCache, &aiv1beta1.Agent{}, r.agentEventHandler())).
 		Complete(r)
 	if err != nil {
 		return fmt.Errorf("setting up the AgentMachine controller: %w", err)
 	}
 	return nil
+}
+
+// agentClusterReferencesChanged lets through the AgentCluster events its AgentMachines act on: its
+// creation and deletion, a change of its spec (the references it gives, which may be refused), of
+// the ClusterDeployment its status records or of its labels (its Cluster); not the updates of its
+// conditions and other status, each of which would wake every AgentMachine of the cluster.
+func agentClusterReferencesChanged() predicate.Funcs {
+	return predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bool {
+		old, ok := e.ObjectOld.(*infrav1.AgentCluster)
+		ac, ok2 := e.ObjectNew.(*infrav1.AgentCluster)
+		if !ok || !ok2 {
+			return true
+		}
+		return old.Generation != ac.Generation || old.Status.ClusterDeploymentRef != ac.Status.ClusterDeploymentRef ||
+			!maps.Equal(old.Labels, ac.Labels) || !old.DeletionTimestamp.Equal(ac.DeletionTimestamp)
+	}}
 }
 
 // agentClusterToAgentMachines wakes the AgentMachines of the AgentCluster's Cluster (they wait for
@@ -127,10 +145,14 @@ func (r *AgentMachineReconciler) agentEventHandler() handler.TypedEventHandler[*
 				}
 				return
 			}
+			add(q, r.explainedWaiting(ctx, e.Object))
 			add(q, r.agentToAgentMachines(ctx, e.Object))
 		},
 		UpdateFunc: func(ctx context.Context, e event.TypedUpdateEvent[*aiv1beta1.Agent], q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
 			r.observeAgent(e.ObjectNew)
+			if standingChanged(e.ObjectOld, e.ObjectNew) {
+				add(q, r.explainedWaiting(ctx, e.ObjectNew))
+			}
 			oldOwner, newOwner := r.claimOwner(ctx, e.ObjectOld), r.claimOwner(ctx, e.ObjectNew)
 			if oldOwner != nil && (newOwner == nil || *newOwner != *oldOwner) {
 				q.Add(*oldOwner)
@@ -150,6 +172,7 @@ func (r *AgentMachineReconciler) agentEventHandler() handler.TypedEventHandler[*
 			if r.pool != nil {
 				r.pool.forget(client.ObjectKeyFromObject(e.Object))
 			}
+			add(q, r.explainedWaiting(ctx, e.Object))
 			if owner := r.claimOwner(ctx, e.Object); owner != nil {
 				q.Add(*owner)
 			}
@@ -199,6 +222,37 @@ func (r *AgentMachineReconciler) claimOwner(ctx context.Context, agent *aiv1beta
 		return nil
 	}
 	return &reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&list.Items[0])}
+}
+
+// standingChanged tells whether what keeps an Agent from a waiting AgentMachine, or lets it take
+// it, may have changed (agentRequest.mismatch): its availability (a claim, approval, connection,
+// validation, deletion), its labels, its cluster or its CPU architecture. Not the status updates
+// assisted-service makes while a host installs.
+func standingChanged(old, agent *aiv1beta1.Agent) bool {
+	return agentUsable(old) != agentUsable(agent) || !maps.Equal(old.Labels, agent.Labels) ||
+		!ptr.Equal(old.Spec.ClusterDeploymentName, agent.Spec.ClusterDeploymentName) ||
+		old.Status.Inventory.Cpu.Architecture != agent.Status.Inventory.Cpu.Architecture
+}
+
+// explainedWaiting wakes the waiting AgentMachines that say why no Agent fits them (counting the
+// Agents of their scope by what keeps each out) and whose scope holds the Agent: its arrival, its
+// deletion or a change of its standing changes their counts, which would otherwise stay as they
+// were until some Agent became free. A claim storm wakes none: an AgentMachine explains only when
+// nothing fits.
+func (r *AgentMachineReconciler) explainedWaiting(ctx context.Context, agent *aiv1beta1.Agent) []reconcile.Request {
+	list := &infrav1.AgentMachineList{}
+	if err := r.Client.List(ctx, list, client.MatchingFields{waitingIndex: waitingExplained}, client.UnsafeDisableDeepCopy); err != nil {
+		ctrl.LoggerFrom(ctx).Error(err, "Listing the AgentMachines that found no Agent")
+		return nil
+	}
+	var out []reconcile.Request
+	for i := range list.Items {
+		am := &list.Items[i]
+		if reconciler.InWatchFilter(am, r.WatchFilterValue) && inScope(r.agentScope(am.Namespace), agent.Namespace) {
+			out = append(out, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(am)})
+		}
+	}
+	return out
 }
 
 // agentToAgentMachines wakes the AgentMachine that claimed the Agent; an Agent that is free wakes

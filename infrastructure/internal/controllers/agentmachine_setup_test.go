@@ -195,6 +195,57 @@ func waitingMachines() []client.Object {
 			am.Status.AgentRef = &infrav1.AgentReference{Namespace: "agents", Name: "a9"}
 		}),
 		setupAgentMachine("ns", "provider-id", "8", nil, func(am *infrav1.AgentMachine) { am.Spec.ProviderID = "agent://gone" }),
+		// Found no Agent that fits, and says why.
+		setupAgentMachine("ns", "explained", "9", nil, selector(&metav1.LabelSelector{MatchLabels: map[string]string{"rack": "r2"}}), explainedNoFit),
+		setupAgentMachine("other", "explained", "10", nil, selector(&metav1.LabelSelector{MatchLabels: map[string]string{"rack": "r2"}}), explainedNoFit),
+		setupAgentMachine("ns", "explained-filtered", "11", map[string]string{clusterv1.WatchLabel: "mine"},
+			selector(&metav1.LabelSelector{MatchLabels: map[string]string{"rack": "r3"}}), explainedNoFit),
+	}
+}
+
+// explainedNoFit gives an AgentMachine the condition of one that found no Agent that fits.
+func explainedNoFit(am *infrav1.AgentMachine) {
+	setReserved(am, metav1.ConditionFalse, infrav1.NoSuitableAgentsReason, "0 of 3 agents fit: 3 not matching agentLabelSelector")
+}
+
+// TestExplainedWaiting: an Agent wakes the waiting AgentMachines that say why nothing fits them
+// whatever their selector, only those whose scope holds it and that are in the watch filter.
+func TestExplainedWaiting(t *testing.T) {
+	for _, tt := range []struct {
+		name         string
+		agentNS      string
+		ownNamespace bool
+		watchFilter  string
+		failList     bool
+		want         []reconcile.Request
+	}{
+		{name: "the agent namespace", agentNS: "agents",
+			want: []reconcile.Request{req("ns", "explained"), req("other", "explained"), req("ns", "explained-filtered")}},
+		{name: "a tenant's own namespace", agentNS: "ns", ownNamespace: true,
+			want: []reconcile.Request{req("ns", "explained"), req("ns", "explained-filtered")}},
+		{name: "a namespace of no AgentMachine", agentNS: "elsewhere", ownNamespace: true},
+		{name: "a watch filter", agentNS: "agents", watchFilter: "mine", want: []reconcile.Request{req("ns", "explained-filtered")}},
+		{name: "the list fails", agentNS: "agents", failList: true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			g := NewWithT(t)
+			r, _ := setupFixture(t, waitingMachines()...)
+			r.WatchFilterValue = tt.watchFilter
+			if !tt.ownNamespace {
+				r.AgentNamespace = "agents"
+			}
+			if tt.failList {
+				failingLists(r)
+			}
+			a := testAgent("a1")
+			a.Namespace = tt.agentNS
+			got := r.explainedWaiting(context.Background(), a)
+			if tt.want == nil {
+				g.Expect(got).To(BeEmpty())
+				return
+			}
+			g.Expect(got).To(ConsistOf(tt.want))
+		})
 	}
 }
 
@@ -273,8 +324,9 @@ func (q *recordingQueue) Add(r reconcile.Request) { q.added = append(q.added, r)
 
 // TestAgentEventHandler: every event of a claimed Agent wakes the AgentMachine that claimed it
 // (both, when the claim moves); the waiting AgentMachines wake only when an Agent becomes
-// claimable or a claimable one changes its labels or architecture, not on its status updates nor
-// for the Agents of the cache's initial list.
+// claimable or a claimable one changes its labels or architecture; those that found nothing that
+// fits and say why also when an Agent arrives, goes or changes its standing (a claim, approval,
+// labels, cluster); none on status updates nor for the Agents of the cache's initial list.
 func TestAgentEventHandler(t *testing.T) {
 	owned := func(owner string) func(*aiv1beta1.Agent) {
 		return func(a *aiv1beta1.Agent) {
@@ -291,6 +343,17 @@ func TestAgentEventHandler(t *testing.T) {
 	}
 	notApproved := func(a *aiv1beta1.Agent) { a.Spec.Approved = false }
 	waiting := []reconcile.Request{req("ns", "any"), req("other", "any"), req("ns", "filtered")}
+	// explained: the AgentMachines that found no Agent that fits, whose counts an Agent's arrival,
+	// deletion or change of standing changes.
+	explained := []reconcile.Request{req("ns", "explained"), req("other", "explained"), req("ns", "explained-filtered")}
+	with := func(reqs ...[]reconcile.Request) []reconcile.Request {
+		var out []reconcile.Request
+		for _, r := range reqs {
+			out = append(out, r...)
+		}
+		return out
+	}
+	m1 := []reconcile.Request{req("ns", "m1")}
 	type eventKind int
 	const (
 		create eventKind = iota
@@ -305,37 +368,42 @@ func TestAgentEventHandler(t *testing.T) {
 		old, new *aiv1beta1.Agent
 		want     []reconcile.Request
 	}{
-		{name: "create, claimed", kind: create, new: agent(owned("m1")), want: []reconcile.Request{req("ns", "m1")}},
-		{name: "create, free", kind: create, new: agent(), want: waiting},
-		{name: "create, not approved", kind: create, new: agent(notApproved)},
-		{name: "initial list, claimed", kind: initial, new: agent(owned("m1")), want: []reconcile.Request{req("ns", "m1")}},
+		{name: "create, claimed", kind: create, new: agent(owned("m1")), want: with(m1, explained)},
+		{name: "create, free", kind: create, new: agent(), want: with(waiting, explained)},
+		{name: "create, not approved", kind: create, new: agent(notApproved), want: explained},
+		{name: "initial list, claimed", kind: initial, new: agent(owned("m1")), want: m1},
 		{name: "initial list, free", kind: initial, new: agent()},
-		{name: "update, claimed", kind: update, old: agent(owned("m1")), new: agent(owned("m1")), want: []reconcile.Request{req("ns", "m1")}},
+		{name: "update, claimed", kind: update, old: agent(owned("m1")), new: agent(owned("m1")), want: m1},
 		{name: "update, claimed by another", kind: update, old: agent(owned("m1")), new: agent(owned("m2")),
-			want: []reconcile.Request{req("ns", "m1"), req("ns", "m2")}},
-		{name: "update, newly claimed", kind: update, old: agent(), new: agent(owned("m1")), want: []reconcile.Request{req("ns", "m1")}},
-		{name: "update, released", kind: update, old: agent(owned("m1")), new: agent(),
-			want: append([]reconcile.Request{req("ns", "m1")}, waiting...)},
-		{name: "update, released not approved", kind: update, old: agent(owned("m1")), new: agent(notApproved),
-			want: []reconcile.Request{req("ns", "m1")}},
-		{name: "update, approved", kind: update, old: agent(notApproved), new: agent(), want: waiting},
+			want: with(m1, []reconcile.Request{req("ns", "m2")}, explained)},
+		{name: "update, newly claimed", kind: update, old: agent(), new: agent(owned("m1")), want: with(m1, explained)},
+		{name: "update, released", kind: update, old: agent(owned("m1")), new: agent(), want: with(m1, waiting, explained)},
+		{name: "update, released not approved", kind: update, old: agent(owned("m1")), new: agent(notApproved), want: with(m1, explained)},
+		{name: "update, approved", kind: update, old: agent(notApproved), new: agent(), want: with(waiting, explained)},
 		{name: "update, connected", kind: update, old: agent(func(a *aiv1beta1.Agent) {
 			withCondition(aiv1beta1.ConnectedCondition, corev1.ConditionFalse)(a)
-		}), new: agent(), want: waiting},
+		}), new: agent(), want: with(waiting, explained)},
 		{name: "update, status of a free Agent", kind: update, old: agent(), new: agent(func(a *aiv1beta1.Agent) {
 			a.Status.DebugInfo.State = "known"
 			a.Status.Inventory.Memory.PhysicalBytes = 64 << 30
 		})},
+		{name: "update, status of a claimed Agent", kind: update, old: agent(owned("m1")), new: agent(owned("m1"), func(a *aiv1beta1.Agent) {
+			a.Status.DebugInfo.State = "installing"
+		}), want: m1},
+		{name: "update, bound to a cluster", kind: update, old: agent(notApproved), new: agent(notApproved, func(a *aiv1beta1.Agent) {
+			a.Spec.ClusterDeploymentName = &aiv1beta1.ClusterReference{Namespace: "ns", Name: "c1"}
+		}), want: explained},
 		{name: "update, labels of a free Agent", kind: update, old: agent(), new: agent(withLabel("rack", "r1")),
-			want: append([]reconcile.Request{req("ns", "rack-r1")}, waiting...)},
+			want: with([]reconcile.Request{req("ns", "rack-r1")}, waiting, explained)},
 		{name: "update, architecture of a free Agent", kind: update, old: agent(), new: agent(func(a *aiv1beta1.Agent) {
 			a.Status.Inventory.Cpu.Architecture = "aarch64"
-		}), want: waiting},
-		{name: "update, labels of an Agent not approved", kind: update, old: agent(notApproved), new: agent(notApproved, withLabel("rack", "r1"))},
-		{name: "delete, claimed", kind: deleted, new: agent(owned("m1")), want: []reconcile.Request{req("ns", "m1")}},
-		{name: "delete, free", kind: deleted, new: agent()},
+		}), want: with(waiting, explained)},
+		{name: "update, labels of an Agent not approved", kind: update, old: agent(notApproved), new: agent(notApproved, withLabel("rack", "r1")),
+			want: explained},
+		{name: "delete, claimed", kind: deleted, new: agent(owned("m1")), want: with(m1, explained)},
+		{name: "delete, free", kind: deleted, new: agent(), want: explained},
 		{name: "generic, free", kind: generic, new: agent(), want: waiting},
-		{name: "generic, claimed", kind: generic, new: agent(owned("m1")), want: []reconcile.Request{req("ns", "m1")}},
+		{name: "generic, claimed", kind: generic, new: agent(owned("m1")), want: m1},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			g := NewWithT(t)
@@ -393,4 +461,40 @@ func TestObserveAgent(t *testing.T) {
 	r.AgentNamespace = ""
 	r.observeAgent(elsewhere)
 	g.Expect(pooled(elsewhere)).To(BeTrue(), "every namespace without --agent-namespace")
+}
+
+// TestAgentClusterReferencesChanged: an AgentCluster's update wakes its AgentMachines only when
+// what they read of it changes (its spec, the ClusterDeployment its status records, its labels,
+// its deletion), not on its conditions.
+func TestAgentClusterReferencesChanged(t *testing.T) {
+	base := func() *infrav1.AgentCluster {
+		return &infrav1.AgentCluster{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "c1", Generation: 1,
+			Labels: map[string]string{clusterv1.ClusterNameLabel: "c1"}}}
+	}
+	now := metav1.Now()
+	for _, tt := range []struct {
+		name   string
+		mutate func(*infrav1.AgentCluster)
+		want   bool
+	}{
+		{"conditions", func(ac *infrav1.AgentCluster) {
+			ac.Status.Conditions = []metav1.Condition{{Type: "Ready", Status: metav1.ConditionTrue, Reason: "Ready"}}
+		}, false},
+		{"ready", func(ac *infrav1.AgentCluster) { ac.Status.Ready = true }, false},
+		{"spec", func(ac *infrav1.AgentCluster) { ac.Generation = 2 }, true},
+		{"the recorded ClusterDeployment", func(ac *infrav1.AgentCluster) {
+			ac.Status.ClusterDeploymentRef = infrav1.ClusterDeploymentReference{Name: "c1-cd"}
+		}, true},
+		{"labels", func(ac *infrav1.AgentCluster) { ac.Labels[clusterv1.ClusterNameLabel] = "c2" }, true},
+		{"deletion", func(ac *infrav1.AgentCluster) { ac.DeletionTimestamp = &now }, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			old, ac := base(), base()
+			tt.mutate(ac)
+			p := agentClusterReferencesChanged()
+			NewWithT(t).Expect(p.Update(event.UpdateEvent{ObjectOld: old, ObjectNew: ac})).To(Equal(tt.want))
+			NewWithT(t).Expect(p.Create(event.CreateEvent{Object: ac})).To(BeTrue())
+			NewWithT(t).Expect(p.Delete(event.DeleteEvent{Object: ac})).To(BeTrue())
+		})
+	}
 }

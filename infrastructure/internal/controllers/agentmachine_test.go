@@ -249,6 +249,19 @@ func TestSelectorAndFailureDomain(t *testing.T) {
 			am.Spec.AgentLabelSelector = &metav1.LabelSelector{MatchLabels: map[string]string{"rack": rack}}
 		}
 	}
+	// The Machines nothing fits come first, and say why; the claims of the others then change
+	// their counts, which they follow: an Agent's claim wakes the AgentMachines that explained
+	// why nothing fits (clean-clone run 25 saw them keep counts from before the claims).
+	f.machine(t, ctx, "r3", selector("r3"))
+	f.machine(t, ctx, "arm", func(m *clusterv1.Machine, _ *infrav1.AgentMachine) {
+		m.Labels[infrav1.ArchitectureLabel] = "arm64"
+	})
+	g.Eventually(func(g Gomega) {
+		g.Expect(conditions.GetMessage(getAM(g, ctx, f.ns, "r3"), infrav1.AgentReservedCondition)).To(
+			Equal("0 of 4 agents fit: 4 not matching agentLabelSelector"))
+		g.Expect(conditions.GetMessage(getAM(g, ctx, f.ns, "arm"), infrav1.AgentReservedCondition)).To(
+			Equal("0 of 4 agents fit: 4 of another CPU architecture"))
+	}, timeout, interval).Should(Succeed())
 	f.machine(t, ctx, "fd2-r1", func(m *clusterv1.Machine, am *infrav1.AgentMachine) {
 		selector("r1")(m, am)
 		m.Spec.FailureDomain = "fd2"
@@ -260,13 +273,6 @@ func TestSelectorAndFailureDomain(t *testing.T) {
 		g.Expect(getAM(g, ctx, f.ns, "fd2-r1").Status.FailureDomain).To(Equal("fd2"))
 		g.Expect(getAM(g, ctx, f.ns, "r2").Spec.ProviderID).To(Equal("agent://" + agentName(2)))
 	}, timeout, interval).Should(Succeed())
-	// The Machines nothing fits come after those claims: a waiting AgentMachine is not woken by
-	// another's claim (only by an Agent that frees up or changes), so one reconciled before the
-	// claims would still count those Agents as of another architecture (clean-clone run 25).
-	f.machine(t, ctx, "r3", selector("r3"))
-	f.machine(t, ctx, "arm", func(m *clusterv1.Machine, _ *infrav1.AgentMachine) {
-		m.Labels[infrav1.ArchitectureLabel] = "arm64"
-	})
 	g.Eventually(func(g Gomega) {
 		r3 := getAM(g, ctx, f.ns, "r3")
 		g.Expect(reservedReason(r3)).To(Equal(infrav1.NoSuitableAgentsReason))

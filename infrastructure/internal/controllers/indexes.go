@@ -22,6 +22,7 @@ import (
 
 	aiv1beta1 "github.com/openshift/assisted-service/api/v1beta1"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+	"sigs.k8s.io/cluster-api/util/conditions"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	infrav1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/infrastructure/v1beta1"
@@ -33,8 +34,11 @@ const (
 	// agentClaimOwnerIndex indexes the Agents this provider claimed by the <namespace>/<name> of
 	// the claiming AgentMachine (ClaimOwnerAnnotation), to find them once it is gone.
 	agentClaimOwnerIndex = "agent.claimOwner"
-	// waitingIndex indexes the AgentMachines that wait for an Agent.
-	waitingIndex = "agentMachine.waitingForAgent"
+	// waitingIndex indexes the AgentMachines that wait for an Agent ("true"); those that found
+	// none that fits and say why, counting the Agents by what keeps each out, also under
+	// waitingExplained.
+	waitingIndex     = "agentMachine.waitingForAgent"
+	waitingExplained = "explained"
 	// agentMachineUIDIndex indexes AgentMachines by UID (the value of an Agent's claim label).
 	agentMachineUIDIndex = "agentMachine.uid"
 	// hookedMachineIndex indexes the Machines that carry our pre-terminate hook by the name of
@@ -64,10 +68,13 @@ func indexAgentMachineUID(o client.Object) []string {
 
 func indexWaiting(o client.Object) []string {
 	am, ok := o.(*infrav1.AgentMachine)
-	if ok && waitsForAgent(am) {
-		return []string{"true"}
+	if !ok || !waitsForAgent(am) {
+		return nil
 	}
-	return nil
+	if c := conditions.Get(am, infrav1.AgentReservedCondition); c != nil && c.Reason == infrav1.NoSuitableAgentsReason {
+		return []string{"true", waitingExplained}
+	}
+	return []string{"true"}
 }
 
 // indexHookedMachine: a Machine that carries our pre-terminate hook, under the name of the

@@ -65,6 +65,10 @@ func TestWaitingIndex(t *testing.T) {
 		want   []string
 	}{
 		{"new", func(*infrav1.AgentMachine) {}, []string{"true"}},
+		{"found none that fits", explainedNoFit, []string{"true", waitingExplained}},
+		{"another reason to wait", func(am *infrav1.AgentMachine) {
+			setReserved(am, metav1.ConditionFalse, infrav1.WaitingForBootstrapDataReason, "Waiting for bootstrap data Secret m1")
+		}, []string{"true"}},
 		{"deleting", func(am *infrav1.AgentMachine) { am.DeletionTimestamp = &now }, nil},
 		{"agentRef set", func(am *infrav1.AgentMachine) {
 			am.Status.AgentRef = &infrav1.AgentReference{Namespace: "agents", Name: "a1"}
