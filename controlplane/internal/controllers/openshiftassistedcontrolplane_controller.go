@@ -315,10 +315,19 @@ func (r *OpenshiftAssistedControlPlaneReconciler) reconcileNormal(ctx context.Co
 	if err := r.reconcileMachinesUpToDate(ctx, s); err != nil {
 		return ctrl.Result{}, err
 	}
-	if !s.kubeconfigWritten || s.upgrade.inProgress || s.releaseErr != nil {
+	if waitsUnwatched(s) {
 		res = minResult(res, ctrl.Result{RequeueAfter: waitRequeue})
 	}
 	return res, nil
+}
+
+// waitsUnwatched tells whether the control plane waits on something no watch wakes it for, and so
+// looks again after waitRequeue: the admin kubeconfig Secret of an installed cluster (read live,
+// not cached), an upgrade in the workload cluster, a release image that could not be read. While
+// the cluster installs it waits on its AgentClusterInstall, ClusterDeployment and Machines, whose
+// changes wake it: a timed requeue then only costs each installing cluster a reconcile every 20 s.
+func waitsUnwatched(s *scope) bool {
+	return (!s.kubeconfigWritten && s.installed()) || s.upgrade.inProgress || s.releaseErr != nil
 }
 
 // loadMachines lists the control plane's Machines, oldest first.

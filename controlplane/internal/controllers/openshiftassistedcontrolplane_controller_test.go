@@ -18,10 +18,14 @@ package controllers
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"time"
 
 	. "github.com/onsi/gomega"
+	hiveextv1beta1 "github.com/openshift/assisted-service/api/hiveextension/v1beta1"
+	"github.com/openshift/assisted-service/models"
+	hivev1 "github.com/openshift/hive/apis/hive/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/utils/ptr"
@@ -144,4 +148,30 @@ func TestMinResult(t *testing.T) {
 	g.Expect(minResult(in(time.Second), in(0))).To(Equal(in(time.Second)))
 	g.Expect(minResult(in(time.Minute), in(time.Second))).To(Equal(in(time.Second)))
 	g.Expect(minResult(in(time.Second), in(time.Minute))).To(Equal(in(time.Second)))
+}
+
+// TestWaitsUnwatched: the control plane polls only for what no watch brings: the admin kubeconfig
+// of an installed cluster, an upgrade, an unreadable release; not while its cluster installs.
+func TestWaitsUnwatched(t *testing.T) {
+	installedACI := &hiveextv1beta1.AgentClusterInstall{}
+	installedACI.Status.DebugInfo.State = models.ClusterStatusInstalled
+	installingACI := &hiveextv1beta1.AgentClusterInstall{}
+	installingACI.Status.DebugInfo.State = models.ClusterStatusInstalling
+	for _, tt := range []struct {
+		name string
+		s    scope
+		want bool
+	}{
+		{"before the install", scope{}, false},
+		{"installing", scope{aci: installingACI}, false},
+		{"installed, no kubeconfig yet", scope{aci: installedACI}, true},
+		{"installed as Hive says, no kubeconfig yet", scope{cd: &hivev1.ClusterDeployment{Spec: hivev1.ClusterDeploymentSpec{Installed: true}}}, true},
+		{"installed, kubeconfig written", scope{aci: installedACI, kubeconfigWritten: true}, false},
+		{"upgrading", scope{aci: installedACI, kubeconfigWritten: true, upgrade: upgradeState{inProgress: true}}, true},
+		{"the release cannot be read", scope{aci: installingACI, releaseErr: errors.New("unauthorized")}, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			NewWithT(t).Expect(waitsUnwatched(&tt.s)).To(Equal(tt.want))
+		})
+	}
 }
