@@ -208,43 +208,62 @@ func explainedNoFit(am *infrav1.AgentMachine) {
 	setReserved(am, metav1.ConditionFalse, infrav1.NoSuitableAgentsReason, "0 of 3 agents fit: 3 not matching agentLabelSelector")
 }
 
+// mapperScope is how a mapper's test sets up the AgentMachine reconciler over waitingMachines:
+// its watch filter, its Agents' scope (--agent-namespace "agents" unless ownNamespace, or a
+// shared pool) and lists that fail.
+type mapperScope struct {
+	watchFilter string
+	// ownNamespace: no --agent-namespace, so each AgentMachine takes its own namespace's.
+	ownNamespace bool
+	shared       bool
+	failList     bool
+}
+
+func (m mapperScope) reconciler(t *testing.T) *AgentMachineReconciler {
+	t.Helper()
+	r, _ := setupFixture(t, waitingMachines()...)
+	r.WatchFilterValue = m.watchFilter
+	if !m.ownNamespace {
+		r.AgentNamespace = "agents"
+	}
+	r.SharedAgentPool = m.shared
+	if m.failList {
+		failingLists(r)
+	}
+	return r
+}
+
+// expectRequests checks the requests a mapper returned: none when want is nil.
+func expectRequests(t *testing.T, got, want []reconcile.Request) {
+	t.Helper()
+	if want == nil {
+		NewWithT(t).Expect(got).To(BeEmpty())
+		return
+	}
+	NewWithT(t).Expect(got).To(ConsistOf(want))
+}
+
 // TestExplainedWaiting: an Agent wakes the waiting AgentMachines that say why nothing fits them
 // whatever their selector, only those whose scope holds it and that are in the watch filter.
 func TestExplainedWaiting(t *testing.T) {
 	for _, tt := range []struct {
-		name         string
-		agentNS      string
-		ownNamespace bool
-		watchFilter  string
-		failList     bool
-		want         []reconcile.Request
+		name    string
+		agentNS string
+		mapperScope
+		want []reconcile.Request
 	}{
 		{name: "the agent namespace", agentNS: "agents",
 			want: []reconcile.Request{req("ns", "explained"), req("other", "explained"), req("ns", "explained-filtered")}},
-		{name: "a tenant's own namespace", agentNS: "ns", ownNamespace: true,
+		{name: "a tenant's own namespace", agentNS: "ns", mapperScope: mapperScope{ownNamespace: true},
 			want: []reconcile.Request{req("ns", "explained"), req("ns", "explained-filtered")}},
-		{name: "a namespace of no AgentMachine", agentNS: "elsewhere", ownNamespace: true},
-		{name: "a watch filter", agentNS: "agents", watchFilter: "mine", want: []reconcile.Request{req("ns", "explained-filtered")}},
-		{name: "the list fails", agentNS: "agents", failList: true},
+		{name: "a namespace of no AgentMachine", agentNS: "elsewhere", mapperScope: mapperScope{ownNamespace: true}},
+		{name: "a watch filter", agentNS: "agents", mapperScope: mapperScope{watchFilter: "mine"}, want: []reconcile.Request{req("ns", "explained-filtered")}},
+		{name: "the list fails", agentNS: "agents", mapperScope: mapperScope{failList: true}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			g := NewWithT(t)
-			r, _ := setupFixture(t, waitingMachines()...)
-			r.WatchFilterValue = tt.watchFilter
-			if !tt.ownNamespace {
-				r.AgentNamespace = "agents"
-			}
-			if tt.failList {
-				failingLists(r)
-			}
 			a := testAgent("a1")
 			a.Namespace = tt.agentNS
-			got := r.explainedWaiting(context.Background(), a)
-			if tt.want == nil {
-				g.Expect(got).To(BeEmpty())
-				return
-			}
-			g.Expect(got).To(ConsistOf(tt.want))
+			expectRequests(t, tt.reconciler(t).explainedWaiting(context.Background(), a), tt.want)
 		})
 	}
 }
@@ -258,21 +277,17 @@ func TestAgentToAgentMachines(t *testing.T) {
 		return a
 	}
 	for _, tt := range []struct {
-		name        string
-		agent       *aiv1beta1.Agent
-		watchFilter string
-		// ownNamespace: no --agent-namespace, so each AgentMachine takes its own namespace's.
-		ownNamespace bool
-		shared       bool
-		failList     bool
-		want         []reconcile.Request
+		name  string
+		agent *aiv1beta1.Agent
+		mapperScope
+		want []reconcile.Request
 	}{
-		{name: "free, in one tenant's namespace", agent: inNS("ns", testAgent("a1")), ownNamespace: true,
+		{name: "free, in one tenant's namespace", agent: inNS("ns", testAgent("a1")), mapperScope: mapperScope{ownNamespace: true},
 			want: []reconcile.Request{req("ns", "any"), req("ns", "filtered")}},
-		{name: "free, in another tenant's namespace", agent: inNS("other", testAgent("a1")), ownNamespace: true,
+		{name: "free, in another tenant's namespace", agent: inNS("other", testAgent("a1")), mapperScope: mapperScope{ownNamespace: true},
 			want: []reconcile.Request{req("other", "any")}},
-		{name: "free, in a namespace of no AgentMachine", agent: testAgent("a1"), ownNamespace: true},
-		{name: "free, a shared pool", agent: testAgent("a1"), ownNamespace: true, shared: true,
+		{name: "free, in a namespace of no AgentMachine", agent: testAgent("a1"), mapperScope: mapperScope{ownNamespace: true}},
+		{name: "free, a shared pool", agent: testAgent("a1"), mapperScope: mapperScope{ownNamespace: true, shared: true},
 			want: []reconcile.Request{req("ns", "any"), req("other", "any"), req("ns", "filtered")}},
 		{name: "claimed", agent: func() *aiv1beta1.Agent {
 			a := testAgent("a1", withLabel(infrav1.AgentClaimedByLabel, "7"))
@@ -283,7 +298,7 @@ func TestAgentToAgentMachines(t *testing.T) {
 			want: []reconcile.Request{req("ns", "any"), req("other", "any"), req("ns", "rack-r1"), req("ns", "filtered")}},
 		{name: "free, unlabelled", agent: testAgent("a1"),
 			want: []reconcile.Request{req("ns", "any"), req("other", "any"), req("ns", "filtered")}},
-		{name: "free, with a watch filter", agent: testAgent("a1", withLabel("rack", "r2")), watchFilter: "mine",
+		{name: "free, with a watch filter", agent: testAgent("a1", withLabel("rack", "r2")), mapperScope: mapperScope{watchFilter: "mine"},
 			want: []reconcile.Request{req("ns", "filtered")}},
 		{name: "not approved", agent: func() *aiv1beta1.Agent {
 			a := testAgent("a1")
@@ -291,25 +306,10 @@ func TestAgentToAgentMachines(t *testing.T) {
 			return a
 		}()},
 		{name: "disconnected", agent: testAgent("a1", withCondition(aiv1beta1.ConnectedCondition, corev1.ConditionFalse))},
-		{name: "the list fails", agent: testAgent("a1"), failList: true},
+		{name: "the list fails", agent: testAgent("a1"), mapperScope: mapperScope{failList: true}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			g := NewWithT(t)
-			r, _ := setupFixture(t, waitingMachines()...)
-			r.WatchFilterValue = tt.watchFilter
-			if !tt.ownNamespace {
-				r.AgentNamespace = "agents"
-			}
-			r.SharedAgentPool = tt.shared
-			if tt.failList {
-				failingLists(r)
-			}
-			got := r.agentToAgentMachines(context.Background(), tt.agent)
-			if tt.want == nil {
-				g.Expect(got).To(BeEmpty())
-				return
-			}
-			g.Expect(got).To(ConsistOf(tt.want))
+			expectRequests(t, tt.reconciler(t).agentToAgentMachines(context.Background(), tt.agent), tt.want)
 		})
 	}
 }
