@@ -26,6 +26,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/ptr"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/client-go/util/workqueue"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
@@ -480,7 +481,7 @@ func TestAgentClusterReferencesChanged(t *testing.T) {
 		{"conditions", func(ac *infrav1.AgentCluster) {
 			ac.Status.Conditions = []metav1.Condition{{Type: "Ready", Status: metav1.ConditionTrue, Reason: "Ready"}}
 		}, false},
-		{"ready", func(ac *infrav1.AgentCluster) { ac.Status.Ready = true }, false},
+		{"provisioned", func(ac *infrav1.AgentCluster) { ac.Status.Initialization.Provisioned = ptr.To(true) }, false},
 		{"spec", func(ac *infrav1.AgentCluster) { ac.Generation = 2 }, true},
 		{"the recorded ClusterDeployment", func(ac *infrav1.AgentCluster) {
 			ac.Status.ClusterDeploymentRef = infrav1.ClusterDeploymentReference{Name: "c1-cd"}
