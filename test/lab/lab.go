@@ -450,6 +450,9 @@ func (l *Lab) startManagement(ctx context.Context) (*management, error) {
 	m.assisted = &assisted.Simulator{
 		Inventory:   l.Inventory,
 		WorkloadFor: l.opts.Workloads,
+		// The newest hub runs assisted-service as multicluster engine deploys it for two-node
+		// OpenShift with fencing (TNF_CLUSTERS_SUPPORT=true); an older one has no TNF.
+		TNFClustersSupport: l.opts.NewestCRDs,
 		// The Nodes run the kubelet of the release installed, read from the lab's registry.
 		KubernetesVersion: l.kubernetesVersion,
 		// The installed version is the payload's, as the cluster-version operator reads it.
