@@ -30,6 +30,8 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/support/sim/etcd"
 )
 
 // Two-node OpenShift with fencing (TNF), as assisted-service models it (openshift/assisted-service
@@ -57,13 +59,6 @@ import (
 // Not simulated: the minimum OpenShift version (4.20, MinimumVersionForTwoNodesWithFencing; the
 // simulator does not know a cluster's version, and the control plane's CRD refuses fencing below
 // 4.20), the MAC-keyed credentials of the agent-based installer, and day-2 hosts.
-
-// FencingNamespace and FencingSecretPrefix name the installed cluster's fencing credentials
-// Secrets: <FencingSecretPrefix><node> in FencingNamespace.
-const (
-	FencingNamespace    = "openshift-etcd"
-	FencingSecretPrefix = "fencing-credentials-"
-)
 
 // fencingCredentialsField is the Agent field that names its fencing credentials Secret.
 var fencingCredentialsField = []string{"spec", "fencingCredentialsSecretRef"}
@@ -167,11 +162,11 @@ func (s *Simulator) writeFencingSecret(ctx context.Context, c client.Client, a *
 	if creds == nil {
 		return nil
 	}
-	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: FencingNamespace}}
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: etcd.FencingNamespace}}
 	if err := c.Create(ctx, ns); err != nil && !apierrors.IsAlreadyExists(err) {
-		return fmt.Errorf("creating namespace %s in the workload cluster: %w", FencingNamespace, err)
+		return fmt.Errorf("creating namespace %s in the workload cluster: %w", etcd.FencingNamespace, err)
 	}
-	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: FencingNamespace, Name: FencingSecretPrefix + node}}
+	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: etcd.FencingNamespace, Name: etcd.FencingSecretPrefix + node}}
 	if _, err := controllerutil.CreateOrPatch(ctx, c, secret, func() error {
 		secret.Data = creds
 		return nil

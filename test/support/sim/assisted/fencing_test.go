@@ -27,6 +27,8 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/support/sim/etcd"
 )
 
 // TestIsTNF: assisted-service's topology test, two control-plane hosts asked for, no arbiter,
@@ -73,13 +75,13 @@ func TestWriteFencingSecret(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := &corev1.Secret{}
-	if err := c.Get(ctx, client.ObjectKey{Namespace: FencingNamespace, Name: FencingSecretPrefix + "master-0"}, got); err != nil {
+	if err := c.Get(ctx, client.ObjectKey{Namespace: etcd.FencingNamespace, Name: etcd.FencingSecretPrefix + "master-0"}, got); err != nil {
 		t.Fatal(err)
 	}
 	if string(got.Data["password"]) != "p" || string(got.Data["address"]) != "redfish://bmc/redfish/v1/Systems/1" {
 		t.Errorf("got %v", got.Data)
 	}
-	if err := c.Get(ctx, client.ObjectKey{Namespace: FencingNamespace, Name: FencingSecretPrefix + "master-1"}, got); err == nil {
+	if err := c.Get(ctx, client.ObjectKey{Namespace: etcd.FencingNamespace, Name: etcd.FencingSecretPrefix + "master-1"}, got); err == nil {
 		t.Error("a host without credentials got a fencing Secret")
 	}
 }
