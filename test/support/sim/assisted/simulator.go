@@ -172,9 +172,9 @@ type Simulator struct {
 
 	mu sync.Mutex
 	// registered holds the Agents of the hosts that registered with this service (its database).
-	registered     map[types.NamespacedName]bool
+	registered map[types.NamespacedName]bool
 	// fencing holds the fencing credentials of the Agents' hosts (host.FencingCredentials).
-	fencing map[types.NamespacedName]map[string][]byte
+	fencing        map[types.NamespacedName]map[string][]byte
 	running        map[string]bool // system UUID → runs the discovery agent (ISO or disk image)
 	onDisk         map[string]bool // system UUID → OpenShift installed on its disk
 	bootedFromDisk map[string]bool // system UUID → its agent runs from a disk image, not the ISO
