@@ -254,7 +254,7 @@ var _ = Describe("Two-node OpenShift with an arbiter as a topology of ClusterCla
 	})
 
 	It("refuses to grow to 3 control-plane nodes, with the control plane's message, and keeps the arbiter", func() {
-		expectReplicasRefused(l, ns, name, 2, 3, "two-node OpenShift with an arbiter cannot grow its control plane")
+		expectReplicasRefused(l, ns, name, 2, 3, "two-node OpenShift (with an arbiter or with fencing) cannot grow its control plane")
 	})
 
 	It("leaves nothing behind when the Cluster is deleted", func() {
