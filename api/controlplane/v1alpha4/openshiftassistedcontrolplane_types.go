@@ -200,7 +200,7 @@ type DiskEncryption struct {
 // +kubebuilder:validation:Enum=BareMetalHost
 type FencingCredentialsSource string
 
-// FencingCredentialsFromBareMetalHost: each control-plane host's BareMetalHost (spec.bmc.address,
+// FencingCredentialsFromBareMetalHost takes them from each control-plane host's BareMetalHost (spec.bmc.address,
 // spec.bmc.credentialsName and spec.bmc.disableCertificateVerification).
 const FencingCredentialsFromBareMetalHost FencingCredentialsSource = "BareMetalHost"
 
