@@ -63,6 +63,10 @@ type ClusterOptions struct {
 	// the BareMetalHost labelled ArbiterHostLabel=true, and the hub's assisted-service must
 	// support arbiter clusters (Options.NewestCRDs, or testenv.UseNewestCRDs on a running lab).
 	Arbiter bool
+	// Fencing makes two-node OpenShift with fencing (spec.fencing on the default Metal3 flavor's
+	// control plane, ControlPlanes 2): each host's fencing credentials are its BareMetalHost's, and
+	// the hub's assisted-service must support it (Options.NewestCRDs). No flavor offers it yet.
+	Fencing bool
 	// Workers is the number of worker nodes, in a MachineDeployment named <name>-worker.
 	Workers int32
 	// Version is the OpenShift version (distributionVersion).
@@ -164,6 +168,8 @@ func (o ClusterOptions) Template() (string, error) {
 		name = "cluster-template-sno-topology.yaml"
 	case o.Topology:
 		name = "cluster-template-topology.yaml"
+	case o.Fencing && (o.Arbiter || o.Topology || o.DiskImage || o.Disconnected || o.ControlPlanes != 2):
+		return "", fmt.Errorf("two-node OpenShift with fencing is the default Metal3 flavor with 2 control-plane nodes and spec.fencing")
 	case o.Arbiter:
 		name = "cluster-template-arbiter.yaml"
 	case o.ControlPlanes == 1:
@@ -269,6 +275,9 @@ func (l *Lab) ClusterObjects(o ClusterOptions) ([]client.Object, error) {
 		obj, err := typed(scheme, &items[i])
 		if err != nil {
 			return nil, err
+		}
+		if cp, ok := obj.(*controlplanev1.OpenshiftAssistedControlPlane); ok && o.Fencing {
+			cp.Spec.Fencing = &controlplanev1.OpenshiftAssistedControlPlaneFencingSpec{}
 		}
 		objs = append(objs, obj)
 	}

@@ -83,3 +83,21 @@ func TestFailHostKillsItsMemberAndMarksItsNodeUnreachable(t *testing.T) {
 	out, err := exec.CommandContext(ctx, "pgrep", "-f", dir).Output()
 	g.Expect(err).To(HaveOccurred(), "etcd processes left after Stop: %s", out)
 }
+
+// TestBMCFencerRefusesWhatABMCRefuses: the lab's BMCs answer fence_redfish only at a host's BMC
+// address and with the credentials that BMC accepts; a host whose BMC accepts none is never
+// fenced; the errors quote no credential.
+func TestBMCFencerRefusesWhatABMCRefuses(t *testing.T) {
+	g := NewWithT(t)
+	hosts := inventory.Generate("fence", 2, inventory.GenerateOptions{})
+	hosts[0].BMCUsername, hosts[0].BMCPassword = "admin", "right"
+	l := &Lab{Inventory: inventory.New(hosts...)}
+	f := bmcFencer{l}
+	err := f.Fence(context.Background(), etcd.FencingCredentials{Node: "n0", Address: "redfish://nowhere/redfish/v1/Systems/1", Username: "admin", Password: "right"})
+	g.Expect(err).To(MatchError(ContainSubstring("no BMC answers")))
+	err = f.Fence(context.Background(), etcd.FencingCredentials{Node: "n0", Address: hosts[0].BMCAddress, Username: "admin", Password: "wrong"})
+	g.Expect(err).To(MatchError(ContainSubstring("401 Unauthorized")))
+	err = f.Fence(context.Background(), etcd.FencingCredentials{Node: "n1", Address: hosts[1].BMCAddress})
+	g.Expect(err).To(MatchError(ContainSubstring("401 Unauthorized")), "a BMC without credentials accepts none")
+	g.Expect(err.Error()).NotTo(ContainSubstring("wrong"), "no credential in the error")
+}

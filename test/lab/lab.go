@@ -450,6 +450,9 @@ func (l *Lab) startManagement(ctx context.Context) (*management, error) {
 	m.assisted = &assisted.Simulator{
 		Inventory:   l.Inventory,
 		WorkloadFor: l.opts.Workloads,
+		// The newest hub runs assisted-service as multicluster engine deploys it for two-node
+		// OpenShift with fencing (TNF_CLUSTERS_SUPPORT=true); an older one has no TNF.
+		TNFClustersSupport: l.opts.NewestCRDs,
 		// The Nodes run the kubelet of the release installed, read from the lab's registry.
 		KubernetesVersion: l.kubernetesVersion,
 		// The installed version is the payload's, as the cluster-version operator reads it.
@@ -811,6 +814,8 @@ var Releases = map[string]string{
 	"4.17.3":  "1.30.4",
 	"4.17.5":  "1.30.6",
 	"4.18.0":  "1.31.1",
+	// Two-node OpenShift with fencing needs 4.20 or later.
+	"4.20.0": "1.33.2",
 }
 
 // AddRelease pushes the x86_64 release image of an OpenShift version to the lab's registry.
@@ -868,15 +873,17 @@ const OpenShiftReleaseRepository = cvo.ReleaseRepository
 func (l *Lab) AddHosts(ctx context.Context, namespace, prefix string, n int, mutate ...func(*inventory.Host, *bmov1alpha1.BareMetalHost)) ([]*inventory.Host, error) {
 	c := l.Mgmt.Client
 	creds := prefix + "-bmc"
+	const username, password = "admin", "lab-bmc-password"
 	secret := &corev1.Secret{
 		ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: creds},
-		StringData: map[string]string{"username": "admin", "password": "lab"},
+		StringData: map[string]string{"username": username, "password": password},
 	}
 	if err := c.Create(ctx, secret); client.IgnoreAlreadyExists(err) != nil {
 		return nil, fmt.Errorf("creating the BMC credentials: %w", err)
 	}
 	hosts := inventory.Generate(prefix, n, inventory.GenerateOptions{FirstIP: 20 + len(l.Inventory.Hosts())})
 	for _, h := range hosts {
+		h.BMCUsername, h.BMCPassword = username, password
 		bmh := h.BareMetalHost(namespace, creds)
 		for _, m := range mutate {
 			m(h, bmh)

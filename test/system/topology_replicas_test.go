@@ -237,7 +237,7 @@ var _ = Describe("Single-node and two-node OpenShift as topologies of ClusterCla
 	})
 
 	It("refuses to grow to 3 control-plane nodes, with the control plane's message, and keeps the arbiter", func() {
-		expectReplicasRefused(l, tnaNS, tna, 2, 3, "two-node OpenShift with an arbiter cannot grow its control plane")
+		expectReplicasRefused(l, tnaNS, tna, 2, 3, "two-node OpenShift (with an arbiter or with fencing) cannot grow its control plane")
 	})
 
 	It("leaves nothing behind when the Clusters are deleted", func() {

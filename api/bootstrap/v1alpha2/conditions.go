@@ -101,6 +101,12 @@ const (
 	// host that is never read: one of another namespace (CAPM3 associates only hosts of the
 	// Metal3Machine's own), or a value that is not <namespace>/<name>.
 	BareMetalHostRefusedReason = "BareMetalHostRefused"
+	// FencingCredentialsUnavailableReason: the Machine belongs to two-node OpenShift with fencing
+	// (controlplane.cluster.x-k8s.io/fencing) and its host's fencing credentials cannot be given
+	// to its Agent: no BareMetalHost, a BMC address that is not redfish, a BMC credentials Secret
+	// that is missing or lacks a key, or a hub whose Agent has no spec.fencingCredentialsSecretRef.
+	// Its Agent is not approved, so nothing is installed on it.
+	FencingCredentialsUnavailableReason = "FencingCredentialsUnavailable"
 
 	WaitingForAgentRegistrationReason = "WaitingForAgentRegistration"
 	AgentApprovedReason               = "AgentApproved"

@@ -38,7 +38,7 @@ import (
 // conversions (zz_generated.conversion.go, `make generate`), and this file holds the Convert
 // functions it cannot write, each saying why. The hub is kept whole in a v1alpha2 object's
 // cluster.x-k8s.io/conversion-data annotation, from which converting back restores what v1alpha2
-// cannot hold (rollout, remediation, arbiter, networkType, version, the machine templates' readinessGates and taints, the bootstrap config's v1alpha2
+// cannot hold (rollout, remediation, arbiter, fencing, networkType, version, the machine templates' readinessGates and taints, the bootstrap config's v1alpha2
 // fields, the infrastructure reference's exact form, the conditions' observedGeneration).
 //
 // v1alpha2's infrastructureRef names an apiVersion where v1alpha4 names an apiGroup: converting
@@ -84,6 +84,7 @@ func (src *OpenshiftAssistedControlPlane) ConvertTo(dstRaw conversion.Hub) error
 	dst.Spec.Rollout = restored.Spec.Rollout
 	dst.Spec.Remediation = restored.Spec.Remediation
 	dst.Spec.Arbiter = restored.Spec.Arbiter
+	dst.Spec.Fencing = restored.Spec.Fencing
 
 	restoreStatus(&dst.Status, &src.Status, &restored.Status, hasRestored)
 	return nil
@@ -153,7 +154,7 @@ func restoreStatus(dst *controlplanev1.OpenshiftAssistedControlPlaneStatus, in *
 }
 
 // Convert_v1alpha4_OpenshiftAssistedControlPlaneSpec_To_v1alpha2_OpenshiftAssistedControlPlaneSpec is
-// manual because v1alpha2 has no version, rollout, remediation and arbiter: they are kept in the
+// manual because v1alpha2 has no version, rollout, remediation, arbiter and fencing: they are kept in the
 // conversion-data annotation and restored by ConvertTo.
 func Convert_v1alpha4_OpenshiftAssistedControlPlaneSpec_To_v1alpha2_OpenshiftAssistedControlPlaneSpec(in *controlplanev1.OpenshiftAssistedControlPlaneSpec, out *OpenshiftAssistedControlPlaneSpec, s apimachineryconversion.Scope) error {
 	return autoConvert_v1alpha4_OpenshiftAssistedControlPlaneSpec_To_v1alpha2_OpenshiftAssistedControlPlaneSpec(in, out, s)

@@ -79,7 +79,7 @@ type OpenshiftAssistedControlPlaneSpec struct {
 
 	// replicas is the number of control-plane Machines: 1, 3, 4 or 5 (2 with v1alpha4's arbiter).
 	// +optional
-	// +kubebuilder:validation:XValidation:rule="self in [1, 2, 3, 4, 5]",message="replicas must be 1 (single-node OpenShift), 2 (two-node OpenShift with spec.arbiter), 3, 4 or 5: OpenShift supports no other number of control-plane nodes"
+	// +kubebuilder:validation:XValidation:rule="self in [1, 2, 3, 4, 5]",message="replicas must be 1 (single-node OpenShift), 2 (two-node OpenShift with spec.arbiter or spec.fencing), 3, 4 or 5: OpenShift supports no other number of control-plane nodes"
 	// +kubebuilder:validation:XValidation:rule="!(oldSelf == 1 && self > 1)",message="replicas cannot change from 1 to more: single-node OpenShift cannot be grown to a highly available control plane; create a new cluster with replicas 3 (add capacity to this one with workers instead)"
 	// +kubebuilder:validation:XValidation:rule="!(oldSelf > 1 && self == 1)",message="replicas cannot change from 2, 3, 4 or 5 to 1: a highly available control plane cannot be reduced to a single node: etcd would lose quorum and OpenShift does not support the change; keep the replicas, or create a new single-node cluster"
 	Replicas int32 `json:"replicas,omitempty"`

@@ -275,6 +275,7 @@ func autoConvert_v1alpha4_OpenshiftAssistedControlPlaneSpec_To_v1alpha2_Openshif
 	// WARNING: in.Rollout requires manual conversion: does not exist in peer-type
 	// WARNING: in.Remediation requires manual conversion: does not exist in peer-type
 	// WARNING: in.Arbiter requires manual conversion: does not exist in peer-type
+	// WARNING: in.Fencing requires manual conversion: does not exist in peer-type
 	return nil
 }
 

@@ -42,12 +42,17 @@ type OpenshiftAssistedControlPlaneMachineTemplate struct {
 }
 
 // OpenshiftAssistedControlPlaneSpec defines the desired state of OpenshiftAssistedControlPlane.
-// +kubebuilder:validation:XValidation:rule="(oldSelf.hasValue() && (has(oldSelf.value().replicas) ? oldSelf.value().replicas : 1) != (has(self.replicas) ? self.replicas : 1) && ((has(oldSelf.value().replicas) ? oldSelf.value().replicas : 1) < 3 || (has(self.replicas) ? self.replicas : 1) < 3)) || (oldSelf.hasValue() && has(oldSelf.value().arbiter) != has(self.arbiter)) || !has(self.replicas) || self.replicas != 2 || has(self.arbiter)",optionalOldSelf=true,fieldPath=".replicas",message="replicas 2 needs spec.arbiter: two-node OpenShift keeps etcd's quorum with a third, smaller arbiter node; set spec.arbiter.machineTemplate.infrastructureRef to that host's template (two-node OpenShift with fencing is not supported by this provider)"
+// +kubebuilder:validation:XValidation:rule="(oldSelf.hasValue() && (has(oldSelf.value().replicas) ? oldSelf.value().replicas : 1) != (has(self.replicas) ? self.replicas : 1) && ((has(oldSelf.value().replicas) ? oldSelf.value().replicas : 1) < 3 || (has(self.replicas) ? self.replicas : 1) < 3)) || (oldSelf.hasValue() && (has(oldSelf.value().arbiter) != has(self.arbiter) || has(oldSelf.value().fencing) != has(self.fencing))) || !has(self.replicas) || self.replicas != 2 || has(self.arbiter) || has(self.fencing)",optionalOldSelf=true,fieldPath=".replicas",message="replicas 2 needs spec.arbiter or spec.fencing: two-node OpenShift keeps etcd's quorum either with a third, smaller arbiter node (set spec.arbiter.machineTemplate.infrastructureRef to that host's template) or by fencing, each node powering the other off through its BMC when it fails (set spec.fencing: {}, with Metal3 hosts whose BareMetalHosts have redfish BMC addresses)"
 // +kubebuilder:validation:XValidation:rule="(oldSelf.hasValue() && (has(oldSelf.value().replicas) ? oldSelf.value().replicas : 1) != (has(self.replicas) ? self.replicas : 1) && ((has(oldSelf.value().replicas) ? oldSelf.value().replicas : 1) < 3 || (has(self.replicas) ? self.replicas : 1) < 3)) || (oldSelf.hasValue() && has(oldSelf.value().arbiter) != has(self.arbiter)) || !has(self.arbiter) || (has(self.replicas) && self.replicas == 2)",optionalOldSelf=true,fieldPath=".arbiter",message="spec.arbiter is for two-node OpenShift and needs replicas 2: with 3 to 5 control-plane nodes etcd keeps quorum without an arbiter; remove spec.arbiter or set replicas to 2"
 // +kubebuilder:validation:XValidation:rule="(oldSelf.hasValue() && has(oldSelf.value().arbiter) != has(self.arbiter)) || !has(self.arbiter) || (has(self.config.apiVIPs) && size(self.config.apiVIPs) > 0)",optionalOldSelf=true,fieldPath=".arbiter",message="spec.arbiter needs spec.config.apiVIPs and ingressVIPs: assisted-service installs two-node OpenShift with an arbiter on the baremetal platform only (keepalived VIPs), not behind an external load balancer"
 // +kubebuilder:validation:XValidation:rule="(oldSelf.hasValue() && (has(oldSelf.value().replicas) ? oldSelf.value().replicas : 1) != (has(self.replicas) ? self.replicas : 1) && ((has(oldSelf.value().replicas) ? oldSelf.value().replicas : 1) < 3 || (has(self.replicas) ? self.replicas : 1) < 3)) || (has(self.replicas) && self.replicas != 1) || !has(self.config.apiVIPs) || size(self.config.apiVIPs) == 0",optionalOldSelf=true,fieldPath=".config.apiVIPs",message="a single-node control plane (replicas 1, also when replicas is not set) takes no apiVIPs or ingressVIPs: single-node OpenShift is installed on platform None and serves its API and ingress on the node's own address, so the VIPs would be ignored; remove them, or set replicas to 3, 4 or 5 (clusterctl generate cluster sets 1 unless --control-plane-machine-count is given)"
 // +kubebuilder:validation:XValidation:rule="(oldSelf.hasValue() && has(oldSelf.value().arbiter) != has(self.arbiter)) || !has(self.config.diskEncryption) || !has(self.config.diskEncryption.enableOn) || !self.config.diskEncryption.enableOn.contains('arbiters') || has(self.arbiter)",optionalOldSelf=true,fieldPath=".config.diskEncryption.enableOn",message="diskEncryption.enableOn names arbiters but the cluster has none (spec.arbiter): use masters, workers or all"
 // +kubebuilder:validation:XValidation:rule="((has(oldSelf.replicas) ? oldSelf.replicas : 1) != (has(self.replicas) ? self.replicas : 1) && ((has(oldSelf.replicas) ? oldSelf.replicas : 1) < 3 || (has(self.replicas) ? self.replicas : 1) < 3)) || has(self.arbiter) == has(oldSelf.arbiter)",fieldPath=".arbiter",message="spec.arbiter cannot be added or removed: OpenShift cannot turn two nodes with an arbiter into a control plane without one, or back; create a new cluster with the topology you want"
+// +kubebuilder:validation:XValidation:rule="(oldSelf.hasValue() && (has(oldSelf.value().replicas) ? oldSelf.value().replicas : 1) != (has(self.replicas) ? self.replicas : 1) && ((has(oldSelf.value().replicas) ? oldSelf.value().replicas : 1) < 3 || (has(self.replicas) ? self.replicas : 1) < 3)) || (oldSelf.hasValue() && has(oldSelf.value().fencing) != has(self.fencing)) || !has(self.fencing) || (has(self.replicas) && self.replicas == 2)",optionalOldSelf=true,fieldPath=".fencing",message="spec.fencing is for two-node OpenShift and needs replicas 2: with 3 to 5 control-plane nodes etcd keeps quorum without fencing; remove spec.fencing or set replicas to 2"
+// +kubebuilder:validation:XValidation:rule="(oldSelf.hasValue() && (has(oldSelf.value().arbiter) != has(self.arbiter) || has(oldSelf.value().fencing) != has(self.fencing))) || !has(self.fencing) || !has(self.arbiter)",optionalOldSelf=true,fieldPath=".fencing",message="spec.fencing and spec.arbiter are two different two-node topologies: keep etcd's quorum with an arbiter node or by fencing, not both; remove one of them"
+// +kubebuilder:validation:XValidation:rule="(oldSelf.hasValue() && (has(oldSelf.value().fencing) != has(self.fencing) || oldSelf.value().machineTemplate.infrastructureRef.kind == self.machineTemplate.infrastructureRef.kind)) || !has(self.fencing) || self.machineTemplate.infrastructureRef.kind == 'Metal3MachineTemplate'",optionalOldSelf=true,fieldPath=".fencing",message="spec.fencing needs Metal3 control-plane hosts (a Metal3MachineTemplate): each host's fencing credentials are its BareMetalHost's BMC address and credentials, and hosts without a BareMetalHost have none; use a Metal3MachineTemplate whose hosts have redfish BMCs, or spec.arbiter"
+// +kubebuilder:validation:XValidation:rule="oldSelf.hasValue() || !has(self.fencing) || self.distributionVersion.matches('^v?(4[.](2[0-9]|[3-9][0-9]|[1-9][0-9][0-9]+)|[5-9]|[1-9][0-9]+)[.]')",optionalOldSelf=true,fieldPath=".fencing",message="spec.fencing needs OpenShift 4.20 or later (assisted-service installs two-node OpenShift with fencing from 4.20, as tech preview until 4.22): set distributionVersion to 4.20 or later, or use spec.arbiter (from 4.19)"
+// +kubebuilder:validation:XValidation:rule="((has(oldSelf.replicas) ? oldSelf.replicas : 1) != (has(self.replicas) ? self.replicas : 1) && ((has(oldSelf.replicas) ? oldSelf.replicas : 1) < 3 || (has(self.replicas) ? self.replicas : 1) < 3)) || has(self.fencing) == has(oldSelf.fencing)",fieldPath=".fencing",message="spec.fencing cannot be added or removed: OpenShift cannot turn two nodes with fencing into another control-plane topology, or back; create a new cluster with the topology you want"
 // +kubebuilder:validation:XValidation:rule="(oldSelf.hasValue() && (has(oldSelf.value().replicas) ? oldSelf.value().replicas : 1) != (has(self.replicas) ? self.replicas : 1) && ((has(oldSelf.value().replicas) ? oldSelf.value().replicas : 1) < 3 || (has(self.replicas) ? self.replicas : 1) < 3)) || !has(self.openshiftAssistedConfigSpec) || !has(self.openshiftAssistedConfigSpec.nodeRegistration) || !has(self.openshiftAssistedConfigSpec.nodeRegistration.name) || size(self.openshiftAssistedConfigSpec.nodeRegistration.name) == 0 || self.openshiftAssistedConfigSpec.nodeRegistration.name.startsWith('$') || (has(self.replicas) && self.replicas == 1)",optionalOldSelf=true,fieldPath=".openshiftAssistedConfigSpec.nodeRegistration.name",message="nodeRegistration.name must not be a fixed name when replicas is more than 1: every control-plane host would be installed with that same hostname; leave it unset so that each host is named after its Machine, or name a host metadata variable such as METADATA_NAME with a leading dollar sign"
 // +kubebuilder:validation:XValidation:rule="(oldSelf.hasValue() && (has(oldSelf.value().replicas) ? oldSelf.value().replicas : 1) != (has(self.replicas) ? self.replicas : 1) && ((has(oldSelf.value().replicas) ? oldSelf.value().replicas : 1) < 3 || (has(self.replicas) ? self.replicas : 1) < 3)) || !has(self.openshiftAssistedConfigSpec) || !has(self.openshiftAssistedConfigSpec.nodeRegistration) || !has(self.openshiftAssistedConfigSpec.nodeRegistration.providerID) || size(self.openshiftAssistedConfigSpec.nodeRegistration.providerID) == 0 || self.openshiftAssistedConfigSpec.nodeRegistration.providerID.contains('$') || (has(self.replicas) && self.replicas == 1)",optionalOldSelf=true,fieldPath=".openshiftAssistedConfigSpec.nodeRegistration.providerID",message="nodeRegistration.providerID must not be fixed when replicas is more than 1: every control-plane host would register with that same providerID; leave it unset, or build it from a host metadata variable such as METADATA_UUID written with a leading dollar sign"
 type OpenshiftAssistedControlPlaneSpec struct {
@@ -64,19 +69,19 @@ type OpenshiftAssistedControlPlaneSpec struct {
 	OpenshiftAssistedConfigSpec bootstrapv1.OpenshiftAssistedConfigSpec `json:"openshiftAssistedConfigSpec,omitempty,omitzero"`
 
 	// replicas is the number of control-plane nodes: 1 for single-node OpenShift, 2 for two-node
-	// OpenShift with an arbiter (spec.arbiter, which adds the arbiter node), or 3, 4 or 5
-	// (two-node OpenShift with fencing is not supported).
+	// OpenShift with an arbiter (spec.arbiter, which adds the arbiter node) or with fencing
+	// (spec.fencing), or 3, 4 or 5.
 	// A highly available control plane (3, 4 or 5) scales between 3, 4 and 5; it cannot become a
 	// single node, nor can single-node OpenShift grow to more control-plane nodes, nor can a
-	// two-node cluster with an arbiter change its number: OpenShift supports none of these
+	// two-node cluster change its number: OpenShift supports none of these
 	// (create a new cluster instead). This holds for the scale subresource too.
 	// +optional
 	// +kubebuilder:default=1
-	// +kubebuilder:validation:XValidation:rule="self in [1, 2, 3, 4, 5]",message="replicas must be 1 (single-node OpenShift), 2 (two-node OpenShift with spec.arbiter), 3, 4 or 5: OpenShift supports no other number of control-plane nodes"
+	// +kubebuilder:validation:XValidation:rule="self in [1, 2, 3, 4, 5]",message="replicas must be 1 (single-node OpenShift), 2 (two-node OpenShift with spec.arbiter or spec.fencing), 3, 4 or 5: OpenShift supports no other number of control-plane nodes"
 	// +kubebuilder:validation:XValidation:rule="!(oldSelf == 1 && self > 1)",message="replicas cannot change from 1 to more: single-node OpenShift cannot be grown to a highly available control plane; create a new cluster with replicas 3 (add capacity to this one with workers instead)"
 	// +kubebuilder:validation:XValidation:rule="!(oldSelf > 1 && self == 1)",message="replicas cannot change from 2, 3, 4 or 5 to 1: a highly available control plane cannot be reduced to a single node: etcd would lose quorum and OpenShift does not support the change; keep the replicas, or create a new single-node cluster"
-	// +kubebuilder:validation:XValidation:rule="!(oldSelf > 2 && self == 2)",message="replicas cannot change from 3, 4 or 5 to 2: a highly available control plane cannot become two-node OpenShift, which is installed with its arbiter; keep 3, 4 or 5, or create a new cluster with replicas 2 and spec.arbiter"
-	// +kubebuilder:validation:XValidation:rule="!(oldSelf == 2 && self > 2)",message="replicas cannot change from 2 to 3, 4 or 5: two-node OpenShift with an arbiter cannot grow its control plane; create a new cluster with replicas 3 (add capacity to this one with workers instead)"
+	// +kubebuilder:validation:XValidation:rule="!(oldSelf > 2 && self == 2)",message="replicas cannot change from 3, 4 or 5 to 2: a highly available control plane cannot become two-node OpenShift, which is installed with its arbiter or its fencing; keep 3, 4 or 5, or create a new cluster with replicas 2 and spec.arbiter or spec.fencing"
+	// +kubebuilder:validation:XValidation:rule="!(oldSelf == 2 && self > 2)",message="replicas cannot change from 2 to 3, 4 or 5: two-node OpenShift (with an arbiter or with fencing) cannot grow its control plane; create a new cluster with replicas 3 (add capacity to this one with workers instead)"
 	Replicas *int32 `json:"replicas,omitempty"`
 
 	// distributionVersion is the OpenShift version of the cluster, for example 4.17.3 or 4.18.0-rc.2.
@@ -106,6 +111,19 @@ type OpenshiftAssistedControlPlaneSpec struct {
 	// ingress VIPs (the baremetal platform). It cannot be added to or removed from a cluster.
 	// +optional
 	Arbiter *OpenshiftAssistedControlPlaneArbiterSpec `json:"arbiter,omitempty"`
+
+	// fencing makes the cluster two-node OpenShift with fencing (TNF): with replicas 2 and no
+	// arbiter, etcd keeps serving when one node fails because the survivor's pacemaker powers the
+	// failed node off through its BMC (fence_redfish) and carries on as a single etcd member, which
+	// the returning node joins again. Each control-plane host's fencing credentials are its
+	// BareMetalHost's BMC address (a redfish address) and credentials Secret, copied by the
+	// bootstrap provider into a Secret beside the host's Agent (Agent spec.fencingCredentialsSecretRef).
+	// Needs Metal3 hosts (a Metal3MachineTemplate), OpenShift 4.20 or later (tech preview until
+	// 4.22), and a hub whose assisted-service supports it (its Agent CRD has
+	// spec.fencingCredentialsSecretRef and it runs with TNF_CLUSTERS_SUPPORT=true). It cannot be
+	// added to or removed from a cluster, nor combined with spec.arbiter.
+	// +optional
+	Fencing *OpenshiftAssistedControlPlaneFencingSpec `json:"fencing,omitempty"`
 }
 
 // DiskEncryption configures disk encryption of the cluster's nodes: the AgentClusterInstall's
@@ -128,6 +146,24 @@ type DiskEncryption struct {
 	// tangServers is a JSON list of the tang servers ({"url", "thumbprint"} objects), for mode tang.
 	// +optional
 	TangServers string `json:"tangServers,omitempty"`
+}
+
+// FencingCredentialsSource says where the fencing credentials of two-node OpenShift's hosts come from.
+// +kubebuilder:validation:Enum=BareMetalHost
+type FencingCredentialsSource string
+
+// FencingCredentialsFromBareMetalHost takes them from each control-plane host's BareMetalHost (spec.bmc.address,
+// spec.bmc.credentialsName and spec.bmc.disableCertificateVerification).
+const FencingCredentialsFromBareMetalHost FencingCredentialsSource = "BareMetalHost"
+
+// OpenshiftAssistedControlPlaneFencingSpec describes the fencing of two-node OpenShift with fencing.
+type OpenshiftAssistedControlPlaneFencingSpec struct {
+	// credentialsFrom says where each control-plane host's fencing credentials (its BMC's redfish
+	// address, username, password and whether its certificate is verified) come from:
+	// BareMetalHost, the only source, reads them from the host's BareMetalHost.
+	// +optional
+	// +kubebuilder:default=BareMetalHost
+	CredentialsFrom FencingCredentialsSource `json:"credentialsFrom,omitempty"`
 }
 
 // OpenshiftAssistedControlPlaneArbiterSpec describes the arbiter node of two-node OpenShift.

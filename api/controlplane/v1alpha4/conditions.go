@@ -71,6 +71,12 @@ const (
 	// assisted-service's "arbiter" role instead of "master". The control plane sets it; the
 	// bootstrap provider reads it.
 	ArbiterMachineLabel = "controlplane.cluster.x-k8s.io/arbiter"
+
+	// FencingMachineLabel marks the control-plane Machines of two-node OpenShift with fencing
+	// (spec.fencing): the bootstrap provider gives each one's host the fencing credentials of its
+	// BareMetalHost (Agent spec.fencingCredentialsSecretRef). The control plane sets it; the
+	// bootstrap provider reads it.
+	FencingMachineLabel = "controlplane.cluster.x-k8s.io/fencing"
 )
 
 // Condition types of the OpenshiftAssistedControlPlane.
@@ -122,7 +128,10 @@ const (
 	NotOwnedReason = "NotOwned"
 	// ArbiterNotSupportedReason (on Available): spec.arbiter is set but the hub's
 	// assisted-service (its AgentClusterInstall CRD) has no arbiter support.
-	ArbiterNotSupportedReason      = "ArbiterNotSupported"
+	ArbiterNotSupportedReason = "ArbiterNotSupported"
+	// FencingNotSupportedReason (on Available): spec.fencing is set but the hub's assisted-service
+	// (its Agent CRD) has no fencing support (spec.fencingCredentialsSecretRef).
+	FencingNotSupportedReason      = "FencingNotSupported"
 	InstalledReason                = "Installed"
 	KubeconfigNotAvailableReason   = "KubeconfigNotAvailable"
 	KubeconfigAvailableReason      = "KubeconfigAvailable"

@@ -19,6 +19,7 @@ package controllers_test
 import (
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"testing"
 	"time"
@@ -182,6 +183,10 @@ type hostOptions struct {
 	// bmc is the BareMetalHost's BMC address (default: redfish virtual media).
 	bmc      string
 	bootMode bmov1alpha1.BootMode
+	// bmcCredentials names the BareMetalHost's BMC credentials Secret.
+	bmcCredentials string
+	// labels are further labels of the Machine (the control plane's, such as its fencing label).
+	labels map[string]string
 }
 
 // newHost creates a Machine named name owning its config, as Cluster API would (owner
@@ -202,12 +207,14 @@ func (l *lab) newHost(t *testing.T, name string, o hostOptions) *host {
 		if o.bmc != "" {
 			h.bmh.Spec.BMC.Address = o.bmc
 		}
+		h.bmh.Spec.BMC.CredentialsName = o.bmcCredentials
 		g.Expect(env.Client.Create(ctx, h.bmh)).To(Succeed())
 	}
 	labels := map[string]string{clusterv1.ClusterNameLabel: l.cluster.Name}
 	if o.controlPlane {
 		labels[clusterv1.MachineControlPlaneLabel] = ""
 	}
+	maps.Copy(labels, o.labels)
 	h.machine = &clusterv1.Machine{
 		ObjectMeta: metav1.ObjectMeta{Namespace: l.ns, Name: name, Labels: labels},
 		Spec: clusterv1.MachineSpec{

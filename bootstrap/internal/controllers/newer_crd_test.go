@@ -26,12 +26,15 @@ import (
 	hiveextv1beta1 "github.com/openshift/assisted-service/api/hiveextension/v1beta1"
 	aiv1beta1 "github.com/openshift/assisted-service/api/v1beta1"
 	"github.com/openshift/assisted-service/models"
+	corev1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	bootstrapv1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/bootstrap/v1alpha2"
+	controlplanev1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/controlplane/v1alpha4"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/support/testenv"
 )
 
@@ -120,4 +123,58 @@ func TestInfraEnvTakesTheClusterMirrors(t *testing.T) {
 		_, found, why := infraEnvRef(g)
 		g.Expect(found).To(BeFalse(), why)
 	}, timeout).Should(Succeed())
+}
+
+// TestFencingCredentialsReachTheAgent: on a hub with the newest assisted-service CRDs, the Agent
+// of a host of two-node OpenShift with fencing gets spec.fencingCredentialsSecretRef, naming a
+// Secret beside it, owned by the host's config, with assisted-service's keys taken from the
+// host's BareMetalHost; a host whose BMC is not redfish (iLO 5 virtual media) is not approved, and its config says why,
+// without quoting the credentials.
+func TestFencingCredentialsReachTheAgent(t *testing.T) {
+	g := NewWithT(t)
+	ctx := context.Background()
+	l := newLab(t, models.ClusterStatusInsufficient)
+	restore, err := testenv.UseNewestCRDs(ctx, env.Client, l.ns)
+	g.Expect(err).NotTo(HaveOccurred())
+	t.Cleanup(func() { g.Expect(restore(context.Background())).To(Succeed()) })
+	simulator.setNewerCRD(l.ns)
+	g.Expect(env.Client.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: l.ns, Name: "bmc"},
+		Data: map[string][]byte{"username": []byte("admin"), "password": []byte("s3cr3t-bmc")}})).To(Succeed())
+	fencing := map[string]string{controlplanev1.FencingMachineLabel: ""}
+	good := l.newHost(t, "cp-0", hostOptions{controlPlane: true, mac: "52:54:00:00:11:01", bmcCredentials: "bmc", labels: fencing})
+	ilo := l.newHost(t, "cp-1", hostOptions{controlPlane: true, mac: "52:54:00:00:11:02", bmcCredentials: "bmc", labels: fencing, bmc: "ilo5-virtualmedia://10.0.0.9"})
+
+	agent := agentOf(t, good)
+	g.Eventually(func(g Gomega) {
+		u := &unstructured.Unstructured{}
+		u.SetGroupVersionKind(aiv1beta1.GroupVersion.WithKind("Agent"))
+		g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(agent), u)).To(Succeed())
+		ref, _, _ := unstructured.NestedString(u.Object, "spec", "fencingCredentialsSecretRef")
+		g.Expect(ref).To(Equal("cp-0-fencing-credentials"))
+		approved, _, _ := unstructured.NestedBool(u.Object, "spec", "approved")
+		g.Expect(approved).To(BeTrue())
+	}, timeout).Should(Succeed())
+	secret := &corev1.Secret{}
+	g.Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: agent.Namespace, Name: "cp-0-fencing-credentials"}, secret)).To(Succeed())
+	g.Expect(secret.Data).To(Equal(map[string][]byte{
+		"address": []byte(good.bmh.Spec.BMC.Address), "username": []byte("admin"), "password": []byte("s3cr3t-bmc"), "certificateVerification": []byte("Enabled"),
+	}))
+	cfg := get(g, good.config)
+	g.Expect(metav1.IsControlledBy(secret, cfg)).To(BeTrue(), "deleted with the host's config")
+
+	g.Eventually(func(g Gomega) {
+		c := condition(g, ilo.config, bootstrapv1.AgentApprovedCondition)
+		g.Expect(c.Reason).To(Equal(bootstrapv1.FencingCredentialsUnavailableReason))
+		g.Expect(c.Message).To(ContainSubstring("BMC address uses ilo5-virtualmedia"))
+	}, timeout).Should(Succeed())
+	iloAgent := agentOf(t, ilo)
+	g.Expect(get(g, iloAgent).Spec.Approved).To(BeFalse(), "a host that cannot be fenced is not installed")
+	for _, c := range get(g, ilo.config).Status.Conditions {
+		g.Expect(c.Message).NotTo(ContainSubstring("s3cr3t-bmc"))
+	}
+	events := &eventsv1.EventList{}
+	g.Expect(env.Client.List(ctx, events, client.InNamespace(l.ns))).To(Succeed())
+	for _, e := range events.Items {
+		g.Expect(e.Note).NotTo(ContainSubstring("s3cr3t-bmc"))
+	}
 }

@@ -591,6 +591,20 @@ func (r *OpenshiftAssistedConfigReconciler) reconcileAgent(ctx context.Context, 
 		setWaitingAfter(c, bootstrapv1.AgentRegisteredCondition, bootstrapv1.WaitingForApprovalReason, "Not approving Agent "+agent.Name+": "+err.Error())
 		return false, nil //nolint:nilerr // reported in the condition; retried when the Machine, host or Agent changes
 	}
+	if needsFencing(s.machine) && !hostInstallStarted(agent) {
+		problem, err := r.reconcileFencing(ctx, s, agent)
+		if err != nil {
+			return false, err
+		}
+		if problem != "" {
+			msg := "Not approving Agent " + agent.Name + ": " + problem
+			if saysOtherwise(c, bootstrapv1.AgentApprovedCondition, msg) {
+				r.Recorder.Eventf(c, agent, corev1.EventTypeWarning, bootstrapv1.FencingCredentialsUnavailableReason, "ApproveAgent", msg)
+			}
+			setWaitingAfter(c, bootstrapv1.AgentRegisteredCondition, bootstrapv1.FencingCredentialsUnavailableReason, msg)
+			return false, nil
+		}
+	}
 	before := agent.DeepCopy()
 	wasApproved := agent.Spec.Approved
 	applyAgentSettings(agent, settings)

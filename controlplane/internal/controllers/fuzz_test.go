@@ -155,11 +155,15 @@ func controlPlaneFuzzObjects(p *fuzzpick.Picker) ([]client.Object, fuzzWorld) {
 		oacp.Spec.MachineTemplate.Spec.InfrastructureRef.Kind = "Unknown"
 	}
 	oacp.Spec.OpenshiftAssistedConfigSpec.NodeRegistration.Name = p.Pick("", "master-0")
-	if p.Intn(4) == 3 {
+	switch p.Intn(4) {
+	case 3:
 		// Two nodes and an arbiter (whatever replicas was picked: the API server would refuse
 		// some of these shapes; the reconciler must not panic on them either).
 		oacp.Spec.Arbiter = &controlplanev1.OpenshiftAssistedControlPlaneArbiterSpec{MachineTemplate: controlplanev1.OpenshiftAssistedControlPlaneMachineTemplate{
 			Spec: controlplanev1.OpenshiftAssistedControlPlaneMachineTemplateSpec{InfrastructureRef: clusterv1.ContractVersionedObjectReference{APIGroup: capm3v1beta2.GroupVersion.Group, Kind: "Metal3MachineTemplate", Name: p.Pick("arbiter", "gone")}}}}
+	case 2:
+		// Two nodes with fencing, on a hub whose Agent CRD the fake client does not serve.
+		oacp.Spec.Fencing = &controlplanev1.OpenshiftAssistedControlPlaneFencingSpec{CredentialsFrom: controlplanev1.FencingCredentialsFromBareMetalHost}
 	}
 	if p.Bool() {
 		oacp.Status.DistributionVersion = p.Pick(versions...)

@@ -57,8 +57,8 @@ type templateMetadata struct {
 }
 
 // machineObjectLabels are the labels of a control-plane Machine, its infrastructure and its
-// config: the template's, the control plane's own (machineLabels), the arbiter's, and the watch
-// label.
+// config: the template's, the control plane's own (machineLabels), the arbiter's, the fencing one
+// of two-node OpenShift with fencing, and the watch label.
 func machineObjectLabels(s *scope, arbiter bool) map[string]string {
 	lbls := maps.Clone(machineTemplate(s.oacp, arbiter).ObjectMeta.Labels)
 	if lbls == nil {
@@ -67,6 +67,9 @@ func machineObjectLabels(s *scope, arbiter bool) map[string]string {
 	maps.Copy(lbls, machineLabels(s.oacp, s.cluster))
 	if arbiter {
 		lbls[controlplanev1.ArbiterMachineLabel] = ""
+	}
+	if s.oacp.Spec.Fencing != nil {
+		lbls[controlplanev1.FencingMachineLabel] = ""
 	}
 	copyWatchLabel(lbls, s.oacp)
 	return lbls

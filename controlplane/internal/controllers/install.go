@@ -482,6 +482,9 @@ func (r *OpenshiftAssistedControlPlaneReconciler) reconcileAgentClusterInstall(c
 			return nil
 		}
 	}
+	if err := r.checkFencingSupport(ctx, s); err != nil {
+		return err
+	}
 	workers, err := r.day1Workers(ctx, s)
 	if err != nil {
 		return err

@@ -66,7 +66,7 @@ const (
 )
 
 // Releases the in-process registry serves, and the Kubernetes version each carries.
-var releases = map[string]string{"4.17.3": "1.30.4", "4.18.0": "1.31.2", "4.19.0": "1.32.1"}
+var releases = map[string]string{"4.17.3": "1.30.4", "4.18.0": "1.31.2", "4.19.0": "1.32.1", "4.20.0": "1.33.2"}
 
 // releaseDigests are the digests of the releases' x86_64 images, by version.
 var releaseDigests = map[string]string{}

@@ -61,6 +61,8 @@ type fixtureOptions struct {
 	// arbiter makes the cluster two-node OpenShift with an arbiter, whose Machine is cloned from
 	// a template of its own (<cluster>-arbiter).
 	arbiter bool
+	// fencing makes the cluster two-node OpenShift with fencing (spec.fencing).
+	fencing bool
 	// releaseRepository overrides the release image repository (default: the in-process registry;
 	// "-": no override, OpenShift's repository on quay.io).
 	releaseRepository string
@@ -190,6 +192,9 @@ func newFixture(ctx context.Context, t *testing.T, o fixtureOptions) *fixture {
 				}},
 			},
 		}
+	}
+	if o.fencing {
+		oacp.Spec.Fencing = &controlplanev1.OpenshiftAssistedControlPlaneFencingSpec{CredentialsFrom: controlplanev1.FencingCredentialsFromBareMetalHost}
 	}
 	if !o.withoutOwnership {
 		// What Cluster API's Cluster controller does for the control plane it references.

@@ -21,6 +21,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -152,6 +153,57 @@ func arbiter() *controlplanev1.OpenshiftAssistedControlPlaneArbiterSpec {
 	}}
 }
 
+// fencing is a valid spec.fencing: its default source.
+func fencing() *controlplanev1.OpenshiftAssistedControlPlaneFencingSpec {
+	return &controlplanev1.OpenshiftAssistedControlPlaneFencingSpec{}
+}
+
+// TestTwoNodesWithFencing checks that two-node OpenShift with fencing is accepted with the
+// credentials of the hosts' BareMetalHosts (the default), and that it can neither lose its
+// fencing, nor change its number of control-plane nodes, nor move to hosts without
+// BareMetalHosts; a later upgrade is not held to the version rule of new clusters.
+func TestTwoNodesWithFencing(t *testing.T) {
+	g := NewWithT(t)
+	ctx := context.Background()
+	ns, err := env.CreateNamespace(ctx, "fencing")
+	g.Expect(err).NotTo(HaveOccurred())
+	cp := controlPlane(ns, "tnf")
+	cp.Spec.Replicas = ptr.To[int32](2)
+	cp.Spec.DistributionVersion = "4.20.2"
+	cp.Spec.Fencing = fencing()
+	g.Expect(env.Client.Create(ctx, cp)).To(Succeed())
+	g.Expect(cp.Spec.Fencing.CredentialsFrom).To(Equal(controlplanev1.FencingCredentialsFromBareMetalHost))
+
+	for _, tt := range []struct {
+		name    string
+		mutate  func(*controlplanev1.OpenshiftAssistedControlPlane)
+		message string
+	}{
+		{"removed", func(cp *controlplanev1.OpenshiftAssistedControlPlane) { cp.Spec.Fencing = nil }, "spec.fencing cannot be added or removed"},
+		{"three replicas", func(cp *controlplanev1.OpenshiftAssistedControlPlane) { cp.Spec.Replicas = ptr.To[int32](3) },
+			"replicas cannot change from 2 to 3, 4 or 5: two-node OpenShift (with an arbiter or with fencing) cannot grow its control plane"},
+		{"agent hosts", func(cp *controlplanev1.OpenshiftAssistedControlPlane) {
+			cp.Spec.MachineTemplate.Spec.InfrastructureRef.Kind = "OpenshiftAssistedMachineTemplate"
+		}, "spec.fencing needs Metal3 control-plane hosts"},
+		{"an unknown source", func(cp *controlplanev1.OpenshiftAssistedControlPlane) { cp.Spec.Fencing.CredentialsFrom = "Secret" },
+			`spec.fencing.credentialsFrom: Unsupported value: "Secret"`},
+	} {
+		changed := cp.DeepCopy()
+		tt.mutate(changed)
+		err := env.Client.Update(ctx, changed)
+		g.Expect(err).To(MatchError(ContainSubstring(tt.message)), tt.name)
+		var status apierrors.APIStatus
+		g.Expect(errors.As(err, &status)).To(BeTrue())
+		// The API server adds a cause without a field when a schema error kept it from the CEL rules.
+		causes := slices.DeleteFunc(slices.Clone(status.Status().Details.Causes), func(c metav1.StatusCause) bool { return c.Field == "<nil>" })
+		g.Expect(causes).To(HaveLen(1), "%s: only the rule the change breaks speaks: %v", tt.name, err)
+	}
+
+	upgraded := cp.DeepCopy()
+	upgraded.Spec.DistributionVersion = "4.22.1"
+	g.Expect(env.Client.Update(ctx, upgraded)).To(Succeed())
+}
+
 // TestTwoNodesWithArbiter checks that two-node OpenShift with an arbiter is accepted, and that it
 // can neither lose its arbiter, nor change its number of control-plane nodes (through the spec or
 // the scale subresource), since OpenShift supports no such transition.
@@ -229,13 +281,35 @@ func TestSchemaRejectsBadInput(t *testing.T) {
 		message string
 	}{
 		{"two replicas without an arbiter", func(cp *controlplanev1.OpenshiftAssistedControlPlane) { cp.Spec.Replicas = ptr.To[int32](2) },
-			"spec.replicas: Invalid value: replicas 2 needs spec.arbiter: two-node OpenShift keeps etcd's quorum with a third, smaller arbiter node"},
+			"spec.replicas: Invalid value: replicas 2 needs spec.arbiter or spec.fencing: two-node OpenShift keeps etcd's quorum either with a third, smaller arbiter node"},
+		{"fencing with three replicas", func(cp *controlplanev1.OpenshiftAssistedControlPlane) {
+			cp.Spec.Replicas = ptr.To[int32](3)
+			cp.Spec.Fencing = fencing()
+			cp.Spec.DistributionVersion = "4.20.0"
+		}, "spec.fencing: Invalid value: spec.fencing is for two-node OpenShift and needs replicas 2"},
+		{"fencing and an arbiter", func(cp *controlplanev1.OpenshiftAssistedControlPlane) {
+			cp.Spec.Replicas = ptr.To[int32](2)
+			cp.Spec.Fencing = fencing()
+			cp.Spec.Arbiter = arbiter()
+			cp.Spec.DistributionVersion = "4.20.0"
+		}, "spec.fencing: Invalid value: spec.fencing and spec.arbiter are two different two-node topologies"},
+		{"fencing on agent hosts", func(cp *controlplanev1.OpenshiftAssistedControlPlane) {
+			cp.Spec.Replicas = ptr.To[int32](2)
+			cp.Spec.Fencing = fencing()
+			cp.Spec.DistributionVersion = "4.20.0"
+			cp.Spec.MachineTemplate.Spec.InfrastructureRef.Kind = "OpenshiftAssistedMachineTemplate"
+		}, "spec.fencing: Invalid value: spec.fencing needs Metal3 control-plane hosts (a Metal3MachineTemplate)"},
+		{"fencing on OpenShift 4.19", func(cp *controlplanev1.OpenshiftAssistedControlPlane) {
+			cp.Spec.Replicas = ptr.To[int32](2)
+			cp.Spec.Fencing = fencing()
+			cp.Spec.DistributionVersion = "4.19.9"
+		}, "spec.fencing: Invalid value: spec.fencing needs OpenShift 4.20 or later"},
 		{"VIPs on a single node", func(cp *controlplanev1.OpenshiftAssistedControlPlane) { cp.Spec.Replicas = ptr.To[int32](1) },
 			"spec.config.apiVIPs: Invalid value: a single-node control plane (replicas 1, also when replicas is not set) takes no apiVIPs or ingressVIPs"},
 		{"VIPs without replicas", func(cp *controlplanev1.OpenshiftAssistedControlPlane) { cp.Spec.Replicas = nil },
 			"a single-node control plane (replicas 1, also when replicas is not set) takes no apiVIPs or ingressVIPs"},
 		{"six replicas", func(cp *controlplanev1.OpenshiftAssistedControlPlane) { cp.Spec.Replicas = ptr.To[int32](6) },
-			"replicas must be 1 (single-node OpenShift), 2 (two-node OpenShift with spec.arbiter), 3, 4 or 5"},
+			"replicas must be 1 (single-node OpenShift), 2 (two-node OpenShift with spec.arbiter or spec.fencing), 3, 4 or 5"},
 		{"an arbiter with three replicas", func(cp *controlplanev1.OpenshiftAssistedControlPlane) {
 			cp.Spec.Replicas = ptr.To[int32](3)
 			cp.Spec.Arbiter = arbiter()
@@ -356,6 +430,8 @@ func TestSchemaRejectsBadInput(t *testing.T) {
 		}, "replicas cannot change from 3, 4 or 5 to 2"},
 		{"an arbiter added", func(cp *controlplanev1.OpenshiftAssistedControlPlane) { cp.Spec.Arbiter = arbiter() },
 			"spec.arbiter cannot be added or removed: OpenShift cannot turn two nodes with an arbiter into a control plane without one, or back"},
+		{"fencing added", func(cp *controlplanev1.OpenshiftAssistedControlPlane) { cp.Spec.Fencing = fencing() },
+			"spec.fencing cannot be added or removed: OpenShift cannot turn two nodes with fencing into another control-plane topology, or back"},
 	}
 	for i, tt := range updates {
 		t.Run("update "+tt.name, func(t *testing.T) {
@@ -435,7 +511,7 @@ func TestReplicaTransitionsOpenShiftDoesNotSupport(t *testing.T) {
 		grow       = "replicas cannot change from 1 to more: single-node OpenShift cannot be grown to a highly available control plane; create a new cluster with replicas 3"
 		shrink     = "replicas cannot change from 2, 3, 4 or 5 to 1: a highly available control plane cannot be reduced to a single node: etcd would lose quorum"
 		toTwo      = "replicas cannot change from 3, 4 or 5 to 2: a highly available control plane cannot become two-node OpenShift"
-		growArbitr = "replicas cannot change from 2 to 3, 4 or 5: two-node OpenShift with an arbiter cannot grow its control plane"
+		growArbitr = "replicas cannot change from 2 to 3, 4 or 5: two-node OpenShift (with an arbiter or with fencing) cannot grow its control plane"
 	)
 	setReplicas := map[string]func(cp *controlplanev1.OpenshiftAssistedControlPlane, n int32) error{
 		"spec": func(cp *controlplanev1.OpenshiftAssistedControlPlane, n int32) error {

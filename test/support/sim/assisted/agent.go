@@ -203,6 +203,11 @@ func (s *Simulator) reconcileAgent(ctx context.Context, req ctrl.Request) (ctrl.
 	if err != nil {
 		return ctrl.Result{}, err
 	}
+	if cl != nil && specErr == "" && isOneOf(a.Status.DebugInfo.State, preInstallStates...) {
+		if specErr, err = s.syncFencing(ctx, a, cl); err != nil {
+			return ctrl.Result{}, err
+		}
+	}
 	running, onDisk, failValidation, disconnected := s.hostFlags(host.SystemUUID)
 	connected := running && !disconnected
 	bound := cl != nil
@@ -569,6 +574,9 @@ func (s *Simulator) ensureNode(ctx context.Context, a *aiv1beta1.Agent, h *inven
 	}
 	if err := workload.client.Status().Update(ctx, node); err != nil {
 		return fmt.Errorf("updating Node %s status in the workload cluster: %w", name, err)
+	}
+	if role == models.HostRoleMaster {
+		return s.writeFencingSecret(ctx, workload.client, a, name)
 	}
 	return nil
 }

@@ -156,7 +156,7 @@ func (s *Simulator) reconcileACI(ctx context.Context, req ctrl.Request) (ctrl.Re
 
 	cur := aci.Status.DebugInfo.State
 	next, info := cur, aci.Status.DebugInfo.StateInfo
-	backend, failing := backendState(aci, agents, arbiters)
+	backend, failing := backendState(aci, agents, arbiters, s.fencedAgents(agents))
 	s.mu.Lock()
 	installFault := s.failInstall[req.NamespacedName]
 	s.mu.Unlock()
@@ -300,7 +300,7 @@ func (s *Simulator) writeACIStatus(ctx context.Context, before, aci *hiveextv1be
 
 // backendState is the cluster's state before installation as assisted-service computes it: ready
 // when every bound host is known and there are enough control-plane hosts.
-func backendState(aci *hiveextv1beta1.AgentClusterInstall, agents []aiv1beta1.Agent, wantArbiters int) (string, string) {
+func backendState(aci *hiveextv1beta1.AgentClusterInstall, agents []aiv1beta1.Agent, wantArbiters int, fenced map[string]bool) (string, string) {
 	masters, arbiters, notReady := 0, 0, []string{}
 	for i := range agents {
 		a := &agents[i]
@@ -327,6 +327,10 @@ func backendState(aci *hiveextv1beta1.AgentClusterInstall, agents []aiv1beta1.Ag
 	case arbiters < wantArbiters:
 		return models.ClusterStatusInsufficient, fmt.Sprintf(
 			"Clusters with an arbiter must have at least %d arbiter nodes. Add hosts, or change their roles configurations to meet the requirement.", wantArbiters)
+	case want == 2 && wantArbiters == 0 && !isTNF(aci, agents, wantArbiters, fenced):
+		// internal/cluster/validator.go: two control-plane nodes need an arbiter or fencing.
+		return models.ClusterStatusInsufficient,
+			"The cluster must have exactly 2 dedicated control plane nodes and at least 1 arbiter node or the control plane nodes must have fencing credentials. Add or remove hosts, or change their roles configurations to meet the requirement."
 	}
 	return models.ClusterStatusReady, ""
 }
@@ -502,6 +506,7 @@ func (s *Simulator) forgetHost(agent types.NamespacedName) {
 	}
 	delete(s.roles, agent)
 	delete(s.bootstrap, agent)
+	delete(s.fencing, agent)
 }
 
 func (s *Simulator) forgetInstallSet(key types.NamespacedName) {

@@ -68,6 +68,12 @@ func agentIn(state string, role models.HostRole) aiv1beta1.Agent {
 }
 
 // TestBackendState: ready needs every host known and enough control-plane hosts.
+// named gives an Agent its name.
+func named(a aiv1beta1.Agent, name string) aiv1beta1.Agent {
+	a.Name = name
+	return a
+}
+
 func TestBackendState(t *testing.T) {
 	known, master, worker, auto := models.HostStatusKnown, models.HostRoleMaster, models.HostRoleWorker, models.HostRole("")
 	for _, tc := range []struct {
@@ -76,24 +82,31 @@ func TestBackendState(t *testing.T) {
 		agents   []aiv1beta1.Agent
 		arbiters int
 		want     string
+		fenced   map[string]bool
 	}{
-		{"no hosts", 1, nil, 0, models.ClusterStatusInsufficient},
-		{"SNO", 1, []aiv1beta1.Agent{agentIn(known, auto)}, 0, models.ClusterStatusReady},
+		{"no hosts", 1, nil, 0, models.ClusterStatusInsufficient, nil},
+		{"SNO", 1, []aiv1beta1.Agent{agentIn(known, auto)}, 0, models.ClusterStatusReady, nil},
 		{"a host not known", 3, []aiv1beta1.Agent{agentIn(known, master), agentIn(known, master), agentIn(models.HostStatusInsufficient, master)}, 0,
-			models.ClusterStatusInsufficient},
+			models.ClusterStatusInsufficient, nil},
 		{"too few masters", 3, []aiv1beta1.Agent{agentIn(known, master), agentIn(known, worker), agentIn(known, worker)}, 0,
-			models.ClusterStatusInsufficient},
+			models.ClusterStatusInsufficient, nil},
 		{"auto-assign counts as master", 3, []aiv1beta1.Agent{agentIn(known, master), agentIn(known, auto), agentIn(known, auto)}, 0,
-			models.ClusterStatusReady},
+			models.ClusterStatusReady, nil},
 		{"two masters and their arbiter", 2, []aiv1beta1.Agent{agentIn(known, master), agentIn(known, master), agentIn(known, HostRoleArbiter)}, 1,
-			models.ClusterStatusReady},
+			models.ClusterStatusReady, nil},
 		{"two masters, the arbiter missing", 2, []aiv1beta1.Agent{agentIn(known, master), agentIn(known, master)}, 1,
-			models.ClusterStatusInsufficient},
+			models.ClusterStatusInsufficient, nil},
 		{"an arbiter does not count as a master", 2, []aiv1beta1.Agent{agentIn(known, master), agentIn(known, HostRoleArbiter), agentIn(known, worker)}, 1,
-			models.ClusterStatusInsufficient},
+			models.ClusterStatusInsufficient, nil},
+		{"two masters without an arbiter or fencing", 2, []aiv1beta1.Agent{named(agentIn(known, master), "a"), named(agentIn(known, master), "b")}, 0,
+			models.ClusterStatusInsufficient, nil},
+		{"two masters, one with fencing credentials", 2, []aiv1beta1.Agent{named(agentIn(known, master), "a"), named(agentIn(known, master), "b")}, 0,
+			models.ClusterStatusInsufficient, map[string]bool{"a": true}},
+		{"two masters with fencing credentials (TNF)", 2, []aiv1beta1.Agent{named(agentIn(known, master), "a"), named(agentIn(known, master), "b")}, 0,
+			models.ClusterStatusReady, map[string]bool{"a": true, "b": true}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if got, why := backendState(aciWith(tc.cp, 0), tc.agents, tc.arbiters); got != tc.want {
+			if got, why := backendState(aciWith(tc.cp, 0), tc.agents, tc.arbiters, tc.fenced); got != tc.want {
 				t.Errorf("got %s (%s), want %s", got, why, tc.want)
 			}
 		})

@@ -148,6 +148,9 @@ type Simulator struct {
 	// OnClusterInstalled, when set, runs once a cluster has installed, before the
 	// ClusterDeployment is marked installed (the lab installs the ClusterVersion there).
 	OnClusterInstalled func(ctx context.Context, c InstalledCluster) error
+	// TNFClustersSupport is assisted-service's TNF_CLUSTERS_SUPPORT (default false, as upstream's):
+	// without it, fencing credentials are refused (fencing.go).
+	TNFClustersSupport bool
 	Recorder           events.EventRecorder
 	Clock              clock.PassiveClock
 
@@ -169,7 +172,9 @@ type Simulator struct {
 
 	mu sync.Mutex
 	// registered holds the Agents of the hosts that registered with this service (its database).
-	registered     map[types.NamespacedName]bool
+	registered map[types.NamespacedName]bool
+	// fencing holds the fencing credentials of the Agents' hosts (host.FencingCredentials).
+	fencing        map[types.NamespacedName]map[string][]byte
 	running        map[string]bool // system UUID → runs the discovery agent (ISO or disk image)
 	onDisk         map[string]bool // system UUID → OpenShift installed on its disk
 	bootedFromDisk map[string]bool // system UUID → its agent runs from a disk image, not the ISO
@@ -228,6 +233,7 @@ func (s *Simulator) SetupWithManager(_ context.Context, mgr ctrl.Manager, opts c
 	s.failInstall = map[types.NamespacedName]bool{}
 	s.installSets = map[types.NamespacedName]map[types.NamespacedName]bool{}
 	s.roles = map[types.NamespacedName]models.HostRole{}
+	s.fencing = map[types.NamespacedName]map[string][]byte{}
 	s.bootstrap = map[types.NamespacedName]bool{}
 	if err := s.startAPI(mgr); err != nil {
 		return err

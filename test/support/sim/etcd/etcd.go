@@ -77,6 +77,9 @@ type Simulator struct {
 	// Resync is how often membership and health are sampled and reported (default 300 ms; CEO's
 	// controllers resync every minute, but react to events).
 	Resync time.Duration
+	// Fencer is the BMCs that pacemaker reaches to fence a node of two-node OpenShift with fencing
+	// (fencing.go); nil: every fencing fails.
+	Fencer Fencer
 
 	client client.Client
 	// cache reads Nodes and the members' pods from the workload manager's informers, as CEO's
@@ -471,6 +474,13 @@ func (s *Simulator) reconcile(ctx context.Context, _ reconcile.Request) (ctrl.Re
 		} else {
 			s.configured = true
 		}
+	}
+	creds, err := s.fencingCredentials(ctx, nodes)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	if creds != nil && s.pacemaker(ctx, creds) {
+		return ctrl.Result{RequeueAfter: s.Resync}, nil
 	}
 	sampled, listed, sampleErr := s.sample(ctx)
 	if sampleErr != nil {

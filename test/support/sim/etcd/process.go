@@ -56,6 +56,10 @@ type member struct {
 	// restarts it after crashBackoff(crashes), as long as its Node runs.
 	crashed bool
 	crashes int
+	// fencedAt is when pacemaker last fenced the member's host (two-node OpenShift with fencing);
+	// fenceAttempt when it last tried, fenceError why that failed ("" when it did not).
+	fencedAt, fenceAttempt time.Time
+	fenceError             string
 }
 
 // crashBackoff is the kubelet's CrashLoopBackOff before the n-th restart of a container that
@@ -94,11 +98,12 @@ func freeURL() (string, error) {
 }
 
 // start starts the member's etcd process. initialCluster and state are the --initial-cluster
-// and --initial-cluster-state flags (ignored by etcd when the data dir holds a member already).
+// and --initial-cluster-state flags (ignored by etcd when the data dir holds a member already);
+// extra are further flags (--force-new-cluster).
 //
 // The lab listens on 127.0.0.1 over plain http; production listens on https://<nodeIP>:2379 and
 // https://<nodeIP>:2380 with the serving and peer certificates CEO issues (bindata/etcd/pod.gotpl.yaml).
-func (s *Simulator) start(m *member, initialCluster []string, state string) error {
+func (s *Simulator) start(m *member, initialCluster []string, state string, extra ...string) error {
 	if err := os.MkdirAll(filepath.Dir(m.dataDir), 0o700); err != nil {
 		return fmt.Errorf("creating the folder of %s: %w", m.dataDir, err)
 	}
@@ -122,6 +127,7 @@ func (s *Simulator) start(m *member, initialCluster []string, state string) erro
 		"--unsafe-no-fsync",
 		"--log-level=warn",
 	}
+	args = append(args, extra...)
 	// Not tied to a context: the simulator kills it itself (power cuts, wipes, Stop).
 	cmd := exec.CommandContext(context.Background(), s.binary, args...)
 	cmd.Stdout, cmd.Stderr = logFile, logFile

@@ -62,6 +62,8 @@ type Host struct {
 	Hostname string
 	// BMCAddress is the address of its BMC, as in BareMetalHost.spec.bmc.address.
 	BMCAddress string
+	// BMCUsername and BMCPassword are the credentials its BMC accepts (none: it accepts none).
+	BMCUsername, BMCPassword string
 	// SystemUUID is the SMBIOS system UUID: assisted-service names the host's Agent after it,
 	// and the kubelet reports it in Node.status.nodeInfo.systemUUID.
 	SystemUUID   string
