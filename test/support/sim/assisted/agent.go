@@ -559,7 +559,7 @@ func (s *Simulator) ensureNode(ctx context.Context, a *aiv1beta1.Agent, h *inven
 	node.Status = corev1.NodeStatus{
 		Capacity:    corev1.ResourceList{corev1.ResourceCPU: *cpu, corev1.ResourceMemory: *mem},
 		Allocatable: corev1.ResourceList{corev1.ResourceCPU: *cpu, corev1.ResourceMemory: *mem},
-		Addresses:   h.NodeAddresses(),
+		Addresses:   h.NodeAddresses(statusMachineNetworks(cl.aci)...),
 		NodeInfo: corev1.NodeSystemInfo{
 			SystemUUID: strings.ToLower(h.SystemUUID), MachineID: strings.ReplaceAll(strings.ToLower(h.SystemUUID), "-", ""),
 			BootID: string(a.UID), OSImage: "Red Hat Enterprise Linux CoreOS (simulated)", OperatingSystem: "linux",

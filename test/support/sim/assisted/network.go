@@ -448,3 +448,16 @@ func belongsToMajorityGroup(aci *hiveextv1beta1.AgentClusterInstall, inMachineNe
 	}
 	return validationStatusFailure, "No connectivity to the majority of hosts in the cluster", true
 }
+
+// statusMachineNetworks are the machine networks assisted-service took for the cluster (its
+// status), the spec's until it reported them.
+func statusMachineNetworks(aci *hiveextv1beta1.AgentClusterInstall) []string {
+	var out []string
+	for _, m := range aci.Status.MachineNetwork {
+		out = append(out, m.CIDR)
+	}
+	if len(out) == 0 {
+		out = networksOf(aci).machine
+	}
+	return out
+}

@@ -23,6 +23,7 @@ package inventory
 import (
 	"context"
 	"fmt"
+	"net/netip"
 	"strconv"
 	"strings"
 	"sync"
@@ -189,10 +190,26 @@ func (h *Host) InstallationDiskID() string {
 	return diskID(h.Disks[0])
 }
 
-// NodeAddresses are the addresses the kubelet reports.
-func (h *Host) NodeAddresses() []corev1.NodeAddress {
+// NodeAddresses are the addresses the kubelet reports: its address in each of the cluster's
+// machine networks, in their order (the primary family first, as OpenShift's node IP selection
+// takes the node IPs of a dual-stack node from its machine networks), or its IPv4 address when
+// none is given or none holds it.
+func (h *Host) NodeAddresses(machineNetworks ...string) []corev1.NodeAddress {
 	addrs := []corev1.NodeAddress{}
-	if ip := h.IPv4(); ip != "" {
+	for _, m := range machineNetworks {
+		p, err := netip.ParsePrefix(m)
+		if err != nil {
+			continue
+		}
+		for _, n := range h.NICs {
+			for _, a := range []string{n.IPv4, n.IPv6} {
+				if ap, err := netip.ParsePrefix(a); err == nil && p.Contains(ap.Addr()) {
+					addrs = append(addrs, corev1.NodeAddress{Type: corev1.NodeInternalIP, Address: ap.Addr().String()})
+				}
+			}
+		}
+	}
+	if ip := h.IPv4(); len(addrs) == 0 && ip != "" {
 		addrs = append(addrs, corev1.NodeAddress{Type: corev1.NodeInternalIP, Address: ip})
 	}
 	return append(addrs, corev1.NodeAddress{Type: corev1.NodeHostName, Address: h.Hostname})

@@ -18,8 +18,10 @@ package inventory
 
 import (
 	"net/netip"
+	"strings"
 	"testing"
 
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
@@ -130,4 +132,34 @@ func upper(s string) string {
 		}
 	}
 	return string(b)
+}
+
+// TestNodeAddresses: the kubelet reports its address in each machine network, in their order;
+// its IPv4 address without them.
+func TestNodeAddresses(t *testing.T) {
+	h := Generate("node", 1, GenerateOptions{})[0]
+	internal := func(addrs []corev1.NodeAddress) []string {
+		out := []string{}
+		for _, a := range addrs {
+			if a.Type == corev1.NodeInternalIP {
+				out = append(out, a.Address)
+			}
+		}
+		return out
+	}
+	for name, tc := range map[string]struct {
+		networks []string
+		want     []string
+	}{
+		"no machine network":     {nil, []string{"192.168.111.20"}},
+		"IPv6":                   {[]string{IPv6Subnet}, []string{"fd2e:6f44:5dd8:c956::14"}},
+		"dual stack, IPv6 first": {[]string{IPv6Subnet, "192.168.111.0/24"}, []string{"fd2e:6f44:5dd8:c956::14", "192.168.111.20"}},
+		"another network":        {[]string{"10.0.0.0/24"}, []string{"192.168.111.20"}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			if got := internal(h.NodeAddresses(tc.networks...)); strings.Join(got, ",") != strings.Join(tc.want, ",") {
+				t.Errorf("got %v, want %v", got, tc.want)
+			}
+		})
+	}
 }
