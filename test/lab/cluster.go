@@ -37,6 +37,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	controlplanev1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/controlplane/v1alpha4"
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/support/sim/inventory"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/support/testenv"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/support/validationtest"
 )
@@ -97,7 +98,37 @@ type ClusterOptions struct {
 	// one, arbiter-topology (Metal3) with Arbiter. The lab must run the topology controllers
 	// (Options.Topology).
 	Topology bool
+	// IPStack is the IP families of the cluster's networks: IPv4 (the default), IPv6 or
+	// DualStack, on the lab's hosts, which have an address of each family
+	// (inventory.IPv6Subnet).
+	IPStack IPStack
 }
+
+// IPStack is the IP families of a cluster.
+type IPStack string
+
+const (
+	// IPv4 is a single-stack IPv4 cluster, the templates' default.
+	IPv4 IPStack = ""
+	// IPv6 is a single-stack IPv6 cluster: the default flavor with IPv6 pod and service networks
+	// and VIPs (POD_CIDR, SERVICE_CIDR, API_VIP, INGRESS_VIP), without machine networks, which
+	// assisted-service takes from the hosts' network that holds the API VIP.
+	IPv6 IPStack = "IPv6"
+	// DualStack is a dual-stack cluster, IPv4 first: the default flavor with a second, IPv6 pod
+	// network, service network and pair of VIPs, and the hosts' IPv4 and IPv6 networks as the
+	// control plane's machineNetworks, as a user edits the generated cluster.
+	DualStack IPStack = "DualStack"
+)
+
+// The lab's IPv6 networks: the pod and service networks are assisted-service's IPv6 defaults
+// (CLUSTER_NETWORK_CIDR_IPV6, SERVICE_NETWORK_CIDR_IPV6), the VIPs in the hosts' network.
+const (
+	ipv6PodCIDR     = "fd01::/48"
+	ipv6ServiceCIDR = "fd02::/112"
+	ipv6APIVIP      = "fd2e:6f44:5dd8:c956::5"
+	ipv6IngressVIP  = "fd2e:6f44:5dd8:c956::4"
+	ipv4MachineCIDR = "192.168.111.0/24"
+)
 
 // topologyClassFile is the file, in templates/, of the ClusterClass of o's topology flavor.
 func (o ClusterOptions) topologyClassFile() string {
@@ -183,7 +214,7 @@ func (o ClusterOptions) Template() (string, error) {
 
 // variables are the template variables of o (docs/getting-started.md lists them).
 func (o ClusterOptions) variables() map[string]string {
-	return map[string]string{
+	vars := map[string]string{
 		"CLUSTER_NAME":                o.Name,
 		"NAMESPACE":                   o.Namespace,
 		"CONTROL_PLANE_MACHINE_COUNT": strconv.Itoa(int(o.ControlPlanes)),
@@ -199,6 +230,34 @@ func (o ClusterOptions) variables() map[string]string {
 		"RHCOS_IMAGE_CHECKSUM":        "https://rhcos.lab.sim/sha256sum.txt",
 		"MIRROR_CONFIG_NAME":          o.Name + "-mirror-config",
 	}
+	if o.IPStack == IPv6 {
+		vars["POD_CIDR"], vars["SERVICE_CIDR"] = ipv6PodCIDR, ipv6ServiceCIDR
+		vars["API_VIP"], vars["INGRESS_VIP"] = ipv6APIVIP, ipv6IngressVIP
+	}
+	return vars
+}
+
+// dualStack adds to the Cluster and control plane of objs the IPv6 networks and VIPs, and the
+// machine networks, of a dual-stack cluster (DualStack).
+func dualStack(objs []client.Object) error {
+	found := 0
+	for _, obj := range objs {
+		switch o := obj.(type) {
+		case *clusterv1.Cluster:
+			o.Spec.ClusterNetwork.Pods.CIDRBlocks = append(o.Spec.ClusterNetwork.Pods.CIDRBlocks, ipv6PodCIDR)
+			o.Spec.ClusterNetwork.Services.CIDRBlocks = append(o.Spec.ClusterNetwork.Services.CIDRBlocks, ipv6ServiceCIDR)
+			found++
+		case *controlplanev1.OpenshiftAssistedControlPlane:
+			c := &o.Spec.Config
+			c.APIVIPs, c.IngressVIPs = append(c.APIVIPs, ipv6APIVIP), append(c.IngressVIPs, ipv6IngressVIP)
+			c.MachineNetworks = []string{ipv4MachineCIDR, inventory.IPv6Subnet}
+			found++
+		}
+	}
+	if found != 2 {
+		return fmt.Errorf("dual stack needs a flavor with a Cluster and a control plane of this repository's types (not Upstream)")
+	}
+	return nil
 }
 
 // ClusterObjects returns the objects of the cluster o, rendered from the repository's cluster
@@ -280,6 +339,14 @@ func (l *Lab) ClusterObjects(o ClusterOptions) ([]client.Object, error) {
 			cp.Spec.Fencing = &controlplanev1.OpenshiftAssistedControlPlaneFencingSpec{}
 		}
 		objs = append(objs, obj)
+	}
+	if o.IPStack == DualStack {
+		if o.Topology || o.ControlPlanes == 1 {
+			return nil, fmt.Errorf("the lab's dual-stack cluster is the default flavor (3 to 5 control-plane nodes, not a topology)")
+		}
+		if err := dualStack(objs); err != nil {
+			return nil, err
+		}
 	}
 	return objs, nil
 }

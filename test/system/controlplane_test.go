@@ -25,6 +25,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	configv1 "github.com/openshift/api/config/v1"
+	hiveextv1beta1 "github.com/openshift/assisted-service/api/hiveextension/v1beta1"
 	eventsv1 "k8s.io/api/events/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -170,7 +171,9 @@ func expectNoMachineAPI(l *lab.Lab) {
 	Expect(functional).To(BeFalse(), "Machine API is functional in the workload cluster")
 }
 
-var _ = Describe("A control plane of 3 that never loses etcd", Ordered, startsFirst, func() {
+// The cluster is dual stack (IPv4 first, VIPs and machine networks of both families): its
+// rollout and remediation run on hosts of both families, at no cost of a lab of its own.
+var _ = Describe("A dual-stack control plane of 3 that never loses etcd", Ordered, startsFirst, func() {
 	var (
 		l  *lab.Lab
 		ns string
@@ -181,7 +184,8 @@ var _ = Describe("A control plane of 3 that never loses etcd", Ordered, startsFi
 	BeforeAll(func() {
 		// 3 control-plane nodes and one spare host for the rollout's surge and the remediation.
 		l, ns = startLabWithHosts("etcd", "cp", 4)
-		Expect(l.CreateCluster(ctx, lab.ClusterOptions{Namespace: ns, Name: name, ControlPlanes: 3, Workers: 0, Version: "4.17.3"})).To(Succeed())
+		Expect(l.CreateCluster(ctx, lab.ClusterOptions{Namespace: ns, Name: name, ControlPlanes: 3, Workers: 0, Version: "4.17.3",
+			IPStack: lab.DualStack})).To(Succeed())
 		expectAvailable(l, ns, name, 3, 3)
 		expectEtcdMembersMatchMachines(l, ns, controlPlanes)
 		// Platform baremetal (the default flavor's VIPs) with the control plane's default
@@ -189,6 +193,12 @@ var _ = Describe("A control plane of 3 that never loses etcd", Ordered, startsFi
 		expectNoMachineAPI(l)
 	})
 	BeforeEach(func() { reportOnFailure(l, ns) })
+
+	It("installed dual stack: both families' pod networks, VIPs and machine networks reach the AgentClusterInstall", func() {
+		both := []string{"192.168.111.0/24", "fd2e:6f44:5dd8:c956::/64"}
+		expectNetworks(l, ns, name, []hiveextv1beta1.ClusterNetworkEntry{{CIDR: "10.128.0.0/14", HostPrefix: 23}, {CIDR: "fd01::/48", HostPrefix: 64}},
+			[]string{"192.168.111.5", "fd2e:6f44:5dd8:c956::5"}, both, both)
+	})
 
 	It("rolls out a new infrastructure template one Machine at a time, a new member joining before an old one leaves", func() {
 		start := time.Now()
@@ -271,7 +281,9 @@ var _ = Describe("A control plane of 3 that never loses etcd", Ordered, startsFi
 	})
 })
 
-var _ = Describe("A control plane of 5 that loses two hosts at once", Ordered, startsFirst, func() {
+// The cluster is single-stack IPv6 (IPv6 pod and service networks and VIPs, no machine network:
+// assisted-service takes the hosts' IPv6 network that holds the API VIP).
+var _ = Describe("An IPv6 control plane of 5 that loses two hosts at once", Ordered, startsFirst, func() {
 	var (
 		l  *lab.Lab
 		ns string
@@ -282,11 +294,17 @@ var _ = Describe("A control plane of 5 that loses two hosts at once", Ordered, s
 	BeforeAll(func() {
 		// 5 control-plane nodes and a spare host for each replacement.
 		l, ns = startLabWithHosts("etcd5", "cp", 7)
-		Expect(l.CreateCluster(ctx, lab.ClusterOptions{Namespace: ns, Name: name, ControlPlanes: 5, Workers: 0, Version: "4.17.3"})).To(Succeed())
+		Expect(l.CreateCluster(ctx, lab.ClusterOptions{Namespace: ns, Name: name, ControlPlanes: 5, Workers: 0, Version: "4.17.3",
+			IPStack: lab.IPv6})).To(Succeed())
 		expectAvailable(l, ns, name, 5, 5)
 		expectEtcdMembersMatchMachines(l, ns, controlPlanes)
 	})
 	BeforeEach(func() { reportOnFailure(l, ns) })
+
+	It("installed IPv6: a /64 per node, IPv6 VIPs, and the machine network assisted-service took from the hosts' network of the API VIP", func() {
+		expectNetworks(l, ns, name, []hiveextv1beta1.ClusterNetworkEntry{{CIDR: "fd01::/48", HostPrefix: 64}},
+			[]string{"fd2e:6f44:5dd8:c956::5"}, []string{}, []string{"fd2e:6f44:5dd8:c956::/64"})
+	})
 
 	It("remediates two hosts that die together one at a time, the second once the first one's replacement is provisioned, keeping quorum", func() {
 		start := time.Now()

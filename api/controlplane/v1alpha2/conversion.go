@@ -76,6 +76,7 @@ func (src *OpenshiftAssistedControlPlane) ConvertTo(dstRaw conversion.Hub) error
 	}
 
 	dst.Spec.Config.NetworkType = restored.Spec.Config.NetworkType
+	dst.Spec.Config.MachineNetworks = restored.Spec.Config.MachineNetworks
 	dst.Spec.MachineTemplate.Spec.ReadinessGates = restored.Spec.MachineTemplate.Spec.ReadinessGates
 	dst.Spec.MachineTemplate.Spec.Taints = restored.Spec.MachineTemplate.Spec.Taints
 	bootstrapv1alpha1.RestoreSpec(&dst.Spec.OpenshiftAssistedConfigSpec, &restored.Spec.OpenshiftAssistedConfigSpec)
@@ -161,8 +162,8 @@ func Convert_v1alpha4_OpenshiftAssistedControlPlaneSpec_To_v1alpha2_OpenshiftAss
 }
 
 // Convert_v1alpha4_OpenshiftAssistedControlPlaneConfigSpec_To_v1alpha2_OpenshiftAssistedControlPlaneConfigSpec is
-// manual because v1alpha2 has no networkType: it is kept in the conversion-data annotation and
-// restored by ConvertTo.
+// manual because v1alpha2 has no networkType or machineNetworks: they are kept in the
+// conversion-data annotation and restored by ConvertTo.
 func Convert_v1alpha4_OpenshiftAssistedControlPlaneConfigSpec_To_v1alpha2_OpenshiftAssistedControlPlaneConfigSpec(in *controlplanev1.OpenshiftAssistedControlPlaneConfigSpec, out *OpenshiftAssistedControlPlaneConfigSpec, s apimachineryconversion.Scope) error {
 	return autoConvert_v1alpha4_OpenshiftAssistedControlPlaneConfigSpec_To_v1alpha2_OpenshiftAssistedControlPlaneConfigSpec(in, out, s)
 }

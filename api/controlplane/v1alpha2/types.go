@@ -93,7 +93,8 @@ type OpenshiftAssistedControlPlaneSpec struct {
 }
 
 // OpenshiftAssistedControlPlaneConfigSpec is the v1alpha2 form of
-// v1alpha4.OpenshiftAssistedControlPlaneConfigSpec, without networkType.
+// v1alpha4.OpenshiftAssistedControlPlaneConfigSpec, without networkType and machineNetworks (kept in
+// the conversion-data annotation).
 // +kubebuilder:validation:XValidation:rule="has(self.clusterName) == has(oldSelf.clusterName) && (!has(self.clusterName) || self.clusterName == oldSelf.clusterName)",message="clusterName is immutable"
 // +kubebuilder:validation:XValidation:rule="has(self.apiVIPs) == has(self.ingressVIPs) && (!has(self.apiVIPs) || size(self.apiVIPs) == size(self.ingressVIPs))",message="apiVIPs and ingressVIPs must be set together, with the same number of addresses"
 // +kubebuilder:validation:XValidation:rule="!has(self.clusterName) || !self.clusterName.contains('.') || !has(self.apiVIPs) || size(self.apiVIPs) == 0",fieldPath=".clusterName",messageExpression="'clusterName \"' + self.clusterName + '\" has dots, which assisted-service accepts on platform None only: with apiVIPs (the baremetal platform) the cluster name is one DNS label; remove the dots, or remove apiVIPs and ingressVIPs to install on platform None behind your own load balancer'"

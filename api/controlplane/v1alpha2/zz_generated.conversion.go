@@ -160,6 +160,7 @@ func Convert_v1alpha2_OpenshiftAssistedControlPlaneConfigSpec_To_v1alpha4_Opensh
 func autoConvert_v1alpha4_OpenshiftAssistedControlPlaneConfigSpec_To_v1alpha2_OpenshiftAssistedControlPlaneConfigSpec(in *v1alpha4.OpenshiftAssistedControlPlaneConfigSpec, out *OpenshiftAssistedControlPlaneConfigSpec, s conversion.Scope) error {
 	out.APIVIPs = *(*[]string)(unsafe.Pointer(&in.APIVIPs))
 	out.IngressVIPs = *(*[]string)(unsafe.Pointer(&in.IngressVIPs))
+	// WARNING: in.MachineNetworks requires manual conversion: does not exist in peer-type
 	out.ManifestsConfigMapRefs = *(*[]v1beta1.ManifestsConfigMapReference)(unsafe.Pointer(&in.ManifestsConfigMapRefs))
 	out.DiskEncryption = (*v1alpha4.DiskEncryption)(unsafe.Pointer(in.DiskEncryption))
 	out.Proxy = (*v1beta1.Proxy)(unsafe.Pointer(in.Proxy))

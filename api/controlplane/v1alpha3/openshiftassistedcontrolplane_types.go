@@ -185,6 +185,10 @@ type OpenshiftAssistedControlPlaneArbiterSpec struct {
 // +kubebuilder:validation:XValidation:rule="has(self.apiVIPs) == has(self.ingressVIPs) && (!has(self.apiVIPs) || size(self.apiVIPs) == size(self.ingressVIPs))",message="apiVIPs and ingressVIPs must be set together, with the same number of addresses"
 // +kubebuilder:validation:XValidation:rule="!has(self.clusterName) || !self.clusterName.contains('.') || !has(self.apiVIPs) || size(self.apiVIPs) == 0",fieldPath=".clusterName",messageExpression="'clusterName \"' + self.clusterName + '\" has dots, which assisted-service accepts on platform None only: with apiVIPs (the baremetal platform) the cluster name is one DNS label; remove the dots, or remove apiVIPs and ingressVIPs to install on platform None behind your own load balancer'"
 // +kubebuilder:validation:XValidation:rule="!has(self.apiVIPs) || !has(self.ingressVIPs) || size(self.apiVIPs) != size(self.ingressVIPs) || ((size(self.apiVIPs) < 1 || !isIP(self.apiVIPs[0]) || !isIP(self.ingressVIPs[0]) || ip(self.apiVIPs[0]).family() == ip(self.ingressVIPs[0]).family()) && (size(self.apiVIPs) < 2 || !isIP(self.apiVIPs[1]) || !isIP(self.ingressVIPs[1]) || ip(self.apiVIPs[1]).family() == ip(self.ingressVIPs[1]).family()))",fieldPath=".ingressVIPs",message="ingressVIPs must list the same IP families as apiVIPs, in the same order (an IPv4 ingress VIP where the API VIP is IPv4, an IPv6 one where it is IPv6)"
+// +kubebuilder:validation:XValidation:rule="!has(self.machineNetworks) || !has(self.apiVIPs) || size(self.apiVIPs) < 2 || size(self.machineNetworks) == 2",fieldPath=".machineNetworks",message="two apiVIPs (dual stack) need two machineNetworks, one per IP family in the order of the VIPs: add the machine network of the other family, or remove machineNetworks to have none written (assisted-service refuses a dual-stack cluster without them)"
+// +kubebuilder:validation:XValidation:rule="!has(self.machineNetworks) || !has(self.apiVIPs) || (size(self.apiVIPs) <= 0 || size(self.machineNetworks) <= 0 || !isIP(self.apiVIPs[0]) || !isCIDR(self.machineNetworks[0]) || cidr(self.machineNetworks[0]).containsIP(self.apiVIPs[0])) && (size(self.apiVIPs) <= 1 || size(self.machineNetworks) <= 1 || !isIP(self.apiVIPs[1]) || !isCIDR(self.machineNetworks[1]) || cidr(self.machineNetworks[1]).containsIP(self.apiVIPs[1]))",fieldPath=".apiVIPs",message="each API VIP must be inside the machine network at its position (apiVIPs[0] in machineNetworks[0], apiVIPs[1] in machineNetworks[1]), as assisted-service checks: correct the VIP, or the machine network and its order"
+// +kubebuilder:validation:XValidation:rule="!has(self.machineNetworks) || !has(self.ingressVIPs) || (size(self.ingressVIPs) <= 0 || size(self.machineNetworks) <= 0 || !isIP(self.ingressVIPs[0]) || !isCIDR(self.machineNetworks[0]) || cidr(self.machineNetworks[0]).containsIP(self.ingressVIPs[0])) && (size(self.ingressVIPs) <= 1 || size(self.machineNetworks) <= 1 || !isIP(self.ingressVIPs[1]) || !isCIDR(self.machineNetworks[1]) || cidr(self.machineNetworks[1]).containsIP(self.ingressVIPs[1]))",fieldPath=".ingressVIPs",message="each ingress VIP must be inside the machine network at its position (ingressVIPs[0] in machineNetworks[0], ingressVIPs[1] in machineNetworks[1]), as assisted-service checks: correct the VIP, or the machine network and its order"
+// +kubebuilder:validation:XValidation:rule="!has(self.networkType) || self.networkType != 'OpenShiftSDN' || ((!has(self.apiVIPs) || self.apiVIPs.all(v, !isIP(v) || ip(v).family() == 4)) && (!has(self.machineNetworks) || self.machineNetworks.all(n, !isCIDR(n) || cidr(n).ip().family() == 4)))",fieldPath=".networkType",message="networkType OpenShiftSDN does not support IPv6 (assisted-service and the OpenShift installer refuse it): use OVNKubernetes (the default) for an IPv6 or dual-stack cluster"
 type OpenshiftAssistedControlPlaneConfigSpec struct {
 	// apiVIPs are the virtual IPs of the cluster's API: one address, or two for dual stack (one
 	// per IP family, in the order of the cluster's networks). Unset for single-node OpenShift and
@@ -205,6 +209,21 @@ type OpenshiftAssistedControlPlaneConfigSpec struct {
 	// +kubebuilder:validation:items:XValidation:rule="isIP(self)",messageExpression="'\"' + self + '\" is not an IP address: write an IPv4 address such as 192.168.111.4 or an IPv6 address such as fd2e:6f44:5dd8::4'"
 	// +kubebuilder:validation:XValidation:rule="size(self) < 2 || !isIP(self[0]) || !isIP(self[1]) || ip(self[0]).family() != ip(self[1]).family()",message="two ingressVIPs must be one IPv4 and one IPv6 address (dual stack, in the order of the cluster's networks); for a single-stack cluster give one address"
 	IngressVIPs []string `json:"ingressVIPs,omitempty"`
+
+	// machineNetworks are the networks of the cluster's hosts, as CIDRs: one, or two for dual
+	// stack (one IPv4 and one IPv6, in the order of the Cluster's pod and service networks), as
+	// the AgentClusterInstall's spec.networking.machineNetwork. assisted-service needs them for a
+	// dual-stack cluster with apiVIPs; a single-stack cluster may leave them unset, and
+	// assisted-service then takes the network of the hosts' interface that holds the API VIP
+	// (single-node OpenShift: the hosts' only network of the cluster's family). Each VIP must be
+	// inside the machine network at its position, and every host must have an address in each.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=2
+	// +kubebuilder:validation:items:MaxLength=43
+	// +kubebuilder:validation:items:XValidation:rule="isCIDR(self)",messageExpression="'\"' + self + '\" is not a network: write a CIDR such as 192.168.111.0/24 or fd2e:6f44:5dd8:c956::/64'"
+	// +kubebuilder:validation:XValidation:rule="size(self) < 2 || !isCIDR(self[0]) || !isCIDR(self[1]) || cidr(self[0]).ip().family() != cidr(self[1]).ip().family()",message="two machineNetworks must be one IPv4 and one IPv6 network (dual stack, in the order of the cluster's networks); a single-stack cluster has one machine network"
+	MachineNetworks []string `json:"machineNetworks,omitempty"`
 
 	// manifestsConfigMapRefs are ConfigMaps of manifests added to, or replacing, those the
 	// installer generates. Manifest names must be unique across the ConfigMaps.

@@ -277,6 +277,7 @@ func Convert_v1alpha4_OpenshiftAssistedControlPlaneArbiterSpec_To_v1alpha3_Opens
 func autoConvert_v1alpha3_OpenshiftAssistedControlPlaneConfigSpec_To_v1alpha4_OpenshiftAssistedControlPlaneConfigSpec(in *OpenshiftAssistedControlPlaneConfigSpec, out *v1alpha4.OpenshiftAssistedControlPlaneConfigSpec, s conversion.Scope) error {
 	out.APIVIPs = *(*[]string)(unsafe.Pointer(&in.APIVIPs))
 	out.IngressVIPs = *(*[]string)(unsafe.Pointer(&in.IngressVIPs))
+	out.MachineNetworks = *(*[]string)(unsafe.Pointer(&in.MachineNetworks))
 	out.ManifestsConfigMapRefs = *(*[]v1beta1.ManifestsConfigMapReference)(unsafe.Pointer(&in.ManifestsConfigMapRefs))
 	out.DiskEncryption = (*v1alpha4.DiskEncryption)(unsafe.Pointer(in.DiskEncryption))
 	out.Proxy = (*v1beta1.Proxy)(unsafe.Pointer(in.Proxy))
@@ -301,6 +302,7 @@ func Convert_v1alpha3_OpenshiftAssistedControlPlaneConfigSpec_To_v1alpha4_Opensh
 func autoConvert_v1alpha4_OpenshiftAssistedControlPlaneConfigSpec_To_v1alpha3_OpenshiftAssistedControlPlaneConfigSpec(in *v1alpha4.OpenshiftAssistedControlPlaneConfigSpec, out *OpenshiftAssistedControlPlaneConfigSpec, s conversion.Scope) error {
 	out.APIVIPs = *(*[]string)(unsafe.Pointer(&in.APIVIPs))
 	out.IngressVIPs = *(*[]string)(unsafe.Pointer(&in.IngressVIPs))
+	out.MachineNetworks = *(*[]string)(unsafe.Pointer(&in.MachineNetworks))
 	out.ManifestsConfigMapRefs = *(*[]v1beta1.ManifestsConfigMapReference)(unsafe.Pointer(&in.ManifestsConfigMapRefs))
 	out.DiskEncryption = (*DiskEncryption)(unsafe.Pointer(in.DiskEncryption))
 	out.Proxy = (*v1beta1.Proxy)(unsafe.Pointer(in.Proxy))

@@ -128,6 +128,11 @@ func (in *OpenshiftAssistedControlPlaneConfigSpec) DeepCopyInto(out *OpenshiftAs
 		*out = make([]string, len(*in))
 		copy(*out, *in)
 	}
+	if in.MachineNetworks != nil {
+		in, out := &in.MachineNetworks, &out.MachineNetworks
+		*out = make([]string, len(*in))
+		copy(*out, *in)
+	}
 	if in.ManifestsConfigMapRefs != nil {
 		in, out := &in.ManifestsConfigMapRefs, &out.ManifestsConfigMapRefs
 		*out = make([]v1beta1.ManifestsConfigMapReference, len(*in))

@@ -142,6 +142,7 @@ func controlPlaneFuzzObjects(p *fuzzpick.Picker) ([]client.Object, fuzzWorld) {
 	case 3:
 		oacp.Spec.Config.APIVIPs = []string{"not-an-ip"}
 	}
+	oacp.Spec.Config.MachineNetworks = [][]string{nil, {"192.0.2.0/24"}, {"fd00::/64", "192.0.2.0/24"}, {"fd00::/64"}, {"not-a-cidr"}}[p.Intn(5)]
 	if p.Bool() {
 		oacp.Spec.Config.PullSecretRef = &corev1.LocalObjectReference{Name: p.Pick("pull", "", "missing")}
 	}

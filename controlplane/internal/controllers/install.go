@@ -291,6 +291,14 @@ func desiredAgentClusterInstall(aci *hiveextv1beta1.AgentClusterInstall, oacp *c
 			return reconciler.NewProblem(controlplanev1.AvailableCondition, controlplanev1.InvalidSpecReason, errors.New(why))
 		}
 	}
+	if why := networkTypeRefusal(net); why != "" {
+		return reconciler.NewProblem(controlplanev1.AvailableCondition, controlplanev1.InvalidSpecReason, errors.New(why))
+	}
+	machine, why := machineNetworks(oacp, net)
+	if why != "" {
+		return reconciler.NewProblem(controlplanev1.AvailableCondition, controlplanev1.InvalidSpecReason, errors.New(why))
+	}
+	net.MachineNetwork = machine
 	net.UserManagedNetworking = ptr.To(platform == hiveextv1beta1.NonePlatformType)
 	aci.Spec.ClusterDeploymentRef.Name = controlplanev1.ClusterDeploymentKey(cluster).Name
 	aci.Spec.ImageSetRef = &hivev1.ClusterImageSetReference{Name: ImageSetName(oacp)}

@@ -33,7 +33,8 @@ import (
 
 // TestNewerFieldsOfNetworkEntriesSurviveANetworkChange: on a hub whose AgentClusterInstall CRD
 // has a field in the elements of spec.networking.clusterNetwork that the pinned Go types lack, a
-// change of that array (the Cluster goes dual stack before the install) keeps the field in the
+// change of that array (the Cluster goes dual stack before the install, with machine networks of
+// both families) keeps the field in the
 // element that did not change. A JSON merge patch from the typed object would send the array as
 // the types encode it, without the field.
 func TestNewerFieldsOfNetworkEntriesSurviveANetworkChange(t *testing.T) {
@@ -68,6 +69,10 @@ func TestNewerFieldsOfNetworkEntriesSurviveANetworkChange(t *testing.T) {
 	f.cluster.Spec.ClusterNetwork.Pods.CIDRBlocks = []string{"10.128.0.0/14", "fd01::/48"}
 	f.cluster.Spec.ClusterNetwork.Services.CIDRBlocks = []string{"172.30.0.0/16", "fd02::/112"}
 	g.Expect(mgmt.Client.Patch(ctx, f.cluster, client.MergeFrom(before))).To(Succeed())
+	// With the hosts' networks of both families, without which assisted-service refuses a
+	// dual-stack cluster (and the control plane with it).
+	g.Expect(mgmt.Client.Patch(ctx, f.getOACP(ctx, g), client.RawPatch(types.MergePatchType,
+		[]byte(`{"spec":{"config":{"machineNetworks":["192.168.111.0/24","fd2e:6f44:5dd8:c956::/64"]}}}`)))).To(Succeed())
 
 	// A change of the Cluster's spec does not start a reconcile (the watch passes its pause and
 	// infrastructure only): one of the control plane does, until the change is seen.

@@ -268,6 +268,32 @@ func TestDottedClusterNameOnPlatformNone(t *testing.T) {
 	g.Expect(err.Error()).To(ContainSubstring(`clusterName "east.prod" has dots, which assisted-service accepts on platform None only`))
 }
 
+// TestMachineNetworks: the machine networks of a single-stack, an IPv6 and a dual-stack cluster
+// are taken with their VIPs inside them, in the order of the VIPs' families.
+func TestMachineNetworks(t *testing.T) {
+	g := NewWithT(t)
+	ctx := context.Background()
+	ns, err := env.CreateNamespace(ctx, "machine-networks")
+	g.Expect(err).NotTo(HaveOccurred())
+	for name, c := range map[string]struct{ api, ingress, networks []string }{
+		"ipv4": {[]string{"192.168.111.5"}, []string{"192.168.111.4"}, []string{"192.168.111.0/24"}},
+		"ipv6": {[]string{"fd2e:6f44:5dd8:c956::5"}, []string{"fd2e:6f44:5dd8:c956::4"}, []string{"fd2e:6f44:5dd8:c956::/64"}},
+		"dual": {[]string{"192.168.111.5", "fd2e:6f44:5dd8:c956::5"}, []string{"192.168.111.4", "fd2e:6f44:5dd8:c956::4"},
+			[]string{"192.168.111.0/24", "fd2e:6f44:5dd8:c956::/64"}},
+		"ipv6-primary": {[]string{"fd2e:6f44:5dd8:c956::5", "192.168.111.5"}, []string{"fd2e:6f44:5dd8:c956::4", "192.168.111.4"},
+			[]string{"fd2e:6f44:5dd8:c956::/64", "192.168.111.0/24"}},
+		// Dual-stack machine networks with the primary family's VIPs only.
+		"dual-one-vip": {[]string{"192.168.111.5"}, []string{"192.168.111.4"}, []string{"192.168.111.0/24", "fd2e:6f44:5dd8:c956::/64"}},
+	} {
+		cp := controlPlane(ns, name)
+		cp.Spec.Config.APIVIPs, cp.Spec.Config.IngressVIPs, cp.Spec.Config.MachineNetworks = c.api, c.ingress, c.networks
+		g.Expect(env.Client.Create(ctx, cp)).To(Succeed(), name)
+		got := &controlplanev1.OpenshiftAssistedControlPlane{}
+		g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(cp), got)).To(Succeed())
+		g.Expect(got.Spec.Config.MachineNetworks).To(Equal(c.networks), name)
+	}
+}
+
 // TestSchemaRejectsBadInput checks that the API server refuses bad specs, on create and on
 // update, with a message that says what is wrong.
 func TestSchemaRejectsBadInput(t *testing.T) {
@@ -360,6 +386,39 @@ func TestSchemaRejectsBadInput(t *testing.T) {
 			cp.Spec.Config.APIVIPs = []string{"192.168.111.5", "192.168.111.6"}
 			cp.Spec.Config.IngressVIPs = []string{"192.168.111.4", "fd00::4"}
 		}, "two apiVIPs must be one IPv4 and one IPv6 address"},
+		{"machine network that is no network", func(cp *controlplanev1.OpenshiftAssistedControlPlane) {
+			cp.Spec.Config.MachineNetworks = []string{"192.168.111.5"}
+		}, `spec.config.machineNetworks[0]: Invalid value: "192.168.111.5": "192.168.111.5" is not a network: write a CIDR`},
+		{"two machine networks of one family", func(cp *controlplanev1.OpenshiftAssistedControlPlane) {
+			cp.Spec.Config.MachineNetworks = []string{"192.168.111.0/24", "192.168.112.0/24"}
+		}, "two machineNetworks must be one IPv4 and one IPv6 network"},
+		{"three machine networks", func(cp *controlplanev1.OpenshiftAssistedControlPlane) {
+			cp.Spec.Config.MachineNetworks = []string{"192.168.111.0/24", "fd2e:6f44:5dd8:c956::/64", "192.168.112.0/24"}
+		}, "spec.config.machineNetworks: Too many: 3: must have at most 2 items"},
+		{"API VIP outside the machine network", func(cp *controlplanev1.OpenshiftAssistedControlPlane) {
+			cp.Spec.Config.APIVIPs = []string{"192.168.112.5"}
+			cp.Spec.Config.MachineNetworks = []string{"192.168.111.0/24"}
+		}, "spec.config.apiVIPs: Invalid value: each API VIP must be inside the machine network at its position"},
+		{"ingress VIPs of the other order than the machine networks", func(cp *controlplanev1.OpenshiftAssistedControlPlane) {
+			cp.Spec.Config.APIVIPs = []string{"192.168.111.5", "fd2e:6f44:5dd8:c956::5"}
+			cp.Spec.Config.IngressVIPs = []string{"192.168.111.4", "fd2e:6f44:5dd8:c956::4"}
+			cp.Spec.Config.MachineNetworks = []string{"fd2e:6f44:5dd8:c956::/64", "192.168.111.0/24"}
+		}, "spec.config.ingressVIPs: Invalid value: each ingress VIP must be inside the machine network at its position"},
+		{"dual-stack VIPs with one machine network", func(cp *controlplanev1.OpenshiftAssistedControlPlane) {
+			cp.Spec.Config.APIVIPs = []string{"192.168.111.5", "fd2e:6f44:5dd8:c956::5"}
+			cp.Spec.Config.IngressVIPs = []string{"192.168.111.4", "fd2e:6f44:5dd8:c956::4"}
+			cp.Spec.Config.MachineNetworks = []string{"192.168.111.0/24"}
+		}, "spec.config.machineNetworks: Invalid value: two apiVIPs (dual stack) need two machineNetworks"},
+		{"OpenShiftSDN with an IPv6 VIP", func(cp *controlplanev1.OpenshiftAssistedControlPlane) {
+			cp.Spec.Config.NetworkType = "OpenShiftSDN"
+			cp.Spec.Config.APIVIPs = []string{"fd2e:6f44:5dd8:c956::5"}
+			cp.Spec.Config.IngressVIPs = []string{"fd2e:6f44:5dd8:c956::4"}
+		}, "spec.config.networkType: Invalid value: networkType OpenShiftSDN does not support IPv6"},
+		{"OpenShiftSDN with an IPv6 machine network", func(cp *controlplanev1.OpenshiftAssistedControlPlane) {
+			cp.Spec.Config.NetworkType = "OpenShiftSDN"
+			cp.Spec.Config.APIVIPs, cp.Spec.Config.IngressVIPs = nil, nil
+			cp.Spec.Config.MachineNetworks = []string{"fd2e:6f44:5dd8:c956::/64"}
+		}, "use OVNKubernetes (the default) for an IPv6 or dual-stack cluster"},
 		{"ingress VIPs in the other order", func(cp *controlplanev1.OpenshiftAssistedControlPlane) {
 			cp.Spec.Config.APIVIPs = []string{"192.168.111.5", "fd00::5"}
 			cp.Spec.Config.IngressVIPs = []string{"fd00::4", "192.168.111.4"}

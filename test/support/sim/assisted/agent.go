@@ -128,7 +128,8 @@ func stages(role models.HostRole, bootstrap, day2 bool) []models.HostStage {
 }
 
 // validations are the host's validation results; failing lists the failures' messages.
-func validations(h *inventory.Host, role models.HostRole, bound, failMemory bool) (common.ValidationsStatus, string) {
+func validations(h *inventory.Host, role models.HostRole, cl *cluster, failMemory bool) (common.ValidationsStatus, string) {
+	bound := cl != nil
 	if role == "" {
 		role = models.HostRoleAutoAssign
 	}
@@ -158,7 +159,16 @@ func validations(h *inventory.Host, role models.HostRole, bound, failMemory bool
 		ok(models.HostValidationIDNtpSynced, "Host NTP is synced"),
 	}
 	if bound {
-		network = append(network, ok(models.HostValidationIDBelongsToMachineCidr, "Host belongs to all machine network CIDRs"))
+		status, msg, fails := belongsToMachineNetworks(cl.aci, h.AgentInventory(metav1.Time{}))
+		network = append(network, common.ValidationResult{ID: string(models.HostValidationIDBelongsToMachineCidr), Status: status, Message: msg})
+		if fails && failing == "" {
+			failing = msg
+		}
+		status, msg, fails = belongsToMajorityGroup(cl.aci, status)
+		network = append(network, common.ValidationResult{ID: string(models.HostValidationIDBelongsToMajorityGroup), Status: status, Message: msg})
+		if fails && failing == "" {
+			failing = msg
+		}
 	} else {
 		network = append(network, common.ValidationResult{ID: string(models.HostValidationIDBelongsToMachineCidr),
 			Status: validationStatusPending, Message: "Missing inventory or machine network CIDR"})
@@ -213,7 +223,7 @@ func (s *Simulator) reconcileAgent(ctx context.Context, req ctrl.Request) (ctrl.
 	bound := cl != nil
 	cur := a.Status.DebugInfo.State
 	role := s.effectiveRole(a)
-	vals, failing := validations(host, role, bound, failValidation)
+	vals, failing := validations(host, role, cl, failValidation)
 	validated := func(bound bool) string {
 		if failing != "" {
 			return bindingVariant(bound, models.HostStatusInsufficient)
@@ -554,7 +564,7 @@ func (s *Simulator) ensureNode(ctx context.Context, a *aiv1beta1.Agent, h *inven
 	node.Status = corev1.NodeStatus{
 		Capacity:    corev1.ResourceList{corev1.ResourceCPU: *cpu, corev1.ResourceMemory: *mem},
 		Allocatable: corev1.ResourceList{corev1.ResourceCPU: *cpu, corev1.ResourceMemory: *mem},
-		Addresses:   h.NodeAddresses(),
+		Addresses:   h.NodeAddresses(statusMachineNetworks(cl.aci)...),
 		NodeInfo: corev1.NodeSystemInfo{
 			SystemUUID: strings.ToLower(h.SystemUUID), MachineID: strings.ReplaceAll(strings.ToLower(h.SystemUUID), "-", ""),
 			BootID: string(a.UID), OSImage: "Red Hat Enterprise Linux CoreOS (simulated)", OperatingSystem: "linux",

@@ -134,6 +134,15 @@ func (s *Simulator) reconcileACI(ctx context.Context, req ctrl.Request) (ctrl.Re
 		}, now)
 		return ctrl.Result{}, s.writeACIStatus(ctx, before, aci)
 	}
+	if why := networkingSpecError(aci); why != "" {
+		// assisted-service refuses to register (or update) the cluster with these networks
+		// (network.go): an input error, looked at again when the AgentClusterInstall changes.
+		setClusterCondition(&aci.Status.Conditions, hivev1.ClusterInstallCondition{
+			Type: hiveextv1beta1.ClusterSpecSyncedCondition, Status: corev1.ConditionFalse, Reason: hiveextv1beta1.ClusterInputErrorReason,
+			Message: hiveextv1beta1.ClusterInputErrorMsg + " " + why,
+		}, now)
+		return ctrl.Result{}, s.writeACIStatus(ctx, before, aci)
+	}
 	agents, err := s.boundAgents(ctx, cd.Namespace, cd.Name)
 	if err != nil {
 		return ctrl.Result{}, err
@@ -157,6 +166,13 @@ func (s *Simulator) reconcileACI(ctx context.Context, req ctrl.Request) (ctrl.Re
 	cur := aci.Status.DebugInfo.State
 	next, info := cur, aci.Status.DebugInfo.StateInfo
 	backend, failing := backendState(aci, agents, arbiters, s.fencedAgents(agents))
+	preInstall := cur == "" || cur == models.ClusterStatusInsufficient || cur == models.ClusterStatusReady
+	machine := machineNetworksOf(aci, agents, preInstall)
+	if backend == models.ClusterStatusReady {
+		if why := clusterNetworkFailures(aci, agents, machine); why != "" {
+			backend, failing = models.ClusterStatusInsufficient, why
+		}
+	}
 	s.mu.Lock()
 	installFault := s.failInstall[req.NamespacedName]
 	s.mu.Unlock()
@@ -219,7 +235,10 @@ func (s *Simulator) reconcileACI(ctx context.Context, req ctrl.Request) (ctrl.Re
 	}
 	aci.Status.APIVIP, aci.Status.APIVIPs = aci.Spec.APIVIP, aci.Spec.APIVIPs
 	aci.Status.IngressVIP, aci.Status.IngressVIPs = aci.Spec.IngressVIP, aci.Spec.IngressVIPs
-	aci.Status.MachineNetwork = aci.Spec.Networking.MachineNetwork
+	aci.Status.MachineNetwork = nil
+	for _, m := range machine {
+		aci.Status.MachineNetwork = append(aci.Status.MachineNetwork, hiveextv1beta1.MachineNetworkEntry{CIDR: m})
+	}
 	aci.Status.UserManagedNetworking = ptr.To(ptr.Deref(aci.Spec.Networking.UserManagedNetworking, false) ||
 		isSNO(aci))
 	aci.Status.PlatformType = aci.Spec.PlatformType

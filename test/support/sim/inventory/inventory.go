@@ -23,6 +23,7 @@ package inventory
 import (
 	"context"
 	"fmt"
+	"net/netip"
 	"strconv"
 	"strings"
 	"sync"
@@ -38,7 +39,13 @@ type NIC struct {
 	Name string
 	MAC  string
 	// IPv4 is the interface's address in CIDR notation (for example 192.168.111.20/24).
-	IPv4      string
+	IPv4 string
+	// IPv6 is the interface's global IPv6 address in CIDR notation (for example
+	// fd2e:6f44:5dd8:c956::14/64), "" on an IPv4-only network. The agent reports both families'
+	// addresses of an interface (models.Interface's ipv4_addresses and ipv6_addresses), from
+	// which assisted-service computes the machine networks and checks that each host belongs to
+	// them.
+	IPv6      string
 	SpeedGbps int
 }
 
@@ -120,9 +127,18 @@ func (h *Host) HardwareDetails() *bmov1alpha1.HardwareDetails {
 		},
 		Hostname: h.Hostname,
 	}
+	// The bare-metal operator lists an interface once per address family it has an address of,
+	// IPv4 first, and once when it has none (getNICDetails in metal3-io/baremetal-operator's
+	// pkg/provisioner/ironic/hardwaredetails: "if both are set, we store two nics with each ip").
 	for i, n := range h.NICs {
-		ip, _, _ := strings.Cut(n.IPv4, "/")
-		d.NIC = append(d.NIC, bmov1alpha1.NIC{Name: n.Name, MAC: n.MAC, IP: ip, SpeedGbps: n.SpeedGbps, PXE: i == 0})
+		ip4, _, _ := strings.Cut(n.IPv4, "/")
+		ip6, _, _ := strings.Cut(n.IPv6, "/")
+		if ip4 != "" || ip6 == "" {
+			d.NIC = append(d.NIC, bmov1alpha1.NIC{Name: n.Name, MAC: n.MAC, IP: ip4, SpeedGbps: n.SpeedGbps, PXE: i == 0})
+		}
+		if ip6 != "" {
+			d.NIC = append(d.NIC, bmov1alpha1.NIC{Name: n.Name, MAC: n.MAC, IP: ip6, SpeedGbps: n.SpeedGbps, PXE: i == 0})
+		}
 	}
 	for _, s := range h.Disks {
 		d.Storage = append(d.Storage, bmov1alpha1.Storage{
@@ -152,7 +168,7 @@ func (h *Host) AgentInventory(now metav1.Time) aiv1beta1.HostInventory {
 	}
 	for _, n := range h.NICs {
 		inv.Interfaces = append(inv.Interfaces, aiv1beta1.HostInterface{
-			Name: n.Name, MacAddress: n.MAC, IPV4Addresses: nonEmpty(n.IPv4), IPV6Addresses: []string{},
+			Name: n.Name, MacAddress: n.MAC, IPV4Addresses: nonEmpty(n.IPv4), IPV6Addresses: nonEmpty(n.IPv6),
 			HasCarrier: true, Mtu: 1500, SpeedMbps: int64(n.SpeedGbps) * 1000, Flags: []string{"up", "broadcast", "multicast"},
 		})
 	}
@@ -176,10 +192,26 @@ func (h *Host) InstallationDiskID() string {
 	return diskID(h.Disks[0])
 }
 
-// NodeAddresses are the addresses the kubelet reports.
-func (h *Host) NodeAddresses() []corev1.NodeAddress {
+// NodeAddresses are the addresses the kubelet reports: its address in each of the cluster's
+// machine networks, in their order (the primary family first, as OpenShift's node IP selection
+// takes the node IPs of a dual-stack node from its machine networks), or its IPv4 address when
+// none is given or none holds it.
+func (h *Host) NodeAddresses(machineNetworks ...string) []corev1.NodeAddress {
 	addrs := []corev1.NodeAddress{}
-	if ip := h.IPv4(); ip != "" {
+	for _, m := range machineNetworks {
+		p, err := netip.ParsePrefix(m)
+		if err != nil {
+			continue
+		}
+		for _, n := range h.NICs {
+			for _, a := range []string{n.IPv4, n.IPv6} {
+				if ap, err := netip.ParsePrefix(a); err == nil && p.Contains(ap.Addr()) {
+					addrs = append(addrs, corev1.NodeAddress{Type: corev1.NodeInternalIP, Address: ap.Addr().String()})
+				}
+			}
+		}
+	}
+	if ip := h.IPv4(); len(addrs) == 0 && ip != "" {
 		addrs = append(addrs, corev1.NodeAddress{Type: corev1.NodeInternalIP, Address: ip})
 	}
 	return append(addrs, corev1.NodeAddress{Type: corev1.NodeHostName, Address: h.Hostname})
@@ -275,6 +307,11 @@ func (i *Inventory) ByMAC(mac string) *Host {
 	})
 }
 
+// IPv6Subnet is the IPv6 network of the lab's hosts: each generated host has an address in it
+// beside its IPv4 one, as on a dual-stack lab network (dev-scripts' IP_STACK=v4v6), so that the
+// same hosts install IPv4, IPv6 and dual-stack clusters.
+const IPv6Subnet = "fd2e:6f44:5dd8:c956::/64"
+
 // GenerateOptions shape the hosts Generate makes.
 type GenerateOptions struct {
 	// Subnet is the first three octets of the hosts' IPv4 network (default 192.168.111).
@@ -297,6 +334,11 @@ func hostIP(subnet string, n int) string {
 		return fmt.Sprintf("%s.%d", subnet, n)
 	}
 	return fmt.Sprintf("%s.%d.%d", subnet[:i], c+(n-1)/254, (n-1)%254+1)
+}
+
+// hostIPv6 returns the n-th address of IPv6Subnet.
+func hostIPv6(n int) string {
+	return fmt.Sprintf("%s%x", strings.TrimSuffix(IPv6Subnet, "/64"), n)
 }
 
 // Generate makes n hosts named <prefix>-<i>, with deterministic MACs, system UUIDs, serial numbers
@@ -340,7 +382,7 @@ func Generate(prefix string, n int, o GenerateOptions) []*Host {
 			RAMMebibytes: o.RAMMebibytes,
 			NICs: []NIC{{
 				Name: "enp1s0", MAC: fmt.Sprintf("52:54:%02x:%02x:%02x:%02x", a, b, byte(i>>8), byte(i)),
-				IPv4: hostIP(o.Subnet, o.FirstIP+i) + "/24", SpeedGbps: 10,
+				IPv4: hostIP(o.Subnet, o.FirstIP+i) + "/24", IPv6: hostIPv6(o.FirstIP+i) + "/64", SpeedGbps: 10,
 			}},
 			Disks: []Disk{{
 				Name: "/dev/sda", SizeBytes: o.DiskBytes, Type: bmov1alpha1.SSD, Model: "SimDisk", Vendor: "Simulated",

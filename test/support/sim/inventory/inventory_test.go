@@ -18,8 +18,10 @@ package inventory
 
 import (
 	"net/netip"
+	"strings"
 	"testing"
 
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
@@ -58,6 +60,19 @@ func TestGenerateAddressesAFleet(t *testing.T) {
 	if got := hosts[235].IPv4(); got != "192.168.112.1" {
 		t.Fatalf("the 255th address is %s, want 192.168.112.1", got)
 	}
+	// Every host also has an address of the lab's IPv6 network, none shared.
+	subnet := netip.MustParsePrefix(IPv6Subnet)
+	seen6 := map[netip.Addr]bool{}
+	for _, h := range hosts {
+		p, err := netip.ParsePrefix(h.NICs[0].IPv6)
+		if err != nil || !subnet.Contains(p.Addr()) || p.Masked() != subnet || seen6[p.Addr()] {
+			t.Fatalf("host %s: IPv6 address %q invalid, outside %s or not unique (%v)", h.Name, h.NICs[0].IPv6, IPv6Subnet, err)
+		}
+		seen6[p.Addr()] = true
+	}
+	if got := hosts[0].NICs[0].IPv6; got != "fd2e:6f44:5dd8:c956::14/64" {
+		t.Fatalf("the first host's IPv6 address is %s, want fd2e:6f44:5dd8:c956::14/64 (::20 in hex)", got)
+	}
 }
 
 func TestBareMetalHostAndAgentInventoriesAgree(t *testing.T) {
@@ -70,6 +85,8 @@ func TestBareMetalHostAndAgentInventoriesAgree(t *testing.T) {
 	}{
 		{"MAC", hw.NIC[0].MAC, ai.Interfaces[0].MacAddress},
 		{"IP", hw.NIC[0].IP + "/24", ai.Interfaces[0].IPV4Addresses[0]},
+		{"IPv6", hw.NIC[1].IP + "/64", ai.Interfaces[0].IPV6Addresses[0]},
+		{"the second entry's MAC", hw.NIC[1].MAC, ai.Interfaces[0].MacAddress},
 		{"serial", hw.SystemVendor.SerialNumber, ai.SystemVendor.SerialNumber},
 		{"CPUs", int64(hw.CPU.Count), ai.Cpu.Count},
 		{"memory", int64(hw.RAMMebibytes) * 1024 * 1024, ai.Memory.PhysicalBytes},
@@ -115,4 +132,34 @@ func upper(s string) string {
 		}
 	}
 	return string(b)
+}
+
+// TestNodeAddresses: the kubelet reports its address in each machine network, in their order;
+// its IPv4 address without them.
+func TestNodeAddresses(t *testing.T) {
+	h := Generate("node", 1, GenerateOptions{})[0]
+	internal := func(addrs []corev1.NodeAddress) []string {
+		out := []string{}
+		for _, a := range addrs {
+			if a.Type == corev1.NodeInternalIP {
+				out = append(out, a.Address)
+			}
+		}
+		return out
+	}
+	for name, tc := range map[string]struct {
+		networks []string
+		want     []string
+	}{
+		"no machine network":     {nil, []string{"192.168.111.20"}},
+		"IPv6":                   {[]string{IPv6Subnet}, []string{"fd2e:6f44:5dd8:c956::14"}},
+		"dual stack, IPv6 first": {[]string{IPv6Subnet, "192.168.111.0/24"}, []string{"fd2e:6f44:5dd8:c956::14", "192.168.111.20"}},
+		"another network":        {[]string{"10.0.0.0/24"}, []string{"192.168.111.20"}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			if got := internal(h.NodeAddresses(tc.networks...)); strings.Join(got, ",") != strings.Join(tc.want, ",") {
+				t.Errorf("got %v, want %v", got, tc.want)
+			}
+		})
+	}
 }

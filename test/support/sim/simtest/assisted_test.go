@@ -489,3 +489,33 @@ func TestMovedFromAnotherHub(t *testing.T) {
 	g.Expect(aciState(snoACI)).To(BeEmpty(), "an installed single-node cluster is left alone")
 	g.Expect(snoACI.Finalizers).To(ContainElement(assisted.AgentClusterInstallFinalizer))
 }
+
+// TestDualStackNeedsMachineNetworks: as assisted-service, the simulator refuses a dual-stack
+// cluster without machine networks (an input error: it is never registered), and takes it once
+// they are set.
+func TestDualStackNeedsMachineNetworks(t *testing.T) {
+	g := NewWithT(t)
+	ns := newNamespace(t, "dualstack")
+	_, aci := createCluster(g, ns, "ds", 3, 0)
+	g.Expect(mgmt.Client.Patch(ctx, aci, client.RawPatch(types.MergePatchType, []byte(`{"spec":{
+		"apiVIPs":["192.168.111.5","fd2e:6f44:5dd8:c956::5"],"ingressVIPs":["192.168.111.4","fd2e:6f44:5dd8:c956::4"],
+		"networking":{"machineNetwork":null,
+			"clusterNetwork":[{"cidr":"10.128.0.0/14","hostPrefix":23},{"cidr":"fd01::/48","hostPrefix":64}],
+			"serviceNetwork":["172.30.0.0/16","fd02::/112"]}}}`)))).To(Succeed())
+	g.Eventually(func(g Gomega) {
+		g.Expect(mgmt.Client.Get(ctx, client.ObjectKeyFromObject(aci), aci)).To(Succeed())
+		c := aciCondition(aci, hiveextv1beta1.ClusterSpecSyncedCondition)
+		g.Expect(c.Reason).To(Equal(hiveextv1beta1.ClusterInputErrorReason))
+		g.Expect(c.Message).To(Equal(hiveextv1beta1.ClusterInputErrorMsg + " Dual-stack cluster cannot be created with empty Machine Networks"))
+	}, timeout).Should(Succeed())
+	g.Expect(aci.Status.DebugInfo.State).To(BeEmpty(), "never registered")
+
+	g.Expect(mgmt.Client.Patch(ctx, aci, client.RawPatch(types.MergePatchType, []byte(`{"spec":{"networking":{
+		"machineNetwork":[{"cidr":"192.168.111.0/24"},{"cidr":"fd2e:6f44:5dd8:c956::/64"}]}}}`)))).To(Succeed())
+	g.Eventually(func(g Gomega) {
+		g.Expect(mgmt.Client.Get(ctx, client.ObjectKeyFromObject(aci), aci)).To(Succeed())
+		g.Expect(aciCondition(aci, hiveextv1beta1.ClusterSpecSyncedCondition).Status).To(Equal(corev1.ConditionTrue))
+		g.Expect(aci.Status.DebugInfo.State).To(Equal(models.ClusterStatusInsufficient), "registered; no hosts yet")
+		g.Expect(aci.Status.MachineNetwork).To(Equal([]hiveextv1beta1.MachineNetworkEntry{{CIDR: "192.168.111.0/24"}, {CIDR: "fd2e:6f44:5dd8:c956::/64"}}))
+	}, timeout).Should(Succeed())
+}

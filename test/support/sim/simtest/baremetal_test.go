@@ -87,9 +87,12 @@ func TestBareMetalHostLifecycle(t *testing.T) {
 	g.Expect(hw.SystemVendor.SerialNumber).To(Equal(host.SerialNumber))
 	g.Expect(hw.CPU.Count).To(Equal(host.CPUCount))
 	g.Expect(hw.RAMMebibytes).To(Equal(host.RAMMebibytes))
-	g.Expect(hw.NIC).To(HaveLen(1))
+	// The dual-stack NIC is listed once per family, as the bare-metal operator lists it.
+	g.Expect(hw.NIC).To(HaveLen(2))
 	g.Expect(hw.NIC[0].MAC).To(Equal(bmh.Spec.BootMACAddress))
 	g.Expect(hw.NIC[0].IP).To(Equal(host.IPv4()))
+	g.Expect(hw.NIC[1].MAC).To(Equal(bmh.Spec.BootMACAddress))
+	g.Expect(hw.NIC[1].IP + "/64").To(Equal(host.NICs[0].IPv6))
 	g.Expect(hw.Storage).To(HaveLen(1))
 	g.Expect(int64(hw.Storage[0].SizeBytes)).To(Equal(host.Disks[0].SizeBytes))
 
