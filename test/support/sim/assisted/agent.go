@@ -186,6 +186,9 @@ func (s *Simulator) reconcileAgent(ctx context.Context, req ctrl.Request) (ctrl.
 	if !a.DeletionTimestamp.IsZero() {
 		s.timer.Forget(a.UID)
 		s.forgetHost(req.NamespacedName)
+		// The service deletes the host with its fencing credentials: a host registered again
+		// under that name has none until its Agent names a Secret.
+		s.forgetFencing(req.NamespacedName)
 		s.mu.Lock()
 		delete(s.registered, req.NamespacedName)
 		s.mu.Unlock()

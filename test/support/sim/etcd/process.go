@@ -111,22 +111,23 @@ func (s *Simulator) start(m *member, initialCluster []string, state string, extr
 	if err != nil {
 		return fmt.Errorf("opening the log of member %s: %w", m.name, err)
 	}
-	args := []string{
-		"--name=" + m.name,
-		"--data-dir=" + m.dataDir,
-		"--listen-client-urls=" + m.clientURL,
-		"--advertise-client-urls=" + m.clientURL,
-		"--listen-peer-urls=" + m.peerURL,
-		"--initial-advertise-peer-urls=" + m.peerURL,
-		"--initial-cluster=" + strings.Join(initialCluster, ","),
-		"--initial-cluster-state=" + state,
+	args := make([]string, 0, 13+len(extra))
+	args = append(args,
+		"--name="+m.name,
+		"--data-dir="+m.dataDir,
+		"--listen-client-urls="+m.clientURL,
+		"--advertise-client-urls="+m.clientURL,
+		"--listen-peer-urls="+m.peerURL,
+		"--initial-advertise-peer-urls="+m.peerURL,
+		"--initial-cluster="+strings.Join(initialCluster, ","),
+		"--initial-cluster-state="+state,
 		"--initial-cluster-token=lab-etcd",
 		// Short timings so that a lost leader is noticed in a test's time.
 		"--heartbeat-interval=50",
 		"--election-timeout=500",
 		"--unsafe-no-fsync",
 		"--log-level=warn",
-	}
+	)
 	args = append(args, extra...)
 	// Not tied to a context: the simulator kills it itself (power cuts, wipes, Stop).
 	cmd := exec.CommandContext(context.Background(), s.binary, args...)
