@@ -23,8 +23,6 @@ import (
 	capm3v1beta2 "github.com/metal3-io/cluster-api-provider-metal3/api/v1beta2"
 	. "github.com/onsi/gomega"
 	hiveextv1beta1 "github.com/openshift/assisted-service/api/hiveextension/v1beta1"
-	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/utils/ptr"
@@ -57,20 +55,7 @@ func TestTwoNodesWithArbiter(t *testing.T) {
 		g.Expect(c.Message).To(ContainSubstring("does not support two-node OpenShift with an arbiter"))
 		g.Expect(c.Message).To(ContainSubstring("upgrade the hub's assisted-service"))
 	}, timeout, interval).Should(Succeed())
-	events := &corev1.EventList{}
-	g.Eventually(func(g Gomega) {
-		g.Expect(mgmt.Client.List(ctx, events, client.InNamespace(f.ns))).To(Succeed())
-		warnings := []string{}
-		for _, e := range events.Items {
-			if e.Type == corev1.EventTypeWarning {
-				warnings = append(warnings, e.Message)
-			}
-		}
-		g.Expect(warnings).To(ContainElement(ContainSubstring("does not support two-node OpenShift with an arbiter")))
-	}, timeout, interval).Should(Succeed())
-	g.Expect(apierrors.IsNotFound(mgmt.Client.Get(ctx, client.ObjectKey{Namespace: f.ns, Name: f.cluster.Name}, &hiveextv1beta1.AgentClusterInstall{}))).
-		To(BeTrue(), "no AgentClusterInstall on a hub that cannot install the cluster")
-	g.Expect(f.machines(ctx, g)).To(BeEmpty(), "no host is provisioned for a cluster the hub cannot install")
+	f.expectNothingOnAnOlderHub(ctx, g, "does not support two-node OpenShift with an arbiter")
 
 	// The hub's assisted-service is upgraded.
 	restore, err := testenv.UseNewestCRDs(ctx, mgmt.Client, f.ns)

@@ -26,6 +26,7 @@ import (
 	hiveextv1beta1 "github.com/openshift/assisted-service/api/hiveextension/v1beta1"
 	hivev1 "github.com/openshift/hive/apis/hive/v1"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
@@ -304,4 +305,24 @@ func (f *fixture) simulateMachinesReady(ctx context.Context) {
 			time.Sleep(200 * time.Millisecond)
 		}
 	}()
+}
+
+// expectNothingOnAnOlderHub waits for a Warning event on the fixture's namespace containing
+// warning, then checks that the control plane created no AgentClusterInstall and no Machine: what
+// it does for a topology the hub's assisted-service cannot install.
+func (f *fixture) expectNothingOnAnOlderHub(ctx context.Context, g Gomega, warning string) {
+	g.Eventually(func(g Gomega) {
+		events := &corev1.EventList{}
+		g.Expect(mgmt.Client.List(ctx, events, client.InNamespace(f.ns))).To(Succeed())
+		warnings := []string{}
+		for _, e := range events.Items {
+			if e.Type == corev1.EventTypeWarning {
+				warnings = append(warnings, e.Message)
+			}
+		}
+		g.Expect(warnings).To(ContainElement(ContainSubstring(warning)))
+	}, timeout, interval).Should(Succeed())
+	g.Expect(apierrors.IsNotFound(mgmt.Client.Get(ctx, client.ObjectKey{Namespace: f.ns, Name: f.cluster.Name}, &hiveextv1beta1.AgentClusterInstall{}))).
+		To(BeTrue(), "no AgentClusterInstall on a hub that cannot install the cluster")
+	g.Expect(f.machines(ctx, g)).To(BeEmpty(), "no host is provisioned for a cluster the hub cannot install")
 }
