@@ -202,7 +202,7 @@ func (p *Postgres) start(ctx context.Context) error {
 			return fmt.Errorf("PostgreSQL exited while starting: %v (its log has why)", err)
 		default:
 		}
-		if err := p.run(ctx, "pg_isready", "-q", "-h", "127.0.0.1", "-p", strconv.Itoa(p.Port)); err == nil {
+		if err := p.run(ctx, "pg_isready", "-q", "-h", "127.0.0.1", "-p", strconv.Itoa(p.Port), "-U", DatabaseUser); err == nil {
 			return nil
 		}
 		if time.Now().After(deadline) {

@@ -160,6 +160,7 @@ type Service struct {
 
 	dir, bin string
 	port     int
+	machine  *os.File // holds machineLock while the service runs
 	tempDir  bool
 	env      []string
 	log      io.Writer
@@ -201,6 +202,9 @@ func Start(ctx context.Context, o Options) (_ *Service, err error) {
 			_ = s.Stop()
 		}
 	}()
+	if s.machine, err = lockMachine(ctx); err != nil {
+		return nil, err
+	}
 	// The database runs as another user, which must get through to its folder.
 	if err := os.Chmod(s.dir, 0o711); err != nil {
 		return nil, err
@@ -487,7 +491,39 @@ func (s *Service) Stop() error {
 	if s.tempDir {
 		err = errors.Join(err, os.RemoveAll(s.dir))
 	}
+	if s.machine != nil {
+		_ = s.machine.Close() // releases the lock
+		s.machine = nil
+	}
 	return err
+}
+
+// lockMachine takes the machine-wide lock that one running service holds: its controller
+// manager listens for metrics on :8080 of every interface (cmd/main.go createControllerManager
+// sets no metrics address; controller-runtime v0.15's default), which no flag or variable changes
+// at this commit, so a second service on the machine fails to start ("error listening on :8080").
+// A second lab (another test process) waits for the first's Stop.
+func lockMachine(ctx context.Context) (*os.File, error) {
+	f, err := os.OpenFile(filepath.Join(os.TempDir(), "capoa-assisted-service.lock"), os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	for {
+		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		if err == nil {
+			return f, nil
+		}
+		if !errors.Is(err, syscall.EWOULDBLOCK) {
+			_ = f.Close()
+			return nil, fmt.Errorf("locking %s: %w", f.Name(), err)
+		}
+		select {
+		case <-ctx.Done():
+			_ = f.Close()
+			return nil, fmt.Errorf("waiting for another lab's assisted-service to stop (it holds %s): %w", f.Name(), ctx.Err())
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
 }
 
 // Get reads path of the REST API (for example /api/assisted-install/v2/infra-envs/<id>) with the

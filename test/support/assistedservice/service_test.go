@@ -17,6 +17,7 @@ limitations under the License.
 package assistedservice
 
 import (
+	"context"
 	"crypto/ed25519"
 	"crypto/rand"
 	"net/http"
@@ -155,4 +156,27 @@ func waitFor[T any](t *testing.T, timeout time.Duration, f func() (T, bool)) T {
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
+}
+
+// TestOneServiceAMachine: while a service holds the machine's lock, another waits (and gives up
+// with its context); once it is released, the other gets it.
+func TestOneServiceAMachine(t *testing.T) {
+	first, err := lockMachine(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 500*time.Millisecond)
+	defer cancel()
+	if second, err := lockMachine(ctx); err == nil {
+		_ = second.Close()
+		t.Fatal("a second service got the machine while the first held it")
+	} else if !strings.Contains(err.Error(), "waiting for another lab's assisted-service") {
+		t.Errorf("the wait says %q, want what it waits for", err)
+	}
+	_ = first.Close()
+	second, err := lockMachine(t.Context())
+	if err != nil {
+		t.Fatalf("after the first released it: %v", err)
+	}
+	_ = second.Close()
 }
