@@ -69,8 +69,8 @@ func postgresBinDir() (string, error) {
 		return dir, nil
 	}
 	if p, err := exec.LookPath("initdb"); err == nil {
-		if real, err := filepath.EvalSymlinks(p); err == nil {
-			p = real
+		if resolved, err := filepath.EvalSymlinks(p); err == nil {
+			p = resolved
 		}
 		if _, err := os.Stat(filepath.Join(filepath.Dir(p), "postgres")); err == nil {
 			return filepath.Dir(p), nil
@@ -231,10 +231,12 @@ func (p *Postgres) Stop() error {
 	}
 	_ = p.cmd.Process.Signal(syscall.SIGINT)
 	select {
-	case <-p.done:
+	case err := <-p.done:
+		_ = err // it exits with the signal's status
 	case <-time.After(10 * time.Second):
 		_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
-		<-p.done
+		err := <-p.done
+		_ = err
 	}
 	return nil
 }

@@ -206,7 +206,7 @@ func Start(ctx context.Context, o Options) (_ *Service, err error) {
 		return nil, err
 	}
 	// The database runs as another user, which must get through to its folder.
-	if err := os.Chmod(s.dir, 0o711); err != nil {
+	if err := os.Chmod(s.dir, 0o711); err != nil { //nolint:gosec // a folder others may only pass through
 		return nil, err
 	}
 	s.StorageDir = filepath.Join(s.dir, "data")
@@ -234,7 +234,7 @@ func Start(ctx context.Context, o Options) (_ *Service, err error) {
 	if err := writeStandIns(filepath.Join(s.dir, "bin")); err != nil {
 		return nil, err
 	}
-	if s.env, err = s.environment(o, port, account); err != nil {
+	if s.env, err = s.environment(o, account); err != nil {
 		return nil, err
 	}
 	if err := s.start(ctx); err != nil {
@@ -270,7 +270,7 @@ func (s *Service) writeTLS() error {
 
 // environment is the service's environment: its operator's ConfigMap for a hub
 // (agentserviceconfig_controller.go newAssistedCM), less what needs the internet, plus the lab's.
-func (s *Service) environment(o Options, port int, account *serviceAccount) ([]string, error) {
+func (s *Service) environment(o Options, account *serviceAccount) ([]string, error) {
 	hw, err := os.ReadFile(filepath.Join(s.bin, "hw-requirements.json"))
 	if err != nil {
 		return nil, fmt.Errorf("the hardware requirements its operator deploys it with: %w", err)
@@ -468,14 +468,17 @@ func (s *Service) stopProcess() {
 		return
 	}
 	select {
-	case <-s.done:
+	case err := <-s.done:
+		_ = err // it had exited: Running says why
 	default:
 		_ = syscall.Kill(-s.cmd.Process.Pid, syscall.SIGTERM)
 		select {
-		case <-s.done:
+		case err := <-s.done:
+			_ = err // it exits with the signal's status
 		case <-time.After(10 * time.Second):
 			_ = syscall.Kill(-s.cmd.Process.Pid, syscall.SIGKILL)
-			<-s.done
+			err := <-s.done
+			_ = err
 		}
 	}
 	s.cmd = nil

@@ -51,7 +51,7 @@ if [ "$1 $2 $3" = "adm release info" ]; then
     case "${repo##*/}" in *:*) repo="${repo%:*}" ;; esac
     printf '%s@sha256:%s\n' "$repo" "$digest"
     exit 0
-  fi
+  fi # a component's pull spec
 fi
 echo "oc (lab stand-in): cannot run 'oc $*': this lab reaches no release registry; list the release in the service's RELEASE_IMAGES" >&2
 exit 1
