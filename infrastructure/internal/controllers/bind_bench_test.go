@@ -112,9 +112,9 @@ func BenchmarkBind(b *testing.B) {
 
 		kubeconfig := filepath.Join(b.TempDir(), "kubeconfig")
 		g.Expect(env.WriteKubeconfig(kubeconfig)).To(Succeed())
-		metricsAddr := freeAddress(b)
-		args := append([]string{"--namespace", f.ns, "--metrics-bind-address", metricsAddr, "--health-addr", "127.0.0.1:0"},
-			strings.Fields(os.Getenv("BENCH_ARGS"))...)
+		metricsAddr, profilerAddr := freeAddress(b), freeAddress(b)
+		args := append([]string{"--namespace", f.ns, "--metrics-bind-address", metricsAddr, "--health-addr", "127.0.0.1:0",
+			"--profiler-address", profilerAddr}, strings.Fields(os.Getenv("BENCH_ARGS"))...)
 		logPath := filepath.Join(b.TempDir(), "manager.log")
 		logFile, err := os.Create(logPath)
 		g.Expect(err).NotTo(HaveOccurred())
@@ -141,10 +141,13 @@ func BenchmarkBind(b *testing.B) {
 			}
 		}
 		defer stop()
+		profiles := profileDir(b, fmt.Sprintf("bind-%d-of-%d", machines, agents))
+		cpu := startCPUProfiles(ctx, profilerAddr, profiles)
 		firstBound := waitBound(g, ctx, watcher, f.ns, machines)
 		elapsed := time.Since(start)
 		binding := elapsed - firstBound.Sub(start)
 		b.StopTimer()
+		saveHeapProfile(g, ctx, profilerAddr, filepath.Join(profiles, "heap-bound.pb.gz"))
 
 		// Until the manager goes quiet: no request for 5 s.
 		var requests map[string]int
@@ -160,7 +163,9 @@ func BenchmarkBind(b *testing.B) {
 			served[k] = v - served[k]
 		}
 		serverCPU = cpuOf(g, "kube-apiserver") + cpuOf(g, "etcd") - serverCPU
-		rssKiB, cpu := processUsage(g, cmd.Process.Pid)
+		rssKiB, managerCPU := processUsage(g, cmd.Process.Pid)
+		cpuFiles := cpu.stop()
+		saveHeapProfile(g, ctx, profilerAddr, filepath.Join(profiles, "heap-quiet.pb.gz"))
 		stop()
 		g.Expect(claimedAgents(g, ctx, f.ns)).To(HaveLen(machines))
 		total := sum(requests)
@@ -173,8 +178,8 @@ func BenchmarkBind(b *testing.B) {
 		fmt.Printf("| binding %d AgentMachines out of %d Agents (%s) | wall to all bound (from the first) | requests / machine until quiet | reads / machine | writes / machine | "+
 			"manager peak RSS | manager CPU | API server and etcd CPU |\n", machines, agents, shape)
 		fmt.Printf("| --- | --- | --- | --- | --- | --- | --- | --- |\n")
-		fmt.Printf("| ours, flags %q | %.1f s (%.1f s) | %.2f | %.2f | %.2f | %.0f MiB | %.1f s | %.1f s |\n", strings.Join(args[6:], " "),
-			elapsed.Seconds(), binding.Seconds(), perMachine(total), perMachine(reads), perMachine(total-reads), float64(rssKiB)/1024, cpu.Seconds(), serverCPU.Seconds())
+		fmt.Printf("| ours, flags %q | %.1f s (%.1f s) | %.2f | %.2f | %.2f | %.0f MiB | %.1f s | %.1f s |\n", strings.Join(args[8:], " "),
+			elapsed.Seconds(), binding.Seconds(), perMachine(total), perMachine(reads), perMachine(total-reads), float64(rssKiB)/1024, managerCPU.Seconds(), serverCPU.Seconds())
 		fmt.Printf("the manager's requests by method until quiet: %v\n", requests)
 		fmt.Printf("the API server's requests during the run, by verb and resource (the benchmark's own list and watch of AgentMachines included):\n")
 		keys := make([]string, 0, len(served))
@@ -187,6 +192,7 @@ func BenchmarkBind(b *testing.B) {
 		for _, k := range keys {
 			fmt.Printf("  %-50s %6d  %5.2f / machine\n", k, served[k], perMachine(served[k]))
 		}
+		printProfiles(g, bin, profiles, cpuFiles)
 	}
 }
 
@@ -350,4 +356,108 @@ func createOwnedMachine(ctx context.Context, c client.Client, f fixture, name st
 		}},
 	}}
 	return c.Create(ctx, am)
+}
+
+// profileDir is where the bench keeps the manager's profiles of one run: BENCH_PROFILES (make
+// bench sets _artifacts/bench), else the test's temporary directory; name tells the runs apart.
+func profileDir(b *testing.B, name string) string {
+	b.Helper()
+	root := os.Getenv("BENCH_PROFILES")
+	if root == "" {
+		root = b.TempDir()
+	}
+	dir := filepath.Join(root, name)
+	if err := os.MkdirAll(dir, 0o750); err != nil {
+		b.Fatal(err)
+	}
+	return dir
+}
+
+// cpuProfiles takes the manager's CPU profile in back-to-back slices of cpuSlice (pprof's
+// endpoint profiles for a fixed time) until stopped; go tool pprof merges the slices.
+type cpuProfiles struct {
+	cancel context.CancelFunc
+	done   chan []string
+}
+
+const cpuSlice = 5 * time.Second
+
+func startCPUProfiles(ctx context.Context, addr, dir string) *cpuProfiles {
+	ctx, cancel := context.WithCancel(ctx)
+	p := &cpuProfiles{cancel: cancel, done: make(chan []string, 1)}
+	go func() {
+		var files []string
+		for i := 0; ctx.Err() == nil; i++ {
+			path := filepath.Join(dir, fmt.Sprintf("cpu-%02d.pb.gz", i))
+			url := fmt.Sprintf("http://%s/debug/pprof/profile?seconds=%d", addr, int(cpuSlice.Seconds()))
+			// The slice in progress when stopped is finished, not cut short: pprof writes
+			// nothing for a request that is cancelled.
+			if err := download(context.WithoutCancel(ctx), url, path); err != nil {
+				// The manager is not serving yet: try again shortly.
+				time.Sleep(100 * time.Millisecond)
+				continue
+			}
+			files = append(files, path)
+		}
+		p.done <- files
+	}()
+	return p
+}
+
+// stop ends the profiling after the slice in progress and returns the profiles' files.
+func (p *cpuProfiles) stop() []string {
+	p.cancel()
+	return <-p.done
+}
+
+// saveHeapProfile writes the manager's heap profile (live objects as of its last GC, and every
+// allocation since its start) to path.
+func saveHeapProfile(g Gomega, ctx context.Context, addr, path string) {
+	g.Expect(download(ctx, "http://"+addr+"/debug/pprof/heap", path)).To(Succeed())
+}
+
+func download(ctx context.Context, url, path string) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("GET %s: %s", url, resp.Status)
+	}
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, body, 0o600)
+}
+
+// printProfiles prints where the profiles are and their top entries: the CPU of the whole run
+// (its slices merged), the memory allocated since the start (what the Agent list and the bind
+// decoded and built) and the memory in use once bound and once quiet.
+func printProfiles(g Gomega, bin, dir string, cpuFiles []string) {
+	fmt.Printf("the manager's profiles are in %s (go tool pprof -http=: %s FILE...)\n", dir, bin)
+	top := func(title string, args ...string) {
+		cmd := exec.Command("go", append([]string{"tool", "pprof", "-top", "-nodecount=12"}, append(args, bin)...)...) //nolint:gosec // the bench's own files
+		out, err := cmd.Output()
+		g.Expect(err).NotTo(HaveOccurred(), "go tool pprof %v", args)
+		fmt.Printf("%s:\n", title)
+		for _, line := range strings.Split(strings.TrimRight(string(out), "\n"), "\n") {
+			if strings.HasPrefix(line, "File:") || strings.HasPrefix(line, "Build ID:") || strings.HasPrefix(line, "Type:") ||
+				strings.HasPrefix(line, "Time:") || strings.HasPrefix(line, "Dropped") {
+				continue
+			}
+			fmt.Printf("    %s\n", line)
+		}
+	}
+	if len(cpuFiles) > 0 {
+		top(fmt.Sprintf("CPU, start to quiet (%d slices of %s merged)", len(cpuFiles), cpuSlice), cpuFiles...)
+	}
+	top("allocated since start, by bytes (heap-quiet.pb.gz)", "-sample_index=alloc_space", filepath.Join(dir, "heap-quiet.pb.gz"))
+	top("in use when all were bound (heap-bound.pb.gz)", "-sample_index=inuse_space", filepath.Join(dir, "heap-bound.pb.gz"))
+	top("in use when quiet (heap-quiet.pb.gz)", "-sample_index=inuse_space", filepath.Join(dir, "heap-quiet.pb.gz"))
 }
