@@ -44,6 +44,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	infrav1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/infrastructure/v1beta1"
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/support/benchprofile"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/support/procstat"
 )
 
@@ -142,13 +143,13 @@ func BenchmarkBind(b *testing.B) {
 		}
 		defer stop()
 		profiles := profileDir(b, fmt.Sprintf("bind-%d-of-%d", machines, agents))
-		cpu := startCPUProfiles(ctx, profilerAddr, profiles)
+		cpu := benchprofile.StartCPU(ctx, profilerAddr, profiles, "cpu")
 		resident := sampleResident(ctx, cmd.Process.Pid)
 		firstBound := waitBound(g, ctx, watcher, f.ns, machines)
 		elapsed := time.Since(start)
 		binding := elapsed - firstBound.Sub(start)
 		b.StopTimer()
-		saveHeapProfile(g, ctx, profilerAddr, filepath.Join(profiles, "heap-bound.pb.gz"))
+		g.Expect(benchprofile.SaveHeap(ctx, profilerAddr, filepath.Join(profiles, "heap-bound.pb.gz"))).To(Succeed())
 
 		// Until the manager goes quiet: no request for 5 s.
 		var requests map[string]int
@@ -166,9 +167,10 @@ func BenchmarkBind(b *testing.B) {
 		serverCPU = cpuOf(g, "kube-apiserver") + cpuOf(g, "etcd") - serverCPU
 		rssKiB, managerCPU := processUsage(g, cmd.Process.Pid)
 		peak := resident.stop()
-		cpuFiles := cpu.stop()
-		saveHeapProfile(g, ctx, profilerAddr, filepath.Join(profiles, "heap-quiet.pb.gz"))
-		memStats := heapStats(g, ctx, profilerAddr)
+		cpuFiles := cpu.Stop()
+		g.Expect(benchprofile.SaveHeap(ctx, profilerAddr, filepath.Join(profiles, "heap-quiet.pb.gz"))).To(Succeed())
+		memStats, err := benchprofile.MemStats(ctx, profilerAddr)
+		g.Expect(err).NotTo(HaveOccurred())
 		stop()
 		g.Expect(claimedAgents(g, ctx, f.ns)).To(HaveLen(machines))
 		total := sum(requests)
@@ -379,93 +381,22 @@ func profileDir(b *testing.B, name string) string {
 	return dir
 }
 
-// cpuProfiles takes the manager's CPU profile in back-to-back slices of cpuSlice (pprof's
-// endpoint profiles for a fixed time) until stopped; go tool pprof merges the slices.
-type cpuProfiles struct {
-	cancel context.CancelFunc
-	done   chan []string
-}
-
-const cpuSlice = 5 * time.Second
-
-func startCPUProfiles(ctx context.Context, addr, dir string) *cpuProfiles {
-	ctx, cancel := context.WithCancel(ctx)
-	p := &cpuProfiles{cancel: cancel, done: make(chan []string, 1)}
-	go func() {
-		var files []string
-		for i := 0; ctx.Err() == nil; i++ {
-			path := filepath.Join(dir, fmt.Sprintf("cpu-%02d.pb.gz", i))
-			url := fmt.Sprintf("http://%s/debug/pprof/profile?seconds=%d", addr, int(cpuSlice.Seconds()))
-			// The slice in progress when stopped is finished, not cut short: pprof writes
-			// nothing for a request that is cancelled.
-			if err := download(context.WithoutCancel(ctx), url, path); err != nil {
-				// The manager is not serving yet: try again shortly.
-				time.Sleep(100 * time.Millisecond)
-				continue
-			}
-			files = append(files, path)
-		}
-		p.done <- files
-	}()
-	return p
-}
-
-// stop ends the profiling after the slice in progress and returns the profiles' files.
-func (p *cpuProfiles) stop() []string {
-	p.cancel()
-	return <-p.done
-}
-
-// saveHeapProfile writes the manager's heap profile (live objects as of its last GC, and every
-// allocation since its start) to path.
-func saveHeapProfile(g Gomega, ctx context.Context, addr, path string) {
-	g.Expect(download(ctx, "http://"+addr+"/debug/pprof/heap", path)).To(Succeed())
-}
-
-func download(ctx context.Context, url, path string) error {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-	if err != nil {
-		return err
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("GET %s: %s", url, resp.Status)
-	}
-	body, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return err
-	}
-	return os.WriteFile(path, body, 0o600)
-}
-
 // printProfiles prints where the profiles are and their top entries: the CPU of the whole run
 // (its slices merged), the memory allocated since the start (what the Agent list and the bind
 // decoded and built) and the memory in use once bound and once quiet.
 func printProfiles(g Gomega, bin, dir string, cpuFiles []string) {
 	fmt.Printf("the manager's profiles are in %s (go tool pprof -http=: %s FILE...)\n", dir, bin)
-	top := func(title string, args ...string) {
-		cmd := exec.Command("go", append([]string{"tool", "pprof", "-top", "-nodecount=12"}, append(args, bin)...)...) //nolint:gosec // the bench's own files
-		out, err := cmd.Output()
-		g.Expect(err).NotTo(HaveOccurred(), "go tool pprof %v", args)
-		fmt.Printf("%s:\n", title)
-		for _, line := range strings.Split(strings.TrimRight(string(out), "\n"), "\n") {
-			if strings.HasPrefix(line, "File:") || strings.HasPrefix(line, "Build ID:") || strings.HasPrefix(line, "Type:") ||
-				strings.HasPrefix(line, "Time:") || strings.HasPrefix(line, "Dropped") {
-				continue
-			}
-			fmt.Printf("    %s\n", line)
-		}
+	top := func(title string, args []string, files ...string) {
+		out, err := benchprofile.Top(12, args, append([]string{bin}, files...)...)
+		g.Expect(err).NotTo(HaveOccurred())
+		fmt.Printf("%s:\n%s", title, out)
 	}
 	if len(cpuFiles) > 0 {
-		top(fmt.Sprintf("CPU, start to quiet (%d slices of %s merged)", len(cpuFiles), cpuSlice), cpuFiles...)
+		top(fmt.Sprintf("CPU, start to quiet (%d slices of %s merged)", len(cpuFiles), benchprofile.CPUSlice), nil, cpuFiles...)
 	}
-	top("allocated since start, by bytes (heap-quiet.pb.gz)", "-sample_index=alloc_space", filepath.Join(dir, "heap-quiet.pb.gz"))
-	top("in use when all were bound (heap-bound.pb.gz)", "-sample_index=inuse_space", filepath.Join(dir, "heap-bound.pb.gz"))
-	top("in use when quiet (heap-quiet.pb.gz)", "-sample_index=inuse_space", filepath.Join(dir, "heap-quiet.pb.gz"))
+	top("allocated since start, by bytes (heap-quiet.pb.gz)", []string{"-sample_index=alloc_space"}, filepath.Join(dir, "heap-quiet.pb.gz"))
+	top("in use when all were bound (heap-bound.pb.gz)", []string{"-sample_index=inuse_space"}, filepath.Join(dir, "heap-bound.pb.gz"))
+	top("in use when quiet (heap-quiet.pb.gz)", []string{"-sample_index=inuse_space"}, filepath.Join(dir, "heap-quiet.pb.gz"))
 }
 
 // residentSampler reads a process's resident set every residentEvery until stopped, and keeps
@@ -503,27 +434,4 @@ func sampleResident(ctx context.Context, pid int) *residentSampler {
 func (s *residentSampler) stop() procstat.Resident {
 	s.cancel()
 	return <-s.done
-}
-
-// heapStats summarizes the runtime's memory statistics that the heap profile's text form ends
-// with (runtime.MemStats): the heap in use and obtained from the OS, the next GC's goal, the
-// stacks, and the number of GCs.
-func heapStats(g Gomega, ctx context.Context, addr string) string {
-	path := filepath.Join(os.TempDir(), fmt.Sprintf("heap-%d.txt", os.Getpid()))
-	defer os.Remove(path)
-	g.Expect(download(ctx, "http://"+addr+"/debug/pprof/heap?debug=1", path)).To(Succeed())
-	text, err := os.ReadFile(path)
-	g.Expect(err).NotTo(HaveOccurred())
-	var out []string
-	for _, line := range strings.Split(string(text), "\n") {
-		for _, name := range []string{"HeapInuse", "HeapSys", "HeapReleased", "NextGC", "StackInuse", "Sys", "NumGC"} {
-			if v, ok := strings.CutPrefix(line, "# "+name+" = "); ok {
-				if n, err := strconv.ParseUint(strings.Fields(v)[0], 10, 64); err == nil && name != "NumGC" {
-					v = fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
-				}
-				out = append(out, name+" "+v)
-			}
-		}
-	}
-	return strings.Join(out, ", ")
 }
