@@ -137,7 +137,7 @@ func get(req *http.Request) ([]byte, error) {
 // build lines.
 func Top(n int, pprofArgs []string, profiles ...string) (string, error) {
 	args := append([]string{"tool", "pprof", "-top", fmt.Sprintf("-nodecount=%d", n)}, pprofArgs...)
-	cmd := exec.Command("go", append(args, profiles...)...) //nolint:gosec,noctx // go tool pprof on the benchmark's own files
+	cmd := exec.Command("go", append(args, profiles...)...) //nolint:noctx // go tool pprof on the benchmark's own files
 	out, err := cmd.Output()
 	if err != nil {
 		return "", fmt.Errorf("go tool pprof %v: %w", pprofArgs, err)
