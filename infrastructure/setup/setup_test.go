@@ -291,7 +291,7 @@ func startWithHyperShiftArguments(t *testing.T, env *testenv.Environment, crds c
 	// HyperShift's Role grants core events only: the manager writes its events there, where
 	// `oc describe` and HyperShift's users see them (events.k8s.io ones would be refused). What
 	// upstream made is adopted, not made again.
-	events := []string{"AgentCluster/hc1 Provisioned", "AgentMachine/hc1-np-1 AgentClaimed"}
+	events := []string{"AgentCluster/hc1 Provisioned"}
 	if crds == upstreamStoredThenOurs {
 		events = []string{"AgentCluster/hc1 Adopted", "AgentMachine/hc1-np-1 AgentClaimAdopted"}
 	}

@@ -72,6 +72,10 @@ type Options struct {
 
 	SyncPeriod time.Duration
 	HealthAddr string
+	// ProfilerAddress, when set, serves Go's pprof handlers (/debug/pprof/) there over plain HTTP,
+	// as Cluster API's managers' --profiler-address: make bench takes the manager's CPU and heap
+	// profiles from it. Off by default.
+	ProfilerAddress string
 	// MetricsBindAddress is upstream's --metrics-bind-address (cluster-api-provider-agent,
 	// cluster-api-provider-openshift-assisted, and HyperShift's arguments for the agent provider):
 	// when set, metrics are served there over plain HTTP, as upstream serves them, instead of
@@ -167,6 +171,8 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	// Upstream's names (kubebuilder's), which HyperShift passes to the agent provider.
 	fs.StringVar(&o.HealthAddr, "health-probe-bind-address", ":9440",
 		"The same as --health-addr (the upstream providers' name for it).")
+	fs.StringVar(&o.ProfilerAddress, "profiler-address", "",
+		"Serve the pprof profiler over plain HTTP at this address (for example localhost:6060), as Cluster API's managers do. Off when empty.")
 	fs.StringVar(&o.MetricsBindAddress, "metrics-bind-address", "",
 		"Serve metrics over plain HTTP at this address, as the upstream providers do (the same as "+
 			"--insecure-diagnostics --diagnostics-address=ADDRESS). Prefer --diagnostics-address, which serves them "+
@@ -255,6 +261,7 @@ func (o *Options) managerOptions(scheme *runtime.Scheme, hubTLS func(*tls.Config
 		RenewDeadline:                 &o.RenewDeadline,
 		RetryPeriod:                   &o.RetryPeriod,
 		HealthProbeBindAddress:        o.HealthAddr,
+		PprofBindAddress:              o.ProfilerAddress,
 		Metrics:                       *metricsOptions,
 		Cache:                         cacheOptions,
 		Client: client.Options{

@@ -63,6 +63,15 @@ func TestFlagsBecomeManagerOptions(t *testing.T) {
 			if mo.Controller.UsePriorityQueue == nil || *mo.Controller.UsePriorityQueue {
 				t.Errorf("UsePriorityQueue = %v, want false (controller-runtime#3538)", mo.Controller.UsePriorityQueue)
 			}
+			if mo.PprofBindAddress != "" {
+				t.Errorf("PprofBindAddress = %q, want the profiler off", mo.PprofBindAddress)
+			}
+		}},
+		{"profiler", []string{"--profiler-address=localhost:6060"}, func(t *testing.T, _ *manager.Options, mo ctrl.Options) {
+			t.Helper()
+			if mo.PprofBindAddress != "localhost:6060" {
+				t.Errorf("PprofBindAddress = %q, want localhost:6060", mo.PprofBindAddress)
+			}
 		}},
 		{"priority queue", []string{"--use-priority-queue"}, func(t *testing.T, _ *manager.Options, mo ctrl.Options) {
 			t.Helper()

@@ -46,6 +46,8 @@ import (
 	controlplanev1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/controlplane/v1alpha4"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/fleet"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/lab"
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/support/benchprofile"
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/support/ports"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/support/procstat"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/support/sim/workload"
 )
@@ -70,6 +72,16 @@ type result struct {
 	load          [2]string
 	// clusterNotAvailable is why a Cluster that is not Available is not (its Available condition).
 	clusterNotAvailable string
+	// profiles are each provider's CPU profiles (slices from the lab's start to quiet) and heap
+	// profile (when quiet), and its Go memory statistics then; none when not profiled.
+	profiles map[string]providerProfiles
+}
+
+// providerProfiles are the profiles of one provider's process in one fleet run.
+type providerProfiles struct {
+	cpu      []string
+	heap     string
+	memStats string
 }
 
 // quietPeriod: the providers are quiet when they sent no request for this long.
@@ -107,7 +119,7 @@ func BenchmarkFleet(b *testing.B) {
 					} else {
 						b.StopTimer()
 					}
-				})
+				}, profileDir(b, fmt.Sprintf("fleet-%d", n)))
 				b.ReportMetric(r.wall.Seconds(), "s/all-available")
 				b.ReportMetric(float64(r.hubPerCluster()), "hub-requests/cluster")
 				results = append(results, r)
@@ -127,7 +139,7 @@ var smokeCeilings = map[string]int{"infrastructure": 80, "bootstrap": 170, "cont
 // every provider is counted in the audit log, and none sends more requests per cluster than
 // smokeCeilings allows.
 func TestFleetSmoke(t *testing.T) {
-	r := runFleet(t, 2, nil)
+	r := runFleet(t, 2, nil, "")
 	if t.Failed() {
 		return
 	}
@@ -153,9 +165,25 @@ func (r result) hubPerCluster() float64 {
 	return float64(n) / float64(r.clusters)
 }
 
+// profileDir is where the benchmark keeps the providers' profiles of one fleet run:
+// FLEET_PROFILES (make bench sets _artifacts/bench), else the benchmark's temporary directory.
+func profileDir(b *testing.B, name string) string {
+	b.Helper()
+	root := os.Getenv("FLEET_PROFILES")
+	if root == "" {
+		root = b.TempDir()
+	}
+	dir := filepath.Join(root, name)
+	if err := os.MkdirAll(dir, 0o750); err != nil {
+		b.Fatal(err)
+	}
+	return dir
+}
+
 // runFleet runs a fleet of n clusters and measures it; timer, when set, is told when the time
-// from the first creation to the last Available starts (true) and ends (false).
-func runFleet(tb testing.TB, n int, timer func(running bool)) result {
+// from the first creation to the last Available starts (true) and ends (false). With profiles,
+// each provider serves pprof (--profiler-address) and its CPU and heap profiles are kept there.
+func runFleet(tb testing.TB, n int, timer func(running bool), profiles string) result {
 	tb.Helper()
 	if timer == nil {
 		timer = func(bool) {}
@@ -182,6 +210,7 @@ func runFleet(tb testing.TB, n int, timer func(running bool)) result {
 		tb.Fatal(err)
 	}
 	r := result{clusters: n, load: [2]string{loadAverage()}}
+	var profilers sync.Map // provider name: its --profiler-address
 	l, err := lab.Start(ctx, lab.Options{
 		// Cluster API's controllers at their defaults (--*-concurrency 10).
 		Concurrency: 10,
@@ -189,6 +218,14 @@ func runFleet(tb testing.TB, n int, timer func(running bool)) result {
 			return workloads.AddCluster(cd.String())
 		},
 		ProviderCommand: func(name string, args []string) *exec.Cmd {
+			if profiles != "" {
+				addr, err := ports.Address()
+				if err != nil {
+					tb.Fatal(err)
+				}
+				profilers.Store(name, addr)
+				args = append(slices.Clone(args), "--profiler-address", addr)
+			}
 			cmd := exec.Command(self, args...) //nolint:noctx // this benchmark's own binary, run as a provider; the lab stops it
 			cmd.Env = append(os.Environ(), providerEnv+"="+name)
 			return cmd
@@ -212,6 +249,13 @@ func runFleet(tb testing.TB, n int, timer func(running bool)) result {
 	pids := l.ProviderPIDs()
 	if len(pids) != len(providers) {
 		tb.Fatalf("provider processes %v, want %v", pids, providers)
+	}
+	cpuProfilers := map[string]*benchprofile.CPUProfiler{}
+	if profiles != "" {
+		for _, p := range providers {
+			addr, _ := profilers.Load(p)
+			cpuProfilers[p] = benchprofile.StartCPU(ctx, addr.(string), profiles, p+"-cpu")
+		}
 	}
 	fast := rest.CopyConfig(l.Mgmt.Config)
 	fast.QPS, fast.Burst = -1, -1
@@ -280,6 +324,20 @@ func runFleet(tb testing.TB, n int, timer func(running bool)) result {
 		}
 	}
 	r.quiet = time.Since(start) - quietPeriod
+	if profiles != "" {
+		r.profiles = map[string]providerProfiles{}
+		for _, p := range providers {
+			addr, _ := profilers.Load(p)
+			pp := providerProfiles{cpu: cpuProfilers[p].Stop(), heap: filepath.Join(profiles, p+"-heap.pb.gz")}
+			if err := benchprofile.SaveHeap(ctx, addr.(string), pp.heap); err != nil {
+				tb.Fatal(err)
+			}
+			if pp.memStats, err = benchprofile.MemStats(ctx, addr.(string)); err != nil {
+				tb.Fatal(err)
+			}
+			r.profiles[p] = pp
+		}
+	}
 	r.hub = counts
 	r.workload = workloadRequests(workloads.Requests())
 	r.serverCPU = apiServerCPU(tb) - serverCPU
@@ -500,6 +558,35 @@ func printResults(results []result) {
 		printRequests("hub", r.hub, r.clusters)
 		printRequests("workload", r.workload, r.clusters)
 	}
+	for _, r := range results {
+		printProfiles(r)
+	}
+}
+
+// printProfiles prints where each provider's profiles of a fleet run are, its Go memory when
+// quiet, and the top entries of its CPU profile (from the lab's start to quiet) and of its heap
+// in use when quiet.
+func printProfiles(r result) {
+	for _, p := range providers {
+		pp, ok := r.profiles[p]
+		if !ok {
+			continue
+		}
+		fmt.Printf("\nthe %s provider at %d clusters: profiles in %s; Go memory when quiet: %s\n", p, r.clusters, filepath.Dir(pp.heap), pp.memStats)
+		if len(pp.cpu) > 0 {
+			top, err := benchprofile.Top(10, nil, pp.cpu...)
+			fmt.Printf("  CPU (%d slices of %s merged):\n%s", len(pp.cpu), benchprofile.CPUSlice, orError(top, err))
+		}
+		top, err := benchprofile.Top(10, []string{"-sample_index=inuse_space"}, pp.heap)
+		fmt.Printf("  heap in use when quiet:\n%s", orError(top, err))
+	}
+}
+
+func orError(s string, err error) string {
+	if err != nil {
+		return "    " + err.Error() + "\n"
+	}
+	return s
 }
 
 func perMs(d time.Duration, n int) float64 { return float64(d.Milliseconds()) / float64(n) }

@@ -292,9 +292,10 @@ func (r *AgentMachineReconciler) claim(ctx context.Context, s *scope) (*aiv1beta
 			return nil, ctrl.Result{}, fmt.Errorf("claiming Agent %s: %w", chosen, err)
 		case agent != nil:
 			r.reserved.reserve(chosen, am.UID, true, time.Now())
-			log.Info("Claimed Agent", "Agent", klog.KObj(agent))
-			r.Recorder.Eventf(am, agent, corev1.EventTypeNormal, "AgentClaimed", "Claim",
-				"Claimed Agent %s/%s and bound it to ClusterDeployment %s/%s", agent.Namespace, agent.Name, cd.Namespace, cd.Name)
+			// Logged, not an event: the AgentMachine's status.agentRef, providerID and
+			// AgentReserved condition say the same, and an event per claim was one of the bind's
+			// seven requests per machine (issue 45).
+			log.Info("Claimed Agent", "Agent", klog.KObj(agent), "ClusterDeployment", klog.KRef(cd.Namespace, cd.Name))
 			return agent, ctrl.Result{}, nil
 		}
 		log.V(4).Info("The chosen Agent can no longer be claimed; choosing another", "Agent", chosen, "reason", why)

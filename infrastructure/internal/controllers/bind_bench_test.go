@@ -44,6 +44,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	infrav1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/infrastructure/v1beta1"
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/support/benchprofile"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/support/procstat"
 )
 
@@ -112,9 +113,9 @@ func BenchmarkBind(b *testing.B) {
 
 		kubeconfig := filepath.Join(b.TempDir(), "kubeconfig")
 		g.Expect(env.WriteKubeconfig(kubeconfig)).To(Succeed())
-		metricsAddr := freeAddress(b)
-		args := append([]string{"--namespace", f.ns, "--metrics-bind-address", metricsAddr, "--health-addr", "127.0.0.1:0"},
-			strings.Fields(os.Getenv("BENCH_ARGS"))...)
+		metricsAddr, profilerAddr := freeAddress(b), freeAddress(b)
+		args := append([]string{"--namespace", f.ns, "--metrics-bind-address", metricsAddr, "--health-addr", "127.0.0.1:0",
+			"--profiler-address", profilerAddr}, strings.Fields(os.Getenv("BENCH_ARGS"))...)
 		logPath := filepath.Join(b.TempDir(), "manager.log")
 		logFile, err := os.Create(logPath)
 		g.Expect(err).NotTo(HaveOccurred())
@@ -141,10 +142,14 @@ func BenchmarkBind(b *testing.B) {
 			}
 		}
 		defer stop()
+		profiles := profileDir(b, fmt.Sprintf("bind-%d-of-%d", machines, agents))
+		cpu := benchprofile.StartCPU(ctx, profilerAddr, profiles, "cpu")
+		resident := sampleResident(ctx, cmd.Process.Pid)
 		firstBound := waitBound(g, ctx, watcher, f.ns, machines)
 		elapsed := time.Since(start)
 		binding := elapsed - firstBound.Sub(start)
 		b.StopTimer()
+		g.Expect(benchprofile.SaveHeap(ctx, profilerAddr, filepath.Join(profiles, "heap-bound.pb.gz"))).To(Succeed())
 
 		// Until the manager goes quiet: no request for 5 s.
 		var requests map[string]int
@@ -160,7 +165,12 @@ func BenchmarkBind(b *testing.B) {
 			served[k] = v - served[k]
 		}
 		serverCPU = cpuOf(g, "kube-apiserver") + cpuOf(g, "etcd") - serverCPU
-		rssKiB, cpu := processUsage(g, cmd.Process.Pid)
+		rssKiB, managerCPU := processUsage(g, cmd.Process.Pid)
+		peak := resident.stop()
+		cpuFiles := cpu.Stop()
+		g.Expect(benchprofile.SaveHeap(ctx, profilerAddr, filepath.Join(profiles, "heap-quiet.pb.gz"))).To(Succeed())
+		memStats, err := benchprofile.MemStats(ctx, profilerAddr)
+		g.Expect(err).NotTo(HaveOccurred())
 		stop()
 		g.Expect(claimedAgents(g, ctx, f.ns)).To(HaveLen(machines))
 		total := sum(requests)
@@ -170,11 +180,14 @@ func BenchmarkBind(b *testing.B) {
 		b.ReportMetric(binding.Seconds(), "s/first-to-last-bound")
 		b.ReportMetric(perMachine(total), "requests/machine")
 		b.ReportMetric(float64(rssKiB)/1024, "MiB-peak-RSS")
+		b.ReportMetric(float64(peak.AnonKiB)/1024, "MiB-peak-anon-RSS")
 		fmt.Printf("| binding %d AgentMachines out of %d Agents (%s) | wall to all bound (from the first) | requests / machine until quiet | reads / machine | writes / machine | "+
-			"manager peak RSS | manager CPU | API server and etcd CPU |\n", machines, agents, shape)
+			"manager peak RSS (peak anonymous + file-backed then) | manager CPU | API server and etcd CPU |\n", machines, agents, shape)
 		fmt.Printf("| --- | --- | --- | --- | --- | --- | --- | --- |\n")
-		fmt.Printf("| ours, flags %q | %.1f s (%.1f s) | %.2f | %.2f | %.2f | %.0f MiB | %.1f s | %.1f s |\n", strings.Join(args[6:], " "),
-			elapsed.Seconds(), binding.Seconds(), perMachine(total), perMachine(reads), perMachine(total-reads), float64(rssKiB)/1024, cpu.Seconds(), serverCPU.Seconds())
+		fmt.Printf("| ours, flags %q | %.1f s (%.1f s) | %.2f | %.2f | %.2f | %.0f MiB (%.0f + %.0f MiB) | %.1f s | %.1f s |\n", strings.Join(args[8:], " "),
+			elapsed.Seconds(), binding.Seconds(), perMachine(total), perMachine(reads), perMachine(total-reads), float64(rssKiB)/1024,
+			float64(peak.AnonKiB)/1024, float64(peak.FileKiB)/1024, managerCPU.Seconds(), serverCPU.Seconds())
+		fmt.Printf("the manager's Go memory when quiet: %s\n", memStats)
 		fmt.Printf("the manager's requests by method until quiet: %v\n", requests)
 		fmt.Printf("the API server's requests during the run, by verb and resource (the benchmark's own list and watch of AgentMachines included):\n")
 		keys := make([]string, 0, len(served))
@@ -187,6 +200,7 @@ func BenchmarkBind(b *testing.B) {
 		for _, k := range keys {
 			fmt.Printf("  %-50s %6d  %5.2f / machine\n", k, served[k], perMachine(served[k]))
 		}
+		printProfiles(g, bin, profiles, cpuFiles)
 	}
 }
 
@@ -350,4 +364,74 @@ func createOwnedMachine(ctx context.Context, c client.Client, f fixture, name st
 		}},
 	}}
 	return c.Create(ctx, am)
+}
+
+// profileDir is where the bench keeps the manager's profiles of one run: BENCH_PROFILES (make
+// bench sets _artifacts/bench), else the test's temporary directory; name tells the runs apart.
+func profileDir(b *testing.B, name string) string {
+	b.Helper()
+	root := os.Getenv("BENCH_PROFILES")
+	if root == "" {
+		root = b.TempDir()
+	}
+	dir := filepath.Join(root, name)
+	if err := os.MkdirAll(dir, 0o750); err != nil {
+		b.Fatal(err)
+	}
+	return dir
+}
+
+// printProfiles prints where the profiles are and their top entries: the CPU of the whole run
+// (its slices merged), the memory allocated since the start (what the Agent list and the bind
+// decoded and built) and the memory in use once bound and once quiet.
+func printProfiles(g Gomega, bin, dir string, cpuFiles []string) {
+	fmt.Printf("the manager's profiles are in %s (go tool pprof -http=: %s FILE...)\n", dir, bin)
+	top := func(title string, args []string, files ...string) {
+		out, err := benchprofile.Top(12, args, append([]string{bin}, files...)...)
+		g.Expect(err).NotTo(HaveOccurred())
+		fmt.Printf("%s:\n%s", title, out)
+	}
+	if len(cpuFiles) > 0 {
+		top(fmt.Sprintf("CPU, start to quiet (%d slices of %s merged)", len(cpuFiles), benchprofile.CPUSlice), nil, cpuFiles...)
+	}
+	top("allocated since start, by bytes (heap-quiet.pb.gz)", []string{"-sample_index=alloc_space"}, filepath.Join(dir, "heap-quiet.pb.gz"))
+	top("in use when all were bound (heap-bound.pb.gz)", []string{"-sample_index=inuse_space"}, filepath.Join(dir, "heap-bound.pb.gz"))
+	top("in use when quiet (heap-quiet.pb.gz)", []string{"-sample_index=inuse_space"}, filepath.Join(dir, "heap-quiet.pb.gz"))
+}
+
+// residentSampler reads a process's resident set every residentEvery until stopped, and keeps
+// the sample of the largest anonymous part: VmHWM counts the binary's file-backed pages too
+// (55 MiB of the manager's text and read-only data, shared with the page cache), which no change
+// to the heap moves.
+type residentSampler struct {
+	cancel context.CancelFunc
+	done   chan procstat.Resident
+}
+
+const residentEvery = 100 * time.Millisecond
+
+func sampleResident(ctx context.Context, pid int) *residentSampler {
+	ctx, cancel := context.WithCancel(ctx)
+	s := &residentSampler{cancel: cancel, done: make(chan procstat.Resident, 1)}
+	go func() {
+		var peak procstat.Resident
+		for tick := time.NewTicker(residentEvery); ; {
+			if r, err := procstat.ResidentOf(pid); err == nil && r.AnonKiB > peak.AnonKiB {
+				peak = r
+			}
+			select {
+			case <-ctx.Done():
+				tick.Stop()
+				s.done <- peak
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+	return s
+}
+
+func (s *residentSampler) stop() procstat.Resident {
+	s.cancel()
+	return <-s.done
 }

@@ -62,6 +62,41 @@ func Usage(pid int) (peakRSSKiB int, cpu time.Duration, err error) {
 	return peakRSSKiB, time.Duration(utime+stime) * time.Second / clockTicks, nil
 }
 
+// Resident is a process's resident set now, in KiB, split as the kernel counts it
+// (/proc/<pid>/status): Anon is its private memory (the Go heap, stacks, runtime), File the
+// pages of files it maps that are in memory: for a Go binary, its text and read-only data, which
+// the page cache shares with every process that maps the same file and can reclaim.
+type Resident struct {
+	AnonKiB, FileKiB int
+}
+
+// ResidentOf returns a process's resident set now (see Resident).
+func ResidentOf(pid int) (Resident, error) {
+	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return Resident{}, fmt.Errorf("reading the status of process %d: %w", pid, err)
+	}
+	var r Resident
+	found := 0
+	for _, line := range strings.Split(string(status), "\n") {
+		for _, f := range []struct {
+			prefix string
+			into   *int
+		}{{"RssAnon:", &r.AnonKiB}, {"RssFile:", &r.FileKiB}} {
+			if v, ok := strings.CutPrefix(line, f.prefix); ok {
+				if *f.into, err = strconv.Atoi(strings.TrimSuffix(strings.TrimSpace(v), " kB")); err != nil {
+					return Resident{}, fmt.Errorf("process %d: %s %q: %w", pid, f.prefix, v, err)
+				}
+				found++
+			}
+		}
+	}
+	if found != 2 {
+		return Resident{}, fmt.Errorf("process %d: no RssAnon and RssFile in its status", pid)
+	}
+	return r, nil
+}
+
 // CPUOf sums the CPU time of the processes of this command name (such as the test
 // environment's kube-apiserver and etcd).
 func CPUOf(name string) (time.Duration, error) {

@@ -81,3 +81,32 @@ func selfCPU() (time.Duration, error) {
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()), nil
 }
+
+// TestResidentOfThisProcess: memory this process allocates and touches shows in its anonymous
+// resident set, and its binary's pages in the file one.
+func TestResidentOfThisProcess(t *testing.T) {
+	before, err := ResidentOf(os.Getpid())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if before.FileKiB < 1024 {
+		t.Fatalf("file-backed resident set %d KiB, want at least the 1 MiB of the test binary it runs", before.FileKiB)
+	}
+	block := make([]byte, 64<<20)
+	for i := range block {
+		block[i] = byte(i)
+	}
+	after, err := ResidentOf(os.Getpid())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if grew := after.AnonKiB - before.AnonKiB; grew < 60<<10 {
+		t.Fatalf("anonymous resident set grew by %d KiB after 64 MiB were written, want at least 60 MiB", grew)
+	}
+	if block[len(block)-1] != byte(len(block)-1) {
+		t.Fatal("the block was not written")
+	}
+	if _, err := ResidentOf(-1); err == nil {
+		t.Fatal("no error for a process that does not exist")
+	}
+}
