@@ -771,15 +771,16 @@ func (p *hostProvisioner) GetFirmwareSettings(context.Context, bool) (metal3api.
 	return metal3api.SettingsMap{}, map[string]metal3api.SettingSchema{}, nil
 }
 
-// GetFirmwareComponents is ironic.go GetFirmwareComponents: a BMC without a firmware interface
-// (IPMI) does not support them; Redfish lists none here.
+// GetFirmwareComponents is ironic.go GetFirmwareComponents: a node whose firmware interface is
+// no-firmware does not support them (BMO enrolls IPMI nodes with none, and Ironic's ipmi hardware
+// type defaults to no-firmware); Redfish lists none here.
 func (p *hostProvisioner) GetFirmwareComponents(context.Context) ([]metal3api.FirmwareComponentStatus, error) {
 	n := p.f.byID(p.data.ProvisionerID)
 	if n == nil {
 		return nil, provisioner.ErrNeedsRegistration
 	}
 	access, err := bmc.NewAccessDetails(n.bmcAddress, true)
-	if err != nil || access.FirmwareInterface() == "no-firmware" {
+	if err != nil || access.FirmwareInterface() == "" || access.FirmwareInterface() == "no-firmware" {
 		return []metal3api.FirmwareComponentStatus{}, provisioner.ErrFirmwareUpdateUnsupported
 	}
 	return []metal3api.FirmwareComponentStatus{}, nil
