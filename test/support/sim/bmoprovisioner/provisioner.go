@@ -174,26 +174,16 @@ func (p *hostProvisioner) Register(ctx context.Context, data provisioner.Managem
 	return r, n.uuid, err
 }
 
-// verified ends Ironic's verification of the node's BMC (ironic/conductor/verify.py
-// do_node_verify: the power interface's validate and get_power_state): manageable, or back to
-// enroll with why. The messages are Ironic's for a Redfish BMC (ironic/drivers/modules/redfish/
-// utils.py get_system: "Redfish connection failed for node ..."; sushy's AccessError: "HTTP GET
-// ... returned code 401"), wrapped as the conductor wraps them ("Failed to get power state for
-// node ...").
+// verified ends Ironic's verification of the node's BMC (VerificationError): manageable, or back
+// to enroll with why.
 func (p *hostProvisioner) verified(n *node) {
-	h := n.host
-	switch {
-	case h == nil:
-		n.fail(nodes.Enroll, fmt.Sprintf("Failed to get power state for node %s. Error: Redfish connection failed for node %s: "+
-			"Unable to connect to %s. Error: connection refused", n.uuid, n.uuid, n.bmcAddress))
-	case h.BMCUsername != "" && (n.creds.Username != h.BMCUsername || n.creds.Password != h.BMCPassword):
-		n.fail(nodes.Enroll, fmt.Sprintf("Failed to get power state for node %s. Error: Redfish exception occurred. "+
-			"Error: HTTP GET %s returned code 401. Base.1.0.GeneralError: Unauthorized", n.uuid, n.bmcAddress))
-	default:
-		n.finish(nodes.Manageable)
-		if h.Running() != "" || h.RunsDisk() {
-			n.power = powerOn
-		}
+	if msg := VerificationError(n.uuid, n.bmcAddress, n.host, n.creds); msg != "" {
+		n.fail(nodes.Enroll, msg)
+		return
+	}
+	n.finish(nodes.Manageable)
+	if h := n.host; h.Running() != "" || h.RunsDisk() {
+		n.power = powerOn
 	}
 }
 
