@@ -199,8 +199,10 @@ func (r *Reconciler) reconcileState(ctx context.Context, bmh *bmov1alpha1.BareMe
 		if err := r.acquireCredentials(ctx, bmh); err != nil {
 			return ctrl.Result{}, err
 		}
+		// BMO leaves the operational status empty until the BMC is verified (it is "discovered"
+		// only for a host without BMC details).
 		bmh.Status.Provisioning.State = bmov1alpha1.StateRegistering
-		bmh.Status.OperationalStatus = bmov1alpha1.OperationalStatusDiscovered
+		bmh.Status.OperationalStatus = ""
 		bmh.Status.ErrorType, bmh.Status.ErrorMessage = "", ""
 		history.Register = bmov1alpha1.OperationMetric{Start: now}
 		return ctrl.Result{}, r.writeStatus(ctx, bmh)
@@ -224,7 +226,10 @@ func (r *Reconciler) reconcileState(ctx context.Context, bmh *bmov1alpha1.BareMe
 		bmh.Status.GoodCredentials = bmov1alpha1.CredentialsStatus{}
 		r.Recorder.Eventf(bmh, nil, corev1.EventTypeNormal, ReasonRegistered, "Register", "Registered new host")
 		if bmh.InspectionDisabled() {
-			bmh.Status.Provisioning.State = bmov1alpha1.StateAvailable
+			// BMO's state machine (host_state_machine.go handleRegistering, handleInspecting)
+			// goes through preparing (cleaning for RAID or firmware settings, none here) before
+			// available.
+			bmh.Status.Provisioning.State = bmov1alpha1.StatePreparing
 		} else {
 			bmh.Status.Provisioning.State = bmov1alpha1.StateInspecting
 			history.Inspect = bmov1alpha1.OperationMetric{Start: now}
@@ -238,7 +243,7 @@ func (r *Reconciler) reconcileState(ctx context.Context, bmh *bmov1alpha1.BareMe
 		}
 		history.Inspect.End = now
 		bmh.Status.HardwareDetails = host.HardwareDetails()
-		bmh.Status.Provisioning.State = bmov1alpha1.StateAvailable
+		bmh.Status.Provisioning.State = bmov1alpha1.StatePreparing
 		r.Recorder.Eventf(bmh, nil, corev1.EventTypeNormal, ReasonInspectionComplete, "Inspect", "Hardware inspection completed")
 		return r.advance(ctx, bmh, bmov1alpha1.StateInspecting)
 

@@ -76,9 +76,10 @@ func TestReconcileSteps(t *testing.T) {
 	}{
 		{name: "new host registers", state: "", want: bmov1alpha1.StateRegistering},
 		{name: "registered host is inspected", state: bmov1alpha1.StateRegistering, want: bmov1alpha1.StateInspecting},
-		{name: "inspection disabled", state: bmov1alpha1.StateRegistering, want: bmov1alpha1.StateAvailable,
+		{name: "inspection disabled", state: bmov1alpha1.StateRegistering, want: bmov1alpha1.StatePreparing,
 			annotations: map[string]string{bmov1alpha1.InspectAnnotationPrefix: bmov1alpha1.InspectAnnotationValueDisabled}}, //nolint:staticcheck // BMO v0.13 still honours the deprecated annotation; the simulator models it
-		{name: "inspected host is available", state: bmov1alpha1.StateInspecting, want: bmov1alpha1.StateAvailable},
+		{name: "inspected host is prepared", state: bmov1alpha1.StateInspecting, want: bmov1alpha1.StatePreparing},
+		{name: "prepared host is available", state: bmov1alpha1.StatePreparing, want: bmov1alpha1.StateAvailable},
 		{name: "available host without image stays", state: bmov1alpha1.StateAvailable, poweredOn: true, want: bmov1alpha1.StateAvailable},
 		{name: "image set: provisioning", state: bmov1alpha1.StateAvailable, image: iso, want: bmov1alpha1.StateProvisioning},
 		{name: "provisioning completes", state: bmov1alpha1.StateProvisioning, image: iso, provisioned: iso, want: bmov1alpha1.StateProvisioned},
@@ -146,7 +147,7 @@ func TestReconcileSteps(t *testing.T) {
 			if len(ev.booted) != tc.wantBooted || len(ev.cleaned) != tc.wantCleaned {
 				t.Errorf("booted %d times and cleaned %d, want %d and %d", len(ev.booted), len(ev.cleaned), tc.wantBooted, tc.wantCleaned)
 			}
-			if tc.want == bmov1alpha1.StateAvailable && tc.state == bmov1alpha1.StateInspecting && got.Status.HardwareDetails == nil {
+			if tc.want == bmov1alpha1.StatePreparing && tc.state == bmov1alpha1.StateInspecting && got.Status.HardwareDetails == nil {
 				t.Error("inspection reported no hardware")
 			}
 		})
