@@ -17,16 +17,26 @@ limitations under the License.
 package lab
 
 import (
+	"context"
 	"fmt"
+	"net/http"
 	"time"
 
 	"github.com/metal3-io/baremetal-operator/inprocess"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/wait"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+	"sigs.k8s.io/controller-runtime/pkg/webhook"
 
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/support/ports"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/support/sim/baremetal"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/support/sim/bmoprovisioner"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/support/sim/inventory"
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/support/testenv"
 )
 
 // BareMetal is which bare-metal operator drives a lab's BareMetalHosts (Options.BareMetal).
@@ -50,9 +60,10 @@ const liveISOForcePersistentBootDevice = "Never"
 // about 100 s per host to provisioned).
 const realisticIronicStep = 20 * time.Second
 
-// setupBareMetal runs the lab's bare-metal operator, as Options.BareMetal says, in core: it
-// tells hosts what the lab's machines boot.
-func (l *Lab) setupBareMetal(core ctrl.Manager, hosts inventory.HostEvents, copts controller.Options) error {
+// setupBareMetal runs the lab's bare-metal operator, as Options.BareMetal says, in core (the real
+// one's webhooks in a manager of their own, started now): it tells hosts what the lab's machines
+// boot.
+func (l *Lab) setupBareMetal(ctx context.Context, m *management, core ctrl.Manager, hosts inventory.HostEvents, copts controller.Options) error {
 	switch l.opts.BareMetal {
 	case "", BareMetalSim:
 		bmh := &baremetal.Reconciler{Inventory: l.Inventory, Hosts: hosts, LiveISOPersistentBootDevice: liveISOForcePersistentBootDevice}
@@ -72,7 +83,51 @@ func (l *Lab) setupBareMetal(core ctrl.Manager, hosts inventory.HostEvents, copt
 		if err := inprocess.SetupBareMetalHost(core, f, o); err != nil {
 			return fmt.Errorf("setting up the baremetal-operator %s: %w", inprocess.Version, err)
 		}
-		return nil
+		return l.startBMOWebhooks(ctx, m, core.GetScheme())
 	}
 	return fmt.Errorf("unknown bare-metal operator %q: want %q or %q", l.opts.BareMetal, BareMetalSim, BareMetalReal)
+}
+
+// startBMOWebhooks installs BMO's ValidatingWebhookConfiguration (inprocess.WebhookConfiguration,
+// named as BMO's release manifests name it) with a serving certificate of its own and serves BMO's
+// webhooks from a manager of their own, as BMO's pod serves them: a BareMetalHost BMO refuses
+// (an image without a checksum, a BMC address it cannot parse, a boot MAC a driver needs) is
+// refused at admission.
+func (l *Lab) startBMOWebhooks(ctx context.Context, m *management, scheme *runtime.Scheme) error {
+	port, err := ports.Reserve()
+	if err != nil {
+		return err
+	}
+	w := &envtest.WebhookInstallOptions{LocalServingHost: "127.0.0.1", LocalServingPort: port,
+		ValidatingWebhooks: []*admissionregistrationv1.ValidatingWebhookConfiguration{
+			inprocess.WebhookConfiguration("baremetal-operator-validating-webhook-configuration")}}
+	if err := w.PrepWithoutInstalling(); err != nil {
+		return fmt.Errorf("preparing the baremetal-operator webhooks: %w", err)
+	}
+	mgr, err := ctrl.NewManager(m.env.Config, ctrl.Options{Scheme: scheme, Metrics: metricsserver.Options{BindAddress: "0"},
+		Controller:    testenv.ControllerConfig(),
+		WebhookServer: webhook.NewServer(webhook.Options{Host: w.LocalServingHost, Port: w.LocalServingPort, CertDir: w.LocalServingCertDir})})
+	if err != nil {
+		return fmt.Errorf("creating the baremetal-operator webhook manager of %s: %w", m.name, err)
+	}
+	if err := inprocess.SetupWebhooks(mgr); err != nil {
+		return err
+	}
+	l.run(m.name+"/baremetal-operator-webhooks", func() error { return mgr.Start(ctx) })
+	started := mgr.GetWebhookServer().StartedChecker()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "/", nil)
+	if err != nil {
+		return err
+	}
+	if err := wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, time.Minute, true, func(context.Context) (bool, error) {
+		return started(req) == nil, nil
+	}); err != nil {
+		return fmt.Errorf("the baremetal-operator webhook server of %s did not start: %w", m.name, err)
+	}
+	// Installed once its server answers: the API server calls it from now on.
+	if err := w.Install(m.env.Config); err != nil {
+		return fmt.Errorf("installing the baremetal-operator webhooks: %w", err)
+	}
+	m.webhooks = append(m.webhooks, w)
+	return nil
 }

@@ -34,7 +34,8 @@ import (
 // TestSingleNodeClusterInstallsOnRealBMO installs a single-node cluster with the real
 // baremetal-operator driving the host (Options.BareMetal real): CAPM3 meets BMO's own state
 // machine, and the host BMO provisions boots the discovery ISO. A second host, whose BMC refuses
-// the credentials of its BareMetalHost, fails registration as Ironic fails it.
+// the credentials of its BareMetalHost, fails registration as Ironic fails it; BMO's webhook
+// refuses a host it would not provision.
 func TestSingleNodeClusterInstallsOnRealBMO(t *testing.T) {
 	g := NewWithT(t)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -90,4 +91,13 @@ func TestSingleNodeClusterInstallsOnRealBMO(t *testing.T) {
 	g.Expect(bmh.Status.PoweredOn).To(BeTrue())
 	hfs := &bmov1alpha1.HostFirmwareSettings{}
 	g.Expect(l.Mgmt.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: hosts[0].Name}, hfs)).To(Succeed())
+
+	// BMO's webhook refuses at admission a host whose disk image has no checksum.
+	refused := hosts[0].BareMetalHost(ns, "sno-bmo-host-bmc")
+	refused.Name = "no-checksum"
+	refused.Spec.BMC.Address += "-other"
+	refused.Spec.BootMACAddress = "52:54:00:ff:ff:01"
+	refused.Spec.Image = &bmov1alpha1.Image{URL: "https://images.lab/rhcos.qcow2"}
+	err = l.Mgmt.Client.Create(ctx, refused)
+	g.Expect(err).To(MatchError(ContainSubstring("checksum is required for normal images")))
 }

@@ -481,7 +481,7 @@ func (l *Lab) startManagement(ctx context.Context) (*management, error) {
 	if err := writeAssistedCA(ctx, m.env.Client, m.assisted.CACertPEM()); err != nil {
 		return nil, fmt.Errorf("%s: %w", m.name, err)
 	}
-	if err := l.setupBareMetal(core, l.hostEvents(m.assisted), copts); err != nil {
+	if err := l.setupBareMetal(ctx, m, core, l.hostEvents(m.assisted), copts); err != nil {
 		return nil, err
 	}
 	m.selfBoot = &selfBooter{Hosts: l.hostEvents(m.assisted)}

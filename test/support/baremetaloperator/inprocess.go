@@ -36,6 +36,9 @@ import (
 	metal3iocontroller "github.com/metal3-io/baremetal-operator/internal/controller/metal3.io"
 	webhooks "github.com/metal3-io/baremetal-operator/internal/webhooks/metal3.io/v1alpha1"
 	"github.com/metal3-io/baremetal-operator/pkg/provisioner"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 )
 
@@ -89,11 +92,43 @@ func SetupBareMetalHost(mgr ctrl.Manager, factory provisioner.Factory, o Options
 	return nil
 }
 
-// SetupWebhooks registers BMO's BareMetalHost validating and defaulting webhook with mgr's
-// webhook server (main.go setupWebhooks), served at /validate-metal3-io-v1alpha1-baremetalhost.
+// SetupWebhooks registers BMO's validating webhooks with mgr's webhook server (main.go
+// setupWebhooks): BareMetalHost's and BMCEventSubscription's, served at the paths of
+// WebhookConfiguration.
 func SetupWebhooks(mgr ctrl.Manager) error {
 	if err := (&webhooks.BareMetalHost{}).SetupWebhookWithManager(mgr); err != nil {
 		return fmt.Errorf("setting up BMO's BareMetalHost webhook: %w", err)
 	}
+	if err := (&webhooks.BMCEventSubscription{}).SetupWebhookWithManager(mgr); err != nil {
+		return fmt.Errorf("setting up BMO's BMCEventSubscription webhook: %w", err)
+	}
 	return nil
+}
+
+// WebhookConfiguration is BMO's ValidatingWebhookConfiguration (v0.13.2
+// config/base/webhook/manifests.yaml), named name, its webhooks calling the Service path of each
+// (a test environment rewrites them to its webhook server's URL).
+func WebhookConfiguration(name string) *admissionregistrationv1.ValidatingWebhookConfiguration {
+	webhook := func(name, path, resource string) admissionregistrationv1.ValidatingWebhook {
+		return admissionregistrationv1.ValidatingWebhook{
+			Name:                    name,
+			AdmissionReviewVersions: []string{"v1", "v1beta"},
+			ClientConfig: admissionregistrationv1.WebhookClientConfig{Service: &admissionregistrationv1.ServiceReference{
+				Name: "webhook-service", Namespace: "system", Path: ptr.To(path)}},
+			FailurePolicy: ptr.To(admissionregistrationv1.Fail),
+			SideEffects:   ptr.To(admissionregistrationv1.SideEffectClassNone),
+			Rules: []admissionregistrationv1.RuleWithOperations{{
+				Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create, admissionregistrationv1.Update},
+				Rule: admissionregistrationv1.Rule{APIGroups: []string{"metal3.io"}, APIVersions: []string{"v1alpha1"},
+					Resources: []string{resource}},
+			}},
+		}
+	}
+	return &admissionregistrationv1.ValidatingWebhookConfiguration{
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		Webhooks: []admissionregistrationv1.ValidatingWebhook{
+			webhook("baremetalhost.metal3.io", "/validate-metal3-io-v1alpha1-baremetalhost", "baremetalhosts"),
+			webhook("bmceventsubscription.metal3.io", "/validate-metal3-io-v1alpha1-bmceventsubscription", "bmceventsubscriptions"),
+		},
+	}
 }
