@@ -40,6 +40,9 @@ require (
 
 require (
 	github.com/google/go-containerregistry v0.20.6
+	github.com/gophercloud/gophercloud/v2 v2.12.0
+	github.com/metal3-io/baremetal-operator v0.13.2
+	github.com/metal3-io/baremetal-operator/pkg/hardwareutils v0.13.1
 	github.com/pelletier/go-toml/v2 v2.2.4
 	go.etcd.io/etcd/api/v3 v3.6.10
 	go.etcd.io/etcd/client/v3 v3.6.10
@@ -51,10 +54,6 @@ require (
 	github.com/cpuguy83/dockercfg v0.3.2 // indirect
 	github.com/gogo/protobuf v1.3.2 // indirect
 	github.com/golang/protobuf v1.5.4 // indirect
-	github.com/gophercloud/gophercloud/v2 v2.12.0 // indirect
-	github.com/metal3-io/baremetal-operator v0.13.2 // indirect
-	github.com/metal3-io/baremetal-operator/pkg/hardwareutils v0.13.1 // indirect
-	github.com/metal3-io/ironic-standalone-operator/api v0.8.2 // indirect
 	go.etcd.io/etcd/client/pkg/v3 v3.6.13 // indirect
 )
 
