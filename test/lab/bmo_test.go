@@ -26,6 +26,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
 
 	controlplanev1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/controlplane/v1alpha4"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/support/sim/inventory"
@@ -100,4 +101,13 @@ func TestSingleNodeClusterInstallsOnRealBMO(t *testing.T) {
 	refused.Spec.Image = &bmov1alpha1.Image{URL: "https://images.lab/rhcos.qcow2"}
 	err = l.Mgmt.Client.Create(ctx, refused)
 	g.Expect(err).To(MatchError(ContainSubstring("checksum is required for normal images")))
+}
+
+// TestUnknownBareMetal: a bare-metal operator the lab does not know is refused, naming the two it
+// knows.
+func TestUnknownBareMetal(t *testing.T) {
+	g := NewWithT(t)
+	l := &Lab{opts: Options{BareMetal: "ironic"}}
+	err := l.setupBareMetal(context.Background(), nil, nil, nil, controller.Options{})
+	g.Expect(err).To(MatchError(`unknown bare-metal operator "ironic": want "sim" or "real"`))
 }
