@@ -164,15 +164,30 @@ func (f *Factory) remove(id string) {
 // nodes in those states whose boot interface is not virtual media), other than except.
 func (f *Factory) busyNodes(except string) int {
 	f.mu.Lock()
-	defer f.mu.Unlock()
-	busy := 0
+	all := make([]*node, 0, len(f.nodes))
 	for _, n := range f.nodes {
+		all = append(all, n)
+	}
+	f.mu.Unlock()
+	busy := 0
+	for _, n := range all {
+		n.mu.Lock()
 		switch n.provisionState {
 		case nodes.Cleaning, nodes.CleanWait, nodes.Inspecting, nodes.InspectWait, nodes.Deploying, nodes.DeployWait, nodes.Deleting:
 			if n.name != except && !virtualMedia(n.bmcAddress) {
 				busy++
 			}
 		}
+		n.mu.Unlock()
 	}
 	return busy
+}
+
+// setBootMAC gives node n a port of mac (ironic.go ensurePort); find reads it under f.mu.
+func (f *Factory) setBootMAC(n *node, mac string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if n.bootMAC == "" {
+		n.bootMAC = mac
+	}
 }

@@ -50,7 +50,8 @@ type node struct {
 	bmcAddress string
 	// creds are the BMC credentials of the node's driver_info.
 	creds bmc.Credentials
-	// bootMAC is the address of the node's PXE-enabled port ("" when it has none).
+	// bootMAC is the address of the node's PXE-enabled port ("" when it has none); written and
+	// read under the factory's mu.
 	bootMAC string
 	// host is the lab's machine at bmcAddress (nil: no BMC answers there).
 	host *inventory.Host

@@ -139,8 +139,8 @@ func (p *hostProvisioner) Register(ctx context.Context, data provisioner.Managem
 		// register.go: driver_info follows new credentials or a new address.
 		n.creds, n.bmcAddress, n.host = p.data.BMCCredentials, p.data.BMCAddress, p.f.Inventory.ByBMCAddress(p.data.BMCAddress)
 	}
-	if p.data.BootMACAddress != "" && n.bootMAC == "" {
-		n.bootMAC = p.data.BootMACAddress // ensurePort
+	if p.data.BootMACAddress != "" {
+		p.f.setBootMAC(n, p.data.BootMACAddress)
 	}
 	n.disablePowerOff = data.DisablePowerOff
 
@@ -765,11 +765,13 @@ func (p *hostProvisioner) GetFirmwareSettings(context.Context, bool) (metal3api.
 // no-firmware does not support them (BMO enrolls IPMI nodes with none, and Ironic's ipmi hardware
 // type defaults to no-firmware); Redfish lists none here.
 func (p *hostProvisioner) GetFirmwareComponents(context.Context) ([]metal3api.FirmwareComponentStatus, error) {
-	n := p.f.byID(p.data.ProvisionerID)
-	if n == nil {
-		return nil, provisioner.ErrNeedsRegistration
+	n, unlock, err := p.node()
+	if err != nil {
+		return nil, err
 	}
-	access, err := bmc.NewAccessDetails(n.bmcAddress, true)
+	address := n.bmcAddress
+	unlock()
+	access, err := bmc.NewAccessDetails(address, true)
 	if err != nil || access.FirmwareInterface() == "" || access.FirmwareInterface() == "no-firmware" {
 		return []metal3api.FirmwareComponentStatus{}, provisioner.ErrFirmwareUpdateUnsupported
 	}
