@@ -20,7 +20,7 @@ import (
 	"testing"
 
 	"github.com/go-logr/logr"
-	metal3api "github.com/metal3-io/baremetal-operator/apis/metal3.io/v1alpha1"
+	bmov1alpha1 "github.com/metal3-io/baremetal-operator/apis/metal3.io/v1alpha1"
 	"github.com/metal3-io/baremetal-operator/pkg/provisioner"
 	"github.com/metal3-io/baremetal-operator/pkg/provisioner/fixture"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -38,7 +38,7 @@ func newManager(t *testing.T) ctrl.Manager {
 	if err := clientgoscheme.AddToScheme(s); err != nil {
 		t.Fatal(err)
 	}
-	if err := metal3api.AddToScheme(s); err != nil {
+	if err := bmov1alpha1.AddToScheme(s); err != nil {
 		t.Fatal(err)
 	}
 	// No API server is needed to set controllers up: the manager connects when it starts.

@@ -22,7 +22,7 @@ import (
 	"time"
 
 	"github.com/gophercloud/gophercloud/v2/openstack/baremetal/v1/nodes"
-	metal3api "github.com/metal3-io/baremetal-operator/apis/metal3.io/v1alpha1"
+	bmov1alpha1 "github.com/metal3-io/baremetal-operator/apis/metal3.io/v1alpha1"
 	"github.com/metal3-io/baremetal-operator/pkg/hardwareutils/bmc"
 
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/support/sim/inventory"
@@ -63,15 +63,15 @@ type node struct {
 	lastError   string
 	maintenance bool
 	// inventory is the inspection data (nil until an inspection completed).
-	inventory *metal3api.HardwareDetails
+	inventory *bmov1alpha1.HardwareDetails
 	// automatedClean is the node's automated_clean; disablePowerOff its disable_power_off.
 	automatedClean  bool
 	disablePowerOff bool
 
 	// What the node deploys or deployed: its instance_info (image_source or boot_iso) and the
 	// config drive's user data.
-	image    metal3api.Image
-	bootMode metal3api.BootMode
+	image    bmov1alpha1.Image
+	bootMode bmov1alpha1.BootMode
 	userData []byte
 
 	// pending is the rest of the running operation, done at due.

@@ -24,7 +24,7 @@ import (
 	"time"
 
 	"github.com/gophercloud/gophercloud/v2/openstack/baremetal/v1/nodes"
-	metal3api "github.com/metal3-io/baremetal-operator/apis/metal3.io/v1alpha1"
+	bmov1alpha1 "github.com/metal3-io/baremetal-operator/apis/metal3.io/v1alpha1"
 	"github.com/metal3-io/baremetal-operator/pkg/hardwareutils/bmc"
 	"github.com/metal3-io/baremetal-operator/pkg/provisioner"
 
@@ -94,7 +94,7 @@ func (p *hostProvisioner) HasCapacity(context.Context) (bool, error) {
 
 // PreprovisioningImageFormats: BMO runs without a preprovisioning image builder, as the lab's
 // Ironic boots its own deploy ISO (ironic.go: nil unless havePreprovImgBuilder).
-func (p *hostProvisioner) PreprovisioningImageFormats(context.Context) ([]metal3api.ImageFormat, error) {
+func (p *hostProvisioner) PreprovisioningImageFormats(context.Context) ([]bmov1alpha1.ImageFormat, error) {
 	return nil, nil
 }
 
@@ -108,7 +108,7 @@ func (p *hostProvisioner) Register(ctx context.Context, data provisioner.Managem
 		r, err := operationFailed(err.Error())
 		return r, "", err
 	}
-	if data.BootMode == metal3api.UEFISecureBoot && !access.SupportsSecureBoot() {
+	if data.BootMode == bmov1alpha1.UEFISecureBoot && !access.SupportsSecureBoot() {
 		r, err := operationFailed(fmt.Sprintf("BMC driver %s does not support secure boot", access.Type()))
 		return r, "", err
 	}
@@ -163,7 +163,7 @@ func (p *hostProvisioner) Register(ctx context.Context, data provisioner.Managem
 		return r, n.uuid, err
 	}
 	// configureNode: automated_clean and the boot mode follow the host.
-	n.automatedClean = data.AutomatedCleaningMode != metal3api.CleaningModeDisabled
+	n.automatedClean = data.AutomatedCleaningMode != bmov1alpha1.CleaningModeDisabled
 	if data.BootMode != "" {
 		n.bootMode = data.BootMode
 	}
@@ -190,7 +190,7 @@ func (p *hostProvisioner) verified(n *node) {
 // InspectHardware is inspecthardware.go InspectHardware: the node, manageable, is inspected
 // (its ramdisk boots from virtual media, reports the host's hardware, and the host is powered
 // off), then BMO reads the inventory Ironic stored.
-func (p *hostProvisioner) InspectHardware(ctx context.Context, data provisioner.InspectData, restartOnFailure, refresh, forceReboot bool) (provisioner.Result, bool, *metal3api.HardwareDetails, error) {
+func (p *hostProvisioner) InspectHardware(ctx context.Context, _ provisioner.InspectData, restartOnFailure, refresh, _ bool) (provisioner.Result, bool, *bmov1alpha1.HardwareDetails, error) {
 	n, unlock, err := p.node()
 	if err != nil {
 		r, err := transientError(err)
@@ -241,7 +241,7 @@ func (p *hostProvisioner) startInspection(n *node) {
 	n.start(p.f.now(), step, nodes.Inspecting, string(nodes.Manageable), func() {
 		n.power = powerOn
 		if n.host != nil {
-			n.host.InsertMedia(deployISO, n.bootMode != metal3api.Legacy, inventory.OverrideOnce)
+			n.host.InsertMedia(deployISO, n.bootMode != bmov1alpha1.Legacy, inventory.OverrideOnce)
 			n.host.PowerOn()
 		}
 		n.chain(nodes.InspectWait, step, func() {
@@ -310,7 +310,7 @@ func (p *hostProvisioner) Adopt(_ context.Context, data provisioner.AdoptData, r
 	case nodes.Enroll, nodes.Verifying:
 		return transientError(fmt.Errorf("invalid state for adopt: %s", n.provisionState))
 	case nodes.Manageable:
-		if data.State == metal3api.StateDeprovisioning {
+		if data.State == bmov1alpha1.StateDeprovisioning {
 			return operationComplete()
 		}
 		n.start(p.f.now(), p.f.step(), nodes.Adopting, string(nodes.Active), func() { n.finish(nodes.Active) })
@@ -324,7 +324,7 @@ func (p *hostProvisioner) Adopt(_ context.Context, data provisioner.AdoptData, r
 		}
 		return operationFailed("Host adoption failed: " + n.lastError)
 	case nodes.Active:
-		if n.maintenance && data.State != metal3api.StateDeleting {
+		if n.maintenance && data.State != bmov1alpha1.StateDeleting {
 			n.maintenance = false
 			return operationContinuing(0)
 		}
@@ -361,8 +361,7 @@ func (p *hostProvisioner) Prepare(_ context.Context, data provisioner.PrepareDat
 // buildManualCleaningSteps: RAID, firmware settings or components).
 func hasCleanSteps(d provisioner.PrepareData) bool {
 	raid := d.TargetRAIDConfig != nil && (len(d.TargetRAIDConfig.HardwareRAIDVolumes) > 0 || len(d.TargetRAIDConfig.SoftwareRAIDVolumes) > 0)
-	fw := d.FirmwareConfig != nil && *d.FirmwareConfig != (metal3api.FirmwareConfig{})
-	return raid || fw || len(d.TargetFirmwareSettings) > 0 || len(d.TargetFirmwareComponents) > 0
+	return raid || d.FirmwareConfig != nil || len(d.TargetFirmwareSettings) > 0 || len(d.TargetFirmwareComponents) > 0
 }
 
 // Service is ironic.go Service for a provisioned host: nothing to change; changes are refused as
@@ -476,7 +475,7 @@ func (p *hostProvisioner) deploy(ctx context.Context, n *node, data provisioner.
 	if data.BootMode != "" {
 		n.bootMode = data.BootMode
 	}
-	uefi := n.bootMode != metal3api.Legacy
+	uefi := n.bootMode != bmov1alpha1.Legacy
 	step := p.f.step()
 	if data.Image.IsLiveISO() {
 		// Ironic's ramdisk deploy (ironic/drivers/modules/ramdisk.py RamdiskDeploy.deploy): the
@@ -534,7 +533,7 @@ func (p *hostProvisioner) bootLiveISO(n *node, uefi bool) {
 // Deprovision is ironic.go Deprovision: an active node is torn down ("deleted": the host powered
 // off, its virtual media ejected) and, with automated cleaning, cleaned; BMO polls until it is
 // available.
-func (p *hostProvisioner) Deprovision(ctx context.Context, restartOnFailure bool, cleaning metal3api.AutomatedCleaningMode) (provisioner.Result, error) {
+func (p *hostProvisioner) Deprovision(ctx context.Context, restartOnFailure bool, cleaning bmov1alpha1.AutomatedCleaningMode) (provisioner.Result, error) {
 	n, unlock, err := p.node()
 	if err != nil {
 		return transientError(err)
@@ -567,7 +566,7 @@ func (p *hostProvisioner) Deprovision(ctx context.Context, restartOnFailure bool
 	case nodes.Deleting, nodes.Cleaning, nodes.CleanWait, nodes.Deploying:
 		return operationContinuing(p.f.poll(IronicDeprovisionRequeueDelay))
 	case nodes.Active, nodes.DeployFail, nodes.DeployWait:
-		if want := cleaning != metal3api.CleaningModeDisabled; n.automatedClean != want {
+		if want := cleaning != bmov1alpha1.CleaningModeDisabled; n.automatedClean != want {
 			n.automatedClean = want // syncAutomatedClean
 			return operationContinuing(0)
 		}
@@ -588,7 +587,7 @@ func (p *hostProvisioner) tearDown(n *node) {
 			p.powerOffHost(n)
 			h.EjectMedia()
 		}
-		n.image, n.userData = metal3api.Image{}, nil
+		n.image, n.userData = bmov1alpha1.Image{}, nil
 		if n.automatedClean {
 			p.clean(n, n.due, nodes.Available)
 			return
@@ -702,7 +701,7 @@ func (p *hostProvisioner) PowerOn(ctx context.Context, force bool) (provisioner.
 // PowerOff is ironic.go PowerOff: a running inspection waits or is aborted
 // (abortInspectionOrCleaning), then the host is powered off, softly if asked ("PowerOff": "Host
 // soft powered off" or "Host powered off"); with disable_power_off it is rebooted instead.
-func (p *hostProvisioner) PowerOff(ctx context.Context, mode metal3api.RebootMode, force bool, cleaning metal3api.AutomatedCleaningMode) (provisioner.Result, error) {
+func (p *hostProvisioner) PowerOff(ctx context.Context, mode bmov1alpha1.RebootMode, force bool, cleaning bmov1alpha1.AutomatedCleaningMode) (provisioner.Result, error) {
 	n, unlock, err := p.node()
 	if err != nil {
 		return transientError(err)
@@ -713,7 +712,7 @@ func (p *hostProvisioner) PowerOff(ctx context.Context, mode metal3api.RebootMod
 		p.abort(n)
 		return operationContinuing(p.f.poll(IronicProvisionRequeueDelay))
 	case nodes.CleanWait:
-		if cleaning == metal3api.CleaningModeDisabled {
+		if cleaning == bmov1alpha1.CleaningModeDisabled {
 			p.abort(n)
 		}
 		return operationContinuing(p.f.poll(IronicProvisionRequeueDelay))
@@ -741,7 +740,7 @@ func (p *hostProvisioner) PowerOff(ctx context.Context, mode metal3api.RebootMod
 		return operationContinuing(0)
 	}
 	p.powerOffHost(n)
-	if mode == metal3api.RebootModeSoft && !force {
+	if mode == bmov1alpha1.RebootModeSoft && !force {
 		p.publish("PowerOff", "Host soft powered off")
 	} else {
 		p.publish("PowerOff", "Host powered off")
@@ -754,17 +753,17 @@ func (p *hostProvisioner) PowerOff(ctx context.Context, mode metal3api.RebootMod
 
 // GetFirmwareSettings: the lab's hosts have no BIOS settings to show (HostFirmwareSettings stays
 // empty, and valid).
-func (p *hostProvisioner) GetFirmwareSettings(context.Context, bool) (metal3api.SettingsMap, map[string]metal3api.SettingSchema, error) {
+func (p *hostProvisioner) GetFirmwareSettings(context.Context, bool) (bmov1alpha1.SettingsMap, map[string]bmov1alpha1.SettingSchema, error) {
 	if n := p.f.byID(p.data.ProvisionerID); n == nil {
 		return nil, nil, provisioner.ErrNeedsRegistration
 	}
-	return metal3api.SettingsMap{}, map[string]metal3api.SettingSchema{}, nil
+	return bmov1alpha1.SettingsMap{}, map[string]bmov1alpha1.SettingSchema{}, nil
 }
 
 // GetFirmwareComponents is ironic.go GetFirmwareComponents: a node whose firmware interface is
 // no-firmware does not support them (BMO enrolls IPMI nodes with none, and Ironic's ipmi hardware
 // type defaults to no-firmware); Redfish lists none here.
-func (p *hostProvisioner) GetFirmwareComponents(context.Context) ([]metal3api.FirmwareComponentStatus, error) {
+func (p *hostProvisioner) GetFirmwareComponents(context.Context) ([]bmov1alpha1.FirmwareComponentStatus, error) {
 	n, unlock, err := p.node()
 	if err != nil {
 		return nil, err
@@ -773,9 +772,9 @@ func (p *hostProvisioner) GetFirmwareComponents(context.Context) ([]metal3api.Fi
 	unlock()
 	access, err := bmc.NewAccessDetails(address, true)
 	if err != nil || access.FirmwareInterface() == "" || access.FirmwareInterface() == "no-firmware" {
-		return []metal3api.FirmwareComponentStatus{}, provisioner.ErrFirmwareUpdateUnsupported
+		return []bmov1alpha1.FirmwareComponentStatus{}, provisioner.ErrFirmwareUpdateUnsupported
 	}
-	return []metal3api.FirmwareComponentStatus{}, nil
+	return []bmov1alpha1.FirmwareComponentStatus{}, nil
 }
 
 // errNotModelled refuses what no spec of the lab uses.
@@ -784,12 +783,12 @@ func errNotModelled(what string) error {
 }
 
 // AddBMCEventSubscriptionForNode is refused (no BMCEventSubscription in the lab).
-func (p *hostProvisioner) AddBMCEventSubscriptionForNode(context.Context, *metal3api.BMCEventSubscription, provisioner.HTTPHeaders) (provisioner.Result, error) {
+func (p *hostProvisioner) AddBMCEventSubscriptionForNode(context.Context, *bmov1alpha1.BMCEventSubscription, provisioner.HTTPHeaders) (provisioner.Result, error) {
 	return transientError(errNotModelled("BMC event subscriptions"))
 }
 
 // RemoveBMCEventSubscriptionForNode is refused (no BMCEventSubscription in the lab).
-func (p *hostProvisioner) RemoveBMCEventSubscriptionForNode(context.Context, metal3api.BMCEventSubscription) (provisioner.Result, error) {
+func (p *hostProvisioner) RemoveBMCEventSubscriptionForNode(context.Context, bmov1alpha1.BMCEventSubscription) (provisioner.Result, error) {
 	return transientError(errNotModelled("BMC event subscriptions"))
 }
 

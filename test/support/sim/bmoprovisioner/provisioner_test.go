@@ -22,7 +22,7 @@ import (
 	"testing"
 	"time"
 
-	metal3api "github.com/metal3-io/baremetal-operator/apis/metal3.io/v1alpha1"
+	bmov1alpha1 "github.com/metal3-io/baremetal-operator/apis/metal3.io/v1alpha1"
 	"github.com/metal3-io/baremetal-operator/pkg/hardwareutils/bmc"
 	"github.com/metal3-io/baremetal-operator/pkg/provisioner"
 	"github.com/metal3-io/baremetal-operator/pkg/provisioner/fixture"
@@ -106,13 +106,13 @@ func (b *bench) wait(n int) { b.clock.SetTime(b.clock.Now().Add(time.Duration(n)
 // register registers the host until its node is manageable.
 func (b *bench) register() {
 	ctx := context.Background()
-	r, id, err := b.prov().Register(ctx, provisioner.ManagementAccessData{BootMode: metal3api.UEFI}, true, false)
+	r, id, err := b.prov().Register(ctx, provisioner.ManagementAccessData{BootMode: bmov1alpha1.UEFI}, true, false)
 	b.g.Expect(err).NotTo(HaveOccurred())
 	b.g.Expect(r.Dirty).To(BeTrue())
 	b.g.Expect(id).NotTo(BeEmpty())
 	b.data.ProvisionerID = id
 	b.wait(1)
-	r, _, err = b.prov().Register(ctx, provisioner.ManagementAccessData{BootMode: metal3api.UEFI}, false, false)
+	r, _, err = b.prov().Register(ctx, provisioner.ManagementAccessData{BootMode: bmov1alpha1.UEFI}, false, false)
 	b.g.Expect(err).NotTo(HaveOccurred())
 	b.g.Expect(r).To(Equal(provisioner.Result{}))
 }
@@ -200,7 +200,7 @@ func TestRegisterRefusals(t *testing.T) {
 	t.Run("IPMI has no secure boot", func(t *testing.T) {
 		b := newBench(t)
 		b.data.BMCAddress = "ipmi://192.168.122.1"
-		r, _, err := b.prov().Register(ctx, provisioner.ManagementAccessData{BootMode: metal3api.UEFISecureBoot}, true, false)
+		r, _, err := b.prov().Register(ctx, provisioner.ManagementAccessData{BootMode: bmov1alpha1.UEFISecureBoot}, true, false)
 		b.g.Expect(err).NotTo(HaveOccurred())
 		b.g.Expect(r.ErrorMessage).To(Equal("BMC driver ipmi does not support secure boot"))
 	})
@@ -226,7 +226,9 @@ func TestInspectionReportsTheHostsHardware(t *testing.T) {
 	b.g.Expect(started).To(BeTrue())
 	b.g.Expect(details).To(BeNil())
 	b.wait(1)
-	_, _, details, _ = b.prov().InspectHardware(ctx, provisioner.InspectData{}, false, false, false)
+	r, _, details, err = b.prov().InspectHardware(ctx, provisioner.InspectData{}, false, false, false)
+	b.g.Expect(err).NotTo(HaveOccurred())
+	b.g.Expect(r.Dirty).To(BeTrue())
 	b.g.Expect(details).To(BeNil(), "the ramdisk has not reported yet (inspect wait)")
 	b.g.Expect(b.host.Running()).To(Equal(deployISO))
 	b.wait(1)
@@ -251,18 +253,18 @@ func (b *bench) provision(data provisioner.ProvisionData) {
 // from UpdateHardwareState. Automated cleaning wipes the disk first.
 func TestProvisionLiveISO(t *testing.T) {
 	ctx := context.Background()
-	iso := metal3api.Image{URL: "https://image/discovery.iso", DiskFormat: ptr.To("live-iso")}
+	iso := bmov1alpha1.Image{URL: "https://image/discovery.iso", DiskFormat: ptr.To("live-iso")}
 	for _, tc := range []struct {
 		name       string
 		persistent string
 		address    string
-		cleaning   metal3api.AutomatedCleaningMode
+		cleaning   bmov1alpha1.AutomatedCleaningMode
 		boots      bool
 		cleaned    []string
 	}{
-		{name: "virtual media", persistent: "Never", cleaning: metal3api.CleaningModeMetadata, boots: true, cleaned: []string{"unit-0"}},
-		{name: "virtual media without cleaning", cleaning: metal3api.CleaningModeDisabled, boots: true},
-		{name: "IPMI boots the ISO's kernel only", address: "ipmi://192.168.122.1", cleaning: metal3api.CleaningModeDisabled},
+		{name: "virtual media", persistent: "Never", cleaning: bmov1alpha1.CleaningModeMetadata, boots: true, cleaned: []string{"unit-0"}},
+		{name: "virtual media without cleaning", cleaning: bmov1alpha1.CleaningModeDisabled, boots: true},
+		{name: "IPMI boots the ISO's kernel only", address: "ipmi://192.168.122.1", cleaning: bmov1alpha1.CleaningModeDisabled},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			b := newBench(t, func(h *inventory.Host) {
@@ -273,9 +275,9 @@ func TestProvisionLiveISO(t *testing.T) {
 			b.data.BMCAddress = b.host.BMCAddress
 			b.f.LiveISOForcePersistentBootDevice = tc.persistent
 			b.register()
-			_, _, err := b.prov().Register(ctx, provisioner.ManagementAccessData{AutomatedCleaningMode: tc.cleaning, BootMode: metal3api.UEFI}, false, false)
+			_, _, err := b.prov().Register(ctx, provisioner.ManagementAccessData{AutomatedCleaningMode: tc.cleaning, BootMode: bmov1alpha1.UEFI}, false, false)
 			b.g.Expect(err).NotTo(HaveOccurred())
-			b.provision(provisioner.ProvisionData{Image: iso, BootMode: metal3api.UEFI})
+			b.provision(provisioner.ProvisionData{Image: iso, BootMode: bmov1alpha1.UEFI})
 			b.g.Expect(b.published).To(ContainElements("ProvisioningStarted", "ProvisioningComplete"))
 			b.g.Expect(b.events.cleaned).To(Equal(tc.cleaned))
 			hw, err := b.prov().UpdateHardwareState(ctx)
@@ -301,8 +303,8 @@ func TestProvisionDiskImage(t *testing.T) {
 	ctx := context.Background()
 	b := newBench(t)
 	b.register()
-	image := metal3api.Image{URL: "https://image/rhcos.qcow2", Checksum: "abc", ChecksumType: metal3api.SHA256}
-	data := provisioner.ProvisionData{Image: image, BootMode: metal3api.UEFI, HostConfig: fixture.NewHostConfigData("ignition", "", "")}
+	image := bmov1alpha1.Image{URL: "https://image/rhcos.qcow2", Checksum: "abc", ChecksumType: bmov1alpha1.SHA256}
+	data := provisioner.ProvisionData{Image: image, BootMode: bmov1alpha1.UEFI, HostConfig: fixture.NewHostConfigData("ignition", "", "")}
 	b.provision(data)
 	_, err := b.prov().UpdateHardwareState(ctx)
 	b.g.Expect(err).NotTo(HaveOccurred())
@@ -315,7 +317,7 @@ func TestProvisionDiskImage(t *testing.T) {
 func TestProvisionRefusesAnImageWithoutChecksum(t *testing.T) {
 	b := newBench(t)
 	b.register()
-	r, err := b.prov().Provision(context.Background(), provisioner.ProvisionData{Image: metal3api.Image{URL: "https://image/rhcos.qcow2"}}, false)
+	r, err := b.prov().Provision(context.Background(), provisioner.ProvisionData{Image: bmov1alpha1.Image{URL: "https://image/rhcos.qcow2"}}, false)
 	b.g.Expect(err).NotTo(HaveOccurred())
 	b.g.Expect(r.ErrorMessage).To(HavePrefix("Validation failed: "))
 }
@@ -326,7 +328,7 @@ func TestProvisionNeedsTheUserData(t *testing.T) {
 	b := newBench(t)
 	b.register()
 	b.f.byID(b.data.ProvisionerID).provisionState = "available"
-	data := provisioner.ProvisionData{Image: metal3api.Image{URL: "https://image/rhcos.qcow2", Checksum: "abc"}, HostConfig: failingConfig{}}
+	data := provisioner.ProvisionData{Image: bmov1alpha1.Image{URL: "https://image/rhcos.qcow2", Checksum: "abc"}, HostConfig: failingConfig{}}
 	_, err := b.prov().Provision(context.Background(), data, false)
 	b.g.Expect(err).To(MatchError(ContainSubstring("could not retrieve user data")))
 }
@@ -341,14 +343,14 @@ func TestDeprovisionTearsDownAndCleans(t *testing.T) {
 	ctx := context.Background()
 	b := newBench(t)
 	b.register()
-	image := metal3api.Image{URL: "https://image/rhcos.qcow2", Checksum: "abc"}
+	image := bmov1alpha1.Image{URL: "https://image/rhcos.qcow2", Checksum: "abc"}
 	b.provision(provisioner.ProvisionData{Image: image, HostConfig: fixture.NewHostConfigData("", "", "")})
 	b.g.Expect(b.events.cleaned).To(Equal([]string{b.host.Name}), "automated cleaning before the first deploy")
-	_, _, err := b.prov().Register(ctx, provisioner.ManagementAccessData{AutomatedCleaningMode: metal3api.CleaningModeMetadata}, false, false)
+	_, _, err := b.prov().Register(ctx, provisioner.ManagementAccessData{AutomatedCleaningMode: bmov1alpha1.CleaningModeMetadata}, false, false)
 	b.g.Expect(err).NotTo(HaveOccurred())
 	b.published, b.events.cleaned = nil, nil
 	b.until(10, func() (provisioner.Result, error) {
-		return b.prov().Deprovision(ctx, false, metal3api.CleaningModeMetadata)
+		return b.prov().Deprovision(ctx, false, bmov1alpha1.CleaningModeMetadata)
 	})
 	b.g.Expect(b.published).To(Equal([]string{"DeprovisioningStarted", "DeprovisioningComplete"}))
 	b.g.Expect(b.events.off).To(Equal([]string{b.host.Name}))
@@ -363,9 +365,11 @@ func TestPowerOffAndOn(t *testing.T) {
 	ctx := context.Background()
 	b := newBench(t)
 	b.register()
-	iso := metal3api.Image{URL: "https://image/discovery.iso", DiskFormat: ptr.To("live-iso")}
+	iso := bmov1alpha1.Image{URL: "https://image/discovery.iso", DiskFormat: ptr.To("live-iso")}
 	b.provision(provisioner.ProvisionData{Image: iso})
-	b.until(3, func() (provisioner.Result, error) { return b.prov().PowerOff(ctx, metal3api.RebootModeSoft, false, "") })
+	b.until(3, func() (provisioner.Result, error) {
+		return b.prov().PowerOff(ctx, bmov1alpha1.RebootModeSoft, false, "")
+	})
 	b.g.Expect(b.events.off).To(Equal([]string{b.host.Name}))
 	b.g.Expect(b.host.Running()).To(BeEmpty())
 	b.until(3, func() (provisioner.Result, error) { return b.prov().PowerOn(ctx, false) })
@@ -379,7 +383,7 @@ func TestDeleteRemovesTheNode(t *testing.T) {
 	ctx := context.Background()
 	b := newBench(t)
 	b.register()
-	b.provision(provisioner.ProvisionData{Image: metal3api.Image{URL: "https://image/discovery.iso", DiskFormat: ptr.To("live-iso")}})
+	b.provision(provisioner.ProvisionData{Image: bmov1alpha1.Image{URL: "https://image/discovery.iso", DiskFormat: ptr.To("live-iso")}})
 	b.until(3, func() (provisioner.Result, error) { return b.prov().Delete(ctx) })
 	b.g.Expect(b.f.byID(b.data.ProvisionerID)).To(BeNil())
 	_, err := b.prov().UpdateHardwareState(ctx)
@@ -394,7 +398,7 @@ func TestAdoptTakesAProvisionedHostBack(t *testing.T) {
 	b := newBench(t)
 	b.register()
 	b.until(3, func() (provisioner.Result, error) {
-		return b.prov().Adopt(ctx, provisioner.AdoptData{State: metal3api.StateProvisioned}, false)
+		return b.prov().Adopt(ctx, provisioner.AdoptData{State: bmov1alpha1.StateProvisioned}, false)
 	})
 	b.g.Expect(b.f.byID(b.data.ProvisionerID).provisionState).To(BeEquivalentTo("active"))
 	b.g.Expect(b.events.booted).To(BeEmpty())
@@ -405,7 +409,7 @@ func TestALabThatFailsToHearIsToldAgain(t *testing.T) {
 	ctx := context.Background()
 	b := newBench(t)
 	b.register()
-	iso := metal3api.Image{URL: "https://image/discovery.iso", DiskFormat: ptr.To("live-iso")}
+	iso := bmov1alpha1.Image{URL: "https://image/discovery.iso", DiskFormat: ptr.To("live-iso")}
 	b.provision(provisioner.ProvisionData{Image: iso})
 	b.events.fail = errors.New("assisted-service is unavailable")
 	_, err := b.prov().UpdateHardwareState(ctx)
