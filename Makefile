@@ -7,7 +7,7 @@ SHELL := /usr/bin/env bash -o errexit -o pipefail -o nounset
 
 ROOT := $(abspath .)
 PROVIDERS := infrastructure bootstrap controlplane
-MODULES := api pkg $(PROVIDERS) test/support test
+MODULES := api pkg $(PROVIDERS) test/support test/support/baremetaloperator test
 
 # The module mirror serves the openshift and metal3 modules, but the checksum database does not
 # know all of them: go.sum (committed) is what verifies them.

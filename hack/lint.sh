@@ -2,8 +2,9 @@
 # lint.sh [GOLANGCI-LINT RUN FLAGS...]: lint every Go module of the repository.
 #
 #   - golangci-lint with .golangci.yml in each module (api pkg infrastructure
-#     bootstrap controlplane test test/support; a folder without a go.mod is
-#     skipped, so this works before and after a module is added or removed);
+#     bootstrap controlplane test test/support test/support/baremetaloperator; a
+#     folder without a go.mod is skipped, so this works before and after a module
+#     is added or removed);
 #   - the Kube API Linter (KAL) with .golangci-kal.yml on the API types: the api
 #     module, or, in a tree without it, each provider's api/ folder.
 #
@@ -31,7 +32,7 @@ cd "${root}" || die "cannot cd to ${root}"
 # The checksum database does not know some openshift and metal3 modules (as in the Makefile).
 export GONOSUMDB="${GONOSUMDB:-github.com/openshift,github.com/metal3-io,k8s.io/kubernetes}"
 
-modules="${LINT_MODULES-api pkg infrastructure bootstrap controlplane test test/support}"
+modules="${LINT_MODULES-api pkg infrastructure bootstrap controlplane test test/support test/support/baremetaloperator}"
 run_kal="${LINT_KAL:-true}"
 json_dir="${LINT_JSON_DIR:-}"
 if [[ -n "${json_dir}" ]]; then

@@ -43,7 +43,7 @@ export GONOSUMDB="${GONOSUMDB:-github.com/openshift,github.com/metal3-io,k8s.io/
 # Without it every package of this repository is compiled again in every clone.
 export GOFLAGS="-trimpath${GOFLAGS:+ ${GOFLAGS}}"
 repo=github.com/openshift-assisted/cluster-api-provider-openshift-assisted
-modules=(api pkg infrastructure bootstrap controlplane test/support test)
+modules=(api pkg infrastructure bootstrap controlplane test/support test/support/baremetaloperator test)
 timeout="${TEST_TIMEOUT:-30m}"
 procs="${SYSTEM_PROCS:-2}"
 parallel="${TEST_PARALLEL:-2}"

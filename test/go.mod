@@ -28,6 +28,7 @@ replace github.com/moby/moby => ../hack/empty-moby
 
 require (
 	github.com/metal3-io/baremetal-operator/apis v0.13.2
+	github.com/metal3-io/baremetal-operator/inprocess v0.0.0
 	github.com/metal3-io/cluster-api-provider-metal3 v1.13.2
 	github.com/metal3-io/cluster-api-provider-metal3/api v1.13.2
 	github.com/metal3-io/ip-address-manager/api v1.13.2
@@ -58,13 +59,17 @@ require (
 	github.com/BurntSushi/toml v1.4.0 // indirect
 	github.com/coreos/go-semver v0.3.1 // indirect
 	github.com/coreos/go-systemd/v22 v22.5.0 // indirect
+	github.com/cpuguy83/dockercfg v0.3.2 // indirect
 	github.com/golang/protobuf v1.5.4 // indirect
+	github.com/gophercloud/gophercloud/v2 v2.12.0 // indirect
 	github.com/gorilla/websocket v1.5.4-0.20250319132907-e064f32e3674 // indirect
+	github.com/metal3-io/baremetal-operator v0.13.2 // indirect
+	github.com/metal3-io/baremetal-operator/pkg/hardwareutils v0.13.1 // indirect
 	github.com/moby/spdystream v0.5.1 // indirect
 	github.com/mxk/go-flowrate v0.0.0-20140419014527-cca7078d478f // indirect
 	github.com/pelletier/go-toml v1.9.5 // indirect
 	go.etcd.io/etcd/api/v3 v3.6.10 // indirect
-	go.etcd.io/etcd/client/pkg/v3 v3.6.10 // indirect
+	go.etcd.io/etcd/client/pkg/v3 v3.6.13 // indirect
 	go.etcd.io/etcd/client/v3 v3.6.10 // indirect
 )
 
@@ -232,3 +237,13 @@ require (
 replace github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api => ../api
 
 replace github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/support => ./support
+
+// The real baremetal-operator's controllers, run in process by the lab (test/lab/bmo.go), through
+// a module of this repository whose path lets it import BMO's internal packages
+// (test/support/baremetaloperator/inprocess.go says why); and the two modules BMO replaces with
+// folders of its own repository (test/support/go.mod says why these versions).
+replace (
+	github.com/metal3-io/baremetal-operator/inprocess => ./support/baremetaloperator
+	github.com/metal3-io/baremetal-operator/pkg/hardwareutils => github.com/metal3-io/baremetal-operator/pkg/hardwareutils v0.13.1
+	github.com/metal3-io/ironic-standalone-operator/api => github.com/metal3-io/ironic-standalone-operator/api v0.8.0
+)

@@ -102,6 +102,10 @@ type ClusterOptions struct {
 	// DualStack, on the lab's hosts, which have an address of each family
 	// (inventory.IPv6Subnet).
 	IPStack IPStack
+	// AutomatedCleaningMode is the Metal3 hosts' disk cleaning (AUTOMATED_CLEANING_MODE: the
+	// flavors' default is disabled; metadata has Ironic wipe a host's disk when it is
+	// deprovisioned, and before its first deploy).
+	AutomatedCleaningMode string
 }
 
 // IPStack is the IP families of a cluster.
@@ -229,6 +233,9 @@ func (o ClusterOptions) variables() map[string]string {
 		"RHCOS_IMAGE_URL":             o.RHCOSImageURL(),
 		"RHCOS_IMAGE_CHECKSUM":        "https://rhcos.lab.sim/sha256sum.txt",
 		"MIRROR_CONFIG_NAME":          o.Name + "-mirror-config",
+	}
+	if o.AutomatedCleaningMode != "" {
+		vars["AUTOMATED_CLEANING_MODE"] = o.AutomatedCleaningMode
 	}
 	if o.IPStack == IPv6 {
 		vars["POD_CIDR"], vars["SERVICE_CIDR"] = ipv6PodCIDR, ipv6ServiceCIDR

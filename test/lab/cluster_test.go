@@ -97,3 +97,10 @@ func TestIPStacks(t *testing.T) {
 	g.Expect(cp.Spec.Config.MachineNetworks).To(Equal([]string{"192.168.111.0/24", "fd2e:6f44:5dd8:c956::/64"}))
 	g.Expect(dualStack([]client.Object{cluster})).To(MatchError(ContainSubstring("dual stack needs a flavor with a Cluster and a control plane")))
 }
+
+// TestAutomatedCleaningMode: the templates' default (disabled) unless a cluster asks for another.
+func TestAutomatedCleaningMode(t *testing.T) {
+	g := NewWithT(t)
+	g.Expect(ClusterOptions{Name: "default"}.variables()).NotTo(HaveKey("AUTOMATED_CLEANING_MODE"))
+	g.Expect(ClusterOptions{Name: "cleaned", AutomatedCleaningMode: "metadata"}.variables()).To(HaveKeyWithValue("AUTOMATED_CLEANING_MODE", "metadata"))
+}

@@ -62,7 +62,6 @@ import (
 	capoascheme "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/scheme"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/support/ports"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/support/sim/assisted"
-	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/support/sim/baremetal"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/support/sim/cvo"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/support/sim/etcd"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/support/sim/inventory"
@@ -137,6 +136,9 @@ type Options struct {
 	// MachineDeployment so) never ends, and a deleted namespace stays Terminating. It costs each
 	// management cluster a process that watches every resource; the e2e suite sets it.
 	ControllerManager bool
+	// BareMetal is the bare-metal operator that drives the BareMetalHosts: BareMetalSim (the
+	// default) or BareMetalReal (see bmo.go).
+	BareMetal BareMetal
 }
 
 // Lab is a running lab: a management and a workload API server with every controller running.
@@ -470,10 +472,8 @@ func (l *Lab) startManagement(ctx context.Context) (*management, error) {
 	if l.Workload != nil {
 		m.assisted.Workload = l.Workload.Config
 	}
-	bmh := &baremetal.Reconciler{Inventory: l.Inventory, Hosts: l.hostEvents(m.assisted)}
 	if l.opts.Speed == Realistic {
 		m.assisted.Durations = assisted.RealisticDurations()
-		bmh.Durations = baremetal.RealisticDurations()
 	}
 	if err := m.assisted.SetupWithManager(ctx, core, copts); err != nil {
 		return nil, fmt.Errorf("setting up the assisted-service simulator: %w", err)
@@ -481,8 +481,8 @@ func (l *Lab) startManagement(ctx context.Context) (*management, error) {
 	if err := writeAssistedCA(ctx, m.env.Client, m.assisted.CACertPEM()); err != nil {
 		return nil, fmt.Errorf("%s: %w", m.name, err)
 	}
-	if err := bmh.SetupWithManager(core, copts); err != nil {
-		return nil, fmt.Errorf("setting up the bare-metal simulator: %w", err)
+	if err := l.setupBareMetal(ctx, m, core, l.hostEvents(m.assisted), copts); err != nil {
+		return nil, err
 	}
 	m.selfBoot = &selfBooter{Hosts: l.hostEvents(m.assisted)}
 	if err := m.selfBoot.setupWithManager(core, copts); err != nil {

@@ -40,6 +40,9 @@ require (
 
 require (
 	github.com/google/go-containerregistry v0.20.6
+	github.com/gophercloud/gophercloud/v2 v2.12.0
+	github.com/metal3-io/baremetal-operator v0.13.2
+	github.com/metal3-io/baremetal-operator/pkg/hardwareutils v0.13.1
 	github.com/pelletier/go-toml/v2 v2.2.4
 	go.etcd.io/etcd/api/v3 v3.6.10
 	go.etcd.io/etcd/client/v3 v3.6.10
@@ -48,9 +51,10 @@ require (
 require (
 	github.com/coreos/go-semver v0.3.1 // indirect
 	github.com/coreos/go-systemd/v22 v22.5.0 // indirect
+	github.com/cpuguy83/dockercfg v0.3.2 // indirect
 	github.com/gogo/protobuf v1.3.2 // indirect
 	github.com/golang/protobuf v1.5.4 // indirect
-	go.etcd.io/etcd/client/pkg/v3 v3.6.10 // indirect
+	go.etcd.io/etcd/client/pkg/v3 v3.6.13 // indirect
 )
 
 require (
@@ -180,3 +184,13 @@ require (
 replace google.golang.org/genproto => google.golang.org/genproto v0.0.0-20250603155806-513f23925822
 
 replace github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg => ../../pkg
+
+// The real baremetal-operator (v0.13.2, test/support/sim/bmoprovisioner implements its
+// provisioner interface) replaces these two with folders of its own repository, which a module
+// that requires it does not inherit: hardwareutils at the same release (v0.13.2's go.mod is not
+// served by the module mirror; v0.13.1's tree is the same), and ironic-standalone-operator's
+// api at v0.8.0 (v0.8.2's zip, which BMO requires, is not served).
+replace (
+	github.com/metal3-io/baremetal-operator/pkg/hardwareutils => github.com/metal3-io/baremetal-operator/pkg/hardwareutils v0.13.1
+	github.com/metal3-io/ironic-standalone-operator/api => github.com/metal3-io/ironic-standalone-operator/api v0.8.0
+)

@@ -258,12 +258,20 @@ var _ = Describe("A cluster of 3 control-plane nodes and 2 workers", Ordered, st
 	controlPlanes := client.MatchingLabels{clusterv1.MachineControlPlaneLabel: ""}
 
 	BeforeAll(func() {
-		l, ns = startLabWithHosts("prod", "host", 5)
+		// The real baremetal-operator drives the hosts (lab.BareMetalReal): CAPM3 meets BMO's own
+		// state machine through install, scale up, scale down (deprovisioning and cleaning a host
+		// that is then provisioned again) and deletion.
+		l, ns = addHosts(startLabWithOptions(lab.Options{BareMetal: lab.BareMetalReal}), "prod", "host", 5)
 	})
 	BeforeEach(func() { reportOnFailure(l, ns) })
 
 	It("installs to Available", func() {
-		Expect(l.CreateCluster(ctx, lab.ClusterOptions{Namespace: ns, Name: name, ControlPlanes: 3, Workers: 2, Version: "4.17.3"})).To(Succeed())
+		// Ironic wipes a deprovisioned host's disk only with automated cleaning; the hosts the
+		// workers free are provisioned again with the discovery ISO, which the assisted-service
+		// simulator ignores from a host whose disk still holds what it installed (reported: the
+		// host boots the ISO, by the boot override, and its agent registers).
+		Expect(l.CreateCluster(ctx, lab.ClusterOptions{Namespace: ns, Name: name, ControlPlanes: 3, Workers: 2, Version: "4.17.3",
+			AutomatedCleaningMode: "metadata"})).To(Succeed())
 		expectAvailable(l, ns, name, 3, 5)
 		aci := &hiveextv1beta1.AgentClusterInstall{}
 		Expect(l.Mgmt.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, aci)).To(Succeed())

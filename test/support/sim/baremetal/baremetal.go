@@ -31,18 +31,21 @@ import (
 	"time"
 
 	bmov1alpha1 "github.com/metal3-io/baremetal-operator/apis/metal3.io/v1alpha1"
+	"github.com/metal3-io/baremetal-operator/pkg/hardwareutils/bmc"
+	"github.com/metal3-io/baremetal-operator/pkg/secretutils"
 	corev1 "k8s.io/api/core/v1"
-	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/move"
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/support/sim/bmoprovisioner"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/support/sim/internal/steps"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/support/sim/inventory"
 )
@@ -129,6 +132,8 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, opts controller.Options)
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("sim-baremetalhost").
 		For(&bmov1alpha1.BareMetalHost{}).
+		// As BMO: a host hears of changes to the Secrets it owns (its BMC credentials).
+		Owns(&corev1.Secret{}, builder.MatchEveryOwner).
 		WithOptions(opts).
 		Complete(r)
 }
@@ -161,7 +166,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	}
 
 	if host == nil || needsMAC(bmh) {
-		msg := fmt.Sprintf("no BMC answers at %q", bmh.Spec.BMC.Address)
+		msg := bmoprovisioner.VerificationError(nodeName(bmh), bmh.Spec.BMC.Address, nil, bmc.Credentials{})
 		if host != nil {
 			msg = fmt.Sprintf("BMC driver %s requires a BootMACAddress value", bmcDriver(bmh.Spec.BMC.Address))
 		}
@@ -194,8 +199,10 @@ func (r *Reconciler) reconcileState(ctx context.Context, bmh *bmov1alpha1.BareMe
 		if err := r.acquireCredentials(ctx, bmh); err != nil {
 			return ctrl.Result{}, err
 		}
+		// BMO leaves the operational status empty until the BMC is verified (it is "discovered"
+		// only for a host without BMC details).
 		bmh.Status.Provisioning.State = bmov1alpha1.StateRegistering
-		bmh.Status.OperationalStatus = bmov1alpha1.OperationalStatusDiscovered
+		bmh.Status.OperationalStatus = ""
 		bmh.Status.ErrorType, bmh.Status.ErrorMessage = "", ""
 		history.Register = bmov1alpha1.OperationMetric{Start: now}
 		return ctrl.Result{}, r.writeStatus(ctx, bmh)
@@ -204,13 +211,25 @@ func (r *Reconciler) reconcileState(ctx context.Context, bmh *bmov1alpha1.BareMe
 		if wait := r.timer.Remaining(bmh.UID, string(bmov1alpha1.StateRegistering), r.Durations.Register); wait > 0 {
 			return ctrl.Result{RequeueAfter: wait}, nil
 		}
+		if msg, err := r.verifyBMC(ctx, bmh, host); err != nil || msg != "" {
+			// Ironic's verification fails; BMO tries again when the credentials Secret
+			// changes (it watches the Secrets its hosts own).
+			if err != nil {
+				return ctrl.Result{}, err
+			}
+			r.timer.Done(bmh.UID, string(bmov1alpha1.StateRegistering))
+			return ctrl.Result{}, r.recordFailure(ctx, bmh, bmov1alpha1.RegistrationError, ReasonRegistrationError, "Register", msg)
+		}
 		history.Register.End = now
 		bmh.Status.OperationalStatus = bmov1alpha1.OperationalStatusOK
 		bmh.Status.ErrorType, bmh.Status.ErrorMessage, bmh.Status.ErrorCount = "", "", 0
 		bmh.Status.GoodCredentials = bmov1alpha1.CredentialsStatus{}
 		r.Recorder.Eventf(bmh, nil, corev1.EventTypeNormal, ReasonRegistered, "Register", "Registered new host")
 		if bmh.InspectionDisabled() {
-			bmh.Status.Provisioning.State = bmov1alpha1.StateAvailable
+			// BMO's state machine (host_state_machine.go handleRegistering, handleInspecting)
+			// goes through preparing (cleaning for RAID or firmware settings, none here) before
+			// available.
+			bmh.Status.Provisioning.State = bmov1alpha1.StatePreparing
 		} else {
 			bmh.Status.Provisioning.State = bmov1alpha1.StateInspecting
 			history.Inspect = bmov1alpha1.OperationMetric{Start: now}
@@ -224,7 +243,7 @@ func (r *Reconciler) reconcileState(ctx context.Context, bmh *bmov1alpha1.BareMe
 		}
 		history.Inspect.End = now
 		bmh.Status.HardwareDetails = host.HardwareDetails()
-		bmh.Status.Provisioning.State = bmov1alpha1.StateAvailable
+		bmh.Status.Provisioning.State = bmov1alpha1.StatePreparing
 		r.Recorder.Eventf(bmh, nil, corev1.EventTypeNormal, ReasonInspectionComplete, "Inspect", "Hardware inspection completed")
 		return r.advance(ctx, bmh, bmov1alpha1.StateInspecting)
 
@@ -390,6 +409,9 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, bmh *bmov1alpha1.BareM
 	if wait := r.timer.Remaining(bmh.UID, string(bmov1alpha1.StateDeleting), r.Durations.Delete); wait > 0 {
 		return ctrl.Result{RequeueAfter: wait}, nil
 	}
+	if err := r.releaseCredentials(ctx, bmh); err != nil {
+		return ctrl.Result{}, err
+	}
 	base := bmh.DeepCopy()
 	controllerutil.RemoveFinalizer(bmh, bmov1alpha1.BareMetalHostFinalizer)
 	if err := r.Client.Patch(ctx, bmh, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{})); err != nil && !apierrors.IsNotFound(err) {
@@ -553,33 +575,65 @@ func (r *Reconciler) writeStatus(ctx context.Context, bmh *bmov1alpha1.BareMetal
 	return nil
 }
 
-// acquireCredentials makes the host an owner of its BMC credentials Secret and labels it, as
-// BMO's secret manager does, so that the Secret goes wherever the host goes (garbage collection,
-// clusterctl move).
+// acquireCredentials is BMO's claim of the BMC credentials Secret, with BMO's own secret manager
+// (pkg/secretutils AcquireSecret, as internal/controller/metal3.io buildAndValidateBMCCredentials
+// calls it): the host becomes an owner of the Secret, which is labelled
+// environment.metal3.io=baremetal (so that the Secret goes wherever the host goes: garbage
+// collection, clusterctl move) and gets the finalizer baremetalhost.metal3.io/secret (the Secret
+// outlives its host's deletion until BMO releases it). A Secret not there yet is claimed later.
 func (r *Reconciler) acquireCredentials(ctx context.Context, bmh *bmov1alpha1.BareMetalHost) error {
 	if bmh.Spec.BMC.CredentialsName == "" {
 		return nil
 	}
-	secret := &corev1.Secret{}
-	if err := r.Client.Get(ctx, client.ObjectKey{Namespace: bmh.Namespace, Name: bmh.Spec.BMC.CredentialsName}, secret); err != nil {
-		return client.IgnoreNotFound(err)
-	}
-	base := secret.DeepCopy()
-	if err := controllerutil.SetOwnerReference(bmh, secret, r.Client.Scheme()); err != nil {
-		return fmt.Errorf("owning the BMC credentials: %w", err)
-	}
-	if secret.Labels == nil {
-		secret.Labels = map[string]string{}
-	}
-	secret.Labels[SecretEnvironmentLabel] = SecretEnvironment
-	if apiequality.Semantic.DeepEqual(base.ObjectMeta, secret.ObjectMeta) {
-		return nil
-	}
-	if err := r.Client.Patch(ctx, secret, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{})); err != nil {
+	if _, err := r.secretManager(ctx).AcquireSecret(ctx, bmh.CredentialsKey(), bmh, true); client.IgnoreNotFound(err) != nil {
 		return fmt.Errorf("owning the BMC credentials: %w", err)
 	}
 	return nil
 }
+
+// secretManager is BMO's secret manager over the simulator's client (and its API reader, for a
+// Secret the cache has not seen yet).
+func (r *Reconciler) secretManager(ctx context.Context) *secretutils.SecretManager {
+	var reader client.Reader = r.Client
+	if r.reader != nil {
+		reader = r.reader
+	}
+	sm := secretutils.NewSecretManager(ctrl.LoggerFrom(ctx), r.Client, reader)
+	return &sm
+}
+
+// releaseCredentials is BMO's release of the BMC credentials Secret when its host is deleted
+// (actionDeleting: SecretManager.ReleaseSecret removes the finalizer).
+func (r *Reconciler) releaseCredentials(ctx context.Context, bmh *bmov1alpha1.BareMetalHost) error {
+	if bmh.Spec.BMC.CredentialsName == "" {
+		return nil
+	}
+	secret := &corev1.Secret{}
+	if err := r.Client.Get(ctx, bmh.CredentialsKey(), secret); err != nil {
+		return client.IgnoreNotFound(err)
+	}
+	if err := r.secretManager(ctx).ReleaseSecret(ctx, secret); err != nil {
+		return fmt.Errorf("releasing the BMC credentials: %w", err)
+	}
+	return nil
+}
+
+// verifyBMC is Ironic's verification of the host's BMC with the credentials of its Secret:
+// why it fails (bmoprovisioner.VerificationError), "" when it passes.
+func (r *Reconciler) verifyBMC(ctx context.Context, bmh *bmov1alpha1.BareMetalHost, host *inventory.Host) (string, error) {
+	creds := bmc.Credentials{}
+	if bmh.Spec.BMC.CredentialsName != "" {
+		secret := &corev1.Secret{}
+		if err := r.Client.Get(ctx, bmh.CredentialsKey(), secret); err != nil {
+			return "", fmt.Errorf("reading the BMC credentials: %w", err)
+		}
+		creds = bmc.Credentials{Username: string(secret.Data["username"]), Password: string(secret.Data["password"])}
+	}
+	return bmoprovisioner.VerificationError(nodeName(bmh), bmh.Spec.BMC.Address, host, creds), nil
+}
+
+// nodeName is the name BMO gives a host's Ironic node (pkg/provisioner/ironic ironicNodeName).
+func nodeName(bmh *bmov1alpha1.BareMetalHost) string { return bmh.Namespace + "~" + bmh.Name }
 
 // restoreStatus does what BMO does for a host that was moved (clusterctl move drops status
 // subresources): a host with no status takes it from the status annotation that CAPM3 wrote when

@@ -18,6 +18,7 @@ package baremetal
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -75,9 +76,10 @@ func TestReconcileSteps(t *testing.T) {
 	}{
 		{name: "new host registers", state: "", want: bmov1alpha1.StateRegistering},
 		{name: "registered host is inspected", state: bmov1alpha1.StateRegistering, want: bmov1alpha1.StateInspecting},
-		{name: "inspection disabled", state: bmov1alpha1.StateRegistering, want: bmov1alpha1.StateAvailable,
+		{name: "inspection disabled", state: bmov1alpha1.StateRegistering, want: bmov1alpha1.StatePreparing,
 			annotations: map[string]string{bmov1alpha1.InspectAnnotationPrefix: bmov1alpha1.InspectAnnotationValueDisabled}}, //nolint:staticcheck // BMO v0.13 still honours the deprecated annotation; the simulator models it
-		{name: "inspected host is available", state: bmov1alpha1.StateInspecting, want: bmov1alpha1.StateAvailable},
+		{name: "inspected host is prepared", state: bmov1alpha1.StateInspecting, want: bmov1alpha1.StatePreparing},
+		{name: "prepared host is available", state: bmov1alpha1.StatePreparing, want: bmov1alpha1.StateAvailable},
 		{name: "available host without image stays", state: bmov1alpha1.StateAvailable, poweredOn: true, want: bmov1alpha1.StateAvailable},
 		{name: "image set: provisioning", state: bmov1alpha1.StateAvailable, image: iso, want: bmov1alpha1.StateProvisioning},
 		{name: "provisioning completes", state: bmov1alpha1.StateProvisioning, image: iso, provisioned: iso, want: bmov1alpha1.StateProvisioned},
@@ -119,7 +121,7 @@ func TestReconcileSteps(t *testing.T) {
 			if tc.provisioned != nil {
 				bmh.Status.Provisioning.Image = *tc.provisioned
 			}
-			c := fake.NewClientBuilder().WithScheme(s).WithObjects(bmh).WithStatusSubresource(bmh).Build()
+			c := fake.NewClientBuilder().WithScheme(s).WithObjects(bmh, credentials("admin", "")).WithStatusSubresource(bmh).Build()
 			clk := clocktesting.NewFakePassiveClock(time.Unix(0, 0))
 			ev := &hostEvents{}
 			r := &Reconciler{Client: c, Inventory: inventory.New(host), Durations: FastDurations(), Hosts: ev,
@@ -145,7 +147,7 @@ func TestReconcileSteps(t *testing.T) {
 			if len(ev.booted) != tc.wantBooted || len(ev.cleaned) != tc.wantCleaned {
 				t.Errorf("booted %d times and cleaned %d, want %d and %d", len(ev.booted), len(ev.cleaned), tc.wantBooted, tc.wantCleaned)
 			}
-			if tc.want == bmov1alpha1.StateAvailable && tc.state == bmov1alpha1.StateInspecting && got.Status.HardwareDetails == nil {
+			if tc.want == bmov1alpha1.StatePreparing && tc.state == bmov1alpha1.StateInspecting && got.Status.HardwareDetails == nil {
 				t.Error("inspection reported no hardware")
 			}
 		})
@@ -289,6 +291,77 @@ func TestDiskImageProvisioning(t *testing.T) {
 }
 
 // unitReconciler is a Reconciler of host on a fake client holding objs, with a fake clock.
+// credentials is the BMC credentials Secret "creds" of namespace ns.
+func credentials(username, password string) *corev1.Secret {
+	return &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "creds"},
+		Data: map[string][]byte{"username": []byte(username), "password": []byte(password)}}
+}
+
+// TestRegistrationVerifiesTheBMC: the simulator claims the credentials Secret with BMO's secret
+// manager (owner, label, finalizer), fails registration as Ironic does when the BMC refuses them,
+// goes on once they are right, and releases the Secret when the host is deleted.
+func TestRegistrationVerifiesTheBMC(t *testing.T) {
+	host := inventory.Generate("verify", 1, inventory.GenerateOptions{})[0]
+	host.BMCUsername, host.BMCPassword = "admin", "right"
+	bmh := host.BareMetalHost("ns", "creds")
+	bmh.Finalizers = []string{bmov1alpha1.BareMetalHostFinalizer}
+	r, c, _, clk := unitReconciler(t, host, bmh, credentials("admin", "wrong"))
+	ctx := context.Background()
+	req := ctrl.Request{NamespacedName: client.ObjectKeyFromObject(bmh)}
+	reconcile := func() {
+		t.Helper()
+		res, err := r.Reconcile(ctx, req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		clk.SetTime(clk.Now().Add(res.RequeueAfter))
+	}
+	reconcile() // registering
+	secret := &corev1.Secret{}
+	if err := c.Get(ctx, client.ObjectKey{Namespace: "ns", Name: "creds"}, secret); err != nil {
+		t.Fatal(err)
+	}
+	if secret.Labels[SecretEnvironmentLabel] != SecretEnvironment || len(secret.OwnerReferences) != 1 ||
+		!slices.Contains(secret.Finalizers, "baremetalhost.metal3.io/secret") {
+		t.Fatalf("the credentials Secret is not claimed as BMO claims it: %+v", secret.ObjectMeta)
+	}
+	reconcile()
+	reconcile()
+	got := &bmov1alpha1.BareMetalHost{}
+	if err := c.Get(ctx, req.NamespacedName, got); err != nil {
+		t.Fatal(err)
+	}
+	if got.Status.Provisioning.State != bmov1alpha1.StateRegistering || got.Status.ErrorType != bmov1alpha1.RegistrationError ||
+		!strings.Contains(got.Status.ErrorMessage, "returned code 401") {
+		t.Fatalf("wrong credentials: got %s %s %q", got.Status.Provisioning.State, got.Status.ErrorType, got.Status.ErrorMessage)
+	}
+	secret.Data["password"] = []byte("right")
+	if err := c.Update(ctx, secret); err != nil {
+		t.Fatal(err)
+	}
+	reconcile() // verifying again takes a step
+	reconcile()
+	if err := c.Get(ctx, req.NamespacedName, got); err != nil {
+		t.Fatal(err)
+	}
+	if got.Status.Provisioning.State != bmov1alpha1.StateInspecting {
+		t.Fatalf("right credentials: got %s %q", got.Status.Provisioning.State, got.Status.ErrorMessage)
+	}
+
+	if err := c.Delete(ctx, got); err != nil {
+		t.Fatal(err)
+	}
+	for range 6 {
+		reconcile()
+	}
+	if err := c.Get(ctx, client.ObjectKey{Namespace: "ns", Name: "creds"}, secret); err != nil {
+		t.Fatal(err)
+	}
+	if slices.Contains(secret.Finalizers, "baremetalhost.metal3.io/secret") {
+		t.Fatal("the credentials Secret was not released")
+	}
+}
+
 func unitReconciler(t *testing.T, host *inventory.Host, objs ...client.Object) (*Reconciler, client.Client, *hostEvents, *clocktesting.FakePassiveClock) {
 	t.Helper()
 	s := runtime.NewScheme()
