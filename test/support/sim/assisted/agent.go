@@ -38,6 +38,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
+	ign "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/support/sim/internal/ignition"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/support/sim/inventory"
 )
 
@@ -550,7 +551,7 @@ func (s *Simulator) ensureNode(ctx context.Context, a *aiv1beta1.Agent, h *inven
 			node.Labels[k] = v
 		}
 		// The kubelet registers with the providerID its --provider-id names, if any.
-		providerID, err := kubeletProviderID(a.Spec.IgnitionConfigOverrides)
+		providerID, err := ign.KubeletProviderID(a.Spec.IgnitionConfigOverrides)
 		if err != nil {
 			return fmt.Errorf("host %s: %w", name, err)
 		}
