@@ -90,10 +90,16 @@ func (r *realAssisted) stop(keepLog bool) error {
 
 // realHubCRDs makes o a hub whose assisted-service and Hive CRDs are the real service's own, at
 // its commit (assistedservice.CRDDir), in place of those generated from the pinned Go modules.
+// The BareMetalHost CRD of its repository (hack/crds) is left out: the hub's BareMetalHosts are
+// the baremetal-operator's, whose own CRD the lab installs.
 func realHubCRDs(o *testenv.Options) error {
 	dir, err := assistedservice.CRDDir()
 	if err != nil {
 		return err
+	}
+	files, err := os.ReadDir(dir)
+	if err != nil {
+		return fmt.Errorf("reading the real assisted-service's CRDs: %w", err)
 	}
 	root, err := testenv.RepoRoot()
 	if err != nil {
@@ -109,7 +115,11 @@ func realHubCRDs(o *testenv.Options) error {
 			o.CRDPaths = append(o.CRDPaths, filepath.Join(testenv.ThirdPartyCRDDir, e.Name()))
 		}
 	}
-	o.ExtraCRDPaths = append(o.ExtraCRDPaths, dir)
+	for _, f := range files {
+		if !f.IsDir() && !strings.HasPrefix(f.Name(), "metal3.io_") {
+			o.ExtraCRDPaths = append(o.ExtraCRDPaths, filepath.Join(dir, f.Name()))
+		}
+	}
 	return nil
 }
 
@@ -132,6 +142,11 @@ func (l *Lab) startRealAssisted(ctx context.Context, m *management, core ctrl.Ma
 		return nil, fmt.Errorf("starting the real assisted-service of %s (its log: %s): %w", m.name, logFile.Name(), err)
 	}
 	r.service = svc
+	// Its REST API is HTTPS with a CA of its own: the hub's administrator puts the CA where the
+	// bootstrap provider reads it, as on the simulator's hub.
+	if err := writeAssistedCA(ctx, m.env.Client, svc.CACertPEM); err != nil {
+		return nil, fmt.Errorf("%s: %w", m.name, err)
+	}
 	log := ctrl.Log.WithName(m.name)
 	r.cluster = &discovery.Cluster{
 		Workload:          r.workloadClient(l, m),
@@ -149,7 +164,8 @@ func (l *Lab) startRealAssisted(ctx context.Context, m *management, core ctrl.Ma
 	}
 	r.hosts = &discovery.Hosts{
 		Inventory:    l.Inventory,
-		ImageService: &discovery.ImageService{BaseURL: svc.ImageServiceURL, ServiceURL: svc.URL},
+		// The image service is configured with the service's URL and CA.
+		ImageService: &discovery.ImageService{BaseURL: svc.ImageServiceURL, ServiceURL: svc.URL, HTTP: svc.HTTPClient()},
 		Cluster:      r.cluster,
 		Log:          log.WithName("hosts"),
 	}

@@ -25,6 +25,8 @@ package discovery
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -61,7 +63,7 @@ func (a *agent) hostPath() string {
 
 // runAgent runs the discovery agent cfg configures until ctx ends (the host stops).
 func (hs *Hosts) runAgent(ctx context.Context, h *inventory.Host, cfg ign.Agent, fromDisk bool) {
-	a := &agent{hs: hs, host: h, api: &apiClient{base: cfg.ServiceURL, token: cfg.Token, http: hs.HTTP},
+	a := &agent{hs: hs, host: h, api: &apiClient{base: cfg.ServiceURL, token: cfg.Token, http: agentHTTPClient(cfg, hs.HTTP)},
 		infraEnv: cfg.InfraEnvID, id: hostID(h), fromDisk: fromDisk, net: network{inventory: hs.Inventory, dns: hs.DNS}}
 	defer a.stopInstaller()
 	log := hs.Log.WithValues("host", h.Name, "infraEnv", cfg.InfraEnvID)
@@ -97,6 +99,17 @@ func (hs *Hosts) runAgent(ctx context.Context, h *inventory.Host, cfg ign.Agent,
 		}
 		sleep(ctx, hs.PollInterval)
 	}
+}
+
+// agentHTTPClient is the agent's client of the service: it trusts the CA its --cacert names (the
+// file the discovery ignition writes), the system's roots without one, and base's otherwise.
+func agentHTTPClient(cfg ign.Agent, base *http.Client) *http.Client {
+	if cfg.CACertPath == "" {
+		return base
+	}
+	pool := x509.NewCertPool()
+	pool.AppendCertsFromPEM(cfg.CACert) // none when the config wrote no such file: TLS then fails
+	return &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}}}
 }
 
 func sleep(ctx context.Context, d time.Duration) {

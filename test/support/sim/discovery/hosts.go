@@ -49,7 +49,8 @@ type Hosts struct {
 	// Cluster is told when a host boots the OpenShift installed on its disk (required for
 	// installations).
 	Cluster *Cluster
-	// HTTP is the hosts' client of the service (default http.DefaultClient).
+	// HTTP is the hosts' client of a service whose discovery ignition names no CA (default
+	// http.DefaultClient); an agent given --cacert trusts that CA only.
 	HTTP *http.Client
 	// DNS is the lab's name server (default LabDNS).
 	DNS Resolver

@@ -29,6 +29,7 @@ import (
 	"io"
 	"net/url"
 	"path"
+	"slices"
 	"strings"
 )
 
@@ -96,6 +97,10 @@ type File struct {
 // template leaves the variable out).
 type Agent struct {
 	ServiceURL, InfraEnvID, Token string
+	// CACertPath is its --cacert ("" when it has none: it trusts the system's roots), and
+	// CACert that file's contents in the config (nil when the config writes no such file).
+	CACertPath string
+	CACert     []byte
 }
 
 // ReadsConfigDrive tells whether the Ignition of the disk image at imageURL reads its config from
@@ -131,7 +136,21 @@ func DiscoveryAgentOf(userData []byte) (*Agent, error) {
 		if u.Contents == nil || u.Enabled == nil || !*u.Enabled || u.Mask != nil && *u.Mask {
 			return nil, fmt.Errorf("%s is not enabled", AgentUnit)
 		}
-		return ParseAgentUnit(*u.Contents)
+		a, err := ParseAgentUnit(*u.Contents)
+		if err != nil || a.CACertPath == "" || cfg.Storage == nil {
+			return a, err
+		}
+		for _, f := range cfg.Storage.Files {
+			if f.Path != a.CACertPath || f.Contents.Source == nil {
+				continue
+			}
+			data, err := DataURLContents(*f.Contents.Source)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", f.Path, err)
+			}
+			a.CACert = []byte(data)
+		}
+		return a, nil
 	}
 	return nil, fmt.Errorf("the config has no %s", AgentUnit)
 }
@@ -169,6 +188,7 @@ func renderIgnition(data []byte, depth int) (Config, error) {
 			return Config{}, err
 		}
 		merged.Systemd.Units = mergeUnits(merged.Systemd.Units, child.Systemd.Units)
+		merged.Storage = mergeFiles(merged.Storage, child.Storage)
 	}
 	return merged, nil
 }
@@ -196,6 +216,27 @@ func mergeUnits(parent, child []Unit) []Unit {
 		}
 		if c.Contents != nil {
 			out[i].Contents = c.Contents
+		}
+	}
+	return out
+}
+
+// mergeFiles merges child's files over parent's, as Ignition's merge does for a list keyed by
+// path: a file of the same path is the child's.
+func mergeFiles(parent, child *Files) *Files {
+	if child == nil {
+		return parent
+	}
+	out := &Files{}
+	if parent != nil {
+		out.Files = append(out.Files, parent.Files...)
+	}
+	for _, c := range child.Files {
+		i := slices.IndexFunc(out.Files, func(f File) bool { return f.Path == c.Path })
+		if i < 0 {
+			out.Files = append(out.Files, c)
+		} else {
+			out.Files[i] = c
 		}
 	}
 	return out
@@ -245,7 +286,7 @@ func ParseAgentUnit(unit string) (*Agent, error) {
 		}
 		args := strings.Fields(exec)
 		for i, arg := range args {
-			for flag, dst := range map[string]*string{"--url": &a.ServiceURL, "--infra-env-id": &a.InfraEnvID} {
+			for flag, dst := range map[string]*string{"--url": &a.ServiceURL, "--infra-env-id": &a.InfraEnvID, "--cacert": &a.CACertPath} {
 				if v, ok := strings.CutPrefix(arg, flag+"="); ok {
 					*dst = v
 				} else if arg == flag && i+1 < len(args) {

@@ -179,6 +179,29 @@ WantedBy=multi-user.target
 `
 }
 
+// TestAgentCACert: the agent trusts the CA file its --cacert names, as the config writes it
+// (merged configs' files override by path).
+func TestAgentCACert(t *testing.T) {
+	enabled := true
+	unit := strings.Replace(agentService(testServiceURL, testInfraEnvID, "tok"), "--insecure=false", "--insecure=false --cacert /etc/assisted-service/service-ca-cert.crt", 1)
+	file := func(pem string) File {
+		return File{Path: "/etc/assisted-service/service-ca-cert.crt", Contents: Resource{Source: Ptr(base64URL([]byte(pem)))}}
+	}
+	cfg, err := json.Marshal(Config{Ignition: Section{Version: "3.1.0"}, Systemd: Systemd{Units: []Unit{{Name: AgentUnit, Enabled: &enabled, Contents: &unit}}},
+		Storage: &Files{Files: []File{file("old")}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	over, err := json.Marshal(Config{Ignition: Section{Version: "3.1.0"}, Storage: &Files{Files: []File{file("PEM")}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := DiscoveryAgentOf(config("3.1.0", nil, "", base64URL(cfg), base64URL(over)))
+	if err != nil || a.CACertPath != "/etc/assisted-service/service-ca-cert.crt" || string(a.CACert) != "PEM" {
+		t.Fatalf("agent %+v, %v", a, err)
+	}
+}
+
 // TestParseAgentUnitWithoutToken: under AUTH_TYPE=none the unit has no PULL_SECRET_TOKEN.
 func TestParseAgentUnitWithoutToken(t *testing.T) {
 	a, err := ParseAgentUnit(agentService("http://127.0.0.1:8090", testInfraEnvID, ""))
