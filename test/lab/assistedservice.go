@@ -175,15 +175,26 @@ func (l *Lab) startRealAssisted(ctx context.Context, m *management, core ctrl.Ma
 	return r.hosts, nil
 }
 
-// serviceReleaseImages are the lab's releases as assisted-service's RELEASE_IMAGES lists them.
+// serviceReleaseImages are the lab's releases as assisted-service's RELEASE_IMAGES lists them:
+// each by the digest its ClusterImageSets name (the control plane pins the release it resolves),
+// then by tag. A release image it does not list, it reads with oc, which the lab cannot run.
 func (l *Lab) serviceReleaseImages() []assistedservice.ReleaseImage {
-	out := make([]assistedservice.ReleaseImage, 0, len(Releases))
-	for version := range Releases {
-		parts := strings.SplitN(version, ".", 3)
-		out = append(out, assistedservice.ReleaseImage{OpenshiftVersion: parts[0] + "." + parts[1], CPUArchitecture: "x86_64",
-			URL: fmt.Sprintf("%s:%s-x86_64", l.Releases.Repository(), version), Version: version})
+	versions := make([]string, 0, len(Releases))
+	for v := range Releases {
+		versions = append(versions, v)
 	}
-	slices.SortFunc(out, func(a, b assistedservice.ReleaseImage) int { return strings.Compare(a.Version, b.Version) })
+	slices.Sort(versions)
+	out := make([]assistedservice.ReleaseImage, 0, 2*len(versions))
+	for _, version := range versions {
+		parts := strings.SplitN(version, ".", 3)
+		img := assistedservice.ReleaseImage{OpenshiftVersion: parts[0] + "." + parts[1], CPUArchitecture: "x86_64", Version: version}
+		if digest, ok := l.versions.Load(version); ok {
+			img.URL = fmt.Sprintf("%s@%s", l.Releases.Repository(), digest)
+			out = append(out, img)
+		}
+		img.URL = fmt.Sprintf("%s:%s-x86_64", l.Releases.Repository(), version)
+		out = append(out, img)
+	}
 	return out
 }
 

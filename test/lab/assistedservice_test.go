@@ -37,13 +37,17 @@ func TestServiceReleaseImages(t *testing.T) {
 	}
 	defer reg.Close()
 	l := &Lab{Releases: reg}
-	imgs := l.serviceReleaseImages()
-	if len(imgs) != len(Releases) {
-		t.Fatalf("%d release images, want %d", len(imgs), len(Releases))
+	if err := l.AddRelease("4.17.3", "1.30.4"); err != nil {
+		t.Fatal(err)
 	}
+	imgs := l.serviceReleaseImages()
+	if len(imgs) != len(Releases)+1 {
+		t.Fatalf("%d release images, want one by tag for each of %d and one by digest", len(imgs), len(Releases))
+	}
+	digest, _ := l.versions.Load("4.17.3")
 	for _, img := range imgs {
 		if !strings.HasPrefix(img.Version, img.OpenshiftVersion+".") || img.CPUArchitecture != "x86_64" ||
-			img.URL != reg.Repository()+":"+img.Version+"-x86_64" {
+			img.URL != reg.Repository()+":"+img.Version+"-x86_64" && img.URL != reg.Repository()+"@"+digest.(string) {
 			t.Errorf("release image %+v", img)
 		}
 	}
