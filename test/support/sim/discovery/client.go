@@ -88,7 +88,11 @@ func (c *apiClient) do(ctx context.Context, method, path string, query url.Value
 	if in != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
-	req.Header.Set("Accept", "application/json")
+	// The file downloads produce application/octet-stream, and the service refuses (406) a
+	// request that accepts JSON only.
+	if _, raw := out.(*[]byte); !raw {
+		req.Header.Set("Accept", "application/json")
+	}
 	req.Header.Set("discovery_agent_version", AgentVersion)
 	if c.token != "" {
 		req.Header.Set("X-Secret-Key", c.token)

@@ -91,6 +91,11 @@ func (f *fakeService) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	switch {
 	case r.Method == http.MethodGet && path == "/infra-envs/"+f.infraEnvID+"/downloads/files":
+		if r.Header.Get("Accept") == "application/json" {
+			// It produces application/octet-stream (go-swagger's content negotiation).
+			w.WriteHeader(http.StatusNotAcceptable)
+			return
+		}
 		_, _ = io.WriteString(w, f.discoveryIgnition())
 	case r.Method == http.MethodPost && path == "/infra-envs/"+f.infraEnvID+"/hosts":
 		p := models.HostCreateParams{}
