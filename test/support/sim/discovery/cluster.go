@@ -126,13 +126,20 @@ func (cl *Cluster) nodeBooted(ctx context.Context, h *inventory.Host, inst insta
 // into the host's ignition (which DUMMY_IGNITION leaves out of the files it writes), the
 // kubelet's providerID.
 func (cl *Cluster) registerNode(ctx context.Context, h *inventory.Host, inst installation) error {
-	host := &models.Host{}
-	if err := inst.service.do(ctx, http.MethodGet, "/infra-envs/"+url.PathEscape(inst.infraEnvID)+"/hosts/"+url.PathEscape(inst.hostID), nil, nil, host); err != nil {
-		return err
-	}
+	// The cluster's hosts, as the installer controller reads them (GET /v2/clusters/{id}, which
+	// agent authentication may read; GET of a single host is user authentication's only).
 	c, err := getCluster(ctx, inst.service, inst.cluster)
 	if err != nil {
 		return err
+	}
+	var host *models.Host
+	for _, h := range c.Hosts {
+		if h.ID != nil && h.ID.String() == inst.hostID {
+			host = h
+		}
+	}
+	if host == nil {
+		return fmt.Errorf("the service's cluster %s has no host %s", inst.cluster, inst.hostID)
 	}
 	workload, err := cl.Workload(ctx, c)
 	if err != nil {

@@ -121,13 +121,8 @@ func (f *fakeService) serve(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 	case len(parts) == 4 && parts[2] == "hosts" && r.Method == http.MethodGet:
-		for _, h := range f.cluster.Hosts {
-			if h.ID.String() == parts[3] {
-				write(h)
-				return
-			}
-		}
-		http.NotFound(w, r)
+		// v2GetHost is userAuth's only (swagger.yaml): an agent's token is refused.
+		http.Error(w, `{"code":401,"message":"unauthenticated for invalid credentials"}`, http.StatusUnauthorized)
 	case path == "/clusters/"+testClusterID:
 		write(f.cluster)
 	case path == "/clusters/"+testClusterID+"/uploads/ingress-cert":
