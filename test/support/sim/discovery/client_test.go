@@ -48,7 +48,7 @@ func TestAPIClient(t *testing.T) {
 	if statusOf(err) != http.StatusNotFound {
 		t.Fatalf("error %v, want a 404 APIError", err)
 	}
-	if (&apiClient{base: srv.URL}).do(context.Background(), http.MethodGet, "/x", nil, nil, nil); gotKey != "" {
-		t.Fatalf("X-Secret-Key %q sent without a token", gotKey)
+	if err := (&apiClient{base: srv.URL}).do(context.Background(), http.MethodGet, "/x", nil, nil, nil); err != nil || gotKey != "" {
+		t.Fatalf("X-Secret-Key %q sent without a token (%v)", gotKey, err)
 	}
 }

@@ -50,6 +50,7 @@ type fakeService struct {
 const testClusterID = "c6a1c8a0-1111-4222-8333-444455556666"
 
 func newFakeService(t *testing.T) *fakeService {
+	t.Helper()
 	f := &fakeService{t: t, infraEnvID: "0b5f3b6e-aaaa-4bbb-8ccc-ddddeeeeffff", steps: map[string][]*models.Step{},
 		replies: map[string][]models.StepReply{}, progress: map[string][]models.HostStage{}}
 	id := strfmt.UUID(testClusterID)
@@ -87,7 +88,9 @@ func (f *fakeService) serve(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(r.Body)
 	write := func(v any) {
 		w.Header().Set("Content-Type", "application/json")
-		_ = json.NewEncoder(w).Encode(v)
+		if err := json.NewEncoder(w).Encode(v); err != nil {
+			f.t.Error(err)
+		}
 	}
 	switch {
 	case r.Method == http.MethodGet && path == "/infra-envs/"+f.infraEnvID+"/downloads/files":

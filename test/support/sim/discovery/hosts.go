@@ -156,7 +156,7 @@ func (hs *Hosts) PoweredOff(_ context.Context, h *inventory.Host) error {
 	return nil
 }
 
-// Deprovisioned: the host is off and its disk wiped: the installed system is gone.
+// Deprovisioned is told the host is off and its disk wiped: the installed system is gone.
 func (hs *Hosts) Deprovisioned(_ context.Context, h *inventory.Host) error {
 	hs.stop(h)
 	hs.mu.Lock()

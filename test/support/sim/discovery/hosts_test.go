@@ -28,7 +28,7 @@ import (
 	"github.com/go-openapi/strfmt"
 	"github.com/openshift/assisted-service/models"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/client-go/kubernetes/scheme"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
@@ -58,14 +58,17 @@ type testLab struct {
 }
 
 func newTestLab(t *testing.T, override inventory.BootOverride) *testLab {
+	t.Helper()
 	svc := newFakeService(t)
 	h := inventory.Generate("d", 1, inventory.GenerateOptions{})[0]
-	workload := fake.NewClientBuilder().WithScheme(scheme.Scheme).WithStatusSubresource(&corev1.Node{}).Build()
+	workload := fake.NewClientBuilder().WithScheme(clientgoscheme.Scheme).WithStatusSubresource(&corev1.Node{}).Build()
 	tl := &testLab{svc: svc, host: h, workload: workload, storage: t.TempDir(),
 		isoURL: "http://images.lab/byid/" + svc.infraEnvID + "/4.17/x86_64/minimal.iso"}
 	cluster := &Cluster{
-		Workload:   func(context.Context, *models.Cluster) (client.Client, error) { return workload, nil },
-		Kubeconfig: func(context.Context, *models.Cluster) ([]byte, error) { return []byte("kubeconfig of the workload"), nil },
+		Workload: func(context.Context, *models.Cluster) (client.Client, error) { return workload, nil },
+		Kubeconfig: func(context.Context, *models.Cluster) ([]byte, error) {
+			return []byte("kubeconfig of the workload"), nil
+		},
 		StorageDir: tl.storage, PollInterval: 10 * time.Millisecond,
 	}
 	tl.hosts = &Hosts{Inventory: inventory.New(h), ImageService: &ImageService{BaseURL: "http://images.lab", ServiceURL: svc.URL},
@@ -85,6 +88,7 @@ func newTestLab(t *testing.T, override inventory.BootOverride) *testLab {
 }
 
 func (tl *testLab) installStep(t *testing.T) *models.Step {
+	t.Helper()
 	role, cid, ha := models.HostRoleBootstrap, strfmt.UUID(testClusterID), models.ClusterHighAvailabilityModeNone
 	req, err := json.Marshal(models.InstallCmdRequest{Role: &role, ClusterID: &cid, HighAvailabilityMode: &ha, BootDevice: new(string)})
 	if err != nil {

@@ -30,9 +30,9 @@ func TestParseISOURL(t *testing.T) {
 	s := &ImageService{BaseURL: "http://images.lab:8080/"}
 	tok := "h." + base64.RawURLEncoding.EncodeToString([]byte(`{"infra_env_id":"ie2"}`)) + ".sig"
 	for url, want := range map[string]isoRef{
-		"http://images.lab:8080/byid/ie1/4.16/x86_64/minimal.iso":        {infraEnvID: "ie1"},
+		"http://images.lab:8080/byid/ie1/4.16/x86_64/minimal.iso":          {infraEnvID: "ie1"},
 		"http://images.lab:8080/byapikey/" + tok + "/4.16/x86_64/full.iso": {infraEnvID: "ie2", token: tok},
-		"http://images.lab:8080/images/ie3?arch=x86_64&type=minimal-iso":  {infraEnvID: "ie3"},
+		"http://images.lab:8080/images/ie3?arch=x86_64&type=minimal-iso":   {infraEnvID: "ie3"},
 	} {
 		got, err := s.parseISOURL(url)
 		if err != nil || got != want {

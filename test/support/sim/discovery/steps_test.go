@@ -29,6 +29,7 @@ import (
 )
 
 func step(t *testing.T, typ models.StepType, req any) *models.Step {
+	t.Helper()
 	b, err := json.Marshal(req)
 	if err != nil {
 		t.Fatal(err)

@@ -45,6 +45,7 @@ type Config struct {
 	Storage  *Files  `json:"storage,omitempty"`
 }
 
+// Section is the config's ignition section: its version and the configs it merges or is replaced by.
 type Section struct {
 	Version string `json:"version"`
 	Config  struct {
@@ -53,15 +54,18 @@ type Section struct {
 	} `json:"config,omitzero"`
 }
 
+// Resource is a referenced config or a file's contents: its source URL and compression.
 type Resource struct {
 	Source      *string `json:"source,omitempty"`
 	Compression *string `json:"compression,omitempty"`
 }
 
+// Passwd holds the config's users.
 type Passwd struct {
 	Users []User `json:"users"`
 }
 
+// User is a user the config creates.
 type User struct {
 	Name              string   `json:"name"`
 	PasswordHash      string   `json:"passwordHash"`
@@ -69,10 +73,12 @@ type User struct {
 	Groups            []string `json:"groups"`
 }
 
+// Systemd holds the config's units.
 type Systemd struct {
 	Units []Unit `json:"units,omitempty"`
 }
 
+// Unit is a systemd unit of the config.
 type Unit struct {
 	Name     string  `json:"name"`
 	Enabled  *bool   `json:"enabled,omitempty"`
@@ -80,10 +86,12 @@ type Unit struct {
 	Contents *string `json:"contents,omitempty"`
 }
 
+// Files holds the config's storage files.
 type Files struct {
 	Files []File `json:"files"`
 }
 
+// File is a file the config writes.
 type File struct {
 	Path      string         `json:"path"`
 	Overwrite bool           `json:"overwrite"`

@@ -22,7 +22,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/client-go/kubernetes/scheme"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
@@ -33,7 +33,7 @@ import (
 // Ready with the host's identity; registering again keeps what the cluster changed since.
 func TestRegister(t *testing.T) {
 	ctx := context.Background()
-	c := fake.NewClientBuilder().WithScheme(scheme.Scheme).WithStatusSubresource(&corev1.Node{}).Build()
+	c := fake.NewClientBuilder().WithScheme(clientgoscheme.Scheme).WithStatusSubresource(&corev1.Node{}).Build()
 	h := inventory.Generate("k", 1, inventory.GenerateOptions{})[0]
 	n := Node{Host: h, Name: "k-0", Labels: RoleLabels("master"), ProviderID: "metal3://ns/k-0", KubeletVersion: "v1.30.4",
 		MachineNetworks: []string{"192.168.111.0/24"}, BootID: "b1"}
