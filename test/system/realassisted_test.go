@@ -21,6 +21,8 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/lab"
 )
@@ -43,7 +45,14 @@ var _ = Describe("The real assisted-service", Ordered, startsFirst, func() {
 		reportOnFailure(l, ns)
 		Expect(l.CreateCluster(ctx, lab.ClusterOptions{Namespace: ns, Name: name, ControlPlanes: controlPlanes, Workers: workers,
 			Version: "4.17.3"})).To(Succeed())
-		expectAvailable(l, ns, name, int(controlPlanes), int(controlPlanes+workers))
+		// Available, and every Machine Running on its Node (the lab's clusters share one workload
+		// API server: its Nodes are every cluster's).
+		Eventually(func(g Gomega) {
+			cp := controlPlane(l, ns, name)(g)
+			g.Expect(conditionTrue(cp.Status.Conditions, "Available")).To(BeTrue(), "control plane not Available")
+			g.Expect(cp.Status.ReadyReplicas).To(HaveValue(BeEquivalentTo(controlPlanes)))
+			g.Expect(runningMachines(g, l, ns, client.MatchingLabels{clusterv1.ClusterNameLabel: name})).To(BeEquivalentTo(controlPlanes + workers))
+		}, timeout, interval).Should(Succeed())
 		AddReportEntry(name+" install on the real assisted-service", time.Since(start).Round(time.Second).String())
 	}
 
