@@ -163,7 +163,7 @@ func (l *Lab) startRealAssisted(ctx context.Context, m *management, core ctrl.Ma
 		Log: log.WithName("installed-clusters"),
 	}
 	r.hosts = &discovery.Hosts{
-		Inventory:    l.Inventory,
+		Inventory: l.Inventory,
 		// The image service is configured with the service's URL and CA.
 		ImageService: &discovery.ImageService{BaseURL: svc.ImageServiceURL, ServiceURL: svc.URL, HTTP: svc.HTTPClient()},
 		Cluster:      r.cluster,
