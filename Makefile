@@ -291,12 +291,13 @@ KEEP ?= false
 DEMO_TIMEOUT ?= 15m
 HOSTS ?= 0
 NEWEST_CRDS ?= false
+LAB ?= sim
 
 .PHONY: demo
-demo: envtest ## The main job: the simulated lab creates an OpenShift cluster, printing the management kubeconfig first (FLAVOR=multinode|image|disconnected|sno|agent|agent-sno, SPEED=fast|realistic, KEEP=true, HOSTS=n spare hosts, NEWEST_CRDS=true: the newest assisted-service and Hive CRDs).
+demo: envtest ## The main job: the simulated lab creates an OpenShift cluster, printing the management kubeconfig first (FLAVOR=multinode|image|disconnected|sno|agent|agent-sno, SPEED=fast|realistic, KEEP=true, HOSTS=n spare hosts, NEWEST_CRDS=true: the newest assisted-service and Hive CRDs, LAB=real: the real assisted-service instead of its simulator).
 	@export KUBEBUILDER_ASSETS="$$(hack/ensure-envtest.sh)"; \
 	cd test && go run ./lab/cmd/demo --flavor=$(FLAVOR) --speed=$(SPEED) --keep=$(KEEP) --hosts=$(HOSTS) \
-		--newest-crds=$(NEWEST_CRDS) --timeout=$(DEMO_TIMEOUT) --out=$(ROOT)/_artifacts/demo
+		--newest-crds=$(NEWEST_CRDS) --lab=$(LAB) --timeout=$(DEMO_TIMEOUT) --out=$(ROOT)/_artifacts/demo
 
 .PHONY: clean
 clean: ## Remove build outputs.

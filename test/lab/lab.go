@@ -60,9 +60,11 @@ import (
 	infrasetup "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/infrastructure/setup"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/manager"
 	capoascheme "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/scheme"
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/support/assistedservice"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/support/ports"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/support/sim/assisted"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/support/sim/cvo"
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/support/sim/discovery"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/support/sim/etcd"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/support/sim/inventory"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/support/sim/release"
@@ -139,6 +141,11 @@ type Options struct {
 	// BareMetal is the bare-metal operator that drives the BareMetalHosts: BareMetalSim (the
 	// default) or BareMetalReal (see bmo.go).
 	BareMetal BareMetal
+	// Assisted chooses the assisted-service: AssistedSim (the default, "") or AssistedReal, the
+	// real service at the commit test/support/assistedservice pins, with its own CRDs, the lab's
+	// hosts talking to its REST API (assistedservice.go). Not with NewestCRDs: the real
+	// service's CRDs are its commit's.
+	Assisted string
 }
 
 // Lab is a running lab: a management and a workload API server with every controller running.
@@ -147,8 +154,14 @@ type Lab struct {
 	Mgmt, Workload *testenv.Environment
 	// Inventory holds the simulated hosts; add one with AddHosts.
 	Inventory *inventory.Inventory
-	// Assisted is the assisted-service simulator of the management cluster (fault injection).
+	// Assisted is the assisted-service simulator of the management cluster (fault injection),
+	// nil on the real service.
 	Assisted *assisted.Simulator
+	// AssistedService is the real assisted-service of the management cluster
+	// (Options.Assisted = AssistedReal), nil on the simulator; Hosts are the lab's hosts that
+	// talk to it (fault injection).
+	AssistedService *assistedservice.Service
+	Hosts           *discovery.Hosts
 	// Releases serves the OpenShift release images the control planes read, as a disconnected
 	// site's mirror does: over HTTPS with a CA of its own, which the control-plane manager trusts
 	// through its --release-registry-ca-file, and to the credentials of PullSecret only.
@@ -324,6 +337,9 @@ type management struct {
 	name     string // management-<n>, in logs and errors
 	env      *testenv.Environment
 	assisted *assisted.Simulator
+	// real is the real assisted-service and its hosts (Options.Assisted = AssistedReal), nil on
+	// the simulator.
+	real     *realAssisted
 	selfBoot *selfBooter
 	webhooks []*envtest.WebhookInstallOptions
 	// controlPlaneWebhooks is the webhook server of the control-plane provider, which serves its
@@ -404,7 +420,16 @@ func (l *Lab) startManagement(ctx context.Context) (*management, error) {
 	m := &management{name: fmt.Sprintf("management-%d", len(l.mgmts)+1), providers: map[string]*runningProvider{}}
 	// Stop stops it, started or not.
 	l.mgmts = append(l.mgmts, m)
-	if m.env, err = testenv.StartWithOptions(testenv.Options{Scheme: scheme, APIServerArgs: l.opts.APIServerArgs, NewestCRDs: l.opts.NewestCRDs}); err != nil {
+	envOpts := testenv.Options{Scheme: scheme, APIServerArgs: l.opts.APIServerArgs, NewestCRDs: l.opts.NewestCRDs}
+	if l.opts.Assisted == AssistedReal {
+		if l.opts.NewestCRDs {
+			return nil, errors.New("lab.Options: the real assisted-service serves its own commit's CRDs, not the newest (NewestCRDs)")
+		}
+		if err := realHubCRDs(&envOpts); err != nil {
+			return nil, err
+		}
+	}
+	if m.env, err = testenv.StartWithOptions(envOpts); err != nil {
 		return nil, fmt.Errorf("starting the API server of %s: %w", m.name, err)
 	}
 	if l.opts.ControllerManager {
@@ -449,42 +474,18 @@ func (l *Lab) startManagement(ctx context.Context) (*management, error) {
 		}
 	}
 	copts := controller.Options{MaxConcurrentReconciles: l.opts.Concurrency}
-	m.assisted = &assisted.Simulator{
-		Inventory:   l.Inventory,
-		WorkloadFor: l.opts.Workloads,
-		// The newest hub runs assisted-service as multicluster engine deploys it for two-node
-		// OpenShift with fencing (TNF_CLUSTERS_SUPPORT=true); an older one has no TNF.
-		TNFClustersSupport: l.opts.NewestCRDs,
-		// The Nodes run the kubelet of the release installed, read from the lab's registry.
-		KubernetesVersion: l.kubernetesVersion,
-		// The installed version is the payload's, as the cluster-version operator reads it.
-		OnClusterInstalled: func(ctx context.Context, c assisted.InstalledCluster) error {
-			p, err := l.payload(ctx, c.ReleaseImage)
-			if err != nil {
-				return err
-			}
-			if err := cvo.EnsureClusterVersion(ctx, c.Workload, cvo.Release(p.Version, c.ReleaseImage), upstreamOf(c.ReleaseImage)); err != nil {
-				return err
-			}
-			return installedCapabilities(ctx, c, p.Version)
-		},
-	}
-	if l.Workload != nil {
-		m.assisted.Workload = l.Workload.Config
-	}
-	if l.opts.Speed == Realistic {
-		m.assisted.Durations = assisted.RealisticDurations()
-	}
-	if err := m.assisted.SetupWithManager(ctx, core, copts); err != nil {
-		return nil, fmt.Errorf("setting up the assisted-service simulator: %w", err)
-	}
-	if err := writeAssistedCA(ctx, m.env.Client, m.assisted.CACertPEM()); err != nil {
-		return nil, fmt.Errorf("%s: %w", m.name, err)
-	}
-	if err := l.setupBareMetal(ctx, m, core, l.hostEvents(m.assisted), copts); err != nil {
+	var hosts inventory.HostEvents
+	if l.opts.Assisted == AssistedReal {
+		if hosts, err = l.startRealAssisted(ctx, m, core); err != nil {
+			return nil, err
+		}
+	} else if hosts, err = l.startAssistedSimulator(ctx, m, core, copts); err != nil {
 		return nil, err
 	}
-	m.selfBoot = &selfBooter{Hosts: l.hostEvents(m.assisted)}
+	if err := l.setupBareMetal(ctx, m, core, l.hostEvents(hosts), copts); err != nil {
+		return nil, err
+	}
+	m.selfBoot = &selfBooter{Hosts: l.hostEvents(hosts)}
 	if err := m.selfBoot.setupWithManager(core, copts); err != nil {
 		return nil, fmt.Errorf("setting up the self-booted hosts: %w", err)
 	}
@@ -510,7 +511,53 @@ func (l *Lab) startManagement(ctx context.Context) (*management, error) {
 		}
 	}
 	l.Mgmt, l.Assisted = m.env, m.assisted
+	l.AssistedService, l.Hosts = nil, nil
+	if m.real != nil {
+		l.AssistedService, l.Hosts = m.real.service, m.real.hosts
+	}
 	return m, nil
+}
+
+// startAssistedSimulator runs the assisted-service simulator for management cluster m; the
+// hosts it returns are told what the bare-metal side does to them.
+func (l *Lab) startAssistedSimulator(ctx context.Context, m *management, core ctrl.Manager, copts controller.Options) (inventory.HostEvents, error) {
+	m.assisted = &assisted.Simulator{
+		Inventory:   l.Inventory,
+		WorkloadFor: l.opts.Workloads,
+		// The newest hub runs assisted-service as multicluster engine deploys it for two-node
+		// OpenShift with fencing (TNF_CLUSTERS_SUPPORT=true); an older one has no TNF.
+		TNFClustersSupport: l.opts.NewestCRDs,
+		// The Nodes run the kubelet of the release installed, read from the lab's registry.
+		KubernetesVersion:  l.kubernetesVersion,
+		OnClusterInstalled: l.clusterInstalled,
+	}
+	if l.Workload != nil {
+		m.assisted.Workload = l.Workload.Config
+	}
+	if l.opts.Speed == Realistic {
+		m.assisted.Durations = assisted.RealisticDurations()
+	}
+	if err := m.assisted.SetupWithManager(ctx, core, copts); err != nil {
+		return nil, fmt.Errorf("setting up the assisted-service simulator: %w", err)
+	}
+	if err := writeAssistedCA(ctx, m.env.Client, m.assisted.CACertPEM()); err != nil {
+		return nil, fmt.Errorf("%s: %w", m.name, err)
+	}
+	return m.assisted, nil
+}
+
+// clusterInstalled leaves an installed cluster's workload API server as the release's operators
+// do: its ClusterVersion at the payload's version (as the cluster-version operator reads it),
+// and what the install-config's capabilities install.
+func (l *Lab) clusterInstalled(ctx context.Context, c assisted.InstalledCluster) error {
+	p, err := l.payload(ctx, c.ReleaseImage)
+	if err != nil {
+		return err
+	}
+	if err := cvo.EnsureClusterVersion(ctx, c.Workload, cvo.Release(p.Version, c.ReleaseImage), upstreamOf(c.ReleaseImage)); err != nil {
+		return err
+	}
+	return installedCapabilities(ctx, c, p.Version)
 }
 
 // Where the bootstrap provider finds the CA bundle that assisted-service's REST API is trusted
@@ -744,6 +791,9 @@ func (l *Lab) Stop() error {
 		}
 		if m.controllerManager != nil {
 			errs = append(errs, m.controllerManager.Stop())
+		}
+		if m.real != nil {
+			errs = append(errs, m.real.stop(l.Err() != nil))
 		}
 		envs = append(envs, m.env)
 	}

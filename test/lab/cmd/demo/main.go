@@ -48,6 +48,7 @@ func main() {
 	timeout := flag.Duration("timeout", 15*time.Minute, "give up after this long")
 	out := flag.String("out", "_artifacts/demo", "folder for the kubeconfigs")
 	hosts := flag.Int("hosts", 0, "spare hosts beyond the cluster's, available to scale its MachineDeployment up (BareMetalHosts, or self-booted hosts for the agent and agent-sno flavors)")
+	labKind := flag.String("lab", lab.AssistedSim, "which assisted-service the lab runs: sim (the simulator) or real (assisted-service at the commit test/support/assistedservice pins, with PostgreSQL)")
 	newestCRDs := flag.Bool("newest-crds", false, "run the lab on the newest assisted-service and Hive CRDs their repositories publish (test/support/testenv/crds-newest), as a hub with the newest multicluster engine serves them, instead of those generated from the pinned Go modules")
 	verbose := flag.Bool("v", false, "show the controllers' logs")
 	flag.Parse()
@@ -58,7 +59,7 @@ func main() {
 		ctrl.SetLogger(zap.New(zap.WriteTo(io.Discard)))
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	err := run(ctx, *flavor, lab.Speed(*speed), *keep, *timeout, *out, *hosts, *newestCRDs)
+	err := run(ctx, *flavor, lab.Speed(*speed), *keep, *timeout, *out, *hosts, *newestCRDs, *labKind)
 	stop()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "demo:", err)
@@ -66,7 +67,7 @@ func main() {
 	}
 }
 
-func run(ctx context.Context, flavor string, speed lab.Speed, keep bool, timeout time.Duration, out string, spare int, newestCRDs bool) error {
+func run(ctx context.Context, flavor string, speed lab.Speed, keep bool, timeout time.Duration, out string, spare int, newestCRDs bool, assistedKind string) error {
 	o := lab.ClusterOptions{Namespace: "demo", Name: "demo", Version: "4.17.3"}
 	switch flavor {
 	case "multinode":
@@ -87,6 +88,9 @@ func run(ctx context.Context, flavor string, speed lab.Speed, keep bool, timeout
 	if speed != lab.Fast && speed != lab.Realistic {
 		return fmt.Errorf("unknown speed %q: use fast or realistic", speed)
 	}
+	if assistedKind != lab.AssistedSim && assistedKind != lab.AssistedReal {
+		return fmt.Errorf("unknown lab %q: use sim or real", assistedKind)
+	}
 	if spare < 0 {
 		return fmt.Errorf("--hosts=%d: the number of spare hosts cannot be negative", spare)
 	}
@@ -94,9 +98,14 @@ func run(ctx context.Context, flavor string, speed lab.Speed, keep bool, timeout
 	fmt.Printf("Starting the lab (management and workload API servers, Cluster API, CAPM3, the providers, the simulators)...\n")
 	// A clusterctl management cluster: the providers running in-process are in clusterctl's
 	// inventory (lab.Options.ClusterctlInventory says why it is written, not installed).
-	l, err := lab.Start(ctx, lab.Options{Speed: speed, ClusterctlInventory: true, NewestCRDs: newestCRDs})
+	l, err := lab.Start(ctx, lab.Options{Speed: speed, ClusterctlInventory: true, NewestCRDs: newestCRDs, Assisted: assistedKind})
 	if err != nil {
 		return err
+	}
+	if l.AssistedService != nil {
+		fmt.Printf("assisted-service: the real one, %s (github.com/openshift/assisted-service), at %s\n", l.AssistedService.Version, l.AssistedService.URL)
+	} else {
+		fmt.Printf("assisted-service: the simulator (test/support/sim/assisted)\n")
 	}
 	defer func() { _ = l.Stop() }()
 	template, err := o.Template()

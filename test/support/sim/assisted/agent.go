@@ -31,13 +31,14 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
+	ign "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/support/sim/internal/ignition"
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/support/sim/internal/kubelet"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/support/sim/inventory"
 )
 
@@ -508,7 +509,7 @@ func (s *Simulator) effectiveRole(a *aiv1beta1.Agent) models.HostRole {
 // ensureNode creates (or refreshes) the host's Node in the workload cluster, as the kubelet does.
 // The kubelet is the one of the release cl installs.
 func (s *Simulator) ensureNode(ctx context.Context, a *aiv1beta1.Agent, h *inventory.Host, role models.HostRole, cl *cluster) error {
-	kubelet, err := s.kubeletVersion(ctx, cl)
+	kubeletVersion, err := s.kubeletVersion(ctx, cl)
 	if err != nil {
 		return err
 	}
@@ -516,77 +517,27 @@ func (s *Simulator) ensureNode(ctx context.Context, a *aiv1beta1.Agent, h *inven
 	if err != nil {
 		return err
 	}
-	crio := ""
-	if kubelet != "" {
-		// OpenShift ships the CRI-O of its Kubernetes minor (CRI-O's versions follow
-		// Kubernetes': cri-o 1.30 for Kubernetes 1.30, in OpenShift 4.17).
-		crio = "cri-o://" + strings.TrimPrefix(kubelet, "v")
-	}
 	name := h.Hostname
 	if a.Spec.Hostname != "" {
 		name = a.Spec.Hostname
 	}
-	node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name}}
-	err = workload.client.Get(ctx, client.ObjectKeyFromObject(node), node)
-	if apierrors.IsNotFound(err) {
-		node.Labels = map[string]string{
-			corev1.LabelHostname: name, corev1.LabelOSStable: "linux", corev1.LabelArchStable: "amd64",
-			"node.openshift.io/os_id": "rhcos",
-		}
-		switch role {
-		case models.HostRoleMaster:
-			node.Labels["node-role.kubernetes.io/master"] = ""
-			node.Labels["node-role.kubernetes.io/control-plane"] = ""
-		case HostRoleArbiter:
-			// OpenShift's arbiter node: its own role label and a NoSchedule taint that only the
-			// control plane's critical components tolerate (openshift/installer's arbiter machine
-			// pool, openshift/origin's HighlyAvailableArbiter tests).
-			node.Labels[arbiterNodeLabel] = ""
-			node.Spec.Taints = []corev1.Taint{{Key: arbiterNodeLabel, Effect: corev1.TaintEffectNoSchedule}}
-		default:
-			node.Labels["node-role.kubernetes.io/worker"] = ""
-		}
-		for k, v := range a.Spec.NodeLabels {
-			node.Labels[k] = v
-		}
-		// The kubelet registers with the providerID its --provider-id names, if any.
-		providerID, err := kubeletProviderID(a.Spec.IgnitionConfigOverrides)
-		if err != nil {
-			return fmt.Errorf("host %s: %w", name, err)
-		}
-		node.Spec.ProviderID = providerID
-		if err := workload.client.Create(ctx, node); err != nil {
-			return fmt.Errorf("creating Node %s in the workload cluster: %w", name, err)
-		}
-	} else if err != nil {
-		return fmt.Errorf("reading Node %s in the workload cluster: %w", name, err)
+	n := kubelet.Node{Host: h, Name: name, Labels: kubelet.RoleLabels(string(role)), KubeletVersion: kubeletVersion,
+		MachineNetworks: statusMachineNetworks(cl.aci), BootID: string(a.UID)}
+	if role == HostRoleArbiter {
+		// OpenShift's arbiter node: its own role label and a NoSchedule taint that only the
+		// control plane's critical components tolerate (openshift/installer's arbiter machine
+		// pool, openshift/origin's HighlyAvailableArbiter tests).
+		n.Taints = []corev1.Taint{{Key: arbiterNodeLabel, Effect: corev1.TaintEffectNoSchedule}}
 	}
-	now := metav1.NewTime(s.now())
-	mem := resource.NewQuantity(int64(h.RAMMebibytes)*1024*1024, resource.BinarySI)
-	cpu := resource.NewQuantity(int64(h.CPUCount), resource.DecimalSI)
-	node.Status = corev1.NodeStatus{
-		Capacity:    corev1.ResourceList{corev1.ResourceCPU: *cpu, corev1.ResourceMemory: *mem},
-		Allocatable: corev1.ResourceList{corev1.ResourceCPU: *cpu, corev1.ResourceMemory: *mem},
-		Addresses:   h.NodeAddresses(statusMachineNetworks(cl.aci)...),
-		NodeInfo: corev1.NodeSystemInfo{
-			SystemUUID: strings.ToLower(h.SystemUUID), MachineID: strings.ReplaceAll(strings.ToLower(h.SystemUUID), "-", ""),
-			BootID: string(a.UID), OSImage: "Red Hat Enterprise Linux CoreOS (simulated)", OperatingSystem: "linux",
-			Architecture: "amd64", KernelVersion: "5.14.0", ContainerRuntimeVersion: crio, KubeletVersion: kubelet,
-		},
-		// What a healthy kubelet reports (Cluster API's NodeHealthy reads all four).
-		Conditions: []corev1.NodeCondition{
-			{Type: corev1.NodeMemoryPressure, Status: corev1.ConditionFalse, Reason: "KubeletHasSufficientMemory",
-				Message: "kubelet has sufficient memory available", LastHeartbeatTime: now, LastTransitionTime: now},
-			{Type: corev1.NodeDiskPressure, Status: corev1.ConditionFalse, Reason: "KubeletHasNoDiskPressure",
-				Message: "kubelet has no disk pressure", LastHeartbeatTime: now, LastTransitionTime: now},
-			{Type: corev1.NodePIDPressure, Status: corev1.ConditionFalse, Reason: "KubeletHasSufficientPID",
-				Message: "kubelet has sufficient PID available", LastHeartbeatTime: now, LastTransitionTime: now},
-			{Type: corev1.NodeReady, Status: corev1.ConditionTrue, Reason: "KubeletReady",
-				Message: "kubelet is posting ready status", LastHeartbeatTime: now, LastTransitionTime: now},
-		},
+	for k, v := range a.Spec.NodeLabels {
+		n.Labels[k] = v
 	}
-	if err := workload.client.Status().Update(ctx, node); err != nil {
-		return fmt.Errorf("updating Node %s status in the workload cluster: %w", name, err)
+	// The kubelet registers with the providerID its --provider-id names, if any.
+	if n.ProviderID, err = ign.KubeletProviderID(a.Spec.IgnitionConfigOverrides); err != nil {
+		return fmt.Errorf("host %s: %w", name, err)
+	}
+	if err := kubelet.Register(ctx, workload.client, n, s.now()); err != nil {
+		return err
 	}
 	if role == models.HostRoleMaster {
 		return s.writeFencingSecret(ctx, workload.client, a, name)

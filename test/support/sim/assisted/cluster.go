@@ -545,7 +545,7 @@ func (s *Simulator) completeInstall(ctx context.Context, aci *hiveextv1beta1.Age
 	if err != nil {
 		return err
 	}
-	kubeconfig, err := workloadKubeconfig(workload.config, cd.Name)
+	kubeconfig, err := WorkloadKubeconfig(workload.config, cd.Name)
 	if err != nil {
 		return err
 	}
@@ -622,8 +622,10 @@ func (s *Simulator) ensureSecret(ctx context.Context, cd *hivev1.ClusterDeployme
 	return nil
 }
 
-// workloadKubeconfig is a kubeconfig of the workload API server, as an administrator.
-func workloadKubeconfig(c *rest.Config, clusterName string) ([]byte, error) {
+// WorkloadKubeconfig is a kubeconfig of the workload API server, as an administrator (what
+// openshift-install writes as auth/kubeconfig, and assisted-service puts in the admin kubeconfig
+// Secret).
+func WorkloadKubeconfig(c *rest.Config, clusterName string) ([]byte, error) {
 	server := c.Host
 	if !strings.Contains(server, "://") {
 		server = "https://" + server

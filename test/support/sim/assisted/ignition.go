@@ -17,22 +17,19 @@ limitations under the License.
 package assisted
 
 import (
-	"bytes"
-	"compress/gzip"
 	"context"
 	"encoding/base64"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"net/url"
-	"path"
 	"strings"
 
 	aiv1beta1 "github.com/openshift/assisted-service/api/v1beta1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	ign "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/support/sim/internal/ignition"
 )
 
 // The discovery ignition, as assisted-service formats it (internal/ignition/discovery.go
@@ -53,63 +50,7 @@ const (
 	// agentTimeoutStartSec is AGENT_TIMEOUT_START's default, 10m.
 	agentTimeoutStartSec = 600
 	hostCACertPath       = "/etc/assisted-service/service-ca-cert.crt"
-	agentUnit            = "agent.service"
 )
-
-// ignitionConfig is the part of an Ignition spec 3 config the lab reads or writes.
-type ignitionConfig struct {
-	Ignition ignitionSection `json:"ignition"`
-	Passwd   *ignitionPasswd `json:"passwd,omitempty"`
-	Systemd  ignitionSystemd `json:"systemd"`
-	Storage  *ignitionFiles  `json:"storage,omitempty"`
-}
-
-type ignitionSection struct {
-	Version string `json:"version"`
-	Config  struct {
-		Merge   []ignitionResource `json:"merge,omitempty"`
-		Replace *ignitionResource  `json:"replace,omitempty"`
-	} `json:"config,omitzero"`
-}
-
-type ignitionResource struct {
-	Source      *string `json:"source,omitempty"`
-	Compression *string `json:"compression,omitempty"`
-}
-
-type ignitionPasswd struct {
-	Users []ignitionUser `json:"users"`
-}
-
-type ignitionUser struct {
-	Name              string   `json:"name"`
-	PasswordHash      string   `json:"passwordHash"`
-	SSHAuthorizedKeys []string `json:"sshAuthorizedKeys"`
-	Groups            []string `json:"groups"`
-}
-
-type ignitionSystemd struct {
-	Units []ignitionUnit `json:"units,omitempty"`
-}
-
-type ignitionUnit struct {
-	Name     string  `json:"name"`
-	Enabled  *bool   `json:"enabled,omitempty"`
-	Mask     *bool   `json:"mask,omitempty"`
-	Contents *string `json:"contents,omitempty"`
-}
-
-type ignitionFiles struct {
-	Files []ignitionFile `json:"files"`
-}
-
-type ignitionFile struct {
-	Path      string           `json:"path"`
-	Overwrite bool             `json:"overwrite"`
-	Mode      int              `json:"mode"`
-	User      map[string]any   `json:"user"`
-	Contents  ignitionResource `json:"contents"`
-}
 
 // agentServiceUnit is internal/ignition/templates/agent.service with the lab's values.
 func agentServiceUnit(serviceURL, infraEnvID, token string, proxy *aiv1beta1.Proxy) string {
@@ -160,15 +101,15 @@ func (s *Simulator) discoveryIgnition(ctx context.Context, ie *aiv1beta1.InfraEn
 	enabled := true
 	unit := agentServiceUnit(s.ServiceURL(), string(ie.UID), token, ie.Spec.Proxy)
 	root := map[string]any{"name": "root"}
-	cfg := ignitionConfig{
-		Ignition: ignitionSection{Version: discoveryIgnitionVersion},
-		Passwd:   &ignitionPasswd{Users: []ignitionUser{}},
-		Systemd:  ignitionSystemd{Units: []ignitionUnit{{Name: agentUnit, Enabled: &enabled, Contents: &unit}}},
-		Storage: &ignitionFiles{Files: []ignitionFile{
+	cfg := ign.Config{
+		Ignition: ign.Section{Version: discoveryIgnitionVersion},
+		Passwd:   &ign.Passwd{Users: []ign.User{}},
+		Systemd:  ign.Systemd{Units: []ign.Unit{{Name: ign.AgentUnit, Enabled: &enabled, Contents: &unit}}},
+		Storage: &ign.Files{Files: []ign.File{
 			{Path: "/root/.docker/config.json", Overwrite: true, Mode: 0o644, User: root,
-				Contents: ignitionResource{Source: ptrTo("data:," + url.PathEscape(pullSecret))}},
+				Contents: ign.Resource{Source: ign.Ptr("data:," + url.PathEscape(pullSecret))}},
 			{Path: hostCACertPath, Overwrite: true, Mode: 0o644, User: root,
-				Contents: ignitionResource{Source: ptrTo("data:text/plain;charset=utf-8;base64," + base64.StdEncoding.EncodeToString(s.CACertPEM()))}},
+				Contents: ign.Resource{Source: ign.Ptr("data:text/plain;charset=utf-8;base64," + base64.StdEncoding.EncodeToString(s.CACertPEM()))}},
 		}},
 	}
 	// getUserSSHKey: one user, core, with every non-empty line of the InfraEnv's key.
@@ -179,7 +120,7 @@ func (s *Simulator) discoveryIgnition(ctx context.Context, ie *aiv1beta1.InfraEn
 		}
 	}
 	if len(keys) > 0 {
-		cfg.Passwd.Users = append(cfg.Passwd.Users, ignitionUser{Name: "core", PasswordHash: "!", SSHAuthorizedKeys: keys, Groups: []string{"sudo"}})
+		cfg.Passwd.Users = append(cfg.Passwd.Users, ign.User{Name: "core", PasswordHash: "!", SSHAuthorizedKeys: keys, Groups: []string{"sudo"}})
 	}
 	out, err := json.Marshal(cfg)
 	if err != nil {
@@ -216,172 +157,3 @@ kernel %s initrd=initrd coreos.live.rootfs_url=%s random.trust_cpu=on rd.luks.op
 boot
 `, a.InitrdURL, a.KernelURL, a.RootfsURL)
 }
-
-// discoveryAgent is how a host's discovery agent was told to reach the service.
-type discoveryAgent struct {
-	serviceURL, infraEnvID, token string
-}
-
-// readsConfigDrive tells whether the Ignition of the disk image at imageURL reads its config from
-// a config drive: RHCOS's openstack and nutanix images do (coreos/ignition
-// docs/supported-platforms.md; internal/providers/openstack and nutanix read the config-2
-// device). A metal image reads it from kernel arguments (ignition.config.url), which a deployed
-// disk image has none of: its Ignition applies an empty config (internal/providers/metal returns
-// ErrEmpty, which the engine ignores) and no agent starts; so do the other platforms' images.
-func readsConfigDrive(imageURL string) bool {
-	name := imageURL
-	if u, err := url.Parse(imageURL); err == nil {
-		name = path.Base(u.Path)
-	}
-	return strings.Contains(name, "openstack") || strings.Contains(name, "nutanix")
-}
-
-// discoveryAgentOf is the discovery agent the Ignition config userData starts: the ExecStart of
-// its agent.service, enabled and not masked, once its ignition.config.replace and .merge are
-// followed as Ignition does (internal/exec/config_fetcher.go RenderConfig: the replacing config
-// rendered in its place; each merged config rendered, then merged over the config, its units'
-// fields overriding those of the same name). Only data URLs are followed: the lab's hosts reach
-// no other server, so a config that references one fails, as Ignition does when it cannot fetch.
-// An error says why Ignition fails or no agent starts.
-func discoveryAgentOf(userData []byte) (*discoveryAgent, error) {
-	cfg, err := renderIgnition(userData, 0)
-	if err != nil {
-		return nil, err
-	}
-	for _, u := range cfg.Systemd.Units {
-		if u.Name != agentUnit {
-			continue
-		}
-		if u.Contents == nil || u.Enabled == nil || !*u.Enabled || u.Mask != nil && *u.Mask {
-			return nil, fmt.Errorf("%s is not enabled", agentUnit)
-		}
-		return parseAgentUnit(*u.Contents)
-	}
-	return nil, fmt.Errorf("the config has no %s", agentUnit)
-}
-
-// maxConfigDepth bounds the references followed (a config that references itself).
-const maxConfigDepth = 10
-
-func renderIgnition(data []byte, depth int) (ignitionConfig, error) {
-	if depth > maxConfigDepth {
-		return ignitionConfig{}, errors.New("too many nested config references")
-	}
-	var cfg ignitionConfig
-	if err := json.Unmarshal(data, &cfg); err != nil {
-		return ignitionConfig{}, fmt.Errorf("the config is not an Ignition config: %w", err)
-	}
-	// RHCOS 4's Ignition (v2) parses spec 3 configs only.
-	if !strings.HasPrefix(cfg.Ignition.Version, "3.") {
-		return ignitionConfig{}, fmt.Errorf("unsupported config version %q", cfg.Ignition.Version)
-	}
-	if ref := cfg.Ignition.Config.Replace; ref != nil && ref.Source != nil {
-		child, err := fetchConfig(*ref)
-		if err != nil {
-			return ignitionConfig{}, err
-		}
-		return renderIgnition(child, depth+1)
-	}
-	merged := cfg
-	for _, ref := range cfg.Ignition.Config.Merge {
-		raw, err := fetchConfig(ref)
-		if err != nil {
-			return ignitionConfig{}, err
-		}
-		child, err := renderIgnition(raw, depth+1)
-		if err != nil {
-			return ignitionConfig{}, err
-		}
-		merged.Systemd.Units = mergeUnits(merged.Systemd.Units, child.Systemd.Units)
-	}
-	return merged, nil
-}
-
-// mergeUnits merges child's units over parent's, as Ignition's merge does for a list keyed by
-// name: a unit of the same name takes the fields the child sets.
-func mergeUnits(parent, child []ignitionUnit) []ignitionUnit {
-	out := append([]ignitionUnit(nil), parent...)
-	for _, c := range child {
-		i := -1
-		for j := range out {
-			if out[j].Name == c.Name {
-				i = j
-			}
-		}
-		if i < 0 {
-			out = append(out, c)
-			continue
-		}
-		if c.Enabled != nil {
-			out[i].Enabled = c.Enabled
-		}
-		if c.Mask != nil {
-			out[i].Mask = c.Mask
-		}
-		if c.Contents != nil {
-			out[i].Contents = c.Contents
-		}
-	}
-	return out
-}
-
-// fetchConfig reads a referenced config: a data URL (RFC 2397: base64, or percent-encoded),
-// gzip-compressed when the reference says so.
-func fetchConfig(ref ignitionResource) ([]byte, error) {
-	if scheme, _, _ := strings.Cut(*ref.Source, ":"); scheme != "data" {
-		return nil, fmt.Errorf("cannot fetch a config from a %s URL: the lab's hosts reach no server", scheme)
-	}
-	decoded, err := dataURLContents(*ref.Source)
-	if err != nil {
-		return nil, fmt.Errorf("malformed data URL: %w", err)
-	}
-	data := []byte(decoded)
-	if ref.Compression == nil || *ref.Compression == "" {
-		return data, nil
-	}
-	if *ref.Compression != "gzip" {
-		return nil, fmt.Errorf("unsupported compression %q", *ref.Compression)
-	}
-	zr, err := gzip.NewReader(bytes.NewReader(data))
-	if err != nil {
-		return nil, fmt.Errorf("decompressing a config: %w", err)
-	}
-	defer func() { _ = zr.Close() }()
-	out, err := io.ReadAll(zr)
-	if err != nil {
-		return nil, fmt.Errorf("decompressing a config: %w", err)
-	}
-	return out, nil
-}
-
-// parseAgentUnit reads the agent's --url and --infra-env-id from the unit's ExecStart, and its
-// token from Environment=PULL_SECRET_TOKEN.
-func parseAgentUnit(unit string) (*discoveryAgent, error) {
-	a := &discoveryAgent{}
-	for _, line := range strings.Split(unit, "\n") {
-		line = strings.TrimSpace(line)
-		if tok, ok := strings.CutPrefix(line, "Environment=PULL_SECRET_TOKEN="); ok {
-			a.token = tok
-		}
-		exec, ok := strings.CutPrefix(line, "ExecStart=")
-		if !ok {
-			continue
-		}
-		args := strings.Fields(exec)
-		for i, arg := range args {
-			for flag, dst := range map[string]*string{"--url": &a.serviceURL, "--infra-env-id": &a.infraEnvID} {
-				if v, ok := strings.CutPrefix(arg, flag+"="); ok {
-					*dst = v
-				} else if arg == flag && i+1 < len(args) {
-					*dst = args[i+1]
-				}
-			}
-		}
-	}
-	if a.serviceURL == "" || a.infraEnvID == "" {
-		return nil, fmt.Errorf("%s's ExecStart names no --url and --infra-env-id", agentUnit)
-	}
-	return a, nil
-}
-
-func ptrTo[T any](v T) *T { return &v }

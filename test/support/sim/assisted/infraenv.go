@@ -33,6 +33,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 
+	ign "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/support/sim/internal/ignition"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/support/sim/inventory"
 )
 
@@ -154,35 +155,35 @@ func (s *Simulator) Booted(ctx context.Context, b inventory.Boot) error {
 // discoveryFromDisk is the InfraEnv that the discovery agent of a host booted from a disk image
 // registers with, or nil when none does, which nothing in the API shows (the host runs, its
 // agent never reaches the service; it is logged): an image whose Ignition does not read the
-// config drive (readsConfigDrive), user data that Ignition cannot render or that starts no agent
-// (discoveryAgentOf), an agent told another service's URL, a token this service did not sign
+// config drive (ign.ReadsConfigDrive), user data that Ignition cannot render or that starts no agent
+// (ign.DiscoveryAgentOf), an agent told another service's URL, a token this service did not sign
 // (its agent authentication, local_authenticator.go AuthAgentAuth), or an InfraEnv it does not
 // have.
 func (s *Simulator) discoveryFromDisk(ctx context.Context, b inventory.Boot) (*aiv1beta1.InfraEnv, error) {
 	log := ctrl.LoggerFrom(ctx).WithValues("host", b.Host.Name, "image", b.DiskImageURL)
-	if !readsConfigDrive(b.DiskImageURL) {
+	if !ign.ReadsConfigDrive(b.DiskImageURL) {
 		log.V(1).Info("The disk image's Ignition does not read the config drive: no discovery agent starts")
 		return nil, nil
 	}
-	agent, err := discoveryAgentOf(b.UserData)
+	agent, err := ign.DiscoveryAgentOf(b.UserData)
 	if err != nil {
 		log.V(1).Info("No discovery agent starts from the config drive's Ignition config", "reason", err.Error())
 		return nil, nil
 	}
-	if agent.serviceURL != s.ServiceURL() {
-		log.V(1).Info("The discovery agent reports to another service", "url", agent.serviceURL)
+	if agent.ServiceURL != s.ServiceURL() {
+		log.V(1).Info("The discovery agent reports to another service", "url", agent.ServiceURL)
 		return nil, nil
 	}
-	if !s.isInfraEnvToken(agent.token) {
+	if !s.isInfraEnvToken(agent.Token) {
 		log.V(1).Info("The discovery agent's token is refused: it cannot register")
 		return nil, nil
 	}
-	ie, err := s.infraEnvByUID(ctx, agent.infraEnvID)
+	ie, err := s.infraEnvByUID(ctx, agent.InfraEnvID)
 	if err != nil {
 		return nil, err
 	}
 	if ie == nil || !ie.DeletionTimestamp.IsZero() {
-		log.V(1).Info("The discovery agent's InfraEnv does not exist: it cannot register", "infraEnvID", agent.infraEnvID)
+		log.V(1).Info("The discovery agent's InfraEnv does not exist: it cannot register", "infraEnvID", agent.InfraEnvID)
 		return nil, nil
 	}
 	return ie, nil

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package assisted
+package ignition
 
 import (
 	"encoding/base64"
@@ -35,17 +35,17 @@ func TestKubeletProviderID(t *testing.T) {
 		wantErr               bool
 	}{
 		{name: "none", overrides: ""},
-		{name: "the drop-in", overrides: withFile(kubeletProviderIDDropIn, dropIn), want: `metal3://ns/host%1/"q"`},
+		{name: "the drop-in", overrides: withFile(ProviderIDDropIn, dropIn), want: `metal3://ns/host%1/"q"`},
 		{name: "another file", overrides: withFile("/etc/motd", dropIn)},
-		{name: "percent-encoded data URL", overrides: `{"ignition":{"version":"3.1.0"},"storage":{"files":[{"path":"` + kubeletProviderIDDropIn +
+		{name: "percent-encoded data URL", overrides: `{"ignition":{"version":"3.1.0"},"storage":{"files":[{"path":"` + ProviderIDDropIn +
 			`","contents":{"source":"data:,%5BService%5D%0AEnvironment=%22KUBELET_PROVIDERID=agent://a%22%0A"}}]}}`, want: "agent://a"},
 		{name: "not Ignition", overrides: "{", wantErr: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := kubeletProviderID(tt.overrides)
+			got, err := KubeletProviderID(tt.overrides)
 			if (err != nil) != tt.wantErr || got != tt.want {
-				t.Errorf("kubeletProviderID() = %q, %v; want %q (error %v)", got, err, tt.want, tt.wantErr)
+				t.Errorf("KubeletProviderID() = %q, %v; want %q (error %v)", got, err, tt.want, tt.wantErr)
 			}
 		})
 	}

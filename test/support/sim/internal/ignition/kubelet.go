@@ -5,7 +5,7 @@ Licensed under the Apache License, Version 2.0 (the "License");
 you may not use this file except in compliance with the License.
 You may obtain a copy of the License at
 
-    http://www.apache.org/licenses/LICENSE-2.0
+	http://www.apache.org/licenses/LICENSE-2.0
 
 Unless required by applicable law or agreed to in writing, software
 distributed under the License is distributed on an "AS IS" BASIS,
@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package assisted
+package ignition
 
 import (
 	"encoding/base64"
@@ -25,24 +25,24 @@ import (
 	"strings"
 )
 
-// kubeletProviderIDDropIn is the systemd drop-in through which an OpenShift host's kubelet gets
+// ProviderIDDropIn is the systemd drop-in through which an OpenShift host's kubelet gets
 // its --provider-id: the machine-config-operator's kubelet.service passes
 // --provider-id=${KUBELET_PROVIDERID}, and this drop-in (the path its AWS template writes) sets
 // the variable.
-const kubeletProviderIDDropIn = "/etc/systemd/system/kubelet.service.d/20-providerid.conf"
+const ProviderIDDropIn = "/etc/systemd/system/kubelet.service.d/20-providerid.conf"
 
-var kubeletProviderIDLine = regexp.MustCompile(`(?m)^Environment="KUBELET_PROVIDERID=((?:[^"\\]|\\.)*)"$`)
+var providerIDLine = regexp.MustCompile(`(?m)^Environment="KUBELET_PROVIDERID=((?:[^"\\]|\\.)*)"$`)
 
-// kubeletProviderID returns the providerID the kubelet of a host installed with the Agent's
+// KubeletProviderID returns the providerID the kubelet of a host installed with the Agent's
 // ignitionConfigOverrides registers its Node with, "" when the overrides set none. assisted-
 // service merges the overrides into the host's installation Ignition (Ignition 3: storage.files
 // with data URLs), so the file is on the installed host when the kubelet first starts. An
 // override that is not valid Ignition fails the installation in reality; here it is an error.
-func kubeletProviderID(overrides string) (string, error) {
+func KubeletProviderID(overrides string) (string, error) {
 	if overrides == "" {
 		return "", nil
 	}
-	var ign ignitionConfig
+	var ign Config
 	if err := json.Unmarshal([]byte(overrides), &ign); err != nil {
 		return "", fmt.Errorf("the Agent's ignitionConfigOverrides is not Ignition JSON: %w", err)
 	}
@@ -50,18 +50,18 @@ func kubeletProviderID(overrides string) (string, error) {
 		return "", nil
 	}
 	for _, f := range ign.Storage.Files {
-		if f.Path != kubeletProviderIDDropIn {
+		if f.Path != ProviderIDDropIn {
 			continue
 		}
 		var source string
 		if f.Contents.Source != nil {
 			source = *f.Contents.Source
 		}
-		data, err := dataURLContents(source)
+		data, err := DataURLContents(source)
 		if err != nil {
-			return "", fmt.Errorf("%s: %w", kubeletProviderIDDropIn, err)
+			return "", fmt.Errorf("%s: %w", ProviderIDDropIn, err)
 		}
-		m := kubeletProviderIDLine.FindStringSubmatch(data)
+		m := providerIDLine.FindStringSubmatch(data)
 		if m == nil {
 			return "", nil
 		}
@@ -71,8 +71,8 @@ func kubeletProviderID(overrides string) (string, error) {
 	return "", nil
 }
 
-// dataURLContents decodes an Ignition data URL (RFC 2397, base64 or percent-encoded).
-func dataURLContents(source string) (string, error) {
+// DataURLContents decodes an Ignition data URL (RFC 2397, base64 or percent-encoded).
+func DataURLContents(source string) (string, error) {
 	rest, ok := strings.CutPrefix(source, "data:")
 	if !ok {
 		return "", fmt.Errorf("contents source %q is not a data URL (the simulator reads no remote sources)", source)
