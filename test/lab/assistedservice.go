@@ -136,6 +136,7 @@ func (l *Lab) startRealAssisted(ctx context.Context, m *management, core ctrl.Ma
 	svc, err := assistedservice.Start(ctx, assistedservice.Options{
 		KubeConfig:    m.env.Config,
 		ReleaseImages: l.serviceReleaseImages(),
+		Env:           serviceSpeed(l.opts.Speed),
 		Log:           logFile,
 	})
 	if err != nil {
@@ -277,4 +278,17 @@ func (l *Lab) installedCluster(ctx context.Context, m *management, mc *models.Cl
 		return ic, fmt.Errorf("ClusterDeployment %s has no AgentClusterInstall", cd.Name)
 	}
 	return ic, nil
+}
+
+// serviceSpeed is the real service's pace for the lab's speed. At Fast, its host and cluster state
+// monitors run every second instead of every 8 and 10 s (cmd/main.go HOST_MONITOR_INTERVAL and
+// CLUSTER_MONITOR_INTERVAL at the pinned commit): each host and cluster transition that the
+// monitors make (known to preparing, preparing to installing, finalizing to installed...) waits
+// for their next run, and a lab's install takes those waits a dozen times. Realistic keeps the
+// service's own intervals.
+func serviceSpeed(speed Speed) map[string]string {
+	if speed == Realistic {
+		return nil
+	}
+	return map[string]string{"HOST_MONITOR_INTERVAL": "1s", "CLUSTER_MONITOR_INTERVAL": "1s"}
 }
