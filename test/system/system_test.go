@@ -23,7 +23,6 @@ import (
 
 	eventsv1 "k8s.io/api/events/v1"
 
-	bmov1alpha1 "github.com/metal3-io/baremetal-operator/apis/metal3.io/v1alpha1"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	gomegatypes "github.com/onsi/gomega/types"
@@ -214,39 +213,6 @@ func runningMachines(g Gomega, l *lab.Lab, ns string, labels client.MatchingLabe
 	}
 	return n
 }
-
-var _ = Describe("Single-node OpenShift", func() {
-	It("installs on one host, named from its metadata as upstream's manifests name it, and hands out a working kubeconfig", func() {
-		l, ns := startLabWithHosts("sno", "sno", 1)
-		reportOnFailure(l, ns)
-		objs, err := l.ClusterObjects(lab.ClusterOptions{Namespace: ns, Name: "sno", ControlPlanes: 1, Version: "4.17.3"})
-		Expect(err).NotTo(HaveOccurred())
-		for _, o := range objs {
-			if cp, ok := o.(*controlplanev1.OpenshiftAssistedControlPlane); ok {
-				// Host metadata variables, resolved from the BareMetalHost's metadata as the
-				// upstream provider resolves them from the host's config drive.
-				cp.Spec.OpenshiftAssistedConfigSpec.NodeRegistration.Name = "$METADATA_LOCAL_HOSTNAME"
-				cp.Spec.OpenshiftAssistedConfigSpec.NodeRegistration.KubeletExtraLabels = []string{"example.com/host-uid=${METADATA_UUID}"}
-			}
-			Expect(l.Mgmt.Client.Create(ctx, o)).To(Succeed())
-		}
-		expectAvailable(l, ns, "sno", 1, 1)
-		host := &bmov1alpha1.BareMetalHost{}
-		Expect(l.Mgmt.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "sno-0"}, host)).To(Succeed())
-		Eventually(func(g Gomega) {
-			g.Expect(workloadNodes(g, l, ns, "sno")).To(ConsistOf("sno-0"), "the node is named after the host's local-hostname, not the Machine")
-		}, timeout, interval).Should(Succeed())
-		node := &corev1.Node{}
-		Expect(l.Workload.Client.Get(ctx, client.ObjectKey{Name: "sno-0"}, node)).To(Succeed())
-		Expect(node.Labels).To(HaveKeyWithValue("example.com/host-uid", string(host.UID)))
-
-		aci := &hiveextv1beta1.AgentClusterInstall{}
-		Expect(l.Mgmt.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "sno"}, aci)).To(Succeed())
-		Expect(aci.Spec.ProvisionRequirements.ControlPlaneAgents).To(Equal(1))
-		Expect(aci.Spec.ProvisionRequirements.WorkerAgents).To(Equal(0))
-		Expect(aci.Spec.PlatformType).To(Equal(hiveextv1beta1.NonePlatformType))
-	})
-})
 
 var _ = Describe("A cluster of 3 control-plane nodes and 2 workers", Ordered, startsFirst, func() {
 	var (
