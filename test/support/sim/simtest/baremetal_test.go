@@ -79,7 +79,7 @@ func TestBareMetalHostLifecycle(t *testing.T) {
 		g.Expect(mgmt.Client.Get(ctx, client.ObjectKeyFromObject(bmh), bmh)).To(Succeed())
 		g.Expect(bmh.Status.Provisioning.State).To(Equal(bmov1alpha1.StateAvailable))
 	}, timeout).Should(Succeed())
-	g.Eventually(states.States, timeout).Should(Equal([]string{"registering", "inspecting", "available"}))
+	g.Eventually(states.States, timeout).Should(Equal([]string{"registering", "inspecting", "preparing", "available"}))
 	g.Expect(bmh.Finalizers).To(ContainElement(bmov1alpha1.BareMetalHostFinalizer))
 	g.Expect(bmh.Status.OperationalStatus).To(Equal(bmov1alpha1.OperationalStatusOK))
 	hw := bmh.Status.HardwareDetails
@@ -106,7 +106,7 @@ func TestBareMetalHostLifecycle(t *testing.T) {
 		g.Expect(agent.Status.DebugInfo.State).To(Equal(models.HostStatusKnownUnbound))
 	}, timeout).Should(Succeed())
 	g.Expect(mgmt.Client.Get(ctx, client.ObjectKeyFromObject(bmh), bmh)).To(Succeed())
-	g.Eventually(states.States, timeout).Should(Equal([]string{"registering", "inspecting", "available", "provisioning", "provisioned"}))
+	g.Eventually(states.States, timeout).Should(Equal([]string{"registering", "inspecting", "preparing", "available", "provisioning", "provisioned"}))
 	g.Expect(bmh.Status.PoweredOn).To(BeTrue())
 	g.Eventually(agentStates.States, timeout).Should(Equal([]string{models.HostStatusDiscoveringUnbound, models.HostStatusKnownUnbound}))
 	g.Expect(agent.Labels).To(HaveKeyWithValue(aiv1beta1.InfraEnvNameLabel, ie.Name))
@@ -123,7 +123,7 @@ func TestBareMetalHostLifecycle(t *testing.T) {
 		g.Expect(mgmt.Client.Get(ctx, client.ObjectKeyFromObject(bmh), bmh)).To(Succeed())
 		g.Expect(bmh.Status.Provisioning.State).To(Equal(bmov1alpha1.StateAvailable))
 	}, timeout).Should(Succeed())
-	g.Eventually(states.States, timeout).Should(Equal([]string{"registering", "inspecting", "available", "provisioning", "provisioned",
+	g.Eventually(states.States, timeout).Should(Equal([]string{"registering", "inspecting", "preparing", "available", "provisioning", "provisioned",
 		"deprovisioning", "available"}))
 	g.Expect(bmh.Status.Provisioning.Image.URL).To(BeEmpty())
 
@@ -191,7 +191,7 @@ func TestBareMetalHostDeleteProvisioned(t *testing.T) {
 	g.Eventually(func() bool {
 		return apierrors.IsNotFound(mgmt.Client.Get(ctx, client.ObjectKeyFromObject(bmh), bmh))
 	}, timeout).Should(BeTrue())
-	g.Eventually(states.States, timeout).Should(Equal([]string{"registering", "inspecting", "available", "provisioning",
+	g.Eventually(states.States, timeout).Should(Equal([]string{"registering", "inspecting", "preparing", "provisioning",
 		"provisioned", "deprovisioning", "powering off before delete", "deleting"}))
 }
 

@@ -301,7 +301,9 @@ func TestDiskImageWithoutChecksum(t *testing.T) {
 	g.Expect(mgmt.Client.Create(ctx, bmh)).To(Succeed())
 	g.Eventually(func(g Gomega) {
 		g.Expect(mgmt.Client.Get(ctx, client.ObjectKeyFromObject(bmh), bmh)).To(Succeed())
-		g.Expect(bmh.Status.Provisioning.State).To(Equal(bmov1alpha1.StateAvailable))
+		// Refused where the image is first taken up: after inspection, in preparing (the real
+		// BMO refuses it at admission already; the simulator's lab runs no BMO webhook).
+		g.Expect(bmh.Status.Provisioning.State).To(Equal(bmov1alpha1.StatePreparing))
 		g.Expect(bmh.Status.ErrorType).To(Equal(bmov1alpha1.ProvisioningError))
 		g.Expect(bmh.Status.ErrorMessage).To(Equal("checksum is required for normal images"))
 		g.Expect(bmh.Status.OperationalStatus).To(Equal(bmov1alpha1.OperationalStatusError))

@@ -26,6 +26,8 @@ import (
 	"time"
 
 	configv1 "github.com/openshift/api/config/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
@@ -232,6 +234,14 @@ func newNamespace(t *testing.T, prefix string) string {
 	t.Helper()
 	ns, err := mgmt.CreateNamespace(ctx, prefix)
 	if err != nil {
+		t.Fatal(err)
+	}
+	// The BMC credentials the tests' BareMetalHosts name, as an administrator creates them with
+	// the hosts: BMO (and the simulator) registers no host whose credentials Secret is missing.
+	// The generated hosts' BMCs accept any credentials.
+	creds := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "bmc-credentials"},
+		StringData: map[string]string{"username": "admin", "password": "lab"}}
+	if err := mgmt.Client.Create(ctx, creds); err != nil {
 		t.Fatal(err)
 	}
 	return ns
