@@ -25,7 +25,6 @@ limitations under the License.
 package assistedservice
 
 import (
-	"bytes"
 	"context"
 	"crypto/tls"
 	"crypto/x509"
@@ -36,7 +35,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -527,32 +525,4 @@ func lockMachine(ctx context.Context) (*os.File, error) {
 		case <-time.After(200 * time.Millisecond):
 		}
 	}
-}
-
-// Get reads path of the REST API (for example /api/assisted-install/v2/infra-envs/<id>) with the
-// token given (none: unauthenticated) into out, reading at most 16 MiB.
-func (s *Service) Get(ctx context.Context, path, token string, out any) error {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.URL+path, nil)
-	if err != nil {
-		return err
-	}
-	if token != "" {
-		req.Header.Set("X-Secret-Key", token)
-	}
-	resp, err := s.http.Do(req)
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, 16<<20))
-	if err != nil {
-		return err
-	}
-	if resp.StatusCode/100 != 2 {
-		return fmt.Errorf("GET %s: %s: %s", (&url.URL{Path: path}).String(), resp.Status, bytes.TrimSpace(body))
-	}
-	if out == nil {
-		return nil
-	}
-	return json.Unmarshal(body, out)
 }
