@@ -291,10 +291,10 @@ KEEP ?= false
 DEMO_TIMEOUT ?= 15m
 HOSTS ?= 0
 NEWEST_CRDS ?= false
-LAB ?= sim
+LAB ?=
 
 .PHONY: demo
-demo: envtest ## The main job: the simulated lab creates an OpenShift cluster, printing the management kubeconfig first (FLAVOR=multinode|image|disconnected|sno|agent|agent-sno, SPEED=fast|realistic, KEEP=true, HOSTS=n spare hosts, NEWEST_CRDS=true: the newest assisted-service and Hive CRDs, LAB=real: the real assisted-service instead of its simulator).
+demo: envtest ## The main job: the lab creates an OpenShift cluster on the real assisted-service and baremetal-operator, printing their versions and the management kubeconfig first (FLAVOR=multinode|image|disconnected|sno|agent|agent-sno, SPEED=fast|realistic, KEEP=true, HOSTS=n spare hosts, LAB=real|sim: the real components or their simulators, by default the flavor's (sim for disconnected), NEWEST_CRDS=true: the newest assisted-service and Hive CRDs, on the simulators).
 	@export KUBEBUILDER_ASSETS="$$(hack/ensure-envtest.sh)"; \
 	cd test && go run ./lab/cmd/demo --flavor=$(FLAVOR) --speed=$(SPEED) --keep=$(KEEP) --hosts=$(HOSTS) \
 		--newest-crds=$(NEWEST_CRDS) --lab=$(LAB) --timeout=$(DEMO_TIMEOUT) --out=$(ROOT)/_artifacts/demo

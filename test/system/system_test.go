@@ -23,6 +23,7 @@ import (
 
 	eventsv1 "k8s.io/api/events/v1"
 
+	bmov1alpha1 "github.com/metal3-io/baremetal-operator/apis/metal3.io/v1alpha1"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	gomegatypes "github.com/onsi/gomega/types"
@@ -214,31 +215,35 @@ func runningMachines(g Gomega, l *lab.Lab, ns string, labels client.MatchingLabe
 	return n
 }
 
-var _ = Describe("A cluster of 3 control-plane nodes and 2 workers", Ordered, startsFirst, func() {
+// The core specs on the real components: the real assisted-service (lab.AssistedReal: the service
+// at the commit test/support/assistedservice pins, its hosts played over its REST API by
+// test/support/sim/discovery) and the real baremetal-operator (lab.BareMetalReal: CAPM3 meets
+// BMO's own state machine through install, scale up, scale down, deprovisioning and cleaning a
+// host that is then provisioned again, and deletion). A single-node cluster installs beside the
+// multi-node one, in a namespace of its own.
+var _ = Describe("A cluster of 3 control-plane nodes and 2 workers, and a single-node one, on the real assisted-service and baremetal-operator", Ordered, startsFirst, func() {
 	var (
-		l  *lab.Lab
-		ns string
+		l     *lab.Lab
+		ns    string
+		start time.Time
 	)
 	const name = "prod"
 	workers := client.MatchingLabels{clusterv1.MachineDeploymentNameLabel: name + "-worker"}
 	controlPlanes := client.MatchingLabels{clusterv1.MachineControlPlaneLabel: ""}
 
 	BeforeAll(func() {
-		// The real baremetal-operator drives the hosts (lab.BareMetalReal): CAPM3 meets BMO's own
-		// state machine through install, scale up, scale down (deprovisioning and cleaning a host
-		// that is then provisioned again) and deletion.
-		l, ns = addHosts(startLabWithOptions(lab.Options{BareMetal: lab.BareMetalReal}), "prod", "host", 5)
+		l, ns = addHosts(startLabWithOptions(lab.Options{BareMetal: lab.BareMetalReal, Assisted: lab.AssistedReal}), "prod", "host", 5)
+		start = time.Now()
+		// Ironic wipes a deprovisioned host's disk only with automated cleaning (metadata, BMO's
+		// default); the hosts the workers free are provisioned again with the discovery ISO.
+		Expect(l.CreateCluster(ctx, lab.ClusterOptions{Namespace: ns, Name: name, ControlPlanes: 3, Workers: 2, Version: "4.17.3",
+			AutomatedCleaningMode: "metadata"})).To(Succeed())
 	})
 	BeforeEach(func() { reportOnFailure(l, ns) })
 
 	It("installs to Available", func() {
-		// Ironic wipes a deprovisioned host's disk only with automated cleaning; the hosts the
-		// workers free are provisioned again with the discovery ISO, which the assisted-service
-		// simulator ignores from a host whose disk still holds what it installed (reported: the
-		// host boots the ISO, by the boot override, and its agent registers).
-		Expect(l.CreateCluster(ctx, lab.ClusterOptions{Namespace: ns, Name: name, ControlPlanes: 3, Workers: 2, Version: "4.17.3",
-			AutomatedCleaningMode: "metadata"})).To(Succeed())
 		expectAvailable(l, ns, name, 3, 5)
+		AddReportEntry("3+2 install on the real assisted-service and baremetal-operator", time.Since(start).Round(time.Second).String())
 		aci := &hiveextv1beta1.AgentClusterInstall{}
 		Expect(l.Mgmt.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, aci)).To(Succeed())
 		Expect(aci.Spec.ProvisionRequirements.ControlPlaneAgents).To(Equal(3))
@@ -330,6 +335,44 @@ var _ = Describe("A cluster of 3 control-plane nodes and 2 workers", Ordered, st
 
 	It("leaves nothing behind when the Cluster is deleted", func() {
 		deleteClusterAndExpectNothingLeft(l, ns, name)
+	})
+	It("installs single-node OpenShift on one host, named from its metadata as upstream's manifests name it", func() {
+		// After the multi-node cluster: the lab's clusters share one workload API server, whose
+		// Nodes are every cluster's.
+		_, snoNS := addHosts(l, "real-sno", "real-sno", 1)
+		reportOnFailure(l, snoNS)
+		start := time.Now()
+		objs, err := l.ClusterObjects(lab.ClusterOptions{Namespace: snoNS, Name: "sno", ControlPlanes: 1, Version: "4.17.3"})
+		Expect(err).NotTo(HaveOccurred())
+		for _, o := range objs {
+			if cp, ok := o.(*controlplanev1.OpenshiftAssistedControlPlane); ok {
+				// Host metadata variables, resolved from the BareMetalHost's metadata as the
+				// upstream provider resolves them from the host's config drive.
+				cp.Spec.OpenshiftAssistedConfigSpec.NodeRegistration.Name = "$METADATA_LOCAL_HOSTNAME"
+				cp.Spec.OpenshiftAssistedConfigSpec.NodeRegistration.KubeletExtraLabels = []string{"example.com/host-uid=${METADATA_UUID}"}
+			}
+			Expect(l.Mgmt.Client.Create(ctx, o, client.FieldValidation(metav1.FieldValidationStrict))).To(Succeed())
+		}
+		Eventually(func(g Gomega) {
+			cp := controlPlane(l, snoNS, "sno")(g)
+			g.Expect(conditionTrue(cp.Status.Conditions, "Available")).To(BeTrue(), "control plane not Available")
+			g.Expect(cp.Status.ReadyReplicas).To(HaveValue(BeEquivalentTo(1)))
+			g.Expect(runningMachines(g, l, snoNS, client.MatchingLabels{clusterv1.ClusterNameLabel: "sno"})).To(Equal(1))
+		}, timeout, interval).Should(Succeed())
+		AddReportEntry("single-node install on the real assisted-service and baremetal-operator", time.Since(start).Round(time.Second).String())
+		host := &bmov1alpha1.BareMetalHost{}
+		Expect(l.Mgmt.Client.Get(ctx, client.ObjectKey{Namespace: snoNS, Name: "real-sno-0"}, host)).To(Succeed())
+		node := &corev1.Node{}
+		Eventually(func(g Gomega) {
+			g.Expect(l.Workload.Client.Get(ctx, client.ObjectKey{Name: "real-sno-0"}, node)).To(Succeed(), "the node is named after the host's local-hostname, not the Machine")
+			g.Expect(node.Labels).To(HaveKeyWithValue("example.com/host-uid", string(host.UID)))
+		}, timeout, interval).Should(Succeed())
+
+		aci := &hiveextv1beta1.AgentClusterInstall{}
+		Expect(l.Mgmt.Client.Get(ctx, client.ObjectKey{Namespace: snoNS, Name: "sno"}, aci)).To(Succeed())
+		Expect(aci.Spec.ProvisionRequirements.ControlPlaneAgents).To(Equal(1))
+		Expect(aci.Spec.ProvisionRequirements.WorkerAgents).To(Equal(0))
+		Expect(aci.Spec.PlatformType).To(Equal(hiveextv1beta1.NonePlatformType))
 	})
 })
 

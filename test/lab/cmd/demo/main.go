@@ -30,6 +30,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/metal3-io/baremetal-operator/inprocess"
 	"golang.org/x/term"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -48,7 +49,7 @@ func main() {
 	timeout := flag.Duration("timeout", 15*time.Minute, "give up after this long")
 	out := flag.String("out", "_artifacts/demo", "folder for the kubeconfigs")
 	hosts := flag.Int("hosts", 0, "spare hosts beyond the cluster's, available to scale its MachineDeployment up (BareMetalHosts, or self-booted hosts for the agent and agent-sno flavors)")
-	labKind := flag.String("lab", lab.AssistedSim, "which assisted-service the lab runs: sim (the simulator) or real (assisted-service at the commit test/support/assistedservice pins, with PostgreSQL)")
+	labKind := flag.String("lab", "", "which lab: real (assisted-service at the commit test/support/assistedservice pins, with PostgreSQL, and the baremetal-operator at the version test/support/baremetaloperator pins) or sim (their simulators); empty: the lab the flavor needs (real, but for disconnected)")
 	newestCRDs := flag.Bool("newest-crds", false, "run the lab on the newest assisted-service and Hive CRDs their repositories publish (test/support/testenv/crds-newest), as a hub with the newest multicluster engine serves them, instead of those generated from the pinned Go modules")
 	verbose := flag.Bool("v", false, "show the controllers' logs")
 	flag.Parse()
@@ -67,38 +68,27 @@ func main() {
 	}
 }
 
-func run(ctx context.Context, flavor string, speed lab.Speed, keep bool, timeout time.Duration, out string, spare int, newestCRDs bool, assistedKind string) error {
-	o := lab.ClusterOptions{Namespace: "demo", Name: "demo", Version: "4.17.3"}
-	switch flavor {
-	case "multinode":
-		o.ControlPlanes, o.Workers = 3, 2
-	case "image":
-		o.ControlPlanes, o.Workers, o.DiskImage = 3, 2, true
-	case "disconnected":
-		o.ControlPlanes, o.Workers, o.Disconnected = 3, 2, true
-	case "sno":
-		o.ControlPlanes = 1
-	case "agent":
-		o.ControlPlanes, o.Workers, o.Infrastructure = 3, 2, lab.Agent
-	case "agent-sno":
-		o.ControlPlanes, o.Infrastructure = 1, lab.Agent
-	default:
-		return fmt.Errorf("unknown flavor %q: use multinode, image, disconnected, sno, agent or agent-sno", flavor)
+func run(ctx context.Context, flavor string, speed lab.Speed, keep bool, timeout time.Duration, out string, spare int, newestCRDs bool, labKind string) error {
+	o, err := flavorOptions(flavor)
+	if err != nil {
+		return err
 	}
 	if speed != lab.Fast && speed != lab.Realistic {
 		return fmt.Errorf("unknown speed %q: use fast or realistic", speed)
 	}
-	if assistedKind != lab.AssistedSim && assistedKind != lab.AssistedReal {
-		return fmt.Errorf("unknown lab %q: use sim or real", assistedKind)
+	opts, err := labOptions(flavor, labKind, newestCRDs)
+	if err != nil {
+		return err
 	}
+	opts.Speed, opts.ClusterctlInventory = speed, true
 	if spare < 0 {
 		return fmt.Errorf("--hosts=%d: the number of spare hosts cannot be negative", spare)
 	}
 	start := time.Now()
-	fmt.Printf("Starting the lab (management and workload API servers, Cluster API, CAPM3, the providers, the simulators)...\n")
+	fmt.Printf("Starting the %s lab (management and workload API servers, Cluster API, CAPM3, the providers, %s)...\n", labName(opts), components(opts))
 	// A clusterctl management cluster: the providers running in-process are in clusterctl's
 	// inventory (lab.Options.ClusterctlInventory says why it is written, not installed).
-	l, err := lab.Start(ctx, lab.Options{Speed: speed, ClusterctlInventory: true, NewestCRDs: newestCRDs, Assisted: assistedKind})
+	l, err := lab.Start(ctx, opts)
 	if err != nil {
 		return err
 	}
@@ -106,6 +96,11 @@ func run(ctx context.Context, flavor string, speed lab.Speed, keep bool, timeout
 		fmt.Printf("assisted-service: the real one, %s (github.com/openshift/assisted-service), at %s\n", l.AssistedService.Version, l.AssistedService.URL)
 	} else {
 		fmt.Printf("assisted-service: the simulator (test/support/sim/assisted)\n")
+	}
+	if opts.BareMetal == lab.BareMetalReal {
+		fmt.Printf("baremetal-operator: the real one, %s (github.com/metal3-io/baremetal-operator), the lab's hosts as its Ironic\n", inprocess.Version)
+	} else {
+		fmt.Printf("baremetal-operator: the simulator (test/support/sim/baremetal)\n")
 	}
 	defer func() { _ = l.Stop() }()
 	template, err := o.Template()
