@@ -142,7 +142,13 @@ func (b *selfBooter) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		// Hosts are added to the pool without an event of this controller's: look again.
 		return ctrl.Result{RequeueAfter: time.Second}, nil
 	}
-	if err := b.Hosts.Booted(ctx, inventory.Boot{Host: host, ISOURL: config.Status.ISODownloadURL}); err != nil {
+	// As a person boots a server from an ISO: the ISO attached (virtual media or a USB stick, UEFI)
+	// with a one-time boot to it, then the power button. The host runs it through its firmware,
+	// so it is on for its peers' connectivity checks, and after the installer writes its disk it
+	// boots the disk (the override used up, efibootmgr's entry first).
+	host.InsertMedia(config.Status.ISODownloadURL, true, inventory.OverrideOnce)
+	booted := host.PowerOn()
+	if err := b.Hosts.Booted(ctx, inventory.Boot{Host: host, ISOURL: booted}); err != nil {
 		return ctrl.Result{}, fmt.Errorf("booting host %s from the discovery ISO of %s: %w", host.Name, req.Name, err)
 	}
 	b.mu.Lock()
@@ -198,6 +204,8 @@ func (b *selfBooter) release(ctx context.Context, key types.NamespacedName) erro
 	if !ok {
 		return nil
 	}
+	// The person wipes the host and turns it off before it goes back to the pool.
+	a.host.Deprovision()
 	if err := b.Hosts.Deprovisioned(ctx, a.host); err != nil {
 		return fmt.Errorf("wiping host %s: %w", a.host.Name, err)
 	}
