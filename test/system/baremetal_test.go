@@ -27,6 +27,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -103,6 +104,32 @@ var _ = Describe("Bare-metal hosts booting the discovery ISO as virtual media", 
 			Expect(err).NotTo(HaveOccurred())
 			Expect(l.CreateCluster(ctx, lab.ClusterOptions{Namespace: namespaces[name], Name: name, ControlPlanes: 1, Version: "4.17.3"})).To(Succeed())
 		}
+		// An installation that fails, in this lab too: a lab costs about as much as an install.
+		ns, err := l.Mgmt.CreateNamespace(ctx, "bm-fail")
+		Expect(err).NotTo(HaveOccurred())
+		namespaces["broken"] = ns
+		reportOnFailure(l, ns)
+		_, err = l.AddHosts(ctx, ns, "bm-fail", 1)
+		Expect(err).NotTo(HaveOccurred())
+		l.Assisted.FailInstall(ctx, types.NamespacedName{Namespace: ns, Name: "broken"}, true)
+		Expect(l.CreateCluster(ctx, lab.ClusterOptions{Namespace: ns, Name: "broken", ControlPlanes: 1, Version: "4.17.3"})).To(Succeed())
+	})
+
+	It("surfaces assisted-service's error of an installation that fails on the control plane and the Cluster", func() {
+		ns := namespaces["broken"]
+		Eventually(func(g Gomega) {
+			cp := controlPlane(l, ns, "broken")(g)
+			available := meta.FindStatusCondition(cp.Status.Conditions, "Available")
+			g.Expect(available).NotTo(BeNil())
+			g.Expect(available.Status).To(Equal(metav1.ConditionFalse))
+			g.Expect(available.Message).To(ContainSubstring("installation error"))
+			cluster := &clusterv1.Cluster{}
+			g.Expect(l.Mgmt.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "broken"}, cluster)).To(Succeed())
+			cpAvailable := meta.FindStatusCondition(cluster.Status.Conditions, clusterv1.ClusterControlPlaneAvailableCondition)
+			g.Expect(cpAvailable).NotTo(BeNil())
+			g.Expect(cpAvailable.Status).To(Equal(metav1.ConditionFalse))
+			g.Expect(cpAvailable.Message).To(ContainSubstring("installation error"))
+		}, timeout, interval).Should(Succeed())
 	})
 
 	It("installs a host that has no boot MAC, recognizing its Agent by a MAC that inspection found", func() {
@@ -192,8 +219,8 @@ var _ = Describe("Bare-metal hosts booting the discovery ISO as virtual media", 
 		}, timeout, interval).Should(Succeed())
 	})
 
-	It("leaves nothing behind when the clusters are deleted", func() {
-		for _, name := range []string{"nomac", "legacy", "misordered", "ipmi"} {
+	It("leaves nothing behind when the clusters are deleted, the one whose installation failed too", func() {
+		for _, name := range []string{"nomac", "legacy", "misordered", "ipmi", "broken"} {
 			deleteClusterAndExpectNothingLeft(l, namespaces[name], name)
 		}
 	})

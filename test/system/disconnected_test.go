@@ -186,4 +186,8 @@ var _ = Describe("The disconnected flavor: OpenShift through an authenticated TL
 	It("leaves nothing behind when the Cluster is deleted", func() {
 		deleteClusterAndExpectNothingLeft(l, ns, name)
 	})
+
+	Context("OKD and multi-architecture releases", func() {
+		releaseResolutionSpecs(func() *lab.Lab { return l })
+	})
 })

@@ -35,10 +35,12 @@ import (
 // OKD and multi-architecture releases resolve: the control plane reads the release its version
 // and its machine configs' architectures name (controlplane/internal/controllers/release.go),
 // the ClusterImageSet pins its digest, and ReleaseImageResolved carries its Kubernetes version.
-// Nothing is installed (no hosts): resolution is what is checked.
-var _ = Describe("OKD and multi-architecture releases", Ordered, func() {
+// Nothing is installed (no hosts): resolution is what is checked. The specs run in a lab that
+// exists (the disconnected flavor's, after its cluster is gone): a lab costs about as much CPU as
+// an install. lab returns it once its BeforeAll ran.
+func releaseResolutionSpecs(labOf func() *lab.Lab) {
 	var l *lab.Lab
-	BeforeAll(func() { l = startLab() })
+	BeforeAll(func() { l = labOf() })
 
 	// create creates the objects of cluster o, in a namespace of its own, with the architecture
 	// of its workers' OpenshiftAssistedConfigTemplate set to workerArch (unless empty).
@@ -119,4 +121,4 @@ var _ = Describe("OKD and multi-architecture releases", Ordered, func() {
 			controlplanev1.ImageSetControlPlaneLabel: "mainframe"})).To(Succeed())
 		Expect(sets.Items).To(BeEmpty(), "no ClusterImageSet")
 	})
-})
+}

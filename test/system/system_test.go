@@ -493,29 +493,6 @@ func day2Agents(l *lab.Lab, ns string) int {
 	return n
 }
 
-var _ = Describe("An installation that fails", func() {
-	It("surfaces assisted-service's error on the control plane and the Cluster", func() {
-		l, ns := startLabWithHosts("fail", "fail", 1)
-		reportOnFailure(l, ns)
-		l.Assisted.FailInstall(ctx, types.NamespacedName{Namespace: ns, Name: "broken"}, true)
-		Expect(l.CreateCluster(ctx, lab.ClusterOptions{Namespace: ns, Name: "broken", ControlPlanes: 1, Version: "4.17.3"})).To(Succeed())
-
-		Eventually(func(g Gomega) {
-			cp := controlPlane(l, ns, "broken")(g)
-			available := meta.FindStatusCondition(cp.Status.Conditions, "Available")
-			g.Expect(available).NotTo(BeNil())
-			g.Expect(available.Status).To(Equal(metav1.ConditionFalse))
-			g.Expect(available.Message).To(ContainSubstring("installation error"))
-			cluster := &clusterv1.Cluster{}
-			g.Expect(l.Mgmt.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "broken"}, cluster)).To(Succeed())
-			cpAvailable := meta.FindStatusCondition(cluster.Status.Conditions, clusterv1.ClusterControlPlaneAvailableCondition)
-			g.Expect(cpAvailable).NotTo(BeNil())
-			g.Expect(cpAvailable.Status).To(Equal(metav1.ConditionFalse))
-			g.Expect(cpAvailable.Message).To(ContainSubstring("installation error"))
-		}, timeout, interval).Should(Succeed())
-	})
-})
-
 var _ = Describe("A cluster of self-booted hosts (AgentMachine)", Ordered, startsFirst, func() {
 	var (
 		l  *lab.Lab
