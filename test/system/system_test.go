@@ -50,6 +50,7 @@ import (
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/metrics"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/lab"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/support/faults"
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/support/sim/inventory"
 )
 
 // startLab starts a lab for the specs of one container and stops it after them.
@@ -339,8 +340,17 @@ var _ = Describe("A cluster of 3 control-plane nodes and 2 workers, and a single
 	It("installs single-node OpenShift on one host, named from its metadata as upstream's manifests name it", func() {
 		// After the multi-node cluster: the lab's clusters share one workload API server, whose
 		// Nodes are every cluster's.
-		_, snoNS := addHosts(l, "real-sno", "real-sno", 1)
+		snoNS, err := l.Mgmt.CreateNamespace(ctx, "real-sno")
+		Expect(err).NotTo(HaveOccurred())
 		reportOnFailure(l, snoNS)
+		hosts, err := l.AddHosts(ctx, snoNS, "real-sno", 1)
+		Expect(err).NotTo(HaveOccurred())
+		// A second host, whose BMC refuses the credentials of its BareMetalHost: BMO fails its
+		// registration as Ironic fails it, and it goes no further.
+		_, err = l.AddHosts(ctx, snoNS, "wrong-creds", 1, func(h *inventory.Host, _ *bmov1alpha1.BareMetalHost) {
+			h.BMCPassword = "not-what-the-secret-says"
+		})
+		Expect(err).NotTo(HaveOccurred())
 		start := time.Now()
 		objs, err := l.ClusterObjects(lab.ClusterOptions{Namespace: snoNS, Name: "sno", ControlPlanes: 1, Version: "4.17.3"})
 		Expect(err).NotTo(HaveOccurred())
@@ -362,6 +372,25 @@ var _ = Describe("A cluster of 3 control-plane nodes and 2 workers, and a single
 		AddReportEntry("single-node install on the real assisted-service and baremetal-operator", time.Since(start).Round(time.Second).String())
 		host := &bmov1alpha1.BareMetalHost{}
 		Expect(l.Mgmt.Client.Get(ctx, client.ObjectKey{Namespace: snoNS, Name: "real-sno-0"}, host)).To(Succeed())
+		// BMO's status of the host it provisioned: the hardware Ironic's inspection reported, the
+		// live ISO, the credentials it verified, and the HostFirmwareSettings it created.
+		Expect(host.Status.Provisioning.State).To(Equal(bmov1alpha1.StateProvisioned))
+		Expect(host.Status.HardwareDetails).To(Equal(hosts[0].HardwareDetails()))
+		Expect(host.Status.GoodCredentials.Reference).NotTo(BeNil())
+		Expect(host.Status.PoweredOn).To(BeTrue())
+		Expect(l.Mgmt.Client.Get(ctx, client.ObjectKey{Namespace: snoNS, Name: "real-sno-0"}, &bmov1alpha1.HostFirmwareSettings{})).To(Succeed())
+		wrong := &bmov1alpha1.BareMetalHost{}
+		Expect(l.Mgmt.Client.Get(ctx, client.ObjectKey{Namespace: snoNS, Name: "wrong-creds-0"}, wrong)).To(Succeed())
+		Expect(wrong.Status.Provisioning.State).To(Equal(bmov1alpha1.StateRegistering))
+		Expect(wrong.Status.ErrorType).To(Equal(bmov1alpha1.RegistrationError))
+		Expect(wrong.Status.ErrorMessage).To(ContainSubstring("returned code 401"))
+		// BMO's webhook refuses at admission a host whose disk image has no checksum.
+		refused := hosts[0].BareMetalHost(snoNS, "real-sno-bmc")
+		refused.Name = "no-checksum"
+		refused.Spec.BMC.Address += "-other"
+		refused.Spec.BootMACAddress = "52:54:00:ff:ff:01"
+		refused.Spec.Image = &bmov1alpha1.Image{URL: "https://images.lab/rhcos.qcow2"}
+		Expect(l.Mgmt.Client.Create(ctx, refused)).To(MatchError(ContainSubstring("checksum is required for normal images")))
 		node := &corev1.Node{}
 		Eventually(func(g Gomega) {
 			g.Expect(l.Workload.Client.Get(ctx, client.ObjectKey{Name: "real-sno-0"}, node)).To(Succeed(), "the node is named after the host's local-hostname, not the Machine")
