@@ -232,12 +232,11 @@ var _ = Describe("A cluster of 3 control-plane nodes and 2 workers", Ordered, st
 	BeforeEach(func() { reportOnFailure(l, ns) })
 
 	It("installs to Available", func() {
-		// Ironic wipes a deprovisioned host's disk only with automated cleaning; the hosts the
-		// workers free are provisioned again with the discovery ISO, which the assisted-service
-		// simulator ignores from a host whose disk still holds what it installed (reported: the
-		// host boots the ISO, by the boot override, and its agent registers).
-		Expect(l.CreateCluster(ctx, lab.ClusterOptions{Namespace: ns, Name: name, ControlPlanes: 3, Workers: 2, Version: "4.17.3",
-			AutomatedCleaningMode: "metadata"})).To(Succeed())
+		// The templates' default cleaning mode (disabled): Ironic does not wipe a deprovisioned
+		// host's disk. The hosts the workers free keep what they installed and are provisioned
+		// again with the discovery ISO, which they boot (BMO's boot override): their agents
+		// register again.
+		Expect(l.CreateCluster(ctx, lab.ClusterOptions{Namespace: ns, Name: name, ControlPlanes: 3, Workers: 2, Version: "4.17.3"})).To(Succeed())
 		expectAvailable(l, ns, name, 3, 5)
 		aci := &hiveextv1beta1.AgentClusterInstall{}
 		Expect(l.Mgmt.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, aci)).To(Succeed())
