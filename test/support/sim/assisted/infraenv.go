@@ -220,8 +220,7 @@ func (s *Simulator) register(ctx context.Context, host *inventory.Host, ie *aiv1
 	s.bootedFromDisk[uuid] = fromDisk
 	s.mu.Unlock()
 
-	switch {
-	case apierrors.IsNotFound(err):
+	if apierrors.IsNotFound(err) {
 		agent = &aiv1beta1.Agent{
 			ObjectMeta: metav1.ObjectMeta{
 				Name: key.Name, Namespace: key.Namespace,
