@@ -78,7 +78,8 @@ var _ = Describe("The image flavor: hosts booting an RHCOS disk image", Ordered,
 		expectBootedDiskImage(l, ns, o.RHCOSImageURL(), 5)
 	})
 
-	It("leaves nothing behind when the Cluster is deleted: every host deprovisioned, its disk wiped", func() {
+	It("leaves nothing behind when the Cluster is deleted: every host deprovisioned and off", func() {
+		// The flavor's default cleaning mode is disabled: the disks keep what was installed.
 		deleteClusterAndExpectNothingLeft(l, ns, name)
 		Eventually(func(g Gomega) {
 			hosts := &bmov1alpha1.BareMetalHostList{}

@@ -235,10 +235,11 @@ var _ = Describe("A cluster of 3 control-plane nodes and 2 workers, and a single
 	BeforeAll(func() {
 		l, ns = addHosts(startLabWithOptions(lab.Options{BareMetal: lab.BareMetalReal, Assisted: lab.AssistedReal}), "prod", "host", 5)
 		start = time.Now()
-		// Ironic wipes a deprovisioned host's disk only with automated cleaning (metadata, BMO's
-		// default); the hosts the workers free are provisioned again with the discovery ISO.
-		Expect(l.CreateCluster(ctx, lab.ClusterOptions{Namespace: ns, Name: name, ControlPlanes: 3, Workers: 2, Version: "4.17.3",
-			AutomatedCleaningMode: "metadata"})).To(Succeed())
+		// The templates' default cleaning mode (disabled): Ironic does not wipe a deprovisioned
+		// host's disk. The hosts the workers free keep what they installed and are provisioned
+		// again with the discovery ISO, which they boot (BMO's boot override): their agents
+		// register again.
+		Expect(l.CreateCluster(ctx, lab.ClusterOptions{Namespace: ns, Name: name, ControlPlanes: 3, Workers: 2, Version: "4.17.3"})).To(Succeed())
 	})
 	BeforeEach(func() { reportOnFailure(l, ns) })
 

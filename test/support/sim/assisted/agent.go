@@ -222,7 +222,7 @@ func (s *Simulator) reconcileAgent(ctx context.Context, req ctrl.Request) (ctrl.
 			return ctrl.Result{}, err
 		}
 	}
-	running, onDisk, failValidation, disconnected := s.hostFlags(host.SystemUUID)
+	running, failValidation, disconnected := s.hostFlags(host.SystemUUID)
 	connected := running && !disconnected
 	bound := cl != nil
 	cur := a.Status.DebugInfo.State
@@ -339,7 +339,9 @@ func (s *Simulator) reconcileAgent(ctx context.Context, req ctrl.Request) (ctrl.
 		case models.HostStageRebooting:
 			if iso := host.PowerOn(); iso != "" {
 				// The host came back in the discovery ISO and its agent registered again
-				// while it was expected to reboot into its disk.
+				// while it was expected to reboot into its disk: assisted-service's "Wrong
+				// boot order detection" (internal/host/statemachine.go, RegisterHost from
+				// installing-in-progress in the rebooting stage, PostRegisterDuringReboot).
 				s.mu.Lock()
 				s.running[host.SystemUUID] = true
 				s.mu.Unlock()
@@ -358,7 +360,7 @@ func (s *Simulator) reconcileAgent(ctx context.Context, req ctrl.Request) (ctrl.
 			return ctrl.Result{}, err
 		}
 		s.mu.Lock()
-		s.onDisk[host.SystemUUID], s.running[host.SystemUUID] = true, false
+		s.running[host.SystemUUID] = false // It boots its disk: the discovery agent is gone.
 		s.mu.Unlock()
 		next, info = models.HostStatusInstalled, infoDone
 		if !inSet {
@@ -383,7 +385,9 @@ func (s *Simulator) reconcileAgent(ctx context.Context, req ctrl.Request) (ctrl.
 			next, info = models.HostStatusUnbindingPendingUserAction, infoUnbindingPending
 		}
 	case cur == models.HostStatusUnbindingPendingUserAction:
-		if connected && !onDisk {
+		// Its discovery agent registered again (the host booted the discovery image, whatever
+		// its disk holds): assisted-service starts it over (pool_host_statemachine.go).
+		if connected {
 			next, info = bindingVariant(bound, models.HostStatusDiscovering), infoDiscovering
 		}
 	}

@@ -23,6 +23,7 @@ import (
 	"strings"
 
 	aiv1beta1 "github.com/openshift/assisted-service/api/v1beta1"
+	"github.com/openshift/assisted-service/models"
 	conditionsv1 "github.com/openshift/custom-resource-status/conditions/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -126,7 +127,9 @@ func (s *Simulator) isoURL(ie *aiv1beta1.InfraEnv) string {
 // Booted registers (or reconnects) the Agent of a host that runs the discovery agent: from an
 // InfraEnv's discovery ISO (b.ISOURL), or from a disk image (b.DiskImageURL) whose Ignition
 // config, read from the config drive (b.UserData), starts the agent against this service and one
-// of its InfraEnvs (see discoveryFromDisk).
+// of its InfraEnvs (see discoveryFromDisk). What the host booted is what its firmware chose
+// (inventory.Host.PowerOn): a host that boots the discovery ISO runs the discovery agent, whatever
+// its disk holds, and the service decides what its registration does (register).
 func (s *Simulator) Booted(ctx context.Context, b inventory.Boot) error {
 	if b.Host == nil {
 		return fmt.Errorf("booting %s: no host", b.ISOURL+b.DiskImageURL)
@@ -135,8 +138,8 @@ func (s *Simulator) Booted(ctx context.Context, b inventory.Boot) error {
 		// The host's agent cannot reach the service: it tries again.
 		return fmt.Errorf("host %s cannot register: assisted-service is unavailable", b.Host.Name)
 	}
-	if _, onDisk, _, _ := s.hostFlags(b.Host.SystemUUID); onDisk {
-		return nil // It boots the OpenShift installed on its disk, not the ISO.
+	if s.gaveUp(b.Host.SystemUUID) {
+		return nil // Its agent was refused since it booted: it waits for a reboot.
 	}
 	if b.DiskImageURL != "" {
 		ie, err := s.discoveryFromDisk(ctx, b)
@@ -195,18 +198,29 @@ func (s *Simulator) discoveryFromDisk(ctx context.Context, b inventory.Boot) (*a
 func (s *Simulator) register(ctx context.Context, host *inventory.Host, ie *aiv1beta1.InfraEnv, fromDisk bool) error {
 	uuid := host.SystemUUID
 	key := client.ObjectKey{Namespace: ie.Namespace, Name: agentName(uuid)}
+	// What the service's database holds now, not what the cache has seen of it.
+	agent := &aiv1beta1.Agent{}
+	err := s.reader.Get(ctx, key, agent)
+	if err != nil && !apierrors.IsNotFound(err) {
+		return fmt.Errorf("reading the Agent of host %s: %w", host.Name, err)
+	}
 	s.mu.Lock()
 	wasRunning := s.running[uuid]
+	s.mu.Unlock()
+	if err == nil && !wasRunning && agent.Labels[aiv1beta1.InfraEnvNameLabel] == ie.Name && deregistering(agent) == nil {
+		// A host booting the discovery agent again, registered through the same InfraEnv: what
+		// the service does depends on where its host's installation is.
+		if refused, err := s.registerAgain(ctx, host, agent); refused || err != nil {
+			return err
+		}
+	}
+	s.mu.Lock()
 	s.running[uuid] = true
 	s.registered[key] = true
 	s.bootedFromDisk[uuid] = fromDisk
 	s.mu.Unlock()
 
-	// What the service's database holds now, not what the cache has seen of it.
-	agent := &aiv1beta1.Agent{}
-	err := s.reader.Get(ctx, key, agent)
-	switch {
-	case apierrors.IsNotFound(err):
+	if apierrors.IsNotFound(err) {
 		agent = &aiv1beta1.Agent{
 			ObjectMeta: metav1.ObjectMeta{
 				Name: key.Name, Namespace: key.Namespace,
@@ -223,8 +237,6 @@ func (s *Simulator) register(ctx context.Context, host *inventory.Host, ie *aiv1
 		}
 		ctrl.LoggerFrom(ctx).Info("Host registered", "agent", key.String(), "infraEnv", ie.Name, "host", host.Name)
 		return nil
-	case err != nil:
-		return fmt.Errorf("reading the Agent of host %s: %w", host.Name, err)
 	}
 	if err := deregistering(agent); err != nil {
 		return fmt.Errorf("host %s cannot register yet: %w", host.Name, err)
@@ -241,11 +253,66 @@ func (s *Simulator) register(ctx context.Context, host *inventory.Host, ie *aiv1
 	return nil
 }
 
+// registerAgain is assisted-service's registration of a host it knows, through the same InfraEnv,
+// whose discovery agent starts again (internal/host/statemachine.go, the TransitionTypeRegisterHost
+// rules, at the pinned version):
+//   - installed: refused ("Register post-installation", PostRegisterAfterInstallation answers
+//     403: the host booted the installation image instead of its disk);
+//   - installing-pending-user-action: refused ("Wrong boot order detection" from that state,
+//     PostRegisterDuringReboot answers 403 "Host is required to be booted from disk");
+//   - added-to-existing-cluster with its installation done (a day-2 host): the wrong boot order
+//     is detected, the host goes to installing-pending-user-action with the same message as
+//     while rebooting (PostRegisterDuringReboot), and its agent is let in;
+//   - any other state is let in: the Agent reconcile moves the host on (an unbound host, as
+//     unbinding-pending-user-action after its cluster let it go, starts over at
+//     discovering-unbound: "Initial registration" in pool_host_statemachine.go).
+//
+// The agent stops trying after a 403 (assisted-installer-agent src/commands/register_node.go
+// RegisterHostWithRetry: "Host will stop trying to register", and waits forever) until its host
+// reboots: refused says so, and Booted ignores the host until PoweredOff.
+func (s *Simulator) registerAgain(ctx context.Context, host *inventory.Host, agent *aiv1beta1.Agent) (refused bool, err error) {
+	log := ctrl.LoggerFrom(ctx).WithValues("agent", agent.Name, "host", host.Name)
+	switch state := agent.Status.DebugInfo.State; {
+	case state == models.HostStatusInstalled, state == models.HostStatusInstallingPendingUserAction:
+		s.mu.Lock()
+		s.refused[host.SystemUUID] = true
+		s.mu.Unlock()
+		log.Info("Host registration refused: it booted the discovery image instead of its installed disk", "state", state)
+		return true, nil
+	case state == models.HostStatusAddedToExistingCluster && agent.Status.Progress.CurrentStage == models.HostStageDone:
+		err := retry.RetryOnConflict(retry.DefaultBackoff, func() error {
+			a := &aiv1beta1.Agent{}
+			if err := s.reader.Get(ctx, client.ObjectKeyFromObject(agent), a); err != nil {
+				return err
+			}
+			if a.Status.DebugInfo.State != models.HostStatusAddedToExistingCluster {
+				return nil
+			}
+			a.Status.DebugInfo.State, a.Status.DebugInfo.StateInfo = models.HostStatusInstallingPendingUserAction, wrongBootOrderInfo(host)
+			setAgentConditions(a, a.Status.DebugInfo.State, a.Status.DebugInfo.StateInfo, "", "")
+			return s.Client.Status().Update(ctx, a)
+		})
+		if err != nil {
+			return false, fmt.Errorf("registering host %s again: %w", host.Name, err)
+		}
+		log.Info("Host booted the discovery ISO again after its installation")
+	}
+	return false, nil
+}
+
+// gaveUp tells whether the agent of the host was refused since the host booted.
+func (s *Simulator) gaveUp(uuid string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.refused[uuid]
+}
+
 // PoweredOff is called when the host is powered off: its agent stops reporting.
 func (s *Simulator) PoweredOff(ctx context.Context, h *inventory.Host) error {
 	s.mu.Lock()
 	was := s.running[h.SystemUUID]
 	s.running[h.SystemUUID] = false
+	delete(s.refused, h.SystemUUID)
 	s.mu.Unlock()
 	if was {
 		s.poke(ctx, h.SystemUUID)
@@ -256,7 +323,6 @@ func (s *Simulator) PoweredOff(ctx context.Context, h *inventory.Host) error {
 // Deprovisioned is called when the host's disks were cleaned: it no longer runs anything.
 func (s *Simulator) Deprovisioned(ctx context.Context, h *inventory.Host) error {
 	s.mu.Lock()
-	s.onDisk[h.SystemUUID] = false
 	delete(s.bootedFromDisk, h.SystemUUID)
 	s.mu.Unlock()
 	return s.PoweredOff(ctx, h)

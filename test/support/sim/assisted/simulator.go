@@ -176,7 +176,7 @@ type Simulator struct {
 	// fencing holds the fencing credentials of the Agents' hosts (host.FencingCredentials).
 	fencing        map[types.NamespacedName]map[string][]byte
 	running        map[string]bool // system UUID → runs the discovery agent (ISO or disk image)
-	onDisk         map[string]bool // system UUID → OpenShift installed on its disk
+	refused        map[string]bool // system UUID → its agent was refused since it booted
 	bootedFromDisk map[string]bool // system UUID → its agent runs from a disk image, not the ISO
 	failValidation map[string]bool
 	disconnected   map[string]bool
@@ -226,7 +226,7 @@ func (s *Simulator) SetupWithManager(_ context.Context, mgr ctrl.Manager, opts c
 	s.acisCh = make(chan event.GenericEvent, 1024)
 	s.registered = map[types.NamespacedName]bool{}
 	s.running = map[string]bool{}
-	s.onDisk = map[string]bool{}
+	s.refused = map[string]bool{}
 	s.bootedFromDisk = map[string]bool{}
 	s.failValidation = map[string]bool{}
 	s.disconnected = map[string]bool{}
@@ -342,10 +342,10 @@ func (s *Simulator) bootsFromDisk(uuid string) bool {
 	return s.bootedFromDisk[uuid]
 }
 
-func (s *Simulator) hostFlags(uuid string) (running, onDisk, failValidation, disconnected bool) {
+func (s *Simulator) hostFlags(uuid string) (running, failValidation, disconnected bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.running[uuid], s.onDisk[uuid], s.failValidation[uuid], s.disconnected[uuid]
+	return s.running[uuid], s.failValidation[uuid], s.disconnected[uuid]
 }
 
 func (s *Simulator) now() time.Time {

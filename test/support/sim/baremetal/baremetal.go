@@ -347,8 +347,7 @@ func (r *Reconciler) reconcileState(ctx context.Context, bmh *bmov1alpha1.BareMe
 		if wait := r.timer.Remaining(bmh.UID, string(bmov1alpha1.StateDeprovisioning), r.Durations.Deprovision); wait > 0 {
 			return ctrl.Result{RequeueAfter: wait}, nil
 		}
-		host.Deprovision()
-		if err := r.hostEvent(ctx, func(e inventory.HostEvents) error { return e.Deprovisioned(ctx, host) }); err != nil {
+		if err := r.tearDown(ctx, bmh, host); err != nil {
 			return ctrl.Result{}, err
 		}
 		history.Deprovision.End = now
@@ -386,8 +385,7 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, bmh *bmov1alpha1.BareM
 		if wait := r.timer.Remaining(bmh.UID, string(state), r.Durations.Deprovision); wait > 0 {
 			return ctrl.Result{RequeueAfter: wait}, nil
 		}
-		host.Deprovision()
-		if err := r.hostEvent(ctx, func(e inventory.HostEvents) error { return e.Deprovisioned(ctx, host) }); err != nil {
+		if err := r.tearDown(ctx, bmh, host); err != nil {
 			return ctrl.Result{}, err
 		}
 		bmh.Status.OperationHistory.Deprovision.End = metav1.NewTime(r.now())
@@ -419,6 +417,24 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, bmh *bmov1alpha1.BareM
 	}
 	r.timer.Forget(bmh.UID)
 	return ctrl.Result{}, nil
+}
+
+// tearDown is the end of deprovisioning: Ironic's tear-down of the deploy, then its automated
+// cleaning when the host has it. BMO v0.13.2 sets the Ironic node's automated_clean to
+// spec.automatedCleaningMode != disabled (pkg/provisioner/ironic/ironic.go configureNode, and
+// syncAutomatedClean before it starts deprovisioning); the mode defaults to metadata (the CRD's
+// +kubebuilder:default, as an empty one counts). Its automated cleaning erases the disks'
+// metadata (metal3's ironic-image runs only that step: [deploy] erase_devices_priority=0,
+// erase_devices_metadata_priority=10): nothing bootable is left (Host.Deprovision, the lab told
+// Deprovisioned). Without it the host is powered off and its virtual media ejected,
+// and its disk keeps what it holds (Host.TearDown, the lab told PoweredOff).
+func (r *Reconciler) tearDown(ctx context.Context, bmh *bmov1alpha1.BareMetalHost, host *inventory.Host) error {
+	if bmh.Spec.AutomatedCleaningMode == bmov1alpha1.CleaningModeDisabled {
+		host.TearDown()
+		return r.hostEvent(ctx, func(e inventory.HostEvents) error { return e.PoweredOff(ctx, host) })
+	}
+	host.Deprovision()
+	return r.hostEvent(ctx, func(e inventory.HostEvents) error { return e.Deprovisioned(ctx, host) })
 }
 
 // liveISODrivers are the BMC drivers that boot a live ISO whole: as virtual media (BMO's

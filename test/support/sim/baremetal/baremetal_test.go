@@ -378,3 +378,69 @@ func unitReconciler(t *testing.T, host *inventory.Host, objs ...client.Object) (
 		Recorder: events.NewFakeRecorder(10), Clock: clk, timer: steps.NewTimer(clk)}
 	return r, c, ev, clk
 }
+
+// TestDeprovisioningFollowsTheCleaningMode: a host deprovisioned (its image removed, or its
+// BareMetalHost deleted) is cleaned, its disk wiped, with automatedCleaningMode metadata or unset
+// (BMO's default); with disabled it is only powered off and its media ejected, and its disk still
+// boots the system installed on it.
+func TestDeprovisioningFollowsTheCleaningMode(t *testing.T) {
+	iso := bmov1alpha1.Image{URL: "https://image/iso", DiskFormat: ptr.To("live-iso")}
+	for _, tc := range []struct {
+		name     string
+		cleaning bmov1alpha1.AutomatedCleaningMode
+		deleted  bool
+		wantWipe bool
+	}{
+		{name: "metadata", cleaning: bmov1alpha1.CleaningModeMetadata, wantWipe: true},
+		{name: "unset (BMO's default: metadata)", cleaning: "", wantWipe: true},
+		{name: "disabled", cleaning: bmov1alpha1.CleaningModeDisabled},
+		{name: "metadata, host deleted", cleaning: bmov1alpha1.CleaningModeMetadata, deleted: true, wantWipe: true},
+		{name: "disabled, host deleted", cleaning: bmov1alpha1.CleaningModeDisabled, deleted: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			host := inventory.Generate("unit", 1, inventory.GenerateOptions{})[0]
+			host.InsertMedia(iso.URL, true, inventory.OverrideOnce)
+			host.PowerOn()
+			host.WriteOS()
+			if host.PowerOn() != "" || !host.RunsDisk() {
+				t.Fatal("the installed host does not run its disk")
+			}
+			bmh := host.BareMetalHost("ns", "creds")
+			bmh.Finalizers = []string{bmov1alpha1.BareMetalHostFinalizer}
+			bmh.Spec.AutomatedCleaningMode = tc.cleaning
+			bmh.Status.Provisioning.State = bmov1alpha1.StateDeprovisioning
+			bmh.Status.Provisioning.Image = iso
+			bmh.Status.PoweredOn = true
+			if tc.deleted {
+				bmh.DeletionTimestamp = &metav1.Time{Time: time.Unix(1, 0)}
+			}
+			r, c, ev, clk := unitReconciler(t, host, bmh, credentials("admin", ""))
+			req := ctrl.Request{NamespacedName: client.ObjectKeyFromObject(bmh)}
+			res, err := r.Reconcile(context.Background(), req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			clk.SetTime(clk.Now().Add(res.RequeueAfter))
+			if _, err := r.Reconcile(context.Background(), req); err != nil {
+				t.Fatal(err)
+			}
+			got := &bmov1alpha1.BareMetalHost{}
+			if err := c.Get(context.Background(), req.NamespacedName, got); err != nil {
+				t.Fatal(err)
+			}
+			if s := got.Status.Provisioning.State; s == bmov1alpha1.StateDeprovisioning {
+				t.Fatalf("still %s", s)
+			}
+			if host.Running() != "" || host.RunsDisk() {
+				t.Fatal("the host still runs after deprovisioning")
+			}
+			if wiped := len(ev.cleaned) == 1; wiped != tc.wantWipe || len(ev.cleaned)+len(ev.off) != 1 {
+				t.Fatalf("told cleaned %v and powered off %v; want cleaned: %t", ev.cleaned, ev.off, tc.wantWipe)
+			}
+			// Powered on with nothing attached, the host boots what its disk holds.
+			if booted := host.PowerOn(); booted != "" || host.RunsDisk() == tc.wantWipe {
+				t.Fatalf("after deprovisioning the host boots %q, runs its installed system: %t; want it to: %t", booted, host.RunsDisk(), !tc.wantWipe)
+			}
+		})
+	}
+}

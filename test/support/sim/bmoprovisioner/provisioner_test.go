@@ -360,6 +360,30 @@ func TestDeprovisionTearsDownAndCleans(t *testing.T) {
 	b.g.Expect(b.f.byID(b.data.ProvisionerID).provisionState).To(BeEquivalentTo("available"))
 }
 
+// TestDeprovisionWithoutCleaningKeepsTheDisk: with automatedCleaningMode disabled (Ironic's
+// automated_clean false) the tear-down powers the host off and ejects its media, and nothing wipes
+// its disk: the system installed from the live ISO boots again at the next power-on.
+func TestDeprovisionWithoutCleaningKeepsTheDisk(t *testing.T) {
+	ctx := context.Background()
+	b := newBench(t)
+	b.register()
+	access := provisioner.ManagementAccessData{AutomatedCleaningMode: bmov1alpha1.CleaningModeDisabled, BootMode: bmov1alpha1.UEFI}
+	_, _, err := b.prov().Register(ctx, access, false, false)
+	b.g.Expect(err).NotTo(HaveOccurred())
+	iso := bmov1alpha1.Image{URL: "https://image/discovery.iso", DiskFormat: ptr.To("live-iso")}
+	b.provision(provisioner.ProvisionData{Image: iso, BootMode: bmov1alpha1.UEFI})
+	b.host.WriteOS()
+	b.until(10, func() (provisioner.Result, error) {
+		return b.prov().Deprovision(ctx, false, bmov1alpha1.CleaningModeDisabled)
+	})
+	b.g.Expect(b.published).To(ContainElement("DeprovisioningComplete"))
+	b.g.Expect(b.events.cleaned).To(BeEmpty())
+	b.g.Expect(b.events.off).To(Equal([]string{b.host.Name}))
+	b.g.Expect(b.host.Running()).To(BeEmpty())
+	b.g.Expect(b.host.PowerOn()).To(BeEmpty(), "no ISO is attached any more")
+	b.g.Expect(b.host.RunsDisk()).To(BeTrue(), "the installed system is still on the disk")
+}
+
 // TestPowerOffAndOn: the lab hears of both; a powered-on host's live ISO boots again.
 func TestPowerOffAndOn(t *testing.T) {
 	ctx := context.Background()

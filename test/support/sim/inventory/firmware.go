@@ -123,8 +123,22 @@ func (h *Host) InstallToExistingRoot() {
 	h.fw.diskHasOS = true
 }
 
-// Deprovision is Ironic tearing a deploy down with cleaning: the CD ejected, the override
-// cleared, the disk (image, config drive, installed system) wiped, the host off.
+// TearDown is Ironic tearing a deploy down without cleaning (the node's automated_clean false:
+// BMO's automatedCleaningMode disabled): the host powered off, the CD ejected and the override
+// cleared (ironic/conductor/deployments.py do_node_tear_down: power off, then the boot
+// interface's clean_up_instance), and the disk left as it is: whatever was written or installed
+// on it boots again at the next power-on unless something else is booted first.
+func (h *Host) TearDown() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.fw.media, h.fw.override = "", NoOverride
+	h.fw.on, h.fw.running = false, ""
+}
+
+// Deprovision is Ironic tearing a deploy down with cleaning (automated_clean true: BMO's
+// automatedCleaningMode metadata, its default): the CD ejected, the override cleared, the disk
+// (image, config drive, installed system) wiped by the metadata erase of automated cleaning, the
+// host off.
 func (h *Host) Deprovision() {
 	h.mu.Lock()
 	defer h.mu.Unlock()

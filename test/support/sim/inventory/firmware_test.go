@@ -168,3 +168,37 @@ func TestLiveISOAfterDiskImage(t *testing.T) {
 		t.Fatalf("RunningDiskImage() = %q while the ISO runs", got)
 	}
 }
+
+// TestTearDownKeepsTheDisk: a deploy torn down without cleaning (automatedCleaningMode disabled)
+// leaves the installed system on the disk: with nothing attached the host boots it again; a live
+// ISO attached for the next deploy boots first (the override), and the disk still holds OpenShift
+// when the installer reboots the host. Torn down with cleaning, nothing is left to boot.
+func TestTearDownKeepsTheDisk(t *testing.T) {
+	const iso = "https://images.lab.sim/discovery.iso"
+	h := &Host{Name: "h"}
+	h.InsertMedia(iso, true, OverrideOnce)
+	h.PowerOn()
+	h.WriteOS()
+	if got := h.PowerOn(); got != "" || !h.RunsDisk() {
+		t.Fatalf("reboot after the install: got %q, RunsDisk() = %t; want the disk", got, h.RunsDisk())
+	}
+	h.TearDown()
+	if h.Running() != "" || h.RunsDisk() {
+		t.Fatal("the host still runs something after the tear-down")
+	}
+	if got := h.PowerOn(); got != "" || !h.RunsDisk() {
+		t.Fatalf("boot after a tear-down without cleaning: got %q, RunsDisk() = %t; want the installed system", got, h.RunsDisk())
+	}
+	h.TearDown()
+	h.InsertMedia(iso, true, OverrideOnce)
+	if got := h.PowerOn(); got != iso {
+		t.Fatalf("boot of the next live ISO: got %q, want the ISO", got)
+	}
+	if got := h.PowerOn(); got != "" || !h.RunsDisk() {
+		t.Fatalf("reboot after the next live ISO: got %q, want the installed system (the disk was kept)", got)
+	}
+	h.Deprovision()
+	if got := h.PowerOn(); got != "" || h.RunsDisk() {
+		t.Fatalf("boot after a tear-down with cleaning: got %q, RunsDisk() = %t; want nothing", got, h.RunsDisk())
+	}
+}

@@ -131,3 +131,73 @@ func TestBareMetalHostWithoutBootMAC(t *testing.T) {
 		g.Expect(notInspected.Status.ErrorMessage).To(Equal("BMC driver redfish-virtualmedia requires a BootMACAddress value"))
 	}, timeout).Should(Succeed())
 }
+
+// TestReprovisionAfterInstall installs a single-node cluster on a BareMetalHost, lets the host go
+// (its Agent unbound, its image removed, as CAPM3 and the providers do when its Machine is
+// deleted) and provisions the discovery ISO on it again: with automatedCleaningMode metadata BMO
+// wipes the disk when deprovisioning, with disabled the installed system stays on it. Either way
+// the firmware boots the ISO (the one-time override) and the discovery agent registers again:
+// assisted-service starts the unbound host over.
+func TestReprovisionAfterInstall(t *testing.T) {
+	ns := newNamespace(t, "reprovision")
+	for _, cleaning := range []bmov1alpha1.AutomatedCleaningMode{bmov1alpha1.CleaningModeMetadata, bmov1alpha1.CleaningModeDisabled} {
+		t.Run(string(cleaning), func(t *testing.T) {
+			g := NewWithT(t)
+			name := "reprovision-" + string(cleaning)
+			host := inventory.Generate(name+"-"+ns, 1, inventory.GenerateOptions{})[0]
+			inv.Add(host)
+			cd, _ := createCluster(g, ns, name, 1, 0)
+			ie := createInfraEnv(t, g, ns, name, &aiv1beta1.ClusterReference{Name: cd.Name, Namespace: ns})
+			iso := &bmov1alpha1.Image{URL: ie.Status.ISODownloadURL, DiskFormat: ptr.To("live-iso")}
+			bmh := host.BareMetalHost(ns, "bmc-credentials")
+			bmh.Spec.BootMode = bmov1alpha1.UEFI
+			bmh.Spec.AutomatedCleaningMode = cleaning
+			bmh.Spec.Image = iso
+			g.Expect(mgmt.Client.Create(ctx, bmh)).To(Succeed())
+			approve(g, ns, []*inventory.Host{host}, models.HostRoleMaster)
+			g.Eventually(func(g Gomega) {
+				g.Expect(agentOf(g, ns, host).Status.DebugInfo.State).To(Equal(models.HostStatusInstalled))
+			}, timeout).Should(Succeed())
+			g.Expect(host.RunsDisk()).To(BeTrue())
+
+			// The host's Machine is deleted: its Agent is unbound, its image removed.
+			g.Eventually(func() error {
+				a := &aiv1beta1.Agent{}
+				if err := mgmt.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: host.SystemUUID}, a); err != nil {
+					return err
+				}
+				base := a.DeepCopy()
+				a.Spec.ClusterDeploymentName = nil
+				return mgmt.Client.Patch(ctx, a, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{}))
+			}, timeout).Should(Succeed())
+			g.Eventually(func(g Gomega) {
+				g.Expect(agentOf(g, ns, host).Status.DebugInfo.State).To(Equal(models.HostStatusUnbindingPendingUserAction))
+			}, timeout).Should(Succeed())
+			setImage := func(image *bmov1alpha1.Image, want bmov1alpha1.ProvisioningState) {
+				g.Eventually(func() error {
+					if err := mgmt.Client.Get(ctx, client.ObjectKeyFromObject(bmh), bmh); err != nil {
+						return err
+					}
+					base := bmh.DeepCopy()
+					bmh.Spec.Image = image
+					return mgmt.Client.Patch(ctx, bmh, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{}))
+				}, timeout).Should(Succeed())
+				g.Eventually(func(g Gomega) {
+					g.Expect(mgmt.Client.Get(ctx, client.ObjectKeyFromObject(bmh), bmh)).To(Succeed())
+					g.Expect(bmh.Status.Provisioning.State).To(Equal(want))
+					g.Expect(bmh.Status.Provisioning.Image.URL).To(Equal(ptr.Deref(image, bmov1alpha1.Image{}).URL))
+				}, timeout).Should(Succeed())
+			}
+			setImage(nil, bmov1alpha1.StateAvailable)
+			g.Expect(host.Running()).To(BeEmpty())
+			g.Expect(agentOf(g, ns, host).Status.DebugInfo.State).To(Equal(models.HostStatusUnbindingPendingUserAction))
+
+			// Provisioned again with the discovery ISO: the host boots it and registers.
+			setImage(iso, bmov1alpha1.StateProvisioned)
+			g.Eventually(func(g Gomega) {
+				g.Expect(agentOf(g, ns, host).Status.DebugInfo.State).To(Equal(models.HostStatusKnownUnbound))
+			}, timeout).Should(Succeed())
+			g.Expect(host.Running()).To(Equal(iso.URL))
+		})
+	}
+}
