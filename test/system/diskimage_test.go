@@ -74,7 +74,7 @@ var _ = Describe("The image flavor: hosts booting an RHCOS disk image", Ordered,
 		_, err := l.AddHosts(ctx, ns, "day2", 1, func(_ *inventory.Host, bmh *bmov1alpha1.BareMetalHost) { bmh.Spec.BootMACAddress = "" })
 		Expect(err).NotTo(HaveOccurred())
 		scaleWorkersUp(l, ns, name, 2, 5)
-		Expect(day2Agents(l, ns)).To(Equal(1), "the new worker installs as a day-2 host")
+		expectDay2Agents(l, ns, 1, "the new worker installs as a day-2 host")
 		expectBootedDiskImage(l, ns, o.RHCOSImageURL(), 5)
 	})
 

@@ -261,7 +261,7 @@ var _ = Describe("A cluster of 3 control-plane nodes and 2 workers, and a single
 		_, err := l.AddHosts(ctx, ns, "day2", 2)
 		Expect(err).NotTo(HaveOccurred())
 		scaleWorkersUp(l, ns, name, 4, 7)
-		Expect(day2Agents(l, ns)).To(Equal(2), "the two new workers install as day-2 hosts")
+		expectDay2Agents(l, ns, 2, "the two new workers install as day-2 hosts")
 
 		scaleMachineDeployment(l, ns, name+"-worker", 1)
 		Eventually(func(g Gomega) {
@@ -281,15 +281,18 @@ var _ = Describe("A cluster of 3 control-plane nodes and 2 workers, and a single
 			g.Expect(l.Mgmt.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, aci)).To(Succeed())
 			g.Expect(aci.Status.DebugInfo.State).To(Equal("adding-hosts"), "the installed cluster takes day-2 hosts")
 		}, timeout, interval).Should(Succeed())
-		agents := &aiv1beta1.AgentList{}
-		Expect(l.Mgmt.Client.List(ctx, agents, client.InNamespace(ns))).To(Succeed())
-		masters := 0
-		for _, a := range agents.Items {
-			if a.Spec.Role == "master" && a.Status.DebugInfo.State == "added-to-existing-cluster" {
-				masters++
+		// The service writes an Agent's status after the host's progress (expectDay2Agents).
+		Eventually(func(g Gomega) {
+			agents := &aiv1beta1.AgentList{}
+			g.Expect(l.Mgmt.Client.List(ctx, agents, client.InNamespace(ns))).To(Succeed())
+			masters := 0
+			for _, a := range agents.Items {
+				if a.Spec.Role == "master" && a.Status.DebugInfo.State == "added-to-existing-cluster" {
+					masters++
+				}
 			}
-		}
-		Expect(masters).To(Equal(2), "the two new control-plane hosts install as day-2 masters")
+			g.Expect(masters).To(Equal(2), "the two new control-plane hosts install as day-2 masters")
+		}, timeout, interval).Should(Succeed())
 
 		expectEtcdMembersMatchMachines(l, ns, controlPlanes)
 
@@ -509,18 +512,23 @@ func scaleWorkersUp(l *lab.Lab, ns, name string, replicas int32, nodes int) {
 	}, timeout, interval).Should(Succeed())
 }
 
-// day2Agents is the number of Agents of ns that assisted-service added to an installed cluster.
-func day2Agents(l *lab.Lab, ns string) int {
+// expectDay2Agents waits until n Agents of ns are hosts that assisted-service added to an
+// installed cluster (why says what that shows). The service writes an Agent's status from its
+// database on its own reconcile, after the host's progress: a Machine can run on its Node before
+// its Agent says so.
+func expectDay2Agents(l *lab.Lab, ns string, n int, why string) {
 	GinkgoHelper()
-	agents := &aiv1beta1.AgentList{}
-	Expect(l.Mgmt.Client.List(ctx, agents, client.InNamespace(ns))).To(Succeed())
-	n := 0
-	for _, a := range agents.Items {
-		if a.Status.DebugInfo.State == models.HostStatusAddedToExistingCluster {
-			n++
+	Eventually(func(g Gomega) {
+		agents := &aiv1beta1.AgentList{}
+		g.Expect(l.Mgmt.Client.List(ctx, agents, client.InNamespace(ns))).To(Succeed())
+		added := 0
+		for _, a := range agents.Items {
+			if a.Status.DebugInfo.State == models.HostStatusAddedToExistingCluster {
+				added++
+			}
 		}
-	}
-	return n
+		g.Expect(added).To(Equal(n), why)
+	}, timeout, interval).Should(Succeed())
 }
 
 var _ = Describe("A cluster of self-booted hosts (AgentMachine)", Ordered, startsFirst, func() {

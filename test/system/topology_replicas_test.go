@@ -174,7 +174,7 @@ var _ = Describe("Single-node and two-node OpenShift as topologies of ClusterCla
 			g.Expect(ws[0].Status.NodeRef.IsDefined()).To(BeTrue())
 			g.Expect(workloadNodes(g, l, ns, metal3)).To(ContainElement(ws[0].Status.NodeRef.Name))
 		}, timeout, interval).Should(Succeed())
-		Expect(day2Agents(l, ns)).To(Equal(1), "the worker installs as a day-2 host")
+		expectDay2Agents(l, ns, 1, "the worker installs as a day-2 host")
 		GinkgoWriter.Printf("and of its worker: %s\n", time.Since(start).Round(time.Second))
 	})
 

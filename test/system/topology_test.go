@@ -104,7 +104,7 @@ var _ = Describe("A topology cluster of ClusterClass openshift-metal3", Ordered,
 			g.Expect(l.Mgmt.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, cluster)).To(Succeed())
 			g.Expect(conditionTrue(cluster.Status.Conditions, clusterv1.ClusterTopologyReconciledCondition)).To(BeTrue())
 		}, timeout, interval).Should(Succeed())
-		Expect(day2Agents(l, ns)).To(Equal(1), "the worker installs as a day-2 host")
+		expectDay2Agents(l, ns, 1, "the worker installs as a day-2 host")
 	})
 
 	It("makes no change on a second reconcile", func() {
@@ -282,7 +282,7 @@ var _ = Describe("A topology cluster of ClusterClass openshift-agent", Ordered, 
 		Eventually(func(g Gomega) {
 			g.Expect(runningMachines(g, l, ns, workers)).To(Equal(1))
 		}, timeout, interval).Should(Succeed())
-		Expect(day2Agents(l, ns)).To(Equal(1), "the worker installs as a day-2 host")
+		expectDay2Agents(l, ns, 1, "the worker installs as a day-2 host")
 	})
 
 	It("upgrades the worker in place, on the Agent it runs on", func() {

@@ -178,7 +178,7 @@ var _ = Describe("A cluster that cluster-api-provider-openshift-assisted install
 				Expect(m.UID).To(Equal(uid), "Machine %s is the one installed before the switch", m.Name)
 			}
 		}
-		Expect(day2Agents(l, ns)).To(Equal(1), "the new worker installs as a day-2 host of the installed cluster")
+		expectDay2Agents(l, ns, 1, "the new worker installs as a day-2 host of the installed cluster")
 	})
 
 	It("leaves nothing behind when the Cluster is deleted", func() {
