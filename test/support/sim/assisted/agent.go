@@ -39,6 +39,7 @@ import (
 
 	ign "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/support/sim/internal/ignition"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/support/sim/internal/kubelet"
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/support/sim/internal/stages"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/support/sim/inventory"
 )
 
@@ -108,24 +109,29 @@ var (
 		models.HostStatusInstalling, models.HostStatusInstallingInProgress}
 )
 
-// stages are the progress stages assisted-service reports for a host of that role.
-func stages(role models.HostRole, bootstrap, day2 bool) []models.HostStage {
+// progressStages are the progress stages assisted-service expects of a host of that role
+// (shared with the hosts of the real service: sim/internal/stages), which an Agent's status
+// lists; walked are those it goes through, the same but for a host added to an installed cluster
+// (day2), whose Node's joining the service's agent controller reports (stages.Day2). An arbiter
+// installs as a master does (newer services' FindMatchingStages).
+func progressStages(role models.HostRole, bootstrap, sno bool) []models.HostStage {
 	switch {
-	case day2:
-		return []models.HostStage{models.HostStageStartingInstallation, models.HostStageInstalling,
-			models.HostStageWritingImageToDisk, models.HostStageRebooting, models.HostStageDone}
 	case bootstrap:
-		return []models.HostStage{models.HostStageStartingInstallation, models.HostStageInstalling,
-			models.HostStageWaitingForControlPlane, models.HostStageWritingImageToDisk, models.HostStageRebooting,
-			models.HostStageConfiguring, models.HostStageJoined, models.HostStageDone}
-	case role == models.HostRoleMaster || role == HostRoleArbiter:
-		return []models.HostStage{models.HostStageStartingInstallation, models.HostStageInstalling,
-			models.HostStageWritingImageToDisk, models.HostStageRebooting, models.HostStageConfiguring,
-			models.HostStageJoined, models.HostStageDone}
+		role = models.HostRoleBootstrap
+	case role == HostRoleArbiter:
+		role = models.HostRoleMaster
 	}
-	return []models.HostStage{models.HostStageStartingInstallation, models.HostStageInstalling,
-		models.HostStageWritingImageToDisk, models.HostStageRebooting, models.HostStageWaitingForIgnition,
-		models.HostStageConfiguring, models.HostStageJoined, models.HostStageDone}
+	return stages.Host(role, sno)
+}
+
+func walkedStages(role models.HostRole, bootstrap, day2, sno bool) []models.HostStage {
+	if day2 {
+		if role == HostRoleArbiter {
+			role = models.HostRoleMaster
+		}
+		return stages.Day2(role)
+	}
+	return progressStages(role, bootstrap, sno)
 }
 
 // validations are the host's validation results; failing lists the failures' messages.
@@ -235,9 +241,10 @@ func (s *Simulator) reconcileAgent(ctx context.Context, req ctrl.Request) (ctrl.
 		return bindingVariant(bound, models.HostStatusKnown)
 	}
 	var aciState string
-	var inSet, installFault bool
+	var inSet, installFault, sno bool
 	if cl != nil {
 		aciState = cl.state()
+		sno = isSNO(cl.aci)
 		inSet = s.inInstallSet(cl.key(), req.NamespacedName)
 		s.mu.Lock()
 		installFault = s.failInstall[cl.key()]
@@ -315,10 +322,9 @@ func (s *Simulator) reconcileAgent(ctx context.Context, req ctrl.Request) (ctrl.
 		if w, ok := wait("start", s.Durations.InstallStage); ok {
 			return ctrl.Result{RequeueAfter: w}, nil
 		}
-		st := stages(role, a.Status.Bootstrap, !inSet)
-		next, stage = models.HostStatusInstallingInProgress, st[0]
+		next, stage = models.HostStatusInstallingInProgress, walkedStages(role, a.Status.Bootstrap, !inSet, sno)[0]
 		info = string(stage)
-		a.Status.Progress.ProgressStages = st
+		a.Status.Progress.ProgressStages = progressStages(role, a.Status.Bootstrap, sno)
 	case cur == models.HostStatusInstallingInProgress:
 		if !connected && running {
 			break // The agent stopped reporting: the installation does not progress.
@@ -352,7 +358,7 @@ func (s *Simulator) reconcileAgent(ctx context.Context, req ctrl.Request) (ctrl.
 		if next == models.HostStatusInstallingPendingUserAction {
 			break
 		}
-		if following, ok := nextStage(a.Status.Progress.ProgressStages, stage); ok {
+		if following, ok := nextStage(walkedStages(role, a.Status.Bootstrap, !inSet, sno), stage); ok {
 			stage, info = following, string(following)
 			break
 		}
@@ -377,7 +383,7 @@ func (s *Simulator) reconcileAgent(ctx context.Context, req ctrl.Request) (ctrl.
 		s.running[host.SystemUUID] = false
 		s.mu.Unlock()
 		next, info = models.HostStatusInstallingInProgress, string(stage)
-		if following, ok := nextStage(a.Status.Progress.ProgressStages, stage); ok {
+		if following, ok := nextStage(walkedStages(role, a.Status.Bootstrap, !inSet, sno), stage); ok {
 			stage, info = following, string(following)
 		}
 	case isOneOf(cur, models.HostStatusInstalled, models.HostStatusAddedToExistingCluster, models.HostStatusError):

@@ -20,35 +20,14 @@ import (
 	"slices"
 
 	"github.com/openshift/assisted-service/models"
+
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/support/sim/internal/stages"
 )
 
-// hostStages are the progress stages assisted-service expects of a host of that role
-// (internal/host/common.go FindMatchingStages and BootstrapStages, MasterStages, WorkerStages,
-// SnoStages at 780deffb6a35): role "bootstrap" is the bootstrap master, whose stages differ on a
-// single-node cluster (sno).
+// hostStages are the progress stages assisted-service expects of a host of that role (shared
+// with the simulator: sim/internal/stages).
 func hostStages(role models.HostRole, sno bool) []models.HostStage {
-	switch {
-	case role == models.HostRoleBootstrap && sno:
-		return []models.HostStage{models.HostStageStartingInstallation, models.HostStageInstalling,
-			models.HostStageWaitingForBootkube, models.HostStageWritingImageToDisk,
-			models.HostStageRebooting, models.HostStageJoined, models.HostStageDone}
-	case role == models.HostRoleBootstrap:
-		return []models.HostStage{models.HostStageStartingInstallation, models.HostStageInstalling,
-			models.HostStageWritingImageToDisk, models.HostStageWaitingForControlPlane,
-			models.HostStageWaitingForBootkube, models.HostStageWaitingForController,
-			models.HostStageRebooting, models.HostStageConfiguring, models.HostStageJoined,
-			models.HostStageDone}
-	case role == models.HostRoleMaster:
-		return []models.HostStage{models.HostStageStartingInstallation, models.HostStageInstalling,
-			models.HostStageWritingImageToDisk, models.HostStageRebooting,
-			models.HostStageConfiguring, models.HostStageJoined, models.HostStageDone}
-	case role == models.HostRoleWorker:
-		return []models.HostStage{models.HostStageStartingInstallation, models.HostStageInstalling,
-			models.HostStageWritingImageToDisk, models.HostStageWaitingForControlPlane, models.HostStageRebooting,
-			models.HostStageWaitingForIgnition, models.HostStageConfiguring,
-			models.HostStageJoined, models.HostStageDone}
-	}
-	return nil
+	return stages.Host(role, sno)
 }
 
 // installerStages are the stages the assisted-installer on the host reports, up to its reboot;

@@ -182,7 +182,7 @@ func TestClusterInstall(t *testing.T) {
 		models.HostStatusPreparingForInstallation, models.HostStatusPreparingSuccessful, models.HostStatusInstalling,
 		models.HostStatusInstallingInProgress, models.HostStatusInstalled}))
 	g.Eventually(workerStages.States, timeout).Should(Equal([]string{string(models.HostStageStartingInstallation), string(models.HostStageInstalling),
-		string(models.HostStageWritingImageToDisk), string(models.HostStageRebooting), string(models.HostStageWaitingForIgnition),
+		string(models.HostStageWritingImageToDisk), string(models.HostStageWaitingForControlPlane), string(models.HostStageRebooting), string(models.HostStageWaitingForIgnition),
 		string(models.HostStageConfiguring), string(models.HostStageJoined), string(models.HostStageDone)}))
 	completed := aciCondition(aci, hiveextv1beta1.ClusterCompletedCondition)
 	g.Expect(completed.Status).To(Equal(corev1.ConditionTrue))
