@@ -23,6 +23,7 @@ import (
 	. "github.com/onsi/gomega"
 	aiv1beta1 "github.com/openshift/assisted-service/api/v1beta1"
 	corev1 "k8s.io/api/core/v1"
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	bootstrapv1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/bootstrap/v1alpha2"
@@ -33,16 +34,22 @@ import (
 // The image flavor (templates/cluster-template-image.yaml): the hosts boot an RHCOS disk image
 // that Ironic writes with the bootstrap data, the InfraEnv's discovery ignition, on a config
 // drive; no virtual media, so hosts the live ISO refuses (IPMI, legacy BIOS) install.
-var _ = Describe("The image flavor: hosts booting an RHCOS disk image", Ordered, func() {
+//
+// The specs run in the lab labOf returns once its BeforeAll ran: the real Describe's, after its
+// other clusters, so that the image flow meets the real assisted-service and baremetal-operator.
+// The lab's clusters share one workload API server, whose Nodes are every cluster's: the specs
+// count this cluster's Machines.
+func imageFlavorSpecs(labOf func() *lab.Lab) {
 	var (
 		l  *lab.Lab
 		ns string
 	)
 	const name = "image"
 	o := lab.ClusterOptions{Name: name, ControlPlanes: 3, Workers: 1, Version: "4.17.3", DiskImage: true}
+	workers := client.MatchingLabels{clusterv1.MachineDeploymentNameLabel: name + "-worker"}
 
 	BeforeAll(func() {
-		l = startLab()
+		l = labOf()
 		var err error
 		ns, err = l.Mgmt.CreateNamespace(ctx, "image")
 		Expect(err).NotTo(HaveOccurred())
@@ -66,23 +73,30 @@ var _ = Describe("The image flavor: hosts booting an RHCOS disk image", Ordered,
 
 	It("installs 3 control-plane nodes and a worker, over IPMI and in legacy BIOS mode, each host booting its disk image with its own InfraEnv's discovery ignition", func() {
 		Expect(l.CreateCluster(ctx, o)).To(Succeed())
-		expectAvailable(l, ns, name, 3, 4)
+		Eventually(func(g Gomega) {
+			cp := controlPlane(l, ns, name)(g)
+			g.Expect(conditionTrue(cp.Status.Conditions, "Available")).To(BeTrue(), "control plane not Available")
+			g.Expect(cp.Status.ReadyReplicas).To(HaveValue(BeEquivalentTo(3)))
+			g.Expect(runningMachines(g, l, ns, client.MatchingLabels{clusterv1.ClusterNameLabel: name})).To(Equal(4))
+		}, timeout, interval).Should(Succeed())
 		expectBootedDiskImage(l, ns, o.RHCOSImageURL(), 4)
 	})
 
 	It("scales the workers by one, as a day-2 host without a boot MAC", func() {
 		_, err := l.AddHosts(ctx, ns, "day2", 1, func(_ *inventory.Host, bmh *bmov1alpha1.BareMetalHost) { bmh.Spec.BootMACAddress = "" })
 		Expect(err).NotTo(HaveOccurred())
-		scaleWorkersUp(l, ns, name, 2, 5)
+		scaleMachineDeployment(l, ns, name+"-worker", 2)
+		Eventually(func(g Gomega) {
+			g.Expect(runningMachines(g, l, ns, workers)).To(Equal(2))
+		}, timeout, interval).Should(Succeed())
 		expectDay2Agents(l, ns, 1, "the new worker installs as a day-2 host")
 		expectBootedDiskImage(l, ns, o.RHCOSImageURL(), 5)
 	})
 
-	It("leaves nothing behind when the Cluster is deleted: every host deprovisioned and off", func() {
-		// The flavor's default cleaning mode is disabled: the disks keep what was installed.
+	It("leaves nothing behind when the image cluster is deleted: every host deprovisioned and off", func() {
 		deleteClusterAndExpectNothingLeft(l, ns, name)
+		hosts := &bmov1alpha1.BareMetalHostList{}
 		Eventually(func(g Gomega) {
-			hosts := &bmov1alpha1.BareMetalHostList{}
 			g.Expect(l.Mgmt.Client.List(ctx, hosts, client.InNamespace(ns))).To(Succeed())
 			g.Expect(hosts.Items).To(HaveLen(5))
 			for _, bmh := range hosts.Items {
@@ -90,13 +104,17 @@ var _ = Describe("The image flavor: hosts booting an RHCOS disk image", Ordered,
 				g.Expect(bmh.Status.Provisioning.State).To(Equal(bmov1alpha1.StateAvailable), "BareMetalHost %s", bmh.Name)
 			}
 		}, timeout, interval).Should(Succeed())
+		mine := map[string]bool{}
+		for _, bmh := range hosts.Items {
+			mine[bmh.Name] = true
+		}
 		for _, h := range l.Inventory.Hosts() {
-			if h.BMCAddress != "" && (h.RunsDisk() || h.Running() != "") {
+			if mine[h.Name] && (h.RunsDisk() || h.Running() != "") {
 				Fail("host " + h.Name + " still runs something after its BareMetalHost was deprovisioned")
 			}
 		}
 	})
-})
+}
 
 // expectBootedDiskImage checks the n Machines of ns on Metal3: each Metal3Machine and
 // BareMetalHost has the template's disk image (never a discovery ISO), and each bootstrap data

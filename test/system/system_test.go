@@ -407,6 +407,10 @@ var _ = Describe("A cluster of 3 control-plane nodes and 2 workers, and a single
 		Expect(aci.Spec.ProvisionRequirements.WorkerAgents).To(Equal(0))
 		Expect(aci.Spec.PlatformType).To(Equal(hiveextv1beta1.NonePlatformType))
 	})
+
+	Context("The image flavor: hosts booting an RHCOS disk image", func() {
+		imageFlavorSpecs(func() *lab.Lab { return l })
+	})
 })
 
 // deleteClusterAndExpectNothingLeft deletes the Cluster and waits until none of the objects of
