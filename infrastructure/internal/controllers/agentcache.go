@@ -17,7 +17,11 @@ limitations under the License.
 package controllers
 
 import (
+	"slices"
+	"sync"
+
 	aiv1beta1 "github.com/openshift/assisted-service/api/v1beta1"
+	conditionsv1 "github.com/openshift/custom-resource-status/conditions/v1"
 	corev1 "k8s.io/api/core/v1"
 )
 
@@ -28,9 +32,17 @@ import (
 // an AgentMachine's status needs. Kept:
 //   - metadata, but its managed fields and kubectl's last-applied annotation;
 //   - the whole spec, which claims and releases write;
-//   - status conditions, and the host state of debugInfo (the capoa_agents metric);
-//   - of the inventory: hostname, CPU count and architecture, physical memory, each disk's size
-//     and each NIC's MAC and IP addresses (ranking, architecture match, Machine addresses).
+//   - the status conditions the controllers read (agentConditionsRead: availability, the
+//     mirrored ones, Bound), and the host state of debugInfo (the capoa_agents metric);
+//   - of the inventory: hostname, CPU count and architecture, physical memory, the disks as one
+//     of their total size (diskBytes, the size class of a claim, is all that reads them), and
+//     the NICs that have an address, with their MAC and IP addresses (Machine addresses).
+//
+// What a cached Agent costs is measured by BenchmarkCachedAgent (issue 45): the decoder gives each
+// string and slice an allocation of its own, so the kept slices are new ones of exactly their
+// length (append would leave a quarter to a half of them unused), and the strings that repeat
+// from Agent to Agent (namespace, condition types, statuses, reasons and messages, architecture,
+// host state) are interned (intern): 2,000 Agents then share one copy of each.
 //
 // Agents are only written with merge patches computed between two trimmed copies, so the fields
 // dropped here never appear in a patch and survive on the API server. Objects other than Agents
@@ -42,25 +54,124 @@ func TrimAgent(obj any) (any, error) {
 	}
 	agent.ManagedFields = nil
 	delete(agent.Annotations, corev1.LastAppliedConfigAnnotation)
-	inv := agent.Status.Inventory
+	agent.Namespace = intern(agent.Namespace)
+	inv := &agent.Status.Inventory
 	trimmed := aiv1beta1.HostInventory{
 		Hostname: inv.Hostname,
-		Cpu:      aiv1beta1.HostCPU{Count: inv.Cpu.Count, Architecture: inv.Cpu.Architecture},
+		Cpu:      aiv1beta1.HostCPU{Count: inv.Cpu.Count, Architecture: intern(inv.Cpu.Architecture)},
 		Memory:   aiv1beta1.HostMemory{PhysicalBytes: inv.Memory.PhysicalBytes},
 	}
-	for _, d := range inv.Disks {
-		trimmed.Disks = append(trimmed.Disks, aiv1beta1.HostDisk{SizeBytes: d.SizeBytes})
+	if len(inv.Disks) > 0 {
+		var total int64
+		for i := range inv.Disks {
+			total += inv.Disks[i].SizeBytes
+		}
+		trimmed.Disks = []aiv1beta1.HostDisk{{SizeBytes: total}}
 	}
-	for _, i := range inv.Interfaces {
-		trimmed.Interfaces = append(trimmed.Interfaces, aiv1beta1.HostInterface{
-			MacAddress: i.MacAddress, IPV4Addresses: i.IPV4Addresses, IPV6Addresses: i.IPV6Addresses,
-		})
+	addressed := 0
+	for i := range inv.Interfaces {
+		if len(inv.Interfaces[i].IPV4Addresses)+len(inv.Interfaces[i].IPV6Addresses) > 0 {
+			addressed++
+		}
+	}
+	if addressed > 0 {
+		trimmed.Interfaces = make([]aiv1beta1.HostInterface, 0, addressed)
+		for i := range inv.Interfaces {
+			nic := &inv.Interfaces[i]
+			if len(nic.IPV4Addresses)+len(nic.IPV6Addresses) > 0 {
+				trimmed.Interfaces = append(trimmed.Interfaces, aiv1beta1.HostInterface{
+					MacAddress: nic.MacAddress, IPV4Addresses: nonEmpty(nic.IPV4Addresses), IPV6Addresses: nonEmpty(nic.IPV6Addresses),
+				})
+			}
+		}
 	}
 	agent.Status = aiv1beta1.AgentStatus{
-		Conditions: agent.Status.Conditions,
+		Conditions: trimConditions(agent.Status.Conditions),
 		Inventory:  trimmed,
 		// The host state, for the capoa_agents metric (CountAgents).
-		DebugInfo: aiv1beta1.DebugInfo{State: agent.Status.DebugInfo.State},
+		DebugInfo: aiv1beta1.DebugInfo{State: intern(agent.Status.DebugInfo.State)},
 	}
 	return agent, nil
+}
+
+// agentConditionsRead are the Agent conditions the controllers read: the availability of a host
+// (agentUsable), those mirrored on the AgentMachine (mirrored: Connected, SpecSynced, Validated,
+// RequirementsMet, Installed) and Bound (the release waits for the unbinding).
+var agentConditionsRead = []conditionsv1.ConditionType{
+	aiv1beta1.ConnectedCondition, aiv1beta1.SpecSyncedCondition, aiv1beta1.ValidatedCondition,
+	aiv1beta1.RequirementsMetCondition, aiv1beta1.InstalledCondition, aiv1beta1.BoundCondition,
+}
+
+// trimConditions returns the conditions of agentConditionsRead, in a slice of their number, with
+// their strings interned; the times are kept (the Agent's conditions as a reader expects them).
+func trimConditions(conds []conditionsv1.Condition) []conditionsv1.Condition {
+	n := 0
+	for i := range conds {
+		if slices.Contains(agentConditionsRead, conds[i].Type) {
+			n++
+		}
+	}
+	if n == 0 {
+		return nil
+	}
+	out := make([]conditionsv1.Condition, 0, n)
+	for _, c := range conds {
+		if !slices.Contains(agentConditionsRead, c.Type) {
+			continue
+		}
+		c.Type = conditionsv1.ConditionType(intern(string(c.Type)))
+		c.Status = corev1.ConditionStatus(intern(string(c.Status)))
+		c.Reason, c.Message = intern(c.Reason), intern(c.Message)
+		out = append(out, c)
+	}
+	return out
+}
+
+// nonEmpty returns s, or nil for an empty slice (the decoder's []string{} of a NIC without
+// addresses of a family).
+func nonEmpty(s []string) []string {
+	if len(s) == 0 {
+		return nil
+	}
+	return s
+}
+
+// internMax and internLongest bound what the interning table holds: the vocabulary of Agents
+// (namespaces, condition types, statuses, reasons and messages, architectures, host states) is
+// small, but a message may name a host, and the table never forgets. Past the bound, strings are
+// kept as decoded: at most 1,024 strings of 256 bytes stay in memory for the process's life.
+const (
+	internMax     = 1024
+	internLongest = 256
+)
+
+// interned maps each string interned to its one copy.
+var interned = struct {
+	sync.RWMutex
+	m map[string]string
+}{m: map[string]string{}}
+
+// intern returns the copy of s the interning table holds, adding s when there is room: the copy
+// decoded for this Agent becomes garbage, and the cache holds one copy of each string however
+// many Agents carry it. (unique.Make forgets a value no handle refers to at the next GC, and
+// would allocate a new copy after each.)
+func intern(s string) string {
+	if s == "" || len(s) > internLongest {
+		return s
+	}
+	interned.RLock()
+	c, ok := interned.m[s]
+	interned.RUnlock()
+	if ok {
+		return c
+	}
+	interned.Lock()
+	defer interned.Unlock()
+	if c, ok := interned.m[s]; ok {
+		return c
+	}
+	if len(interned.m) < internMax {
+		interned.m[s] = s
+	}
+	return s
 }
