@@ -18,6 +18,7 @@ package controllers
 
 import (
 	"slices"
+	"strings"
 	"sync"
 
 	aiv1beta1 "github.com/openshift/assisted-service/api/v1beta1"
@@ -33,16 +34,17 @@ import (
 //   - metadata, but its managed fields and kubectl's last-applied annotation;
 //   - the whole spec, which claims and releases write;
 //   - the status conditions the controllers read (agentConditionsRead: availability, the
-//     mirrored ones, Bound), and the host state of debugInfo (the capoa_agents metric);
+//     mirrored ones, Bound) without their times, and the host state of debugInfo (the
+//     capoa_agents metric);
 //   - of the inventory: hostname, CPU count and architecture, physical memory, the disks as one
 //     of their total size (diskBytes, the size class of a claim, is all that reads them), and
 //     the NICs that have an address, with their MAC and IP addresses (Machine addresses).
 //
 // What a cached Agent costs is measured by BenchmarkCachedAgent (issue 45): the decoder gives each
-// string and slice an allocation of its own, so the kept slices are new ones of exactly their
-// length (append would leave a quarter to a half of them unused), and the strings that repeat
-// from Agent to Agent (namespace, condition types, statuses, reasons and messages, architecture,
-// host state) are interned (intern): 2,000 Agents then share one copy of each.
+// string and slice an allocation of its own, so what repeats from Agent to Agent is shared
+// instead: the strings (namespace, condition types, statuses, reasons and messages, architecture,
+// host state: intern), the conditions (trimConditions) and the disks (sharedDisks); the slice of
+// NICs is a new one of exactly its length (append would leave a quarter to a half unused).
 //
 // Agents are only written with merge patches computed between two trimmed copies, so the fields
 // dropped here never appear in a patch and survive on the API server. Objects other than Agents
@@ -66,7 +68,7 @@ func TrimAgent(obj any) (any, error) {
 		for i := range inv.Disks {
 			total += inv.Disks[i].SizeBytes
 		}
-		trimmed.Disks = []aiv1beta1.HostDisk{{SizeBytes: total}}
+		trimmed.Disks = sharedDisks(total)
 	}
 	addressed := 0
 	for i := range inv.Interfaces {
@@ -102,29 +104,59 @@ var agentConditionsRead = []conditionsv1.ConditionType{
 	aiv1beta1.RequirementsMetCondition, aiv1beta1.InstalledCondition, aiv1beta1.BoundCondition,
 }
 
-// trimConditions returns the conditions of agentConditionsRead, in a slice of their number, with
-// their strings interned; the times are kept (the Agent's conditions as a reader expects them).
+// trimConditions returns the conditions of agentConditionsRead without their times, which no
+// controller reads, in a slice that every Agent with the same conditions shares (a hub's free
+// hosts all report the same six): the cache's objects are never changed in place (they are
+// deep-copied before a change), so one slice serves them all. Conditions not seen before are
+// kept in a slice of their own when the table of shared ones is full (sharedMax).
 func trimConditions(conds []conditionsv1.Condition) []conditionsv1.Condition {
-	n := 0
-	for i := range conds {
-		if slices.Contains(agentConditionsRead, conds[i].Type) {
-			n++
-		}
-	}
-	if n == 0 {
-		return nil
-	}
-	out := make([]conditionsv1.Condition, 0, n)
+	var kept [8]conditionsv1.Condition
+	out := kept[:0]
+	var key strings.Builder
 	for _, c := range conds {
 		if !slices.Contains(agentConditionsRead, c.Type) {
 			continue
 		}
-		c.Type = conditionsv1.ConditionType(intern(string(c.Type)))
-		c.Status = corev1.ConditionStatus(intern(string(c.Status)))
-		c.Reason, c.Message = intern(c.Reason), intern(c.Message)
-		out = append(out, c)
+		out = append(out, conditionsv1.Condition{Type: c.Type, Status: c.Status, Reason: c.Reason, Message: c.Message})
+		for _, part := range []string{string(c.Type), string(c.Status), c.Reason, c.Message} {
+			key.WriteString(part)
+			key.WriteByte(0)
+		}
 	}
-	return out
+	if len(out) == 0 {
+		return nil
+	}
+	shared.Lock()
+	defer shared.Unlock()
+	if found, ok := shared.conditions[key.String()]; ok {
+		return found
+	}
+	for i := range out {
+		c := &out[i]
+		c.Type = conditionsv1.ConditionType(internLocked(string(c.Type)))
+		c.Status = corev1.ConditionStatus(internLocked(string(c.Status)))
+		c.Reason, c.Message = internLocked(c.Reason), internLocked(c.Message)
+	}
+	own := slices.Clip(slices.Clone(out))
+	if len(shared.conditions) < sharedMax && key.Len() <= internLongest*4 {
+		shared.conditions[key.String()] = own
+	}
+	return own
+}
+
+// sharedDisks returns the disks of an Agent as one of their total size, in a slice every Agent
+// with that total shares (see trimConditions).
+func sharedDisks(total int64) []aiv1beta1.HostDisk {
+	shared.Lock()
+	defer shared.Unlock()
+	if found, ok := shared.disks[total]; ok {
+		return found
+	}
+	own := []aiv1beta1.HostDisk{{SizeBytes: total}}
+	if len(shared.disks) < sharedMax {
+		shared.disks[total] = own
+	}
+	return own
 }
 
 // nonEmpty returns s, or nil for an empty slice (the decoder's []string{} of a NIC without
@@ -136,42 +168,51 @@ func nonEmpty(s []string) []string {
 	return s
 }
 
-// internMax and internLongest bound what the interning table holds: the vocabulary of Agents
-// (namespaces, condition types, statuses, reasons and messages, architectures, host states) is
-// small, but a message may name a host, and the table never forgets. Past the bound, strings are
-// kept as decoded: at most 1,024 strings of 256 bytes stay in memory for the process's life.
+// internMax, internLongest and sharedMax bound what the tables of shared values hold: the
+// vocabulary of Agents (namespaces, condition types, statuses, reasons and messages,
+// architectures, host states, disk totals) is small, but a message may name a host, and the
+// tables never forget. Past the bounds, values are kept as decoded: at most 1,024 strings of 256
+// bytes and 256 sets of conditions (of at most 1 KiB of text each) stay in memory for the
+// process's life, less than 1 MiB.
 const (
 	internMax     = 1024
 	internLongest = 256
+	sharedMax     = 256
 )
 
-// interned maps each string interned to its one copy.
-var interned = struct {
-	sync.RWMutex
-	m map[string]string
-}{m: map[string]string{}}
+// shared holds what Agents share in the cache: one copy of each string interned, and the
+// condition and disk slices of trimConditions and sharedDisks.
+var shared = struct {
+	sync.Mutex
+	strings    map[string]string
+	conditions map[string][]conditionsv1.Condition
+	disks      map[int64][]aiv1beta1.HostDisk
+}{strings: map[string]string{}, conditions: map[string][]conditionsv1.Condition{}, disks: map[int64][]aiv1beta1.HostDisk{}}
 
 // intern returns the copy of s the interning table holds, adding s when there is room: the copy
 // decoded for this Agent becomes garbage, and the cache holds one copy of each string however
 // many Agents carry it. (unique.Make forgets a value no handle refers to at the next GC, and
-// would allocate a new copy after each.)
+// would allocate a new copy after each.) The transform of an informer runs on one goroutine: the
+// lock is not contended.
 func intern(s string) string {
 	if s == "" || len(s) > internLongest {
 		return s
 	}
-	interned.RLock()
-	c, ok := interned.m[s]
-	interned.RUnlock()
-	if ok {
+	shared.Lock()
+	defer shared.Unlock()
+	return internLocked(s)
+}
+
+// internLocked is intern with shared locked.
+func internLocked(s string) string {
+	if s == "" || len(s) > internLongest {
+		return s
+	}
+	if c, ok := shared.strings[s]; ok {
 		return c
 	}
-	interned.Lock()
-	defer interned.Unlock()
-	if c, ok := interned.m[s]; ok {
-		return c
-	}
-	if len(interned.m) < internMax {
-		interned.m[s] = s
+	if len(shared.strings) < internMax {
+		shared.strings[s] = s
 	}
 	return s
 }

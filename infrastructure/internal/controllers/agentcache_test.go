@@ -179,15 +179,17 @@ func TestTrimAgent(t *testing.T) {
 }
 
 // TestTrimAgentConditionsAndStrings checks that the cache keeps the conditions the controllers
-// read, in a slice of their number, and one copy of the strings Agents repeat (but of a long
-// message, which may be a host's own).
+// read, without their times, and that Agents share what they repeat: one slice of conditions
+// for the same conditions, one slice of disks for the same total, one copy of each string (but
+// of a long message, which may be a host's own).
 func TestTrimAgentConditionsAndStrings(t *testing.T) {
 	g := NewWithT(t)
 	long := strings.Repeat("the host's own words ", 20)
-	decode := func(name string) *aiv1beta1.Agent {
+	decode := func(name, bindReason string) *aiv1beta1.Agent {
 		// Each Agent as the decoder gives it: strings of its own.
 		conds := append(readyAgentConditions(), conditionsv1.Condition{Type: "SomethingNew", Status: corev1.ConditionTrue, Reason: "New"})
 		conds[0].Message = long
+		conds[5].Reason = bindReason
 		full := &aiv1beta1.Agent{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: name}, Status: realisticStatus(name, 1, 4, conds)}
 		raw, err := json.Marshal(full)
 		g.Expect(err).NotTo(HaveOccurred())
@@ -197,23 +199,29 @@ func TestTrimAgentConditionsAndStrings(t *testing.T) {
 		g.Expect(err).NotTo(HaveOccurred())
 		return out.(*aiv1beta1.Agent)
 	}
-	a, b := decode("a1"), decode("a2")
+	a, b, c := decode("a1", aiv1beta1.UnboundReason), decode("a2", aiv1beta1.UnboundReason), decode("a3", aiv1beta1.UnbindingPendingUserActionReason)
 	var types []conditionsv1.ConditionType
-	for _, c := range a.Status.Conditions {
-		types = append(types, c.Type)
+	for _, cond := range a.Status.Conditions {
+		types = append(types, cond.Type)
+		g.Expect(cond.LastHeartbeatTime.IsZero() && cond.LastTransitionTime.IsZero()).To(BeTrue(), "times dropped")
 	}
 	g.Expect(types).To(Equal([]conditionsv1.ConditionType{aiv1beta1.ConnectedCondition, aiv1beta1.ValidatedCondition,
 		aiv1beta1.RequirementsMetCondition, aiv1beta1.SpecSyncedCondition, aiv1beta1.InstalledCondition, aiv1beta1.BoundCondition}))
 	g.Expect(cap(a.Status.Conditions)).To(Equal(len(types)))
-	g.Expect(a.Status.Conditions[1].Reason).To(Equal(aiv1beta1.ValidationsPassingReason))
-	same := func(x, y string) bool { return unsafe.StringData(x) == unsafe.StringData(y) }
-	g.Expect(same(a.Namespace, b.Namespace)).To(BeTrue(), "namespace")
-	g.Expect(same(a.Status.Conditions[1].Reason, b.Status.Conditions[1].Reason)).To(BeTrue(), "reason")
-	g.Expect(same(string(a.Status.Conditions[1].Status), string(b.Status.Conditions[1].Status))).To(BeTrue(), "status")
-	g.Expect(same(a.Status.Inventory.Cpu.Architecture, b.Status.Inventory.Cpu.Architecture)).To(BeTrue(), "architecture")
-	g.Expect(same(a.Status.DebugInfo.State, b.Status.DebugInfo.State)).To(BeTrue(), "state")
 	g.Expect(a.Status.Conditions[0].Message).To(Equal(long))
-	g.Expect(same(a.Status.Conditions[0].Message, b.Status.Conditions[0].Message)).To(BeFalse(), "a long message is not interned")
+	g.Expect(a.Status.Conditions[5].Reason).To(Equal(aiv1beta1.UnboundReason))
+	g.Expect(c.Status.Conditions[5].Reason).To(Equal(aiv1beta1.UnbindingPendingUserActionReason))
+
+	g.Expect(&a.Status.Conditions[0]).To(BeIdenticalTo(&b.Status.Conditions[0]), "the same conditions share a slice")
+	g.Expect(&a.Status.Conditions[0]).NotTo(BeIdenticalTo(&c.Status.Conditions[0]))
+	g.Expect(&a.Status.Inventory.Disks[0]).To(BeIdenticalTo(&c.Status.Inventory.Disks[0]), "the same disk total shares a slice")
+	same := func(x, y string) bool { return unsafe.StringData(x) == unsafe.StringData(y) }
+	g.Expect(same(a.Namespace, c.Namespace)).To(BeTrue(), "namespace")
+	g.Expect(same(a.Status.Conditions[1].Reason, c.Status.Conditions[1].Reason)).To(BeTrue(), "reason")
+	g.Expect(same(string(a.Status.Conditions[1].Status), string(c.Status.Conditions[1].Status))).To(BeTrue(), "status")
+	g.Expect(same(a.Status.Inventory.Cpu.Architecture, c.Status.Inventory.Cpu.Architecture)).To(BeTrue(), "architecture")
+	g.Expect(same(a.Status.DebugInfo.State, c.Status.DebugInfo.State)).To(BeTrue(), "state")
+	g.Expect(same(a.Status.Conditions[0].Message, c.Status.Conditions[0].Message)).To(BeFalse(), "a long message is not interned")
 	g.Expect(same(a.Name, b.Name)).To(BeFalse())
 }
 
