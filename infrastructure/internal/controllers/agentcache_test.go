@@ -152,7 +152,7 @@ func TestTrimAgent(t *testing.T) {
 	g.Expect(inv.Disks).To(Equal([]aiv1beta1.HostDisk{{SizeBytes: 3 * 480 << 30}}))
 	g.Expect(inv.Interfaces).To(Equal([]aiv1beta1.HostInterface{{MacAddress: full.Status.Inventory.Interfaces[0].MacAddress,
 		IPV4Addresses: []string{"192.168.0.2/16"}, IPV6Addresses: []string{"fd00::2/64"}}}))
-	g.Expect(cap(inv.Interfaces)).To(Equal(1))
+	g.Expect(inv.Interfaces).To(HaveCap(1))
 	g.Expect(trimmed.Status.ValidationsInfo).To(BeNil())
 
 	before, err := json.Marshal(full)
@@ -207,7 +207,7 @@ func TestTrimAgentConditionsAndStrings(t *testing.T) {
 	}
 	g.Expect(types).To(Equal([]conditionsv1.ConditionType{aiv1beta1.ConnectedCondition, aiv1beta1.ValidatedCondition,
 		aiv1beta1.RequirementsMetCondition, aiv1beta1.SpecSyncedCondition, aiv1beta1.InstalledCondition, aiv1beta1.BoundCondition}))
-	g.Expect(cap(a.Status.Conditions)).To(Equal(len(types)))
+	g.Expect(a.Status.Conditions).To(HaveCap(len(types)))
 	g.Expect(a.Status.Conditions[0].Message).To(Equal(long))
 	g.Expect(a.Status.Conditions[5].Reason).To(Equal(aiv1beta1.UnboundReason))
 	g.Expect(c.Status.Conditions[5].Reason).To(Equal(aiv1beta1.UnbindingPendingUserActionReason))
@@ -215,7 +215,7 @@ func TestTrimAgentConditionsAndStrings(t *testing.T) {
 	g.Expect(&a.Status.Conditions[0]).To(BeIdenticalTo(&b.Status.Conditions[0]), "the same conditions share a slice")
 	g.Expect(&a.Status.Conditions[0]).NotTo(BeIdenticalTo(&c.Status.Conditions[0]))
 	g.Expect(&a.Status.Inventory.Disks[0]).To(BeIdenticalTo(&c.Status.Inventory.Disks[0]), "the same disk total shares a slice")
-	same := func(x, y string) bool { return unsafe.StringData(x) == unsafe.StringData(y) }
+	same := func(x, y string) bool { return unsafe.StringData(x) == unsafe.StringData(y) } //nolint:gosec // compares where two strings' bytes are, reads nothing
 	g.Expect(same(a.Namespace, c.Namespace)).To(BeTrue(), "namespace")
 	g.Expect(same(a.Status.Conditions[1].Reason, c.Status.Conditions[1].Reason)).To(BeTrue(), "reason")
 	g.Expect(same(string(a.Status.Conditions[1].Status), string(c.Status.Conditions[1].Status))).To(BeTrue(), "status")

@@ -222,7 +222,8 @@ func waitBound(g Gomega, ctx context.Context, c client.WithWatch, ns string, n i
 	timeout := time.After(30 * time.Minute)
 	for len(bound) < n {
 		list := &infrav1.AgentMachineList{}
-		g.Expect(c.List(ctx, list, client.InNamespace(ns))).To(Succeed())
+		// A machine this loaded may time out a TLS handshake (it did at a load average of 33).
+		g.Eventually(func() error { return c.List(ctx, list, client.InNamespace(ns)) }).WithTimeout(time.Minute).Should(Succeed())
 		for i := range list.Items {
 			see(&list.Items[i])
 		}
