@@ -197,7 +197,11 @@ func Setup(ctx context.Context, mgr ctrl.Manager, opts *manager.Options, o Optio
 	if err := am.SetupWithManager(ctx, mgr, agentCache, ctrlOptions(concurrency)); err != nil {
 		return err
 	}
-	metrics.RegisterInfrastructure(infracontroller.CountAgents(agentCache))
+	countAgents, err := infracontroller.CountAgents(ctx, agentCache)
+	if err != nil {
+		return err
+	}
+	metrics.RegisterInfrastructure(countAgents)
 	ac := &infracontroller.AgentClusterReconciler{
 		Client:                        writer,
 		APIReader:                     mgr.GetAPIReader(),

@@ -264,6 +264,7 @@ func (o *Options) managerOptions(scheme *runtime.Scheme, hubTLS func(*tls.Config
 		PprofBindAddress:              o.ProfilerAddress,
 		Metrics:                       *metricsOptions,
 		Cache:                         cacheOptions,
+		MapperProvider:                NewRESTMapper,
 		Client: client.Options{
 			Cache: &client.CacheOptions{
 				// As in Cluster API's managers: ConfigMaps and Secrets are read on demand, not

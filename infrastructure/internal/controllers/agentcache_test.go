@@ -19,8 +19,11 @@ package controllers_test
 import (
 	"encoding/json"
 	"fmt"
+	"runtime"
 	"strings"
 	"testing"
+	"time"
+	"unsafe"
 
 	. "github.com/onsi/gomega"
 	"github.com/openshift/assisted-service/api/common"
@@ -29,6 +32,8 @@ import (
 	conditionsv1 "github.com/openshift/custom-resource-status/conditions/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/serializer"
+	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	infrav1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/infrastructure/v1beta1"
@@ -138,15 +143,16 @@ func TestTrimAgent(t *testing.T) {
 	g.Expect(trimmed.Labels).To(Equal(full.Labels))
 	g.Expect(trimmed.Spec).To(Equal(full.Spec))
 	g.Expect(trimmed.Status.Conditions).To(Equal(conds))
+	g.Expect(trimmed.Status.DebugInfo).To(Equal(aiv1beta1.DebugInfo{State: models.HostStatusKnownUnbound}))
 	inv := trimmed.Status.Inventory
 	g.Expect(inv.Hostname).To(Equal("host-a1"))
 	g.Expect(inv.Cpu).To(Equal(aiv1beta1.HostCPU{Count: 8, Architecture: "x86_64"}))
 	g.Expect(inv.Memory).To(Equal(aiv1beta1.HostMemory{PhysicalBytes: 32 << 30}))
-	g.Expect(inv.Disks).To(HaveLen(3))
-	g.Expect(inv.Disks[0]).To(Equal(aiv1beta1.HostDisk{SizeBytes: 480 << 30}))
-	g.Expect(inv.Interfaces).To(HaveLen(4))
-	g.Expect(inv.Interfaces[0]).To(Equal(aiv1beta1.HostInterface{MacAddress: full.Status.Inventory.Interfaces[0].MacAddress,
-		IPV4Addresses: []string{"192.168.0.2/16"}, IPV6Addresses: []string{"fd00::2/64"}}))
+	// The disks as one of their total size; the NICs with an address only.
+	g.Expect(inv.Disks).To(Equal([]aiv1beta1.HostDisk{{SizeBytes: 3 * 480 << 30}}))
+	g.Expect(inv.Interfaces).To(Equal([]aiv1beta1.HostInterface{{MacAddress: full.Status.Inventory.Interfaces[0].MacAddress,
+		IPV4Addresses: []string{"192.168.0.2/16"}, IPV6Addresses: []string{"fd00::2/64"}}}))
+	g.Expect(inv.Interfaces).To(HaveCap(1))
 	g.Expect(trimmed.Status.ValidationsInfo).To(BeNil())
 
 	before, err := json.Marshal(full)
@@ -170,4 +176,119 @@ func TestTrimAgent(t *testing.T) {
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect(out).To(BeIdenticalTo(other))
 	g.Expect(other.ManagedFields).To(HaveLen(1), "not an Agent: unchanged")
+}
+
+// TestTrimAgentConditionsAndStrings checks that the cache keeps the conditions the controllers
+// read, without their times, and that Agents share what they repeat: one slice of conditions
+// for the same conditions, one slice of disks for the same total, one copy of each string (but
+// of a long message, which may be a host's own).
+func TestTrimAgentConditionsAndStrings(t *testing.T) {
+	g := NewWithT(t)
+	long := strings.Repeat("the host's own words ", 20)
+	decode := func(name, bindReason string) *aiv1beta1.Agent {
+		// Each Agent as the decoder gives it: strings of its own.
+		conds := append(readyAgentConditions(), conditionsv1.Condition{Type: "SomethingNew", Status: corev1.ConditionTrue, Reason: "New"})
+		conds[0].Message = long
+		conds[5].Reason = bindReason
+		full := &aiv1beta1.Agent{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: name}, Status: realisticStatus(name, 1, 4, conds)}
+		raw, err := json.Marshal(full)
+		g.Expect(err).NotTo(HaveOccurred())
+		a := &aiv1beta1.Agent{}
+		g.Expect(json.Unmarshal(raw, a)).To(Succeed())
+		out, err := infracontroller.TrimAgent(a)
+		g.Expect(err).NotTo(HaveOccurred())
+		return out.(*aiv1beta1.Agent)
+	}
+	a, b, c := decode("a1", aiv1beta1.UnboundReason), decode("a2", aiv1beta1.UnboundReason), decode("a3", aiv1beta1.UnbindingPendingUserActionReason)
+	var types []conditionsv1.ConditionType
+	for _, cond := range a.Status.Conditions {
+		types = append(types, cond.Type)
+		g.Expect(cond.LastHeartbeatTime.IsZero() && cond.LastTransitionTime.IsZero()).To(BeTrue(), "times dropped")
+	}
+	g.Expect(types).To(Equal([]conditionsv1.ConditionType{aiv1beta1.ConnectedCondition, aiv1beta1.ValidatedCondition,
+		aiv1beta1.RequirementsMetCondition, aiv1beta1.SpecSyncedCondition, aiv1beta1.InstalledCondition, aiv1beta1.BoundCondition}))
+	g.Expect(a.Status.Conditions).To(HaveCap(len(types)))
+	g.Expect(a.Status.Conditions[0].Message).To(Equal(long))
+	g.Expect(a.Status.Conditions[5].Reason).To(Equal(aiv1beta1.UnboundReason))
+	g.Expect(c.Status.Conditions[5].Reason).To(Equal(aiv1beta1.UnbindingPendingUserActionReason))
+
+	g.Expect(&a.Status.Conditions[0]).To(BeIdenticalTo(&b.Status.Conditions[0]), "the same conditions share a slice")
+	g.Expect(&a.Status.Conditions[0]).NotTo(BeIdenticalTo(&c.Status.Conditions[0]))
+	g.Expect(&a.Status.Inventory.Disks[0]).To(BeIdenticalTo(&c.Status.Inventory.Disks[0]), "the same disk total shares a slice")
+	same := func(x, y string) bool { return unsafe.StringData(x) == unsafe.StringData(y) } //nolint:gosec // compares where two strings' bytes are, reads nothing
+	g.Expect(same(a.Namespace, c.Namespace)).To(BeTrue(), "namespace")
+	g.Expect(same(a.Status.Conditions[1].Reason, c.Status.Conditions[1].Reason)).To(BeTrue(), "reason")
+	g.Expect(same(string(a.Status.Conditions[1].Status), string(c.Status.Conditions[1].Status))).To(BeTrue(), "status")
+	g.Expect(same(a.Status.Inventory.Cpu.Architecture, c.Status.Inventory.Cpu.Architecture)).To(BeTrue(), "architecture")
+	g.Expect(same(a.Status.DebugInfo.State, c.Status.DebugInfo.State)).To(BeTrue(), "state")
+	g.Expect(same(a.Status.Conditions[0].Message, c.Status.Conditions[0].Message)).To(BeFalse(), "a long message is not interned")
+	g.Expect(same(a.Name, b.Name)).To(BeFalse())
+}
+
+// servedAgent is the JSON of an Agent as the API server serves the bind benchmark's Agents
+// (createReadyAgent): its metadata with the managed fields of its creation and of
+// assisted-service's status updates, and realisticStatus with the conditions of a free host.
+func servedAgent(tb testing.TB, i int) []byte {
+	tb.Helper()
+	name := fmt.Sprintf("agent-%05d", i)
+	now := metav1.NewTime(time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC))
+	fields := func(manager, raw string, sub string) metav1.ManagedFieldsEntry {
+		return metav1.ManagedFieldsEntry{Manager: manager, Operation: metav1.ManagedFieldsOperationUpdate, APIVersion: "agent-install.openshift.io/v1beta1",
+			Time: &now, FieldsType: "FieldsV1", FieldsV1: &metav1.FieldsV1{Raw: []byte(raw)}, Subresource: sub}
+	}
+	a := &aiv1beta1.Agent{
+		TypeMeta: metav1.TypeMeta{APIVersion: "agent-install.openshift.io/v1beta1", Kind: "Agent"},
+		ObjectMeta: metav1.ObjectMeta{Namespace: "bench-x7k2p", Name: name, UID: types.UID(fmt.Sprintf("6f1c2a4e-0d3b-4c8e-9a7f-%012d", i)),
+			ResourceVersion: fmt.Sprint(100000 + i), Generation: 1, CreationTimestamp: now,
+			ManagedFields: []metav1.ManagedFieldsEntry{
+				fields("assisted-service", `{"f:spec":{".":{},"f:approved":{},"f:role":{}}}`, ""),
+				fields("assisted-service", `{"f:status":{".":{},"f:conditions":{},"f:debugInfo":{".":{},"f:state":{},"f:stateInfo":{}},`+
+					`"f:inventory":{".":{},"f:bmcAddress":{},"f:boot":{},"f:cpu":{},"f:disks":{},"f:hostname":{},"f:interfaces":{},"f:memory":{},`+
+					`"f:reportTime":{},"f:systemVendor":{}},"f:ntpSources":{},"f:role":{},"f:validationsInfo":{}}}`, "status"),
+			}},
+		Spec:   aiv1beta1.AgentSpec{Approved: true, Role: "worker"},
+		Status: realisticStatus(name, i, int64(4+i%8), readyAgentConditions()),
+	}
+	raw, err := json.Marshal(a)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return raw
+}
+
+// BenchmarkCachedAgent measures what a cached Agent costs: it decodes 2,000 Agents as the API
+// server serves them (servedAgent) with the JSON serializer client-go's informers decode watch
+// events with, passes each through TrimAgent as the informer does, keeps them, and reports the
+// heap they retain per Agent (after a GC, as the cache holds them) and the bytes allocated per
+// Agent to decode and trim it (what the GC must collect during a first list). Both figures are
+// deterministic for a given Go version and shape of Agent, unlike a process's resident set.
+func BenchmarkCachedAgent(b *testing.B) {
+	const n = 2000
+	raw := make([][]byte, n)
+	for i := range raw {
+		raw[i] = servedAgent(b, i)
+	}
+	decoder := serializer.WithoutConversionCodecFactory{CodecFactory: serializer.NewCodecFactory(env.Scheme)}.UniversalDeserializer()
+	for b.Loop() {
+		kept := make([]any, n)
+		var before, decoded, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		for i := range raw {
+			obj, _, err := decoder.Decode(raw[i], nil, &aiv1beta1.Agent{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			if kept[i], err = infracontroller.TrimAgent(obj); err != nil {
+				b.Fatal(err)
+			}
+		}
+		runtime.ReadMemStats(&decoded)
+		runtime.GC()
+		runtime.ReadMemStats(&after)
+		runtime.KeepAlive(kept)
+		b.ReportMetric(float64(int64(after.HeapAlloc)-int64(before.HeapAlloc))/n, "B-retained/Agent")
+		b.ReportMetric(float64(decoded.TotalAlloc-before.TotalAlloc)/n, "B-allocated/Agent")
+		b.ReportMetric(float64(len(raw[0])), "B-JSON/Agent")
+	}
 }

@@ -31,6 +31,10 @@ import (
 // anyFailureDomain is the pool of every free Agent, whatever its failure domain.
 const anyFailureDomain = "*"
 
+// anyDomainOnly are the domains of an Agent without a failure domain, shared by all of them
+// (never changed).
+var anyDomainOnly = []string{anyFailureDomain}
+
 // agentPool holds the free Agents (agentUsable) so that a claim finds the best fit without
 // ranking every one of them (issue 19: that cost grew with the pool). The best fit is the
 // smallest host that fits (fewest CPU cores, then least memory, then smallest disk total), which
@@ -105,9 +109,9 @@ func hashOf(parts ...string) uint64 {
 func (p *agentPool) observe(agent *aiv1beta1.Agent) {
 	key := client.ObjectKeyFromObject(agent)
 	usable := agentUsable(agent) == ""
-	domains := []string{anyFailureDomain}
+	domains := anyDomainOnly
 	if fd := agent.Labels[infrav1.FailureDomainLabel]; fd != "" && fd != anyFailureDomain {
-		domains = append(domains, fd)
+		domains = []string{anyFailureDomain, fd}
 	}
 	size := sizeOf(agent)
 	p.mu.Lock()

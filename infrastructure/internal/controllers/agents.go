@@ -22,10 +22,13 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	aiv1beta1 "github.com/openshift/assisted-service/api/v1beta1"
 	conditionsv1 "github.com/openshift/custom-resource-status/conditions/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	toolscache "k8s.io/client-go/tools/cache"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	bootstrapv1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/bootstrap/v1alpha2"
@@ -229,28 +232,85 @@ func summarize(total, fit int, reasons map[string]int) string {
 	return msg + ": " + strings.Join(parts, ", ")
 }
 
-// CountAgents counts the Agents reader holds, for the capoa_agents metric: by namespace, by
+// CountAgents counts the Agents of the cache for the capoa_agents metric: by namespace, by
 // availability ("free" when an AgentMachine may claim it, else why not: claimed, not-approved,
-// not-connected, not-validated, deleting) and by assisted-service's host state.
-func CountAgents(reader client.Reader) metrics.Source {
-	return func(ctx context.Context) ([]metrics.Count, error) {
-		list := &aiv1beta1.AgentList{}
-		if err := reader.List(ctx, list, client.UnsafeDisableDeepCopy); err != nil {
-			return nil, fmt.Errorf("listing Agents: %w", err)
-		}
-		keys := make([][]string, 0, len(list.Items))
-		for i := range list.Items {
-			a := &list.Items[i]
-			availability := agentUsable(a)
-			if availability == "" {
-				availability = "free"
-			}
-			state := a.Status.DebugInfo.State
-			if state == "" {
-				state = "unknown"
-			}
-			keys = append(keys, []string{a.Namespace, strings.ReplaceAll(availability, " ", "-"), state})
-		}
-		return metrics.Tally(keys), nil
+// not-connected, not-validated, deleting) and by assisted-service's host state. It counts from
+// the events of the cache's Agent informer (a handler of its own, so a manager that is not the
+// leader counts too), not by listing every Agent at each scrape: through a namespaced cache that
+// list copied each Agent twice (apimeta.SetList), 18 MB a scrape at 10,000 Agents (issue 45).
+// The counts are kept by label values only, with nothing per Agent: an update takes one off the
+// old object's values and adds one to the new's. Until the informer has delivered its first list
+// the metric reports nothing.
+func CountAgents(ctx context.Context, agentCache interface {
+	GetInformer(ctx context.Context, obj client.Object, opts ...cache.InformerGetOption) (cache.Informer, error)
+}) (metrics.Source, error) {
+	informer, err := agentCache.GetInformer(ctx, &aiv1beta1.Agent{})
+	if err != nil {
+		return nil, fmt.Errorf("getting the Agent informer: %w", err)
 	}
+	c := &agentCounter{counts: map[agentTally]int{}}
+	reg, err := informer.AddEventHandler(toolscache.ResourceEventHandlerFuncs{
+		AddFunc:    func(obj any) { c.add(obj, 1) },
+		UpdateFunc: func(old, obj any) { c.add(old, -1); c.add(obj, 1) },
+		DeleteFunc: func(obj any) { c.add(obj, -1) },
+	})
+	if err != nil {
+		return nil, fmt.Errorf("adding the Agent counter to the Agent informer: %w", err)
+	}
+	return func(context.Context) ([]metrics.Count, error) {
+		if !reg.HasSynced() {
+			return nil, nil
+		}
+		return c.snapshot(), nil
+	}, nil
+}
+
+// agentCounter holds the number of Agents by capoa_agents's label values.
+type agentCounter struct {
+	mu     sync.Mutex
+	counts map[agentTally]int
+}
+
+// agentTally are the label values of an Agent in capoa_agents.
+type agentTally struct{ namespace, availability, state string }
+
+func tallyOf(a *aiv1beta1.Agent) agentTally {
+	availability := agentUsable(a)
+	if availability == "" {
+		availability = "free"
+	}
+	state := a.Status.DebugInfo.State
+	if state == "" {
+		state = "unknown"
+	}
+	return agentTally{namespace: a.Namespace, availability: strings.ReplaceAll(availability, " ", "-"), state: state}
+}
+
+// add adds delta Agents of obj's label values (a deleted Agent's tombstone included).
+func (c *agentCounter) add(obj any, delta int) {
+	if tomb, ok := obj.(toolscache.DeletedFinalStateUnknown); ok {
+		obj = tomb.Obj
+	}
+	a, ok := obj.(*aiv1beta1.Agent)
+	if !ok {
+		return
+	}
+	t := tallyOf(a)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.counts[t] += delta; c.counts[t] <= 0 {
+		delete(c.counts, t)
+	}
+}
+
+// snapshot returns the counts in a stable order (by namespace, availability, state).
+func (c *agentCounter) snapshot() []metrics.Count {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := make([]metrics.Count, 0, len(c.counts))
+	for t, n := range c.counts {
+		out = append(out, metrics.Count{Labels: []string{t.namespace, t.availability, t.state}, Value: float64(n)})
+	}
+	slices.SortFunc(out, func(a, b metrics.Count) int { return slices.Compare(a.Labels, b.Labels) })
+	return out
 }

@@ -30,7 +30,8 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
-	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+	toolscache "k8s.io/client-go/tools/cache"
+	"sigs.k8s.io/controller-runtime/pkg/cache/informertest"
 
 	bootstrapv1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/bootstrap/v1alpha2"
 	infrav1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/infrastructure/v1beta1"
@@ -178,21 +179,40 @@ func TestBaseDomain(t *testing.T) {
 	g.Expect(baseDomain("c1", "192.168.1.5")).To(Equal("local"))
 }
 
+// TestCountAgents: capoa_agents counts from the Agent informer's events, nothing before its
+// first list, and follows updates and deletions (a tombstone's too).
 func TestCountAgents(t *testing.T) {
 	g := NewWithT(t)
+	ctx := context.Background()
 	scheme := runtime.NewScheme()
 	g.Expect(aiv1beta1.AddToScheme(scheme)).To(Succeed())
+	informers := &informertest.FakeInformers{Scheme: scheme}
+	count, err := CountAgents(ctx, informers)
+	g.Expect(err).NotTo(HaveOccurred())
+	informer, err := informers.FakeInformerFor(ctx, &aiv1beta1.Agent{})
+	g.Expect(err).NotTo(HaveOccurred())
+	informer.Synced = false // its first list is under way
+
 	state := func(s string) agentOpt { return func(a *aiv1beta1.Agent) { a.Status.DebugInfo.State = s } }
 	notApproved := func(a *aiv1beta1.Agent) { a.Spec.Approved = false }
-	c := fake.NewClientBuilder().WithScheme(scheme).WithObjects(
-		testAgent("free-1", state("known")),
+	free1 := testAgent("free-1", state("known"))
+	lost := testAgent("lost", state("disconnected"), withCondition(aiv1beta1.ConnectedCondition, corev1.ConditionFalse))
+	for _, a := range []*aiv1beta1.Agent{
+		free1,
 		testAgent("free-2", state("known")),
 		testAgent("claimed", state("installing"), withLabel(infrav1.AgentClaimedByLabel, "u")),
 		testAgent("upstream", state("installed"), withLabel(infrav1.UpstreamAgentClaimLabel, "u2")),
 		testAgent("new", notApproved),
-		testAgent("lost", state("disconnected"), withCondition(aiv1beta1.ConnectedCondition, corev1.ConditionFalse)),
-	).Build()
-	counts, err := CountAgents(c)(context.Background())
+		lost,
+	} {
+		informer.Add(a)
+	}
+	counts, err := count(ctx)
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(counts).To(BeEmpty(), "not synced yet")
+
+	informer.Synced = true
+	counts, err = count(ctx)
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect(counts).To(Equal([]metrics.Count{
 		{Labels: []string{"agents", "claimed", "installed"}, Value: 1},
@@ -201,6 +221,26 @@ func TestCountAgents(t *testing.T) {
 		{Labels: []string{"agents", "not-approved", "unknown"}, Value: 1},
 		{Labels: []string{"agents", "not-connected", "disconnected"}, Value: 1},
 	}))
+
+	claimed := free1.DeepCopy()
+	claimed.Labels = map[string]string{infrav1.AgentClaimedByLabel: "u3"}
+	informer.Update(free1, claimed)
+	informer.Delete(lost)
+	counts, err = count(ctx)
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(counts).To(Equal([]metrics.Count{
+		{Labels: []string{"agents", "claimed", "installed"}, Value: 1},
+		{Labels: []string{"agents", "claimed", "installing"}, Value: 1},
+		{Labels: []string{"agents", "claimed", "known"}, Value: 1},
+		{Labels: []string{"agents", "free", "known"}, Value: 1},
+		{Labels: []string{"agents", "not-approved", "unknown"}, Value: 1},
+	}))
+
+	// A deletion the informer missed comes as the last state it knew, in a tombstone.
+	c := &agentCounter{counts: map[agentTally]int{}}
+	c.add(lost, 1)
+	c.add(toolscache.DeletedFinalStateUnknown{Key: "agents/lost", Obj: lost}, -1)
+	g.Expect(c.snapshot()).To(BeEmpty())
 }
 
 // TestClaimedBy: an Agent is held by the AgentMachine whose UID our claim label holds, or whose

@@ -207,33 +207,42 @@ func BenchmarkBind(b *testing.B) {
 // waitBound waits until n AgentMachines of the namespace have a providerID. It watches them
 // rather than list them again and again: a LIST of hundreds of AgentMachines several times a
 // second would cost the API server, which the manager shares the machine with, more than the
-// manager's own requests.
+// manager's own requests. A watch the API server ends (at its timeout, or a watcher it found too
+// slow on a loaded machine: one ended 47 s into a bind of 10,000) is listed and watched again.
 func waitBound(g Gomega, ctx context.Context, c client.WithWatch, ns string, n int) (first time.Time) {
-	list := &infrav1.AgentMachineList{}
-	g.Expect(c.List(ctx, list, client.InNamespace(ns))).To(Succeed())
 	bound := map[string]bool{}
-	for i := range list.Items {
-		if list.Items[i].Spec.ProviderID != "" {
-			bound[list.Items[i].Name] = true
+	see := func(am *infrav1.AgentMachine) {
+		if am.Spec.ProviderID != "" && !bound[am.Name] {
+			if len(bound) == 0 {
+				first = time.Now()
+			}
+			bound[am.Name] = true
 		}
 	}
-	w, err := c.Watch(ctx, &infrav1.AgentMachineList{}, client.InNamespace(ns), &client.ListOptions{Raw: &metav1.ListOptions{ResourceVersion: list.ResourceVersion}})
-	g.Expect(err).NotTo(HaveOccurred())
-	defer w.Stop()
 	timeout := time.After(30 * time.Minute)
 	for len(bound) < n {
-		select {
-		case ev, ok := <-w.ResultChan():
-			g.Expect(ok).To(BeTrue(), "the watch of AgentMachines ended")
-			if am, isAM := ev.Object.(*infrav1.AgentMachine); isAM && am.Spec.ProviderID != "" {
-				if len(bound) == 0 {
-					first = time.Now()
-				}
-				bound[am.Name] = true
-			}
-		case <-timeout:
-			g.Expect(bound).To(HaveLen(n), "AgentMachines bound in 30 minutes")
+		list := &infrav1.AgentMachineList{}
+		// A machine this loaded may time out a TLS handshake (it did at a load average of 33).
+		g.Eventually(func() error { return c.List(ctx, list, client.InNamespace(ns)) }).WithTimeout(time.Minute).Should(Succeed())
+		for i := range list.Items {
+			see(&list.Items[i])
 		}
+		w, err := c.Watch(ctx, &infrav1.AgentMachineList{}, client.InNamespace(ns), &client.ListOptions{Raw: &metav1.ListOptions{ResourceVersion: list.ResourceVersion}})
+		g.Expect(err).NotTo(HaveOccurred())
+		for open := true; open && len(bound) < n; {
+			select {
+			case ev, ok := <-w.ResultChan():
+				if open = ok; ok {
+					if am, isAM := ev.Object.(*infrav1.AgentMachine); isAM {
+						see(am)
+					}
+				}
+			case <-timeout:
+				w.Stop()
+				g.Expect(bound).To(HaveLen(n), "AgentMachines bound in 30 minutes")
+			}
+		}
+		w.Stop()
 	}
 	return first
 }
