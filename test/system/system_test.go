@@ -235,11 +235,14 @@ var _ = Describe("A cluster of 3 control-plane nodes and 2 workers, and a single
 	BeforeAll(func() {
 		l, ns = addHosts(startLabWithOptions(lab.Options{BareMetal: lab.BareMetalReal, Assisted: lab.AssistedReal}), "prod", "host", 5)
 		start = time.Now()
-		// The templates' default cleaning mode (disabled): Ironic does not wipe a deprovisioned
-		// host's disk. The hosts the workers free keep what they installed and are provisioned
-		// again with the discovery ISO, which they boot (BMO's boot override): their agents
-		// register again.
-		Expect(l.CreateCluster(ctx, lab.ClusterOptions{Namespace: ns, Name: name, ControlPlanes: 3, Workers: 2, Version: "4.17.3"})).To(Succeed())
+		// Automated cleaning (metadata, the BareMetalHost's own default): Ironic wipes the disks
+		// of the hosts the workers free before the control plane takes them. The templates'
+		// default (disabled: the disks are kept, the hosts boot the ISO again and register
+		// again) is what the image flavor's cluster below and the simulated labs run. With it,
+		// the scale specs here took 76 s each instead of 29 on the real service (2026-11-30, not
+		// traced yet).
+		Expect(l.CreateCluster(ctx, lab.ClusterOptions{Namespace: ns, Name: name, ControlPlanes: 3, Workers: 2, Version: "4.17.3",
+			AutomatedCleaningMode: "metadata"})).To(Succeed())
 	})
 	BeforeEach(func() { reportOnFailure(l, ns) })
 

@@ -24,18 +24,18 @@ import (
 )
 
 func TestLabOptions(t *testing.T) {
-	real := lab.Options{Assisted: lab.AssistedReal, BareMetal: lab.BareMetalReal}
+	onReal := lab.Options{Assisted: lab.AssistedReal, BareMetal: lab.BareMetalReal}
 	for _, tc := range []struct {
 		flavor, kind string
 		newest       bool
 		want         lab.Options
 		err          string
 	}{
-		{flavor: "multinode", want: real},
-		{flavor: "sno", want: real},
-		{flavor: "image", want: real},
-		{flavor: "agent", want: real},
-		{flavor: "agent-sno", want: real},
+		{flavor: "multinode", want: onReal},
+		{flavor: "sno", want: onReal},
+		{flavor: "image", want: onReal},
+		{flavor: "agent", want: onReal},
+		{flavor: "agent-sno", want: onReal},
 		{flavor: "multinode", kind: "sim", want: lab.Options{}},
 		{flavor: "disconnected", want: lab.Options{}},
 		{flavor: "disconnected", kind: "real", err: "flavor disconnected needs LAB=sim: its mirrors"},
