@@ -50,6 +50,13 @@ func aciState(a *hiveextv1beta1.AgentClusterInstall) string { return a.Status.De
 // createCluster creates what the control-plane provider creates for a cluster: a
 // ClusterImageSet, a ClusterDeployment and its AgentClusterInstall.
 func createCluster(g Gomega, ns, name string, controlPlane, workers int, mutate ...func(*hivev1.ClusterDeployment)) (*hivev1.ClusterDeployment, *hiveextv1beta1.AgentClusterInstall) {
+	return createClusterWithInstall(g, ns, name, controlPlane, workers, nil, mutate...)
+}
+
+// createClusterWithInstall is createCluster with the AgentClusterInstall changed by mutateACI
+// (when set) before it is created: the simulator never sees it otherwise.
+func createClusterWithInstall(g Gomega, ns, name string, controlPlane, workers int, mutateACI func(*hiveextv1beta1.AgentClusterInstall),
+	mutate ...func(*hivev1.ClusterDeployment)) (*hivev1.ClusterDeployment, *hiveextv1beta1.AgentClusterInstall) {
 	cis := &hivev1.ClusterImageSet{ObjectMeta: metav1.ObjectMeta{Name: ns + "-" + name},
 		Spec: hivev1.ClusterImageSetSpec{ReleaseImage: releaseImage}}
 	g.Expect(mgmt.Client.Create(ctx, cis)).To(Succeed())
@@ -81,6 +88,9 @@ func createCluster(g Gomega, ns, name string, controlPlane, workers int, mutate 
 	}
 	if controlPlane > 1 {
 		aci.Spec.APIVIPs, aci.Spec.IngressVIPs = []string{"192.168.111.5"}, []string{"192.168.111.4"}
+	}
+	if mutateACI != nil {
+		mutateACI(aci)
 	}
 	g.Expect(mgmt.Client.Create(ctx, aci)).To(Succeed())
 	return cd, aci
@@ -496,12 +506,16 @@ func TestMovedFromAnotherHub(t *testing.T) {
 func TestDualStackNeedsMachineNetworks(t *testing.T) {
 	g := NewWithT(t)
 	ns := newNamespace(t, "dualstack")
-	_, aci := createCluster(g, ns, "ds", 3, 0)
-	g.Expect(mgmt.Client.Patch(ctx, aci, client.RawPatch(types.MergePatchType, []byte(`{"spec":{
-		"apiVIPs":["192.168.111.5","fd2e:6f44:5dd8:c956::5"],"ingressVIPs":["192.168.111.4","fd2e:6f44:5dd8:c956::4"],
-		"networking":{"machineNetwork":null,
-			"clusterNetwork":[{"cidr":"10.128.0.0/14","hostPrefix":23},{"cidr":"fd01::/48","hostPrefix":64}],
-			"serviceNetwork":["172.30.0.0/16","fd02::/112"]}}}`)))).To(Succeed())
+	// Created dual-stack without machine networks: a valid cluster created first would be
+	// registered before a change made it invalid, and stay registered (CI 34 saw it).
+	_, aci := createClusterWithInstall(g, ns, "ds", 3, 0, func(aci *hiveextv1beta1.AgentClusterInstall) {
+		aci.Spec.APIVIPs = []string{"192.168.111.5", "fd2e:6f44:5dd8:c956::5"}
+		aci.Spec.IngressVIPs = []string{"192.168.111.4", "fd2e:6f44:5dd8:c956::4"}
+		aci.Spec.Networking = hiveextv1beta1.Networking{
+			ClusterNetwork: []hiveextv1beta1.ClusterNetworkEntry{{CIDR: "10.128.0.0/14", HostPrefix: 23}, {CIDR: "fd01::/48", HostPrefix: 64}},
+			ServiceNetwork: []string{"172.30.0.0/16", "fd02::/112"},
+		}
+	})
 	g.Eventually(func(g Gomega) {
 		g.Expect(mgmt.Client.Get(ctx, client.ObjectKeyFromObject(aci), aci)).To(Succeed())
 		c := aciCondition(aci, hiveextv1beta1.ClusterSpecSyncedCondition)
