@@ -284,11 +284,14 @@ func (l *Lab) installedCluster(ctx context.Context, m *management, mc *models.Cl
 // monitors run every second instead of every 8 and 10 s (cmd/main.go HOST_MONITOR_INTERVAL and
 // CLUSTER_MONITOR_INTERVAL at the pinned commit): each host and cluster transition that the
 // monitors make (known to preparing, preparing to installing, finalizing to installed...) waits
-// for their next run, and a lab's install takes those waits a dozen times. Realistic keeps the
-// service's own intervals.
+// for their next run, and a lab's install takes those waits a dozen times. Its agent controller
+// looks at a day-2 host's Node (approving its CSRs, then setting the host Joined and Done, which
+// is when its Agent says added-to-existing-cluster) every second instead of every minute
+// (APPROVE_CSRS_REQUEUE_DURATION; agent_controller.go requeues so while the Node is not Ready):
+// each day-2 host waited up to a minute for it. Realistic keeps the service's own intervals.
 func serviceSpeed(speed Speed) map[string]string {
 	if speed == Realistic {
 		return nil
 	}
-	return map[string]string{"HOST_MONITOR_INTERVAL": "1s", "CLUSTER_MONITOR_INTERVAL": "1s"}
+	return map[string]string{"HOST_MONITOR_INTERVAL": "1s", "CLUSTER_MONITOR_INTERVAL": "1s", "APPROVE_CSRS_REQUEUE_DURATION": "1s"}
 }

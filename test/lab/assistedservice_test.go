@@ -73,3 +73,17 @@ func TestClusterDeploymentOf(t *testing.T) {
 		t.Fatal("a cluster of no ClusterDeployment was found")
 	}
 }
+
+// TestServiceSpeed: at Fast the service's monitors and its day-2 Node checks run every second;
+// Realistic keeps its own intervals.
+func TestServiceSpeed(t *testing.T) {
+	fast := serviceSpeed(Fast)
+	for _, v := range []string{"HOST_MONITOR_INTERVAL", "CLUSTER_MONITOR_INTERVAL", "APPROVE_CSRS_REQUEUE_DURATION"} {
+		if fast[v] != "1s" {
+			t.Errorf("Fast: %s=%q, want 1s", v, fast[v])
+		}
+	}
+	if got := serviceSpeed(Realistic); got != nil {
+		t.Errorf("Realistic: %v, want the service's own intervals", got)
+	}
+}
