@@ -73,12 +73,7 @@ func imageFlavorSpecs(labOf func() *lab.Lab) {
 
 	It("installs 3 control-plane nodes and a worker, over IPMI and in legacy BIOS mode, each host booting its disk image with its own InfraEnv's discovery ignition", func() {
 		Expect(l.CreateCluster(ctx, o)).To(Succeed())
-		Eventually(func(g Gomega) {
-			cp := controlPlane(l, ns, name)(g)
-			g.Expect(conditionTrue(cp.Status.Conditions, "Available")).To(BeTrue(), "control plane not Available")
-			g.Expect(cp.Status.ReadyReplicas).To(HaveValue(BeEquivalentTo(3)))
-			g.Expect(runningMachines(g, l, ns, client.MatchingLabels{clusterv1.ClusterNameLabel: name})).To(Equal(4))
-		}, timeout, interval).Should(Succeed())
+		expectAvailableMachines(l, ns, name, 3, 4)
 		expectBootedDiskImage(l, ns, o.RHCOSImageURL(), 4)
 	})
 

@@ -180,6 +180,19 @@ func expectAvailable(l *lab.Lab, ns, name string, controlPlanes, nodes int) {
 	}, timeout, interval).Should(Succeed())
 }
 
+// expectAvailableMachines waits until the control plane is available with controlPlanes ready
+// replicas and the cluster runs machines Machines: for a cluster of a lab whose one workload API
+// server also holds other clusters' Nodes (expectAvailable counts every Node).
+func expectAvailableMachines(l *lab.Lab, ns, name string, controlPlanes, machines int) {
+	GinkgoHelper()
+	Eventually(func(g Gomega) {
+		cp := controlPlane(l, ns, name)(g)
+		g.Expect(conditionTrue(cp.Status.Conditions, "Available")).To(BeTrue(), "control plane not Available")
+		g.Expect(cp.Status.ReadyReplicas).To(HaveValue(BeEquivalentTo(controlPlanes)))
+		g.Expect(runningMachines(g, l, ns, client.MatchingLabels{clusterv1.ClusterNameLabel: name})).To(Equal(machines))
+	}, timeout, interval).Should(Succeed())
+}
+
 // workloadNodes lists the workload cluster's Nodes through the kubeconfig the control plane wrote.
 func workloadNodes(g Gomega, l *lab.Lab, ns, name string) []string {
 	secret := &corev1.Secret{}
@@ -370,12 +383,7 @@ var _ = Describe("A cluster of 3 control-plane nodes and 2 workers, and a single
 			}
 			Expect(l.Mgmt.Client.Create(ctx, o, client.FieldValidation(metav1.FieldValidationStrict))).To(Succeed())
 		}
-		Eventually(func(g Gomega) {
-			cp := controlPlane(l, snoNS, "sno")(g)
-			g.Expect(conditionTrue(cp.Status.Conditions, "Available")).To(BeTrue(), "control plane not Available")
-			g.Expect(cp.Status.ReadyReplicas).To(HaveValue(BeEquivalentTo(1)))
-			g.Expect(runningMachines(g, l, snoNS, client.MatchingLabels{clusterv1.ClusterNameLabel: "sno"})).To(Equal(1))
-		}, timeout, interval).Should(Succeed())
+		expectAvailableMachines(l, snoNS, "sno", 1, 1)
 		AddReportEntry("single-node install on the real assisted-service and baremetal-operator", time.Since(start).Round(time.Second).String())
 		host := &bmov1alpha1.BareMetalHost{}
 		Expect(l.Mgmt.Client.Get(ctx, client.ObjectKey{Namespace: snoNS, Name: "real-sno-0"}, host)).To(Succeed())

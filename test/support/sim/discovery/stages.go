@@ -24,17 +24,11 @@ import (
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/support/sim/internal/stages"
 )
 
-// hostStages are the progress stages assisted-service expects of a host of that role (shared
-// with the simulator: sim/internal/stages).
-func hostStages(role models.HostRole, sno bool) []models.HostStage {
-	return stages.Host(role, sno)
-}
-
 // installerStages are the stages the assisted-installer on the host reports, up to its reboot;
 // nodeStages those reported for it once it runs OpenShift (by the installer controller, from the
 // cluster), after after: the stages that follow it.
 func installerStages(role models.HostRole, sno bool) []models.HostStage {
-	st := hostStages(role, sno)
+	st := stages.Host(role, sno)
 	if i := slices.Index(st, models.HostStageRebooting); i >= 0 {
 		return st[:i+1]
 	}
@@ -42,7 +36,7 @@ func installerStages(role models.HostRole, sno bool) []models.HostStage {
 }
 
 func nodeStages(role models.HostRole, sno bool, after models.HostStage) []models.HostStage {
-	st := hostStages(role, sno)
+	st := stages.Host(role, sno)
 	i := slices.Index(st, after)
 	if i < 0 {
 		i = slices.Index(st, models.HostStageRebooting)

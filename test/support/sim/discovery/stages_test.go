@@ -21,6 +21,8 @@ import (
 	"testing"
 
 	"github.com/openshift/assisted-service/models"
+
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/support/sim/internal/stages"
 )
 
 // TestStages: the installer reports up to Rebooting, the cluster the rest, for every role.
@@ -47,7 +49,7 @@ func TestStages(t *testing.T) {
 			t.Errorf("%s: stages after Done: %v", tc.role, got)
 		}
 	}
-	if hostStages(models.HostRoleAutoAssign, false) != nil {
+	if stages.Host(models.HostRoleAutoAssign, false) != nil {
 		t.Error("an unassigned role has stages")
 	}
 }
