@@ -20,6 +20,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 	"time"
@@ -31,17 +32,69 @@ import (
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
-// DeleteNamespace deletes the namespace ns as `kubectl delete namespace` does on a real cluster,
-// and waits until it is gone or timeout passes. envtest runs no kube-controller-manager, so this
-// plays its namespace controller (pkg/controller/namespace/deletion/namespaced_resources_deleter.go):
-// the namespace turns Terminating (no object can be created in it any more), every namespaced
-// resource that can be listed and deleted is deleted with a collection delete, again and again
-// while objects remain (those with finalizers stay until their controllers remove them), and
-// only then is the namespace's "kubernetes" finalizer removed. On timeout it says which objects
-// are left and with which finalizers: what a user would see stuck in a Terminating namespace.
+// DeleteNamespace deletes the namespace ns as `kubectl delete namespace` does, and waits until it
+// is gone or timeout passes. envtest runs no kube-controller-manager: the first call starts one
+// for the environment with its namespace controller only (StartControllerManager; Stop stops
+// it), which turns the namespace Terminating, deletes everything in it and then removes the
+// namespace's "kubernetes" finalizer, as on a real cluster (objects with finalizers stay until
+// their controllers remove them). On timeout it says which objects are left and with which
+// finalizers: what a user would see stuck in a Terminating namespace.
 func (e *Environment) DeleteNamespace(ctx context.Context, ns string, timeout time.Duration) error {
+	kcm, err := e.namespaceController()
+	if err != nil {
+		return err
+	}
+	if err := e.Client.Delete(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil {
+		if apierrors.IsNotFound(err) {
+			return nil
+		}
+		return fmt.Errorf("deleting namespace %s: %w", ns, err)
+	}
+	deadline := time.Now().Add(timeout)
+	for {
+		err := e.Client.Get(ctx, client.ObjectKey{Name: ns}, &corev1.Namespace{})
+		if apierrors.IsNotFound(err) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("getting namespace %s: %w", ns, err)
+		}
+		if err := kcm.Running(); err != nil {
+			return err
+		}
+		if time.Now().After(deadline) {
+			return e.stuckNamespace(ctx, ns, timeout)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+}
+
+// namespaceController starts the environment's kube-controller-manager with its namespace
+// controller, once.
+func (e *Environment) namespaceController() (*ControllerManager, error) {
+	e.nsMu.Lock()
+	defer e.nsMu.Unlock()
+	if e.nsController != nil {
+		return e.nsController, nil
+	}
+	kcm, err := e.StartControllerManager(context.Background(), io.Discard, "namespace")
+	if err != nil {
+		return nil, err
+	}
+	e.nsController = kcm
+	return kcm, nil
+}
+
+// stuckNamespace is the error of a namespace still Terminating after timeout: the objects left in
+// it and their finalizers.
+func (e *Environment) stuckNamespace(ctx context.Context, ns string, timeout time.Duration) error {
 	cs, err := kubernetes.NewForConfig(e.Config)
 	if err != nil {
 		return fmt.Errorf("creating a clientset: %w", err)
@@ -50,47 +103,16 @@ func (e *Environment) DeleteNamespace(ctx context.Context, ns string, timeout ti
 	if err != nil {
 		return fmt.Errorf("creating a dynamic client: %w", err)
 	}
-	if err := cs.CoreV1().Namespaces().Delete(ctx, ns, metav1.DeleteOptions{}); err != nil {
-		if apierrors.IsNotFound(err) {
-			return nil
-		}
-		return fmt.Errorf("deleting namespace %s: %w", ns, err)
-	}
-	resources, err := deletableResources(cs.Discovery())
+	resources, err := listableResources(cs.Discovery())
 	if err != nil {
 		return err
 	}
-	deadline := time.Now().Add(timeout)
-	for {
-		left, err := deleteContents(ctx, dyn, resources, ns)
-		if err != nil {
-			return err
-		}
-		if len(left) == 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("namespace %s still Terminating after %s: %s", ns, timeout, strings.Join(left, "; "))
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
-	// Finalize: remove the namespace controller's own finalizer.
-	got, err := cs.CoreV1().Namespaces().Get(ctx, ns, metav1.GetOptions{})
-	if err != nil {
-		if apierrors.IsNotFound(err) {
-			return nil
-		}
-		return fmt.Errorf("getting namespace %s: %w", ns, err)
-	}
-	got.Spec.Finalizers = slices.DeleteFunc(got.Spec.Finalizers, func(f corev1.FinalizerName) bool { return f == corev1.FinalizerKubernetes })
-	if _, err := cs.CoreV1().Namespaces().Finalize(ctx, got, metav1.UpdateOptions{}); err != nil && !apierrors.IsNotFound(err) {
-		return fmt.Errorf("finalizing namespace %s: %w", ns, err)
-	}
-	return nil
+	left, err := contents(ctx, dyn, resources, ns)
+	return errors.Join(fmt.Errorf("namespace %s still Terminating after %s: %s", ns, timeout, strings.Join(left, "; ")), err)
 }
 
-// deletableResources lists the namespaced resources that support list and deletecollection.
-func deletableResources(d discovery.DiscoveryInterface) ([]schema.GroupVersionResource, error) {
+// listableResources lists the namespaced resources that support list.
+func listableResources(d discovery.DiscoveryInterface) ([]schema.GroupVersionResource, error) {
 	lists, err := d.ServerPreferredNamespacedResources()
 	if err != nil && !discovery.IsGroupDiscoveryFailedError(err) {
 		return nil, fmt.Errorf("discovering namespaced resources: %w", err)
@@ -102,7 +124,7 @@ func deletableResources(d discovery.DiscoveryInterface) ([]schema.GroupVersionRe
 			continue
 		}
 		for _, r := range l.APIResources {
-			if strings.Contains(r.Name, "/") || !slices.Contains(r.Verbs, "list") || !slices.Contains(r.Verbs, "deletecollection") {
+			if strings.Contains(r.Name, "/") || !slices.Contains(r.Verbs, "list") {
 				continue
 			}
 			out = append(out, gv.WithResource(r.Name))
@@ -111,17 +133,12 @@ func deletableResources(d discovery.DiscoveryInterface) ([]schema.GroupVersionRe
 	return out, nil
 }
 
-// deleteContents deletes every object of the resources in ns and returns those still there.
-func deleteContents(ctx context.Context, dyn dynamic.Interface, resources []schema.GroupVersionResource, ns string) ([]string, error) {
+// contents lists the objects of the resources in ns, with their finalizers.
+func contents(ctx context.Context, dyn dynamic.Interface, resources []schema.GroupVersionResource, ns string) ([]string, error) {
 	var left []string
 	var errs []error
 	for _, gvr := range resources {
-		ri := dyn.Resource(gvr).Namespace(ns)
-		if err := ri.DeleteCollection(ctx, metav1.DeleteOptions{}, metav1.ListOptions{}); err != nil && !apierrors.IsNotFound(err) {
-			errs = append(errs, fmt.Errorf("deleting the %s of namespace %s: %w", gvr.Resource, ns, err))
-			continue
-		}
-		list, err := ri.List(ctx, metav1.ListOptions{})
+		list, err := dyn.Resource(gvr).Namespace(ns).List(ctx, metav1.ListOptions{})
 		if err != nil {
 			if !apierrors.IsNotFound(err) {
 				errs = append(errs, fmt.Errorf("listing the %s of namespace %s: %w", gvr.Resource, ns, err))

@@ -33,6 +33,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -130,6 +131,10 @@ type Environment struct {
 	Client client.Client
 	// Scheme is the scheme of Client.
 	Scheme *runtime.Scheme
+
+	// nsController is the kube-controller-manager that DeleteNamespace starts, once (nsMu).
+	nsMu         sync.Mutex
+	nsController *ControllerManager
 }
 
 // ProfileDirEnv names the environment variable that, when set to a folder, gives every API
@@ -292,7 +297,17 @@ func (e *Environment) WebhookServerOptions() webhook.Options {
 }
 
 // Stop stops the API server and etcd.
-func (e *Environment) Stop() error { return e.env.Stop() }
+func (e *Environment) Stop() error {
+	e.nsMu.Lock()
+	kcm := e.nsController
+	e.nsController = nil
+	e.nsMu.Unlock()
+	var err error
+	if kcm != nil {
+		err = kcm.Stop()
+	}
+	return errors.Join(err, e.env.Stop())
+}
 
 // WriteKubeconfig writes a kubeconfig file that reaches the environment's API server as its
 // administrator (for kubectl, or for libraries such as clusterctl's that take a file).
