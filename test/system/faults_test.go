@@ -40,8 +40,39 @@ import (
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/support/faults"
 )
 
+// faultInjection is the fault spec's API faults: one injector per provider, from one seed,
+// wrapping each provider's client of the lab it runs in (lab.Options.ProviderTransport), off until
+// the spec turns them on. FAULT_SEED sets the seed (a failed run's report says which it was).
+type faultInjection struct {
+	seed      int64
+	injectors map[string]*faults.Injector
+}
+
+func newFaultInjection() *faultInjection {
+	f := &faultInjection{seed: time.Now().UnixNano() % 1000, injectors: map[string]*faults.Injector{}}
+	if v, err := strconv.ParseInt(os.Getenv("FAULT_SEED"), 10, 64); err == nil {
+		f.seed = v
+	}
+	for i, p := range []string{"infrastructure", "bootstrap", "controlplane"} {
+		f.injectors[p] = faults.New(f.seed*5 + int64(i))
+		f.injectors[p].SetEnabled(false)
+	}
+	return f
+}
+
+// transport is the lab's ProviderTransport.
+func (f *faultInjection) transport(p string) func(http.RoundTripper) http.RoundTripper {
+	return f.injectors[p].Wrap
+}
+
+func (f *faultInjection) setEnabled(on bool) {
+	for _, in := range f.injectors {
+		in.SetEnabled(on)
+	}
+}
+
 // chaos is what the fault spec does to the lab while a cluster installs and is deleted: at
-// seeded random moments it restarts a provider's manager or stops assisted-service for a while.
+// seeded random moments it restarts a provider's manager or the real assisted-service.
 type chaos struct {
 	l   *lab.Lab
 	rng *rand.Rand
@@ -52,15 +83,22 @@ type chaos struct {
 	errs     []error
 }
 
+// serviceRestartGap is the least time between two restarts of assisted-service: a restarted
+// service's controllers wait for the lease its predecessor held (controller-runtime's leader
+// election, 15 s; cmd/main.go createControllerManager sets LeaderElection and no release on
+// cancel), so restarts closer together would leave it no time to work.
+const serviceRestartGap = 30 * time.Second
+
 // run disturbs the lab until ctx ends: every 2 to 6 s, a provider restart or (one time in
-// three) an assisted-service outage of 1 to 4 s.
+// three, at least serviceRestartGap after the last one) a restart of assisted-service with its
+// database kept: SIGTERM, then the process started again, its REST API down until it answers.
 func (c *chaos) run(ctx context.Context) {
 	providers := []string{"infrastructure", "bootstrap", "controlplane"}
+	lastOutage := time.Now().Add(-serviceRestartGap) // the first may come at once
 	for {
 		c.mu.Lock()
 		wait := time.Duration(2000+c.rng.Intn(4000)) * time.Millisecond
 		outage := c.rng.Intn(3) == 0
-		down := time.Duration(1000+c.rng.Intn(3000)) * time.Millisecond
 		p := providers[c.rng.Intn(len(providers))]
 		c.mu.Unlock()
 		select {
@@ -68,15 +106,14 @@ func (c *chaos) run(ctx context.Context) {
 			return
 		case <-time.After(wait):
 		}
-		if outage {
-			c.l.Assisted.SetAvailable(false)
-			select {
-			case <-ctx.Done():
-			case <-time.After(down):
-			}
-			c.l.Assisted.SetAvailable(true)
+		if outage && time.Since(lastOutage) >= serviceRestartGap {
+			err := c.l.AssistedService.Restart(ctx)
+			lastOutage = time.Now()
 			c.mu.Lock()
 			c.outages++
+			if err != nil && ctx.Err() == nil {
+				c.errs = append(c.errs, fmt.Errorf("restarting assisted-service: %w", err))
+			}
 			c.mu.Unlock()
 			continue
 		}
@@ -131,12 +168,15 @@ func doubleHolds(g Gomega, c client.Client, ns string) string {
 	return strings.Join(out, "; ")
 }
 
-var _ = Describe("A cluster installed and deleted through API faults, provider restarts and assisted-service outages", Ordered, func() {
+// faultSpecs are the fault spec, in the lab that lab returns (the real assisted-service's, whose
+// providers' clients go through in's injectors): a 3+1 cluster of self-booted hosts installs and
+// is deleted while the providers' API requests fail at seeded random (in), their managers are
+// restarted, and assisted-service is restarted with its database kept; a sampler checks
+// throughout that no Agent, config or providerID is held twice.
+func faultSpecs(labOf func() *lab.Lab, in *faultInjection) {
 	var (
 		l         *lab.Lab
 		ns        string
-		injectors = map[string]*faults.Injector{}
-		seed      int64
 		disturb   *chaos
 		stopChaos context.CancelFunc
 		chaosDone chan struct{}
@@ -148,26 +188,16 @@ var _ = Describe("A cluster installed and deleted through API faults, provider r
 	const name = "faulty"
 
 	BeforeAll(func() {
-		seed = time.Now().UnixNano() % 1000
-		if v, err := strconv.ParseInt(os.Getenv("FAULT_SEED"), 10, 64); err == nil {
-			seed = v
-		}
-		for i, p := range []string{"infrastructure", "bootstrap", "controlplane"} {
-			injectors[p] = faults.New(seed*5 + int64(i))
-		}
+		l = labOf()
 		var err error
 		panics, err = faults.ReconcilePanics()
 		Expect(err).NotTo(HaveOccurred())
-		l, err = lab.Start(ctx, lab.Options{ProviderTransport: func(p string) func(http.RoundTripper) http.RoundTripper {
-			return injectors[p].Wrap
-		}})
-		Expect(err).NotTo(HaveOccurred())
-		DeferCleanup(func() { Expect(l.Stop()).To(Succeed()) })
 		ns, err = l.Mgmt.CreateNamespace(ctx, "faulty")
 		Expect(err).NotTo(HaveOccurred())
 		l.AddSelfBootedHosts("faulty", 4)
 
-		disturb = &chaos{l: l, rng: rand.New(rand.NewSource(seed)), restarts: map[string]int{}} //nolint:gosec // a seeded run, reproducible
+		in.setEnabled(true)
+		disturb = &chaos{l: l, rng: rand.New(rand.NewSource(in.seed)), restarts: map[string]int{}} //nolint:gosec // a seeded run, reproducible
 		cctx, cancel := context.WithCancel(ctx)
 		stopChaos, chaosDone = cancel, make(chan struct{})
 		var wg sync.WaitGroup
@@ -188,7 +218,7 @@ var _ = Describe("A cluster installed and deleted through API faults, provider r
 				time.Sleep(300 * time.Millisecond)
 			}
 		}()
-		DeferCleanup(func() { stopChaos(); <-chaosDone })
+		DeferCleanup(func() { stopChaos(); <-chaosDone; in.setEnabled(false) })
 	})
 	BeforeEach(func() { reportOnFailure(l, ns) })
 
@@ -206,16 +236,14 @@ var _ = Describe("A cluster installed and deleted through API faults, provider r
 				return nil
 			}, timeout, interval).Should(Succeed())
 		}
-		expectAvailable(l, ns, name, 3, 4)
-		Eventually(func(g Gomega) {
-			g.Expect(runningMachines(g, l, ns, nil)).To(Equal(4))
-		}, timeout, interval).Should(Succeed())
+		expectAvailableMachines(l, ns, name, 3, 4)
 	})
 
 	It("leaves nothing behind when the Cluster is deleted, and nothing was held twice or panicked", func() {
 		deleteClusterAndExpectNothingLeft(l, ns, name)
 		stopChaos()
 		<-chaosDone
+		in.setEnabled(false)
 		sampleMu.Lock()
 		defer sampleMu.Unlock()
 		Expect(holds).To(BeEmpty(), "held twice during the run")
@@ -224,14 +252,14 @@ var _ = Describe("A cluster installed and deleted through API faults, provider r
 		Expect(err).NotTo(HaveOccurred())
 		Expect(after-panics).To(BeZero(), "reconciles panicked")
 
-		all := make([]*faults.Injector, 0, len(injectors))
-		for _, in := range injectors {
-			all = append(all, in)
+		all := make([]*faults.Injector, 0, len(in.injectors))
+		for _, i := range in.injectors {
+			all = append(all, i)
 		}
 		total, kinds := faults.Summary(all...)
-		line := faults.Report("system seed %d: a 3+1 cluster of self-booted hosts installed and deleted; provider restarts %v (crashes %v), "+
-			"assisted-service outages %d; faults injected %d (%s); %d invariant samples, 0 held twice, 0 left behind, 0 panics",
-			seed, disturb.restarts, l.ProviderRestarts(), disturb.outages, total, kinds, samples)
+		line := faults.Report("system seed %d: a 3+1 cluster of self-booted hosts installed and deleted on the real assisted-service; provider restarts %v (crashes %v), "+
+			"assisted-service restarts %d; faults injected %d (%s); %d invariant samples, 0 held twice, 0 left behind, 0 panics",
+			in.seed, disturb.restarts, l.ProviderRestarts(), disturb.outages, total, kinds, samples)
 		AddReportEntry("faults", line)
 	})
-})
+}

@@ -233,9 +233,12 @@ func runningMachines(g Gomega, l *lab.Lab, ns string, labels client.MatchingLabe
 // at the commit test/support/assistedservice pins, its hosts played over its REST API by
 // test/support/sim/discovery) and the real baremetal-operator (lab.BareMetalReal: CAPM3 meets
 // BMO's own state machine through install, scale up, scale down, deprovisioning and cleaning a
-// host that is then provisioned again, and deletion). A single-node cluster installs beside the
-// multi-node one, in a namespace of its own.
-var _ = Describe("A cluster of 3 control-plane nodes and 2 workers, and a single-node one, on the real assisted-service and baremetal-operator", Ordered, startsFirst, func() {
+// host that is then provisioned again, and deletion). The clusters install one after another in
+// one lab, each in a namespace of its own: the 3+2 cluster, a single-node one, the image flavor's,
+// one that the upstream providers installed, and one through API faults, provider restarts and
+// assisted-service restarts. (One real assisted-service runs on a machine at a time:
+// assistedservice.lockMachine.)
+var _ = Describe("The real assisted-service and baremetal-operator: a cluster of 3 control-plane nodes and 2 workers, a single-node one, the image flavor, a switch from the upstream providers and a cluster through faults", Ordered, startsFirst, func() {
 	var (
 		l     *lab.Lab
 		ns    string
@@ -244,9 +247,12 @@ var _ = Describe("A cluster of 3 control-plane nodes and 2 workers, and a single
 	const name = "prod"
 	workers := client.MatchingLabels{clusterv1.MachineDeploymentNameLabel: name + "-worker"}
 	controlPlanes := client.MatchingLabels{clusterv1.MachineControlPlaneLabel: ""}
+	// The fault spec's injectors, off until its Context.
+	in := newFaultInjection()
 
 	BeforeAll(func() {
-		l, ns = addHosts(startLabWithOptions(lab.Options{BareMetal: lab.BareMetalReal, Assisted: lab.AssistedReal}), "prod", "host", 5)
+		l, ns = addHosts(startLabWithOptions(lab.Options{BareMetal: lab.BareMetalReal, Assisted: lab.AssistedReal,
+			ProviderTransport: in.transport}), "prod", "host", 5)
 		start = time.Now()
 		// Automated cleaning (metadata, the BareMetalHost's own default): Ironic wipes the disks
 		// of the hosts the workers free before the control plane takes them. The templates'
@@ -421,6 +427,14 @@ var _ = Describe("A cluster of 3 control-plane nodes and 2 workers, and a single
 
 	Context("The image flavor: hosts booting an RHCOS disk image", func() {
 		imageFlavorSpecs(func() *lab.Lab { return l })
+	})
+
+	Context("A cluster that cluster-api-provider-openshift-assisted installed", func() {
+		upstreamSwitchSpecs(func() *lab.Lab { return l })
+	})
+
+	Context("A cluster installed and deleted through API faults, provider restarts and assisted-service restarts", func() {
+		faultSpecs(func() *lab.Lab { return l }, in)
 	})
 })
 

@@ -43,18 +43,21 @@ import (
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/support/pause"
 )
 
-// A cluster that openshift-assisted/cluster-api-provider-openshift-assisted installed, switched
-// to these providers. The lab installs it from upstream's manifests: its multinode example, at
-// the versions upstream stores (lab.ClusterOptions.Upstream), through the conversion webhooks.
-// Then, with the Cluster paused, it leaves the objects as the upstream providers leave them (their
+// upstreamSwitchSpecs are the switch from the upstream providers, in the lab that labOf returns
+// (the real assisted-service's): a cluster that
+// openshift-assisted/cluster-api-provider-openshift-assisted installed, switched to these
+// providers. The lab installs it from upstream's manifests: its multinode example, at the
+// versions upstream stores (lab.ClusterOptions.Upstream), through the conversion webhooks. Then,
+// with the Cluster paused, it leaves the objects as the upstream providers leave them (their
 // ensureClusterDeployment, ensureAgentClusterInstall and bootstrap controller): their finalizers
 // on the control plane and on every OpenshiftAssistedConfig; the ClusterDeployment,
 // AgentClusterInstall and InfraEnvs labelled as upstream labels them and owned without a
 // controller reference; the Agents without our labels. The managers are restarted (the upstream
 // ones replaced by ours) and the Cluster unpaused. The object shapes and the envtest of each step
 // are in the controlplane's adopt_test.go; here the whole cluster goes through the switch, a
-// scale-up and a deletion.
-var _ = Describe("A cluster that cluster-api-provider-openshift-assisted installed", Ordered, func() {
+// scale-up and a deletion. The lab's workload API server holds other clusters' Nodes too: the
+// specs count Machines.
+func upstreamSwitchSpecs(labOf func() *lab.Lab) {
 	var (
 		l  *lab.Lab
 		ns string
@@ -64,16 +67,13 @@ var _ = Describe("A cluster that cluster-api-provider-openshift-assisted install
 	const name = "legacy"
 
 	BeforeAll(func() {
-		l, ns = startLabWithHosts("legacy", "host", 5)
+		l, ns = addHosts(labOf(), "legacy", "legacy", 5)
 	})
 	BeforeEach(func() { reportOnFailure(l, ns) })
 
 	It("installs from upstream's manifests, at the versions upstream stores, through the conversion webhooks", func() {
 		Expect(l.CreateCluster(ctx, lab.ClusterOptions{Namespace: ns, Name: name, ControlPlanes: 3, Workers: 1, Version: "4.17.3", Upstream: true})).To(Succeed())
-		expectAvailable(l, ns, name, 3, 4)
-		Eventually(func(g Gomega) {
-			g.Expect(runningMachines(g, l, ns, nil)).To(Equal(4))
-		}, timeout, interval).Should(Succeed())
+		expectAvailableMachines(l, ns, name, 3, 4)
 
 		// Upstream's per-host variables: metal3.io/uuid is the BareMetalHost's UID, written
 		// quoted for the control plane and bare for the workers, as upstream's example does.
@@ -138,7 +138,7 @@ var _ = Describe("A cluster that cluster-api-provider-openshift-assisted install
 				g.Expect(oac.Finalizers).To(ConsistOf(bootstrapv1.ConfigFinalizer), "finalizers of OpenshiftAssistedConfig %s", oac.Name)
 			}
 		}, timeout, interval).Should(Succeed())
-		expectAvailable(l, ns, name, 3, 4)
+		expectAvailableMachines(l, ns, name, 3, 4)
 
 		after := map[string]types.UID{}
 		for _, m := range machines(Default, l, ns, nil) {
@@ -172,7 +172,8 @@ var _ = Describe("A cluster that cluster-api-provider-openshift-assisted install
 	})
 
 	It("then scales the workers by one, as a day-2 host", func() {
-		scaleWorkersUp(l, ns, name, 2, 5)
+		scaleMachineDeployment(l, ns, name+"-worker", 2)
+		expectAvailableMachines(l, ns, name, 3, 5)
 		for _, m := range machines(Default, l, ns, nil) {
 			if uid, ok := before[m.Name]; ok {
 				Expect(m.UID).To(Equal(uid), "Machine %s is the one installed before the switch", m.Name)
@@ -184,7 +185,7 @@ var _ = Describe("A cluster that cluster-api-provider-openshift-assisted install
 	It("leaves nothing behind when the Cluster is deleted", func() {
 		deleteClusterAndExpectNothingLeft(l, ns, name)
 	})
-})
+}
 
 // updateObject reads obj (by its namespace and name), applies mutate and updates it, again until
 // the update succeeds (a conflict with a controller's write) or 30 s have passed.
