@@ -26,6 +26,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	bmov1alpha1 "github.com/metal3-io/baremetal-operator/apis/metal3.io/v1alpha1"
 	corev1 "k8s.io/api/core/v1"
@@ -74,6 +75,8 @@ type labManagement struct {
 	proxy   framework.ClusterProxy
 	logFile *os.File
 	tmpDir  string
+	// selfBootedSets counts AddSelfBootedHosts calls, which name their hosts after it.
+	selfBootedSets atomic.Int32
 }
 
 // klogFlags configure klog, which every in-process controller logs through (the providers'
@@ -185,15 +188,21 @@ func managementScheme() (*runtime.Scheme, error) {
 
 func (m *labManagement) Proxy() framework.ClusterProxy { return m.proxy }
 
+// AddHosts adds hosts named <namespace>-<prefix>-<i>: the specs share the lab, whose servers
+// differ by name (inventory.AddNew).
 func (m *labManagement) AddHosts(ctx context.Context, namespace, prefix string, n int) error {
-	if _, err := m.lab.AddHosts(ctx, namespace, prefix, n); err != nil {
+	if _, err := m.lab.AddHosts(ctx, namespace, namespace+"-"+prefix, n); err != nil {
 		return fmt.Errorf("adding %d simulated hosts: %w", n, err)
 	}
 	return nil
 }
 
+// AddSelfBootedHosts adds hosts named <prefix>-<k>-<i>, k counting the calls: the specs share the
+// lab, whose servers differ by name (inventory.AddNew).
 func (m *labManagement) AddSelfBootedHosts(prefix string, n int) error {
-	m.lab.AddSelfBootedHosts(prefix, n)
+	if err := m.lab.AddSelfBootedHosts(fmt.Sprintf("%s-%d", prefix, m.selfBootedSets.Add(1)), n); err != nil {
+		return fmt.Errorf("adding %d self-booted hosts: %w", n, err)
+	}
 	return nil
 }
 

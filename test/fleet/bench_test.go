@@ -263,7 +263,9 @@ func runFleet(tb testing.TB, n int, timer func(running bool), profiles string) r
 	if err != nil {
 		tb.Fatal(err)
 	}
-	l.AddSelfBootedHosts("fleet", n)
+	if err := l.AddSelfBootedHosts("fleet", n); err != nil {
+		tb.Fatal(err)
+	}
 	objs := make([][]client.Object, n)
 	for i := range n {
 		if objs[i], err = l.ClusterObjects(lab.ClusterOptions{Namespace: fmt.Sprintf("fleet-%04d", i), Name: fmt.Sprintf("sno-%04d", i),

@@ -932,15 +932,21 @@ func (l *Lab) AddHosts(ctx context.Context, namespace, prefix string, n int, mut
 		return nil, fmt.Errorf("creating the BMC credentials: %w", err)
 	}
 	hosts := inventory.Generate(prefix, n, inventory.GenerateOptions{FirstIP: 20 + len(l.Inventory.Hosts())})
+	bmhs := make([]*bmov1alpha1.BareMetalHost, 0, len(hosts))
 	for _, h := range hosts {
 		h.BMCUsername, h.BMCPassword = username, password
 		bmh := h.BareMetalHost(namespace, creds)
 		for _, m := range mutate {
 			m(h, bmh)
 		}
-		l.Inventory.Add(h)
+		bmhs = append(bmhs, bmh)
+	}
+	if err := l.Inventory.AddNew(hosts...); err != nil {
+		return nil, fmt.Errorf("adding hosts %s-*: %w", prefix, err)
+	}
+	for i, bmh := range bmhs {
 		if err := c.Create(ctx, bmh); err != nil {
-			return nil, fmt.Errorf("creating BareMetalHost %s: %w", h.Name, err)
+			return nil, fmt.Errorf("creating BareMetalHost %s: %w", hosts[i].Name, err)
 		}
 	}
 	return hosts, nil

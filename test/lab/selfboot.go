@@ -216,12 +216,13 @@ func (b *selfBooter) release(ctx context.Context, key types.NamespacedName) erro
 }
 
 // AddSelfBootedHosts adds n simulated hosts named <prefix>-<i> that have no BareMetalHost: the
-// lab boots each from the discovery ISO of a Machine whose infrastructure is an AgentMachine.
-func (l *Lab) AddSelfBootedHosts(prefix string, n int) []*inventory.Host {
+// lab boots each from the discovery ISO of a Machine whose infrastructure is an AgentMachine. A
+// prefix the lab's hosts already have is refused (inventory.AddNew).
+func (l *Lab) AddSelfBootedHosts(prefix string, n int) error {
 	hosts := inventory.Generate(prefix, n, inventory.GenerateOptions{FirstIP: 20 + len(l.Inventory.Hosts())})
-	for _, h := range hosts {
-		l.Inventory.Add(h)
+	if err := l.Inventory.AddNew(hosts...); err != nil {
+		return fmt.Errorf("adding self-booted hosts %s-*: %w", prefix, err)
 	}
 	l.current().selfBoot.add(hosts...)
-	return hosts
+	return nil
 }

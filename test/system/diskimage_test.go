@@ -78,7 +78,7 @@ func imageFlavorSpecs(labOf func() *lab.Lab) {
 	})
 
 	It("scales the workers by one, as a day-2 host without a boot MAC", func() {
-		_, err := l.AddHosts(ctx, ns, "day2", 1, func(_ *inventory.Host, bmh *bmov1alpha1.BareMetalHost) { bmh.Spec.BootMACAddress = "" })
+		_, err := l.AddHosts(ctx, ns, "image-day2", 1, func(_ *inventory.Host, bmh *bmov1alpha1.BareMetalHost) { bmh.Spec.BootMACAddress = "" })
 		Expect(err).NotTo(HaveOccurred())
 		scaleMachineDeployment(l, ns, name+"-worker", 2)
 		Eventually(func(g Gomega) {

@@ -29,7 +29,9 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	hiveextv1beta1 "github.com/openshift/assisted-service/api/hiveextension/v1beta1"
 	aiv1beta1 "github.com/openshift/assisted-service/api/v1beta1"
+	"github.com/openshift/assisted-service/models"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -72,50 +74,48 @@ func (f *faultInjection) setEnabled(on bool) {
 }
 
 // chaos is what the fault spec does to the lab while a cluster installs and is deleted: at
-// seeded random moments it restarts a provider's manager or the real assisted-service.
+// seeded random moments it restarts a provider's manager. The spec itself restarts
+// assisted-service (restartService) at the moments that matter.
 type chaos struct {
 	l   *lab.Lab
 	rng *rand.Rand
 
 	mu       sync.Mutex
 	restarts map[string]int
-	outages  int
 	errs     []error
+	// serviceDown is how long each restart of assisted-service took, until its REST API
+	// answered.
+	serviceDown []time.Duration
 }
 
-// serviceRestartGap is the least time between two restarts of assisted-service: a restarted
-// service's controllers wait for the lease its predecessor held (controller-runtime's leader
-// election, 15 s; cmd/main.go createControllerManager sets LeaderElection and no release on
-// cancel), so restarts closer together would leave it no time to work.
-const serviceRestartGap = 30 * time.Second
+// restartService restarts assisted-service with its database kept: SIGTERM, then the process
+// started again, its REST API down until it answers. Its controllers then wait for the lease
+// the old process held (controller-runtime's leader election, 15 s: cmd/main.go
+// createControllerManager sets LeaderElection and no release on cancel), as after a pod's
+// restart.
+func (c *chaos) restartService(ctx context.Context) error {
+	start := time.Now()
+	if err := c.l.AssistedService.Restart(ctx); err != nil {
+		return fmt.Errorf("restarting assisted-service: %w", err)
+	}
+	c.mu.Lock()
+	c.serviceDown = append(c.serviceDown, time.Since(start).Round(100*time.Millisecond))
+	c.mu.Unlock()
+	return nil
+}
 
-// run disturbs the lab until ctx ends: every 2 to 6 s, a provider restart or (one time in
-// three, at least serviceRestartGap after the last one) a restart of assisted-service with its
-// database kept: SIGTERM, then the process started again, its REST API down until it answers.
+// run disturbs the lab until ctx ends: every 2 to 6 s, a provider restart.
 func (c *chaos) run(ctx context.Context) {
 	providers := []string{"infrastructure", "bootstrap", "controlplane"}
-	lastOutage := time.Now().Add(-serviceRestartGap) // the first may come at once
 	for {
 		c.mu.Lock()
 		wait := time.Duration(2000+c.rng.Intn(4000)) * time.Millisecond
-		outage := c.rng.Intn(3) == 0
 		p := providers[c.rng.Intn(len(providers))]
 		c.mu.Unlock()
 		select {
 		case <-ctx.Done():
 			return
 		case <-time.After(wait):
-		}
-		if outage && time.Since(lastOutage) >= serviceRestartGap {
-			err := c.l.AssistedService.Restart(ctx)
-			lastOutage = time.Now()
-			c.mu.Lock()
-			c.outages++
-			if err != nil && ctx.Err() == nil {
-				c.errs = append(c.errs, fmt.Errorf("restarting assisted-service: %w", err))
-			}
-			c.mu.Unlock()
-			continue
 		}
 		err := c.l.RestartProvider(p)
 		c.mu.Lock()
@@ -194,7 +194,7 @@ func faultSpecs(labOf func() *lab.Lab, in *faultInjection) {
 		Expect(err).NotTo(HaveOccurred())
 		ns, err = l.Mgmt.CreateNamespace(ctx, "faulty")
 		Expect(err).NotTo(HaveOccurred())
-		l.AddSelfBootedHosts("faulty", 4)
+		Expect(l.AddSelfBootedHosts("faulty", 4)).To(Succeed())
 
 		in.setEnabled(true)
 		disturb = &chaos{l: l, rng: rand.New(rand.NewSource(in.seed)), restarts: map[string]int{}} //nolint:gosec // a seeded run, reproducible
@@ -224,7 +224,7 @@ func faultSpecs(labOf func() *lab.Lab, in *faultInjection) {
 
 	It("installs to Available with every host claimed once", func() {
 		objs, err := l.ClusterObjects(lab.ClusterOptions{Namespace: ns, Name: name, ControlPlanes: 3, Workers: 1,
-			Version: "4.17.3", Infrastructure: lab.Agent})
+			Version: "4.17.5", Infrastructure: lab.Agent}) // the lab's one ClusterVersion: see upstreamSwitchSpecs
 		Expect(err).NotTo(HaveOccurred())
 		for _, obj := range objs {
 			// The chaos restarts the providers, whose admission webhooks refuse connections until
@@ -236,11 +236,24 @@ func faultSpecs(labOf func() *lab.Lab, in *faultInjection) {
 				return nil
 			}, timeout, interval).Should(Succeed())
 		}
+		// Once the hosts install (their installers report progress), assisted-service restarts:
+		// a host's installer sends its reports again until the service answers, and the install
+		// step the service hands out again is refused as podman refuses it (sim/discovery, as
+		// assisted-installer and the agent do).
+		Eventually(func(g Gomega) {
+			aci := &hiveextv1beta1.AgentClusterInstall{}
+			g.Expect(l.Mgmt.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, aci)).To(Succeed())
+			g.Expect(aci.Status.DebugInfo.State).To(Equal(models.ClusterStatusInstalling))
+		}, timeout, interval).Should(Succeed())
+		Expect(disturb.restartService(ctx)).To(Succeed())
 		expectAvailableMachines(l, ns, name, 3, 4)
 	})
 
 	It("leaves nothing behind when the Cluster is deleted, and nothing was held twice or panicked", func() {
-		deleteClusterAndExpectNothingLeft(l, ns, name)
+		// assisted-service restarts while the Agents are released and the InfraEnvs deleted.
+		deleteCluster(l, ns, name)
+		Expect(disturb.restartService(ctx)).To(Succeed())
+		expectNothingLeft(l, ns, name)
 		stopChaos()
 		<-chaosDone
 		in.setEnabled(false)
@@ -258,8 +271,8 @@ func faultSpecs(labOf func() *lab.Lab, in *faultInjection) {
 		}
 		total, kinds := faults.Summary(all...)
 		line := faults.Report("system seed %d: a 3+1 cluster of self-booted hosts installed and deleted on the real assisted-service; provider restarts %v (crashes %v), "+
-			"assisted-service restarts %d; faults injected %d (%s); %d invariant samples, 0 held twice, 0 left behind, 0 panics",
-			in.seed, disturb.restarts, l.ProviderRestarts(), disturb.outages, total, kinds, samples)
+			"assisted-service restarts (down for) %v; faults injected %d (%s); %d invariant samples, 0 held twice, 0 left behind, 0 panics",
+			in.seed, disturb.restarts, l.ProviderRestarts(), disturb.serviceDown, total, kinds, samples)
 		AddReportEntry("faults", line)
 	})
 }

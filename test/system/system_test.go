@@ -572,7 +572,7 @@ var _ = Describe("A cluster of self-booted hosts (AgentMachine)", Ordered, start
 		var err error
 		ns, err = l.Mgmt.CreateNamespace(ctx, "edge")
 		Expect(err).NotTo(HaveOccurred())
-		l.AddSelfBootedHosts("edge", 4)
+		Expect(l.AddSelfBootedHosts("edge", 4)).To(Succeed())
 	})
 	BeforeEach(func() { reportOnFailure(l, ns) })
 
@@ -683,7 +683,7 @@ var _ = Describe("Single-node OpenShift on a self-booted host (agent-sno flavor)
 		var err error
 		ns, err = l.Mgmt.CreateNamespace(ctx, "agent-sno")
 		Expect(err).NotTo(HaveOccurred())
-		l.AddSelfBootedHosts("agent-sno", 1)
+		Expect(l.AddSelfBootedHosts("agent-sno", 1)).To(Succeed())
 	})
 	BeforeEach(func() { reportOnFailure(l, ns) })
 

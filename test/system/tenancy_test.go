@@ -88,7 +88,7 @@ var _ = Describe("Two tenants on one hub, one of them hostile", Ordered, func() 
 		hosts, err := l.AddHosts(ctx, nsA, "a-host", 1)
 		Expect(err).NotTo(HaveOccurred())
 		aHost = hosts[0]
-		l.AddSelfBootedHosts("b-host", 1)
+		Expect(l.AddSelfBootedHosts("b-host", 1)).To(Succeed())
 		// Both installs start now, and run while team B tries every path below.
 		Expect(l.CreateCluster(ctx, lab.ClusterOptions{Namespace: nsA, Name: a, ControlPlanes: 1, Version: "4.17.3"})).To(Succeed())
 		Expect(l.CreateCluster(ctx, lab.ClusterOptions{Namespace: nsB, Name: b, ControlPlanes: 1, Version: "4.17.3", Infrastructure: lab.Agent})).To(Succeed())

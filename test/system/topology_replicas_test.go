@@ -123,7 +123,7 @@ var _ = Describe("Single-node and two-node OpenShift as topologies of ClusterCla
 		var err error
 		agentNS, err = l.Mgmt.CreateNamespace(ctx, agent)
 		Expect(err).NotTo(HaveOccurred())
-		l.AddSelfBootedHosts(agent, 1)
+		Expect(l.AddSelfBootedHosts(agent, 1)).To(Succeed())
 		// Two control-plane hosts and the arbiter's, labelled as the arbiter-topology flavor expects.
 		_, tnaNS = addHosts(l, tna, tna, 3)
 		host := &bmov1alpha1.BareMetalHost{}

@@ -271,7 +271,7 @@ var _ = Describe("A topology cluster of ClusterClass openshift-agent", Ordered, 
 		DeferCleanup(func() { Expect(l.Stop()).To(Succeed()) })
 		ns, err = l.Mgmt.CreateNamespace(ctx, "agenttopo")
 		Expect(err).NotTo(HaveOccurred())
-		l.AddSelfBootedHosts("agenttopo", 5)
+		Expect(l.AddSelfBootedHosts("agenttopo", 5)).To(Succeed())
 	})
 	BeforeEach(func() { reportOnFailure(l, ns) })
 

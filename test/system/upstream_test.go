@@ -67,12 +67,15 @@ func upstreamSwitchSpecs(labOf func() *lab.Lab) {
 	const name = "legacy"
 
 	BeforeAll(func() {
-		l, ns = addHosts(labOf(), "legacy", "legacy", 5)
+		l, ns = addHosts(labOf(), "legacy", "upstream", 5)
 	})
 	BeforeEach(func() { reportOnFailure(l, ns) })
 
 	It("installs from upstream's manifests, at the versions upstream stores, through the conversion webhooks", func() {
-		Expect(l.CreateCluster(ctx, lab.ClusterOptions{Namespace: ns, Name: name, ControlPlanes: 3, Workers: 1, Version: "4.17.3", Upstream: true})).To(Succeed())
+		// 4.17.5: the lab's clusters share one workload API server and so one ClusterVersion,
+		// which the 3+2 cluster's upgrade left at 4.17.5 (a control plane of 4.17.3 would read
+		// it as a downgrade and refuse it).
+		Expect(l.CreateCluster(ctx, lab.ClusterOptions{Namespace: ns, Name: name, ControlPlanes: 3, Workers: 1, Version: "4.17.5", Upstream: true})).To(Succeed())
 		expectAvailableMachines(l, ns, name, 3, 4)
 
 		// Upstream's per-host variables: metal3.io/uuid is the BareMetalHost's UID, written

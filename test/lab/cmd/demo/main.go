@@ -126,7 +126,9 @@ func run(ctx context.Context, flavor string, speed lab.Speed, keep bool, timeout
 	// The hosts the cluster needs, and the spare ones a scale-up claims.
 	n := int(o.ControlPlanes+o.Workers) + spare
 	if o.Infrastructure == lab.Agent {
-		l.AddSelfBootedHosts("host", n)
+		if err := l.AddSelfBootedHosts("host", n); err != nil {
+			return err
+		}
 	} else if _, err := l.AddHosts(ctx, o.Namespace, "host", n); err != nil {
 		return err
 	}

@@ -25,6 +25,7 @@ package discovery
 
 import (
 	"context"
+	"errors"
 	"crypto/tls"
 	"crypto/x509"
 	"encoding/json"
@@ -142,7 +143,9 @@ func (a *agent) run(ctx context.Context, s *models.Step) {
 	reply := &models.StepReply{StepID: s.StepID, StepType: s.StepType}
 	switch s.StepType {
 	case models.StepTypeInstall:
-		if err := a.startInstaller(s); err != nil {
+		if err := a.startInstaller(s); errors.Is(err, errInstallerRunning) {
+			reply.ExitCode, reply.Error = podmanErrorExitCode, err.Error()
+		} else if err != nil {
 			reply.ExitCode, reply.Error = -1, err.Error()
 		}
 	case models.StepTypeStopInstallation:
@@ -165,6 +168,16 @@ func (a *agent) run(ctx context.Context, s *models.Step) {
 	}
 }
 
+// errInstallerRunning is podman's error for an install step while the installer runs: the
+// service hands the install step out again (after a restart, say), and ignores this reply
+// (bminventory/inventory.go handleReplyError: ContainerAlreadyRunningExitCode and this message),
+// where any other failed install step puts the host in error.
+var errInstallerRunning = errors.New(`Error: creating container storage: the container name "assisted-installer" is already in use`) //nolint:staticcheck // podman's own message
+
+// podmanErrorExitCode is podman's exit status for an error of podman itself (podman-run(1): 125),
+// the step's exit code.
+const podmanErrorExitCode = 125
+
 // startInstaller starts the assisted-installer the install step asks for (its request, JSON, in
 // Args[0]: hostcommands/install_cmd.go getFullInstallerCommand); one at a time, as podman's
 // container name assisted-installer allows.
@@ -182,7 +195,7 @@ func (a *agent) startInstaller(s *models.Step) error {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.installer != nil {
-		return fmt.Errorf(`Error: creating container storage: the container name "assisted-installer" is already in use`)
+		return errInstallerRunning
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	a.installer = cancel

@@ -28,7 +28,8 @@ import (
 )
 
 // TestInstallStepReplies: the install step starts one installer; a second while it runs fails
-// as podman's container name does, and a request that is not one fails.
+// as podman's container name does, with podman's exit status 125 and message (which the service
+// ignores: bminventory handleReplyError), and a request that is not one fails otherwise.
 func TestInstallStepReplies(t *testing.T) {
 	tl := newTestLab(t, inventory.OverrideOnce)
 	// Each stage takes a second: the installer still runs when the next install step comes.
@@ -43,7 +44,8 @@ func TestInstallStepReplies(t *testing.T) {
 	tl.svc.mu.Lock()
 	defer tl.svc.mu.Unlock()
 	r := tl.svc.replies[id]
-	if r[0].ExitCode != 0 || r[1].ExitCode == 0 || !strings.Contains(r[1].Error, "already in use") || r[2].ExitCode == 0 {
+	if r[0].ExitCode != 0 || r[1].ExitCode != 125 || !strings.Contains(r[1].Error, `the container name "assisted-installer" is already in use`) ||
+		r[2].ExitCode == 0 || r[2].ExitCode == 125 {
 		t.Fatalf("replies %+v", r)
 	}
 }

@@ -23,9 +23,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"net/http"
 	"net/url"
 	"strings"
+	"time"
 )
 
 // apiBase is the path of assisted-service's v2 REST API under its base URL (swagger.yaml's
@@ -65,6 +67,10 @@ func statusOf(err error) int {
 	}
 	return 0
 }
+
+// maxReply bounds what the hosts read of a reply (a discovery ignition is the largest: tens of
+// kilobytes).
+const maxReply = 16 << 20
 
 // do sends in (JSON, none when nil) and decodes the reply into out (when not nil); a status
 // outside 2xx is an *APIError.
@@ -106,9 +112,12 @@ func (c *apiClient) do(ctx context.Context, method, path string, query url.Value
 		return fmt.Errorf("%s %s: %w", method, path, err)
 	}
 	defer func() { _ = resp.Body.Close() }()
-	data, err := io.ReadAll(resp.Body)
+	data, err := io.ReadAll(io.LimitReader(resp.Body, maxReply+1))
 	if err != nil {
 		return fmt.Errorf("%s %s: reading the reply: %w", method, path, err)
+	}
+	if len(data) > maxReply {
+		return fmt.Errorf("%s %s: the reply is over %d bytes", method, path, maxReply)
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		return &APIError{Method: method, Path: path, Code: resp.StatusCode, Body: string(data)}
@@ -124,4 +133,48 @@ func (c *apiClient) do(ctx context.Context, method, path string, query url.Value
 		return fmt.Errorf("%s %s: decoding the reply: %w", method, path, err)
 	}
 	return nil
+}
+
+// retrying is the retry policy of assisted-installer's inventory client, through which the
+// installer and its controller reach the service (src/inventory_client/inventory_client.go
+// CreateInventoryClientWithDelay, a rehttp transport): a request whose connection failed
+// (refused, reset, timed out: RetryConnectionRefusedErr, RetryTemporaryErr) or that got 408, 429
+// or 5xx is sent again up to 360 times (DefaultMaxRetries), one that got 404, 423 or 425 up to 10
+// times (DefaultMinRetries), each after a delay of exponential backoff with full jitter between 0
+// and min(max, min·2^n) (rehttp.ExpJitterDelay(DefaultRetryMinDelay 2 s, DefaultRetryMaxDelay
+// 10 s)); any other reply is final. So a restart of the service delays an installation, and
+// does not end it.
+type retrying struct{ min, max time.Duration }
+
+// do runs attempt until it succeeds, its error is final, its retries are spent, or ctx ends.
+func (r retrying) do(ctx context.Context, attempt func() error) error {
+	for n := 0; ; n++ {
+		err := attempt()
+		if err == nil || ctx.Err() != nil {
+			return err
+		}
+		limit := 0
+		switch code := statusOf(err); {
+		case code == 0, code == http.StatusRequestTimeout, code == http.StatusTooManyRequests, code >= 500:
+			limit = 360
+		case code == http.StatusNotFound, code == http.StatusLocked, code == http.StatusTooEarly:
+			limit = 10
+		}
+		if n >= limit {
+			return err
+		}
+		sleep(ctx, r.delay(n))
+	}
+}
+
+// delay is rehttp.ExpJitterDelay's: a random time up to min·2^n, at most max.
+func (r retrying) delay(n int) time.Duration {
+	ceiling := r.max
+	if n < 30 && r.min<<n < r.max {
+		ceiling = r.min << n
+	}
+	if ceiling <= 0 {
+		return 0
+	}
+	return rand.N(ceiling) //nolint:gosec // jitter, not a secret
 }

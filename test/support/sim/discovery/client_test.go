@@ -18,9 +18,11 @@ package discovery
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"testing"
+	"time"
 )
 
 // TestAPIClient: requests go under the v2 base path with the agent's headers; replies outside 2xx
@@ -50,5 +52,51 @@ func TestAPIClient(t *testing.T) {
 	}
 	if err := (&apiClient{base: srv.URL}).do(context.Background(), http.MethodGet, "/x", nil, nil, nil); err != nil || gotKey != "" {
 		t.Fatalf("X-Secret-Key %q sent without a token (%v)", gotKey, err)
+	}
+}
+
+// TestRetryingIsTheInstallersPolicy: what assisted-installer's inventory client sends again, and
+// how often: a failed connection and 408, 429 and 5xx up to 360 times, 404, 423 and 425 up to 10,
+// anything else never; delays within min·2^n and max.
+func TestRetryingIsTheInstallersPolicy(t *testing.T) {
+	r := retrying{}
+	for _, c := range []struct {
+		err   error
+		calls int
+	}{
+		{errors.New("dial tcp 127.0.0.1:1: connect: connection refused"), 361},
+		{&APIError{Code: http.StatusServiceUnavailable}, 361},
+		{&APIError{Code: http.StatusTooManyRequests}, 361},
+		{&APIError{Code: http.StatusRequestTimeout}, 361},
+		{&APIError{Code: http.StatusNotFound}, 11},
+		{&APIError{Code: http.StatusLocked}, 11},
+		{&APIError{Code: http.StatusTooEarly}, 11},
+		{&APIError{Code: http.StatusBadRequest}, 1},
+		{&APIError{Code: http.StatusConflict}, 1},
+	} {
+		calls := 0
+		err := r.do(context.Background(), func() error { calls++; return c.err })
+		if !errors.Is(err, c.err) || calls != c.calls {
+			t.Errorf("%v: %d calls, then %v; want %d calls", c.err, calls, err, c.calls)
+		}
+	}
+	calls := 0
+	if err := r.do(context.Background(), func() error {
+		calls++
+		if calls < 3 {
+			return &APIError{Code: http.StatusBadGateway}
+		}
+		return nil
+	}); err != nil || calls != 3 {
+		t.Errorf("a request that succeeds on its third try: %v after %d calls", err, calls)
+	}
+	d := retrying{min: 2 * time.Second, max: 10 * time.Second}
+	for n := range 40 {
+		ceiling := min(10*time.Second, 2*time.Second<<min(n, 10))
+		for range 50 {
+			if got := d.delay(n); got < 0 || got >= ceiling {
+				t.Fatalf("delay %d: %s, want in [0, %s)", n, got, ceiling)
+			}
+		}
 	}
 }

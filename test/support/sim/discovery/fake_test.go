@@ -41,6 +41,9 @@ type fakeService struct {
 	steps      map[string][]*models.Step // host ID → steps still to hand out
 	replies    map[string][]models.StepReply
 	progress   map[string][]models.HostStage
+	// progressDown is how many progress reports are still answered 503, as by a service that
+	// restarts.
+	progressDown int
 	cluster    models.Cluster
 	operators  []string // reported available
 	ingressCA  string
@@ -114,6 +117,9 @@ func (f *fakeService) serve(w http.ResponseWriter, r *http.Request) {
 		reply := models.StepReply{}
 		_ = json.Unmarshal(body, &reply)
 		f.replies[parts[3]] = append(f.replies[parts[3]], reply)
+	case len(parts) == 5 && parts[4] == "progress" && f.progressDown > 0:
+		f.progressDown--
+		http.Error(w, "restarting", http.StatusServiceUnavailable)
 	case len(parts) == 5 && parts[4] == "progress":
 		p := models.HostProgress{}
 		_ = json.Unmarshal(body, &p)

@@ -60,6 +60,9 @@ type Hosts struct {
 	PollInterval time.Duration
 	// StageInterval is how long each install stage takes on the host (default 200 ms).
 	StageInterval time.Duration
+	// RetryMinDelay and RetryMaxDelay bound the installer's delays before it sends a failed
+	// request again (retrying; default 2 and 10 s, assisted-installer's own).
+	RetryMinDelay, RetryMaxDelay time.Duration
 	Log           logr.Logger
 
 	mu             sync.Mutex
@@ -102,7 +105,16 @@ func (hs *Hosts) init() {
 	if hs.StageInterval == 0 {
 		hs.StageInterval = 200 * time.Millisecond
 	}
+	if hs.RetryMinDelay == 0 {
+		hs.RetryMinDelay = 2 * time.Second
+	}
+	if hs.RetryMaxDelay == 0 {
+		hs.RetryMaxDelay = 10 * time.Second
+	}
 }
+
+// retrying is the installer's retry policy, with the hosts' delays.
+func (hs *Hosts) retrying() retrying { return retrying{min: hs.RetryMinDelay, max: hs.RetryMaxDelay} }
 
 // hostID is the host ID the agent registers with: its system UUID (the real agent reads it from
 // SMBIOS), which the service names the host's Agent after.

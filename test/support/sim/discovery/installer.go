@@ -53,12 +53,17 @@ func (a *agent) install(ctx context.Context, req models.InstallCmdRequest) {
 				}
 			}
 		}
+		// The installer's UpdateHostInstallProgress (src/installer/installer.go): its inventory
+		// client tries again (retrying), and a report that still fails is logged, and the
+		// installation goes on.
 		progress := &models.HostProgress{CurrentStage: stage}
-		if err := a.api.do(ctx, http.MethodPut, a.hostPath()+"/progress", nil, progress, nil); err != nil {
-			if ctx.Err() == nil {
-				log.Error(err, "Reporting the install progress failed", "stage", stage)
+		if err := a.hs.retrying().do(ctx, func() error {
+			return a.api.do(ctx, http.MethodPut, a.hostPath()+"/progress", nil, progress, nil)
+		}); err != nil {
+			if ctx.Err() != nil {
+				return
 			}
-			return
+			log.Error(err, "Failed to update node installation stage", "stage", stage)
 		}
 		sleep(ctx, a.hs.StageInterval)
 		if ctx.Err() != nil {

@@ -70,3 +70,31 @@ func TestBootstrapWaitsForTheControlPlane(t *testing.T) {
 		return slices.Contains(svc.progress[id], models.HostStageRebooting)
 	})
 }
+
+// TestInstallerOutlastsAServiceRestart: progress reports that the service refuses while it
+// restarts are sent again, as assisted-installer's inventory client sends them, and the
+// installation goes on to the reboot with every stage reported once.
+func TestInstallerOutlastsAServiceRestart(t *testing.T) {
+	tl := newTestLab(t, inventory.OverrideOnce)
+	tl.hosts.RetryMinDelay, tl.hosts.RetryMaxDelay = time.Millisecond, 5*time.Millisecond
+	svc := tl.svc
+	svc.mu.Lock()
+	svc.progressDown = 4
+	svc.mu.Unlock()
+	if err := tl.hosts.Booted(context.Background(), inventory.Boot{Host: tl.host, ISOURL: tl.isoURL}); err != nil {
+		t.Fatal(err)
+	}
+	id := hostID(tl.host)
+	svc.queue(id, tl.installStep(t))
+	eventually(t, "the reboot", func() bool {
+		svc.mu.Lock()
+		defer svc.mu.Unlock()
+		return slices.Contains(svc.progress[id], models.HostStageRebooting)
+	})
+	svc.mu.Lock()
+	got := slices.Clone(svc.progress[id])
+	svc.mu.Unlock()
+	if want := installerStages(models.HostRoleBootstrap, true); !slices.Equal(got, want) {
+		t.Errorf("stages %v, want %v", got, want)
+	}
+}

@@ -24,6 +24,7 @@ import (
 	"context"
 	"fmt"
 	"net/netip"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -265,6 +266,46 @@ func (i *Inventory) Add(h *Host) {
 	i.mu.Lock()
 	defer i.mu.Unlock()
 	i.hosts = append(i.hosts, h)
+}
+
+// AddNew adds hosts unless one of them is a host the inventory has, or shares its name, BMC
+// address, system UUID or a MAC with one (or with another of hosts): no two servers answer at one
+// BMC address or have one MAC. Generate gives a prefix the same hosts each time, so a lab that
+// generates from a prefix twice gets this error instead of two BareMetalHosts driving one server.
+// Nothing is added then.
+func (i *Inventory) AddNew(hosts ...*Host) error {
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	seen := map[string]string{}
+	key := func(h *Host, what, v string) error {
+		if v == "" {
+			return nil
+		}
+		k := what + " " + v
+		if other, ok := seen[k]; ok {
+			return fmt.Errorf("host %s has the %s of host %s: give each set of hosts a prefix of its own", h.Name, k, other)
+		}
+		seen[k] = h.Name
+		return nil
+	}
+	for _, h := range append(slices.Clone(i.hosts), hosts...) {
+		if err := key(h, "name", h.Name); err != nil {
+			return err
+		}
+		if err := key(h, "BMC address", h.BMCAddress); err != nil {
+			return err
+		}
+		if err := key(h, "system UUID", strings.ToLower(h.SystemUUID)); err != nil {
+			return err
+		}
+		for _, n := range h.NICs {
+			if err := key(h, "MAC", strings.ToLower(n.MAC)); err != nil {
+				return err
+			}
+		}
+	}
+	i.hosts = append(i.hosts, hosts...)
+	return nil
 }
 
 // Hosts returns the hosts, in the order they were added.

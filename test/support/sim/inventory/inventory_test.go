@@ -163,3 +163,27 @@ func TestNodeAddresses(t *testing.T) {
 		})
 	}
 }
+
+// TestAddNewRefusesASecondServerOfOneIdentity: hosts generated twice from one prefix are the same
+// servers, so the second set is refused whole, naming the clash; another prefix is added.
+func TestAddNewRefusesASecondServerOfOneIdentity(t *testing.T) {
+	inv := New()
+	if err := inv.AddNew(Generate("day2", 2, GenerateOptions{})...); err != nil {
+		t.Fatal(err)
+	}
+	err := inv.AddNew(Generate("other", 1, GenerateOptions{FirstIP: 30})[0], Generate("day2", 1, GenerateOptions{FirstIP: 40})[0])
+	if err == nil || !strings.Contains(err.Error(), "host day2-0 has the name day2-0 of host day2-0") {
+		t.Fatalf("adding day2-0 again: %v, want the clash named", err)
+	}
+	if n := len(inv.Hosts()); n != 2 {
+		t.Errorf("%d hosts after a refused AddNew, want 2: nothing of it is added", n)
+	}
+	mac := Generate("mac", 1, GenerateOptions{})[0]
+	mac.NICs[0].MAC = strings.ToUpper(inv.Hosts()[1].NICs[0].MAC)
+	if err := inv.AddNew(mac); err == nil || !strings.Contains(err.Error(), "has the MAC") {
+		t.Errorf("a host with day2-1's MAC: %v, want refused", err)
+	}
+	if err := inv.AddNew(Generate("other", 2, GenerateOptions{FirstIP: 30})...); err != nil {
+		t.Errorf("another prefix: %v", err)
+	}
+}
