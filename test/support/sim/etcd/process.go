@@ -26,6 +26,7 @@ import (
 	"time"
 
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/support/ports"
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/support/sim/inventory"
 )
 
 // member is what the simulator knows of one control-plane node's etcd: its (stable) URLs, its
@@ -40,7 +41,11 @@ type member struct {
 	dataDir            string
 	// hasData: the data dir holds the member's state (it has started once and was not wiped).
 	hasData bool
-	cmd     *exec.Cmd
+	// dataHost and dataDiskWrites: the host on whose disk the data dir was created, and its
+	// DiskWrites then (nil: unknown), disk.go.
+	dataHost       *inventory.Host
+	dataDiskWrites uint64
+	cmd            *exec.Cmd
 	// exited is closed when the process ends.
 	exited chan struct{}
 	// stoppedAt is when the process was stopped (power cut, wipe) or exited. A stopped one is
@@ -135,6 +140,9 @@ func (s *Simulator) start(m *member, initialCluster []string, state string, extr
 	if err := cmd.Start(); err != nil {
 		_ = logFile.Close()
 		return fmt.Errorf("starting etcd for member %s: %w", m.name, err)
+	}
+	if !m.hasData {
+		s.noteDataDir(m)
 	}
 	exited := make(chan struct{})
 	m.cmd, m.exited, m.hasData, m.stoppedAt, m.crashed = cmd, exited, true, time.Time{}, false
