@@ -55,9 +55,9 @@ func (s *Simulator) hostOf(m *member) *inventory.Host {
 // noteDataDir records where the member's new data dir was created: on which host's disk, at
 // which of its writes. Called with s.mu held, when a member starts without data.
 func (s *Simulator) noteDataDir(m *member) {
-	m.dataHost, m.dataDiskWrites = nil, 0
+	m.dataHost, m.dataDiskWrites = "", 0
 	if h := s.hostOf(m); h != nil {
-		m.dataHost, m.dataDiskWrites = h, h.DiskWrites()
+		m.dataHost, m.dataDiskWrites = h.SystemUUID, h.DiskWrites()
 	}
 }
 
@@ -66,14 +66,14 @@ func (s *Simulator) noteDataDir(m *member) {
 // disk was rewritten since (a reinstallation), or the node name now runs on another host.
 // Called with s.mu held.
 func (s *Simulator) dataGone(m *member) string {
-	if !m.hasData || m.dataHost == nil {
+	if !m.hasData || m.dataHost == "" {
 		return ""
 	}
 	h := s.hostOf(m)
 	switch {
 	case h == nil:
 		return ""
-	case h != m.dataHost:
+	case !strings.EqualFold(h.SystemUUID, m.dataHost):
 		return "the node runs on another host than the one whose disk holds the member's data dir"
 	case h.DiskWrites() != m.dataDiskWrites:
 		return "its host's disk was written since (installed again): the member's data dir is gone"

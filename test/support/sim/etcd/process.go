@@ -26,7 +26,6 @@ import (
 	"time"
 
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/support/ports"
-	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/support/sim/inventory"
 )
 
 // member is what the simulator knows of one control-plane node's etcd: its (stable) URLs, its
@@ -41,9 +40,9 @@ type member struct {
 	dataDir            string
 	// hasData: the data dir holds the member's state (it has started once and was not wiped).
 	hasData bool
-	// dataHost and dataDiskWrites: the host on whose disk the data dir was created, and its
-	// DiskWrites then (nil: unknown), disk.go.
-	dataHost       *inventory.Host
+	// dataHost and dataDiskWrites: the system UUID of the host on whose disk the data dir was
+	// created, and its DiskWrites then ("": unknown), disk.go.
+	dataHost       string
 	dataDiskWrites uint64
 	cmd            *exec.Cmd
 	// exited is closed when the process ends.
