@@ -42,7 +42,7 @@ func (l *Lab) setupEtcd(ctx context.Context, workloadMgr ctrl.Manager) error {
 	if err := etcd.InstallCRD(ctx, l.Workload.Config); err != nil {
 		return fmt.Errorf("installing the ClusterOperator CRD in the workload cluster: %w", err)
 	}
-	l.Etcd = &etcd.Simulator{Fencer: bmcFencer{l}}
+	l.Etcd = &etcd.Simulator{Fencer: bmcFencer{l}, Inventory: l.Inventory}
 	if err := l.Etcd.SetupWithManager(workloadMgr, controller.Options{}); err != nil {
 		return fmt.Errorf("setting up the etcd simulator: %w", err)
 	}

@@ -134,8 +134,10 @@ func walkedStages(role models.HostRole, bootstrap, day2, sno bool) []models.Host
 	return progressStages(role, bootstrap, sno)
 }
 
-// validations are the host's validation results; failing lists the failures' messages.
-func validations(h *inventory.Host, role models.HostRole, cl *cluster, failMemory bool) (common.ValidationsStatus, string) {
+// validations are the host's validation results; failing lists the failures' messages. peers
+// are the hosts of its cluster (self among them, as its Agent's name), day2 tells that the host
+// joins an installed cluster.
+func validations(h *inventory.Host, role models.HostRole, cl *cluster, failMemory bool, self string, peers []clusterHost, day2 bool) (common.ValidationsStatus, string) {
 	bound := cl != nil
 	if role == "" {
 		role = models.HostRoleAutoAssign
@@ -171,7 +173,7 @@ func validations(h *inventory.Host, role models.HostRole, cl *cluster, failMemor
 		if fails && failing == "" {
 			failing = msg
 		}
-		status, msg, fails = belongsToMajorityGroup(cl.aci, status)
+		status, msg, fails = belongsToMajorityGroup(cl.aci, status, self, peers, day2)
 		network = append(network, common.ValidationResult{ID: string(models.HostValidationIDBelongsToMajorityGroup), Status: status, Message: msg})
 		if fails && failing == "" {
 			failing = msg
@@ -233,7 +235,14 @@ func (s *Simulator) reconcileAgent(ctx context.Context, req ctrl.Request) (ctrl.
 	bound := cl != nil
 	cur := a.Status.DebugInfo.State
 	role := s.effectiveRole(a)
-	vals, failing := validations(host, role, cl, failValidation)
+	var peers []clusterHost
+	day2 := cl != nil && isOneOf(cl.state(), models.ClusterStatusInstalled, models.ClusterStatusAddingHosts)
+	if cl != nil && !day2 && !isSNO(cl.aci) {
+		if peers, err = s.clusterHosts(ctx, cl, a.Name, host); err != nil {
+			return ctrl.Result{}, err
+		}
+	}
+	vals, failing := validations(host, role, cl, failValidation, a.Name, peers, day2)
 	validated := func(bound bool) string {
 		if failing != "" {
 			return bindingVariant(bound, models.HostStatusInsufficient)
@@ -591,6 +600,42 @@ func (s *Simulator) agentsOfACI(ctx context.Context, obj client.Object) []reconc
 		reqs = append(reqs, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&agents[i])})
 	}
 	return reqs
+}
+
+// clusterHosts are the hosts of the cluster cl as its hosts' connectivity checks see them (for
+// belongsToMajorityGroup): every Agent bound to it, self (the Agent of host) among them, and
+// whether each runs its discovery agent. It reads the cache without copying the Agents: it runs
+// on every validation pass of every host.
+func (s *Simulator) clusterHosts(ctx context.Context, cl *cluster, self string, host *inventory.Host) ([]clusterHost, error) {
+	list := &aiv1beta1.AgentList{}
+	if err := s.Client.List(ctx, list, client.UnsafeDisableDeepCopy); err != nil {
+		return nil, fmt.Errorf("listing Agents: %w", err)
+	}
+	type member struct {
+		name string
+		host *inventory.Host
+	}
+	members := []member{{self, host}}
+	for i := range list.Items {
+		a := &list.Items[i]
+		ref := a.Spec.ClusterDeploymentName
+		if ref == nil || ref.Name != cl.cd.Name || a.Name == self {
+			continue
+		}
+		if ns := ref.Namespace; ns != cl.cd.Namespace && (ns != "" || a.Namespace != cl.cd.Namespace) {
+			continue
+		}
+		// An Agent of a host outside the lab's inventory (nil) is a host of the cluster that
+		// never answers here.
+		members = append(members, member{a.Name, s.Inventory.BySystemUUID(a.Name)})
+	}
+	out := make([]clusterHost, 0, len(members))
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, m := range members {
+		out = append(out, clusterHostOf(m.name, m.host, m.host != nil && s.running[m.host.SystemUUID]))
+	}
+	return out, nil
 }
 
 // boundAgents lists the Agents whose spec binds them to the ClusterDeployment namespace/name.

@@ -236,6 +236,9 @@ func (s *Simulator) register(ctx context.Context, host *inventory.Host, ie *aiv1
 			return fmt.Errorf("registering the Agent of host %s: %w", host.Name, err)
 		}
 		ctrl.LoggerFrom(ctx).Info("Host registered", "agent", key.String(), "infraEnv", ie.Name, "host", host.Name)
+		if !wasRunning {
+			s.pokePeers(ctx, uuid)
+		}
 		return nil
 	}
 	if err := deregistering(agent); err != nil {
@@ -249,6 +252,7 @@ func (s *Simulator) register(ctx context.Context, host *inventory.Host, ie *aiv1
 	}
 	if !wasRunning {
 		s.agentsCh <- event.GenericEvent{Object: agent}
+		s.pokePeers(ctx, uuid)
 	}
 	return nil
 }
@@ -315,7 +319,7 @@ func (s *Simulator) PoweredOff(ctx context.Context, h *inventory.Host) error {
 	delete(s.refused, h.SystemUUID)
 	s.mu.Unlock()
 	if was {
-		s.poke(ctx, h.SystemUUID)
+		s.pokePeers(ctx, h.SystemUUID)
 	}
 	return nil
 }

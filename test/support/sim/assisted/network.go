@@ -24,6 +24,8 @@ import (
 	hiveextv1beta1 "github.com/openshift/assisted-service/api/hiveextension/v1beta1"
 	aiv1beta1 "github.com/openshift/assisted-service/api/v1beta1"
 	"k8s.io/utils/ptr"
+
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/support/sim/inventory"
 )
 
 // The networks of a cluster as assisted-service checks them. Read at openshift/assisted-service
@@ -47,7 +49,7 @@ import (
 // The sim takes OpenShift 4.12 or later, where a dual-stack cluster may be IPv6-primary
 // (MinimalVersionForIPV6PrimaryWithDualStack, internal/common/common.go), and assisted-service's
 // default IPV6_SUPPORT=true. It does not model VIP DHCP allocation, user-managed load balancers,
-// the check that a VIP is free, or connectivity groups (every lab host is on one L2 network).
+// or the check that a VIP is free. Connectivity groups: belongsToMajorityGroup.
 
 // clusterNetworks are the networks and VIPs of an AgentClusterInstall.
 type clusterNetworks struct {
@@ -427,26 +429,186 @@ func belongsToMachineNetworks(aci *hiveextv1beta1.AgentClusterInstall, inv aiv1b
 	return validationStatusSuccess, "Host belongs to all machine network CIDRs", false
 }
 
-// belongsToMajorityGroup is the host validation belongs-to-majority-group of a host whose
-// belongs-to-machine-cidr status is inMachineNetworks: its status and message, and whether it
-// fails. assisted-service groups the hosts by the connectivity checks their agents run to each
-// other, per machine network (L2, cluster-managed networking) or over all routes (L3,
-// user-managed); the lab's hosts share one network of each family, so a host reaches the
-// others exactly when it has an address in every machine network. Fewer than 3 hosts cannot
-// form a majority: such a failure is pending (internal/host/validator.go belongsToMajorityGroup).
-func belongsToMajorityGroup(aci *hiveextv1beta1.AgentClusterInstall, inMachineNetworks string) (string, string, bool) {
+// clusterHost is a host of a cluster (an Agent bound to it) as its peers' connectivity checks
+// see it: its agent's name, whether its discovery agent runs (the host is on and booted the
+// discovery ISO or a disk image that starts the agent, and registered), and its addresses.
+type clusterHost struct {
+	name    string
+	running bool
+	addrs   []netip.Prefix
+}
+
+// clusterHostOf is the clusterHost of the lab host h, registered as the Agent name.
+func clusterHostOf(name string, h *inventory.Host, running bool) clusterHost {
+	c := clusterHost{name: name, running: running}
+	if h == nil {
+		return c
+	}
+	for _, nic := range h.NICs {
+		for _, a := range []string{nic.IPv4, nic.IPv6} {
+			if p, err := netip.ParsePrefix(a); err == nil {
+				c.addrs = append(c.addrs, p)
+			}
+		}
+	}
+	return c
+}
+
+// inNet tells whether the host has an address inside the network p.
+func (c clusterHost) inNet(p netip.Prefix) bool {
+	for _, a := range c.addrs {
+		if p.Contains(a.Addr()) {
+			return true
+		}
+	}
+	return false
+}
+
+// hasFamily tells whether the host has an address of the family of a.
+func (c clusterHost) hasFamily(a netip.Addr) bool {
+	for _, b := range c.addrs {
+		if b.Addr().Is4() == a.Is4() {
+			return true
+		}
+	}
+	return false
+}
+
+// minMajorityGroup is the smallest majority group: internal/network/connectivity_groups.go
+// createMajorityGroup keeps the candidates of 3 hosts or more, and
+// connectivityGroupList.largestGroup returns none below 3.
+const minMajorityGroup = 3
+
+// belongsToMajorityGroup is the host validation belongs-to-majority-group of the host self of
+// the cluster's hosts (its bound Agents, self among them), whose belongs-to-machine-cidr status
+// is inMachineNetworks; day2 says the host joins an installed cluster. It returns the status,
+// its message, and whether it fails. Read at openshift/assisted-service 780deffb6a35:
+//   - internal/host/validator.go belongsToMajorityGroup: a day-2 host and a single node succeed;
+//     user-managed networking checks L3 (belongsToL3MajorityGroup), otherwise L2 per machine
+//     network (belongsToL2MajorityGroup, pending without machine networks); a failure is
+//     pending while the cluster has fewer than 3 hosts (len(cluster.Hosts): the hosts bound,
+//     whatever their state, not the provision requirements).
+//   - internal/cluster/cluster.go setConnectivityMajorityGroupsForClusterInternal computes the
+//     groups from every host's last connectivity report (host.Connectivity), in the cluster's
+//     pre-install states, per host network (CreateL2MajorityGroup) and per family
+//     (GatherL3ConnectedAddresses).
+//   - internal/network/connectivity_groups.go: two hosts are connected on a network when each
+//     one's report has a successful L2 check to an address of the other inside it
+//     (connectivityMap.isConnected, l2Query); the majority group is the largest full mesh of at
+//     least 3 hosts. An L3 address of a host counts when every other host of the cluster
+//     reached it (count == len(hosts)-1).
+//   - The connectivity-check step (internal/host/hostcommands/connectivity_check_cmd.go) makes
+//     each agent ping and arping the other hosts' addresses: a peer that is off, or runs no
+//     discovery agent, does not answer, and posts no report of its own.
+//
+// In the lab every host's NICs are on the networks of the inventory, so the connectivity
+// graph is a full mesh of the hosts whose agent runs (and holds an address in the network),
+// and every other host is alone: the L2 majority group of a network is exactly those running
+// hosts, when they are at least 3. The sim does not keep a stopped host's last report: a peer
+// that stopped counts as reaching no one (the real service may still count its stale report
+// toward an L3 address; it never makes an L2 pair, as the running host's own report fails).
+func belongsToMajorityGroup(aci *hiveextv1beta1.AgentClusterInstall, inMachineNetworks string, self string, hosts []clusterHost, day2 bool) (string, string, bool) {
 	const ok = "Host has connectivity to the majority of hosts in the cluster"
 	switch {
-	case isSNO(aci), userManaged(aci):
+	case day2:
+		return validationStatusSuccess, "Day2 host is not required to be connected to other hosts in the cluster", false
+	case isSNO(aci):
 		return validationStatusSuccess, ok, false
-	case inMachineNetworks == validationStatusPending:
-		return validationStatusPending, "Machine Network CIDR or Connectivity Majority Groups missing", false
-	case inMachineNetworks == validationStatusSuccess:
+	}
+	var me clusterHost
+	for _, h := range hosts {
+		if h.name == self {
+			me = h
+		}
+	}
+	var status string
+	if ptr.Deref(aci.Spec.Networking.UserManagedNetworking, false) {
+		status = belongsToL3MajorityGroup(aci, me, hosts)
+	} else {
+		if inMachineNetworks == validationStatusPending {
+			return validationStatusPending, "Machine Network CIDR or Connectivity Majority Groups missing", false
+		}
+		machine := networksOf(aci).machine
+		if len(machine) == 0 {
+			machine = statusMachineNetworks(aci)
+		}
+		status = belongsToL2MajorityGroup(machine, me, hosts)
+	}
+	switch {
+	case status == validationStatusSuccess:
 		return validationStatusSuccess, ok, false
-	case aci.Spec.ProvisionRequirements.ControlPlaneAgents+aci.Spec.ProvisionRequirements.WorkerAgents < 3:
+	case len(hosts) < 3:
 		return validationStatusPending, "Not enough hosts in cluster to calculate connectivity groups", false
 	}
 	return validationStatusFailure, "No connectivity to the majority of hosts in the cluster", true
+}
+
+// belongsToL2MajorityGroup: the host is in the majority group of every machine network (the
+// running hosts with an address inside it, when they are minMajorityGroup or more).
+func belongsToL2MajorityGroup(machine []string, me clusterHost, hosts []clusterHost) string {
+	for _, m := range machine {
+		p, err := netip.ParsePrefix(m)
+		if err != nil {
+			return validationStatusFailure
+		}
+		p = p.Masked()
+		if !me.running || !me.inNet(p) {
+			return validationStatusFailure
+		}
+		n := 0
+		for _, h := range hosts {
+			if h.running && h.inNet(p) {
+				n++
+			}
+		}
+		if n < minMajorityGroup {
+			return validationStatusFailure
+		}
+	}
+	return validationStatusSuccess
+}
+
+// belongsToL3MajorityGroup: for each family of the cluster's networks
+// (network.GetConfiguredAddressFamilies: machine, service and cluster networks), an address of
+// the host that every other host of the cluster reached (GatherL3ConnectedAddresses): the host
+// and every other host run their agent, the others with an address of that family.
+func belongsToL3MajorityGroup(aci *hiveextv1beta1.AgentClusterInstall, me clusterHost, hosts []clusterHost) string {
+	n := networksOf(aci).registered()
+	want := map[bool]bool{} // is IPv4 → configured
+	for _, c := range append(append(append([]string(nil), n.cluster...), n.service...), statusMachineNetworks(aci)...) {
+		switch familyOf(c) {
+		case 4:
+			want[true] = true
+		case 6:
+			want[false] = true
+		}
+	}
+	if len(want) == 0 || !me.running || len(hosts) < 2 {
+		return validationStatusFailure // no report names the host: it has no connected address
+	}
+	for is4 := range want {
+		found := false
+		for _, a := range me.addrs {
+			if a.Addr().Is4() != is4 {
+				continue
+			}
+			all := true
+			for _, h := range hosts {
+				if h.name != me.name && (!h.running || !h.hasFamily(a.Addr())) {
+					all = false
+					break
+				}
+			}
+			if all {
+				found = true
+				break
+			}
+		}
+		if !found {
+			return validationStatusFailure
+		}
+	}
+	return validationStatusSuccess
 }
 
 // statusMachineNetworks are the machine networks assisted-service took for the cluster (its

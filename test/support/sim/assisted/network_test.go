@@ -17,6 +17,8 @@ limitations under the License.
 package assisted
 
 import (
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -205,27 +207,87 @@ func TestBelongsToMachineNetworks(t *testing.T) {
 	}
 }
 
-// TestBelongsToMajorityGroup: a host outside a machine network has no connectivity to the
-// majority (pending below 3 hosts); single nodes and user-managed networking need none here.
+// peersOf are the cluster hosts of the lab hosts, named by index ("0", "1", ...), whose
+// discovery agent runs unless its index is in off.
+func peersOf(hosts []*inventory.Host, off ...int) []clusterHost {
+	out := make([]clusterHost, 0, len(hosts))
+	for i, h := range hosts {
+		out = append(out, clusterHostOf(strconv.Itoa(i), h, !slices.Contains(off, i)))
+	}
+	return out
+}
+
+// TestBelongsToMajorityGroup: the host is in the majority group of its cluster's hosts whose
+// discovery agent runs, per machine network (L2) or for every other host (L3, user-managed);
+// a failure is pending below 3 bound hosts; single nodes and day-2 hosts need no group.
 func TestBelongsToMajorityGroup(t *testing.T) {
-	three, two := testACI(3, "4", l(v4Net), nil, nil), testACI(2, "4", l(v4Net), nil, nil)
+	hosts := inventory.Generate("mg", 4, inventory.GenerateOptions{})
+	other := inventory.Generate("mg-other", 1, inventory.GenerateOptions{Subnet: "10.9.8"})[0]
+	v4only := inventory.Generate("mg-v4", 1, inventory.GenerateOptions{FirstIP: 90})[0]
+	v4only.NICs[0].IPv6 = ""
+	three := testACI(3, "4", l(v4Net), nil, nil)
+	umn := func(a *hiveextv1beta1.AgentClusterInstall) *hiveextv1beta1.AgentClusterInstall {
+		a.Spec.Networking.UserManagedNetworking = ptr.To(true)
+		return a
+	}
+	const (
+		ok       = "Host has connectivity to the majority of hosts in the cluster"
+		noMajor  = "No connectivity to the majority of hosts in the cluster"
+		notEnoug = "Not enough hosts in cluster to calculate connectivity groups"
+	)
 	for name, tc := range map[string]struct {
 		aci        *hiveextv1beta1.AgentClusterInstall
-		in         string
+		in         string // belongs-to-machine-cidr
+		self       string
+		peers      []clusterHost
+		day2       bool
 		wantStatus string
-		wantFails  bool
+		wantMsg    string
 	}{
-		"in the machine networks": {three, validationStatusSuccess, validationStatusSuccess, false},
-		"outside, of three":       {three, validationStatusFailure, validationStatusFailure, true},
-		"outside, of two":         {two, validationStatusFailure, validationStatusPending, false},
-		"no machine network yet":  {three, validationStatusPending, validationStatusPending, false},
-		"single node":             {testACI(1, "4", nil, nil, nil), validationStatusPending, validationStatusSuccess, false},
+		"three running":                           {three, validationStatusSuccess, "0", peersOf(hosts[:3]), false, validationStatusSuccess, ok},
+		"three, a peer is off":                    {three, validationStatusSuccess, "0", peersOf(hosts[:3], 2), false, validationStatusFailure, noMajor},
+		"three, the host itself is off":           {three, validationStatusSuccess, "2", peersOf(hosts[:3], 2), false, validationStatusFailure, noMajor},
+		"four, a peer is off: three make a group": {testACI(3, "4", l(v4Net), nil, nil), validationStatusSuccess, "0", peersOf(hosts, 3), false, validationStatusSuccess, ok},
+		"four, two are off":                       {three, validationStatusSuccess, "0", peersOf(hosts, 2, 3), false, validationStatusFailure, noMajor},
+		"two bound of three wanted":               {three, validationStatusSuccess, "0", peersOf(hosts[:2]), false, validationStatusPending, notEnoug},
+		"two bound, one off":                      {three, validationStatusSuccess, "0", peersOf(hosts[:2], 1), false, validationStatusPending, notEnoug},
+		"the host outside the machine network": {three, validationStatusFailure, "2",
+			peersOf([]*inventory.Host{hosts[0], hosts[1], other}), false, validationStatusFailure, noMajor},
+		"a peer outside the machine network: two left": {three, validationStatusSuccess, "0",
+			peersOf([]*inventory.Host{hosts[0], hosts[1], other}), false, validationStatusFailure, noMajor},
+		"dual stack, an IPv4-only peer": {testACI(3, "46", l(v4Net, v6Net), nil, nil), validationStatusSuccess, "0",
+			peersOf([]*inventory.Host{hosts[0], hosts[1], v4only}), false, validationStatusFailure, noMajor},
+		"dual stack, three running": {testACI(3, "46", l(v4Net, v6Net), nil, nil), validationStatusSuccess, "0",
+			peersOf(hosts[:3]), false, validationStatusSuccess, ok},
+		"no machine network yet": {testACI(3, "4", nil, nil, nil), validationStatusPending, "0", peersOf(hosts[:3]), false,
+			validationStatusPending, "Machine Network CIDR or Connectivity Majority Groups missing"},
+		"single node, alone and off": {testACI(1, "4", nil, nil, nil), validationStatusPending, "0", peersOf(hosts[:1], 0), false, validationStatusSuccess, ok},
+		"day 2, its peers installed": {three, validationStatusSuccess, "3", peersOf(hosts, 0, 1, 2), true,
+			validationStatusSuccess, "Day2 host is not required to be connected to other hosts in the cluster"},
+		"user-managed, three running": {umn(testACI(3, "4", nil, nil, nil)), validationStatusSuccess, "0", peersOf(hosts[:3]), false, validationStatusSuccess, ok},
+		"user-managed, a peer is off": {umn(testACI(3, "4", nil, nil, nil)), validationStatusSuccess, "0", peersOf(hosts[:3], 1), false, validationStatusFailure, noMajor},
+		"user-managed, two bound":     {umn(testACI(3, "4", nil, nil, nil)), validationStatusSuccess, "0", peersOf(hosts[:2], 1), false, validationStatusPending, notEnoug},
+		"user-managed, IPv6 wanted of an IPv4-only peer": {umn(testACI(3, "46", nil, nil, nil)), validationStatusSuccess, "0",
+			peersOf([]*inventory.Host{hosts[0], hosts[1], v4only}), false, validationStatusFailure, noMajor},
 	} {
 		t.Run(name, func(t *testing.T) {
-			status, msg, fails := belongsToMajorityGroup(tc.aci, tc.in)
-			if status != tc.wantStatus || fails != tc.wantFails {
-				t.Errorf("got %s (%s), fails %v; want %s, fails %v", status, msg, fails, tc.wantStatus, tc.wantFails)
+			status, msg, fails := belongsToMajorityGroup(tc.aci, tc.in, tc.self, tc.peers, tc.day2)
+			if status != tc.wantStatus || msg != tc.wantMsg || fails != (tc.wantStatus == validationStatusFailure) {
+				t.Errorf("got %s (%s), fails %v; want %s (%s)", status, msg, fails, tc.wantStatus, tc.wantMsg)
 			}
 		})
+	}
+}
+
+// BenchmarkBelongsToMajorityGroup: one host's validation in a cluster of 100 bound hosts (it
+// runs on every validation pass of every host).
+func BenchmarkBelongsToMajorityGroup(b *testing.B) {
+	peers := peersOf(inventory.Generate("mg-bench", 100, inventory.GenerateOptions{}), 7)
+	aci := testACI(3, "46", l(v4Net, v6Net), nil, nil)
+	b.ReportAllocs()
+	for b.Loop() {
+		if status, _, _ := belongsToMajorityGroup(aci, validationStatusSuccess, "0", peers, false); status != validationStatusSuccess {
+			b.Fatal(status)
+		}
 	}
 }

@@ -335,6 +335,45 @@ func (s *Simulator) poke(ctx context.Context, uuid string) {
 	}
 }
 
+// pokePeers re-queues every Agent of the host with that system UUID and every Agent bound to
+// the same cluster: whether the host's discovery agent runs changes its peers'
+// belongs-to-majority-group (assisted-service refreshes every host's validations periodically).
+func (s *Simulator) pokePeers(ctx context.Context, uuid string) {
+	agents := &aiv1beta1.AgentList{}
+	if err := s.Client.List(ctx, agents, client.UnsafeDisableDeepCopy); err != nil {
+		ctrl.LoggerFrom(ctx).Error(err, "listing Agents")
+		return
+	}
+	clusterOf := func(a *aiv1beta1.Agent) (types.NamespacedName, bool) {
+		ref := a.Spec.ClusterDeploymentName
+		if ref == nil || ref.Name == "" {
+			return types.NamespacedName{}, false
+		}
+		if ref.Namespace == "" {
+			return types.NamespacedName{Namespace: a.Namespace, Name: ref.Name}, true
+		}
+		return types.NamespacedName{Namespace: ref.Namespace, Name: ref.Name}, true
+	}
+	clusters := map[types.NamespacedName]bool{}
+	for i := range agents.Items {
+		if agents.Items[i].Name != agentName(uuid) {
+			continue
+		}
+		if cd, ok := clusterOf(&agents.Items[i]); ok {
+			clusters[cd] = true
+		}
+	}
+	for i := range agents.Items {
+		a := &agents.Items[i]
+		cd, ok := clusterOf(a)
+		if a.Name == agentName(uuid) || ok && clusters[cd] {
+			obj := &aiv1beta1.Agent{}
+			obj.Name, obj.Namespace = a.Name, a.Namespace
+			s.agentsCh <- event.GenericEvent{Object: obj}
+		}
+	}
+}
+
 // bootsFromDisk tells whether the host's agent runs from a disk image it booted.
 func (s *Simulator) bootsFromDisk(uuid string) bool {
 	s.mu.Lock()

@@ -23,7 +23,8 @@ limitations under the License.
 // provider, through the Connector).
 //
 // Host events (PoweredOff, Deprovisioned) kill a member's process, and wipe its data dir; the
-// member restarts from its data dir once its Node is Ready again. Health is what etcd answers,
+// member restarts from its data dir once its Node is Ready again, unless its host's disk was
+// written since (a reinstallation, disk.go). Health is what etcd answers,
 // sampled from etcd itself (never a flag of the simulator); it is reported as OpenShift reports it: a Pod openshift-etcd/etcd-<node> per member
 // and the ClusterOperator "etcd" (InstallCRD installs its CRD, OpenShift's own).
 package etcd
@@ -77,6 +78,10 @@ type Simulator struct {
 	// Resync is how often membership and health are sampled and reported (default 300 ms; CEO's
 	// controllers resync every minute, but react to events).
 	Resync time.Duration
+	// Inventory, when set, tells on which host each control-plane Node runs and whether its disk
+	// was rewritten since its member's data dir was created (disk.go); without it a member keeps
+	// its data dir until Deprovisioned.
+	Inventory *inventory.Inventory
 	// Fencer is the BMCs that pacemaker reaches to fence a node of two-node OpenShift with fencing
 	// (fencing.go); nil: every fencing fails.
 	Fencer Fencer
@@ -539,6 +544,13 @@ func (s *Simulator) ensureMembers(ctx context.Context, nodes map[string]*corev1.
 			// Its host is off or wiped: no kubelet runs the static pod there until it posts
 			// again (heartbeats are stored to the second).
 			continue
+		}
+		if why := s.dataGone(m); why != "" {
+			log.Info("The data dir of an etcd member is gone: it starts without data", "node", name, "why", why)
+			if err := s.wipe(m); err != nil {
+				log.Error(err, "Wiping a member whose data is gone")
+				continue
+			}
 		}
 		inList := slices.IndexFunc(sampled, func(x Member) bool { return x.Name == name || x.PeerURL == m.peerURL }) >= 0
 		if m.hasData && listed && !inList {

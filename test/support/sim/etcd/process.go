@@ -40,7 +40,11 @@ type member struct {
 	dataDir            string
 	// hasData: the data dir holds the member's state (it has started once and was not wiped).
 	hasData bool
-	cmd     *exec.Cmd
+	// dataHost and dataDiskWrites: the system UUID of the host on whose disk the data dir was
+	// created, and its DiskWrites then ("": unknown), disk.go.
+	dataHost       string
+	dataDiskWrites uint64
+	cmd            *exec.Cmd
 	// exited is closed when the process ends.
 	exited chan struct{}
 	// stoppedAt is when the process was stopped (power cut, wipe) or exited. A stopped one is
@@ -135,6 +139,9 @@ func (s *Simulator) start(m *member, initialCluster []string, state string, extr
 	if err := cmd.Start(); err != nil {
 		_ = logFile.Close()
 		return fmt.Errorf("starting etcd for member %s: %w", m.name, err)
+	}
+	if !m.hasData {
+		s.noteDataDir(m)
 	}
 	exited := make(chan struct{})
 	m.cmd, m.exited, m.hasData, m.stoppedAt, m.crashed = cmd, exited, true, time.Time{}, false

@@ -88,6 +88,7 @@ func (h *Host) DeployImage(imageURL string, uefi bool, userData []byte) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.fw = firmware{uefi: uefi, diskImage: imageURL, configDrive: append([]byte(nil), userData...)}
+	h.diskWrites++
 }
 
 // EjectMedia empties the virtual CD and clears the override.
@@ -103,6 +104,7 @@ func (h *Host) WipeDisk() {
 	defer h.mu.Unlock()
 	h.fw.diskHasOS, h.fw.efiDiskFirst = false, false
 	h.fw.diskImage, h.fw.configDrive = "", nil
+	h.diskWrites++
 }
 
 // WriteOS is the installer writing the disk; on a UEFI host it also puts the installed system
@@ -112,6 +114,7 @@ func (h *Host) WriteOS() {
 	defer h.mu.Unlock()
 	h.fw.diskHasOS = true
 	h.fw.efiDiskFirst = h.fw.uefi
+	h.diskWrites++
 }
 
 // InstallToExistingRoot is the installer writing OpenShift into the root filesystem of the disk
@@ -121,6 +124,7 @@ func (h *Host) InstallToExistingRoot() {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.fw.diskHasOS = true
+	h.diskWrites++
 }
 
 // TearDown is Ironic tearing a deploy down without cleaning (the node's automated_clean false:
@@ -143,6 +147,21 @@ func (h *Host) Deprovision() {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.fw = firmware{uefi: h.fw.uefi}
+	h.diskWrites++
+}
+
+// DiskWrites counts the times the host's disk was rewritten: a disk image deployed, cleaning
+// (WipeDisk, Deprovision), or the installer writing OpenShift (WriteOS, InstallToExistingRoot).
+// What a system kept on the disk (an etcd member's data dir under /var/lib/etcd) is gone once it
+// changed: the assisted-installer wipes the installation disk (cleanupInstallDevice: LVM and
+// RAID metadata removed, wipefs) and coreos-installer writes the whole image over it
+// (writeImageToDisk), openshift/assisted-installer src/installer/installer.go InstallNode; an
+// installation into an existing root deploys a new ostree stateroot, whose /var is its own.
+// TearDown (cleaning disabled) and power cycles leave it as it is.
+func (h *Host) DiskWrites() uint64 {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.diskWrites
 }
 
 // PowerOff turns the host off.

@@ -202,3 +202,32 @@ func TestTearDownKeepsTheDisk(t *testing.T) {
 		t.Fatalf("boot after a tear-down with cleaning: got %q, RunsDisk() = %t; want nothing", got, h.RunsDisk())
 	}
 }
+
+// TestDiskWrites: what rewrites the disk counts (deploys, cleaning, the installer), what keeps
+// it does not (power cycles, a tear-down without cleaning, virtual media).
+func TestDiskWrites(t *testing.T) {
+	h := &Host{Name: "h"}
+	steps := []struct {
+		name    string
+		do      func()
+		written bool
+	}{
+		{"live ISO inserted and booted", func() { h.InsertMedia("https://images.lab.sim/d.iso", true, OverrideOnce); h.PowerOn() }, false},
+		{"installer writes the disk", h.WriteOS, true},
+		{"reboot", func() { h.PowerOff(); h.PowerOn() }, false},
+		{"tear-down without cleaning", h.TearDown, false},
+		{"installer writes it again (reinstall)", h.WriteOS, true},
+		{"cleaning", h.Deprovision, true},
+		{"disk image deployed", func() { h.DeployImage("https://images.lab.sim/d.qcow2", true, nil) }, true},
+		{"installed into the image's root", h.InstallToExistingRoot, true},
+		{"disk wiped", h.WipeDisk, true},
+		{"media ejected", h.EjectMedia, false},
+	}
+	for _, st := range steps {
+		before := h.DiskWrites()
+		st.do()
+		if written := h.DiskWrites() != before; written != st.written {
+			t.Errorf("%s: disk written %v, want %v", st.name, written, st.written)
+		}
+	}
+}

@@ -91,6 +91,8 @@ type Host struct {
 
 	mu sync.Mutex
 	fw firmware
+	// diskWrites counts what rewrote the disk (DiskWrites).
+	diskWrites uint64
 }
 
 // BootMAC is the MAC address of the host's boot NIC.
