@@ -110,7 +110,6 @@ func upstreamSwitchSpecs(labOf func() *lab.Lab) {
 	})
 
 	It("is taken over by these providers without a reinstall or a replaced Machine", func() {
-
 		Expect(pause.SetCluster(ctx, l.Mgmt.Client, client.ObjectKey{Namespace: ns, Name: name}, true)).To(Succeed())
 		Eventually(func(g Gomega) {
 			g.Expect(conditionTrue(controlPlane(l, ns, name)(g).Status.Conditions, clusterv1.PausedCondition)).To(BeTrue())

@@ -25,10 +25,10 @@ package discovery
 
 import (
 	"context"
-	"errors"
 	"crypto/tls"
 	"crypto/x509"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -172,7 +172,7 @@ func (a *agent) run(ctx context.Context, s *models.Step) {
 // service hands the install step out again (after a restart, say), and ignores this reply
 // (bminventory/inventory.go handleReplyError: ContainerAlreadyRunningExitCode and this message),
 // where any other failed install step puts the host in error.
-var errInstallerRunning = errors.New(`Error: creating container storage: the container name "assisted-installer" is already in use`) //nolint:staticcheck // podman's own message
+var errInstallerRunning = errors.New(`Error: creating container storage: the container name "assisted-installer" is already in use`)
 
 // podmanErrorExitCode is podman's exit status for an error of podman itself (podman-run(1): 125),
 // the step's exit code.

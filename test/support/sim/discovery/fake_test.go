@@ -44,10 +44,10 @@ type fakeService struct {
 	// progressDown is how many progress reports are still answered 503, as by a service that
 	// restarts.
 	progressDown int
-	cluster    models.Cluster
-	operators  []string // reported available
-	ingressCA  string
-	completed  bool
+	cluster      models.Cluster
+	operators    []string // reported available
+	ingressCA    string
+	completed    bool
 }
 
 const testClusterID = "c6a1c8a0-1111-4222-8333-444455556666"

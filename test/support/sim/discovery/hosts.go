@@ -63,7 +63,7 @@ type Hosts struct {
 	// RetryMinDelay and RetryMaxDelay bound the installer's delays before it sends a failed
 	// request again (retrying; default 2 and 10 s, assisted-installer's own).
 	RetryMinDelay, RetryMaxDelay time.Duration
-	Log           logr.Logger
+	Log                          logr.Logger
 
 	mu             sync.Mutex
 	running        map[string]*process     // system UUID → the software the host runs
