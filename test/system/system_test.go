@@ -51,6 +51,7 @@ import (
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/lab"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/support/faults"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/support/sim/inventory"
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/support/sim/release"
 )
 
 // startLab starts a lab for the specs of one container and stops it after them.
@@ -265,8 +266,34 @@ var _ = Describe("The real assisted-service and baremetal-operator: a cluster of
 	})
 	BeforeEach(func() { reportOnFailure(l, ns) })
 
-	It("installs to Available", func() {
+	It("installs to Available, its version fixed while it installs", func() {
+		// As soon as the controller reports the installation, another version is refused. The
+		// controller writes the object meanwhile: an update of a stale copy is a conflict
+		// (checked before admission), so it is read again until the webhook answers.
+		Eventually(func(g Gomega) {
+			cp := controlPlane(l, ns, name)(g)
+			c := meta.FindStatusCondition(cp.Status.Conditions, controlplanev1.AvailableCondition)
+			g.Expect(c).NotTo(BeNil())
+			g.Expect(string(c.Status)).To(Equal("False"))
+		}, timeout, 100*time.Millisecond).Should(Succeed())
+		Eventually(func(g Gomega) {
+			cp := controlPlane(l, ns, name)(g)
+			cp.Spec.DistributionVersion = "4.17.5"
+			err := l.Mgmt.Client.Update(ctx, cp)
+			g.Expect(apierrors.IsConflict(err)).To(BeFalse(), "stale copy: %v", err)
+			g.Expect(err).To(MatchError(And(
+				ContainSubstring("changing distributionVersion from 4.17.3 to 4.17.5 is not allowed while the cluster is being installed"),
+				ContainSubstring("the change will be carried out as an upgrade"))))
+		}, timeout, interval).Should(Succeed())
 		expectAvailable(l, ns, name, 3, 5)
+		// Pinned by digest: the payload says which version it is.
+		sets := &hivev1.ClusterImageSetList{}
+		Expect(l.Mgmt.Client.List(ctx, sets, client.MatchingLabels{controlplanev1.ImageSetNamespaceLabel: ns,
+			controlplanev1.ImageSetControlPlaneLabel: name})).To(Succeed())
+		Expect(sets.Items).To(HaveLen(1))
+		installed, err := release.ReadPayload(ctx, sets.Items[0].Spec.ReleaseImage, l.Releases.RemoteOptions()...)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(installed.Version).To(Equal("4.17.3"), "installed with the version it started with")
 		AddReportEntry("3+2 install on the real assisted-service and baremetal-operator", time.Since(start).Round(time.Second).String())
 		aci := &hiveextv1beta1.AgentClusterInstall{}
 		Expect(l.Mgmt.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, aci)).To(Succeed())
