@@ -252,8 +252,10 @@ var _ = Describe("The real assisted-service and baremetal-operator: a cluster of
 	in := newFaultInjection()
 
 	BeforeAll(func() {
+		// The rest of a real management cluster's control plane too: kube-controller-manager's
+		// garbage collector and namespace controller.
 		l, ns = addHosts(startLabWithOptions(lab.Options{BareMetal: lab.BareMetalReal, Assisted: lab.AssistedReal,
-			ProviderTransport: in.transport}), "prod", "host", 5)
+			ControllerManager: true, ProviderTransport: in.transport}), "prod", "host", 5)
 		start = time.Now()
 		// Automated cleaning (metadata, the BareMetalHost's own default): Ironic wipes the disks
 		// of the hosts the workers free before the control plane takes them. The templates'
