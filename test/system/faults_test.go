@@ -256,7 +256,6 @@ func faultSpecs(labOf func() *lab.Lab, in *faultInjection) {
 		expectNothingLeft(l, ns, name)
 		stopChaos()
 		<-chaosDone
-		in.setEnabled(false)
 		sampleMu.Lock()
 		defer sampleMu.Unlock()
 		Expect(holds).To(BeEmpty(), "held twice during the run")

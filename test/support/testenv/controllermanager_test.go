@@ -32,18 +32,30 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
+// startCoreEnv starts an API server with Kubernetes' own kinds only (Workload: no CRDs), for
+// the tests of what kube-controller-manager does; the test is skipped without envtest.
+func startCoreEnv(t *testing.T) *Environment {
+	t.Helper()
+	if os.Getenv("KUBEBUILDER_ASSETS") == "" {
+		t.Skip("needs envtest (KUBEBUILDER_ASSETS)")
+	}
+	s := runtime.NewScheme()
+	if err := clientgoscheme.AddToScheme(s); err != nil {
+		t.Fatal(err)
+	}
+	env, err := StartWithOptions(Options{Scheme: s, Workload: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return env
+}
+
 // TestControllerManagerCollectsGarbage: with kube-controller-manager's garbage collector, a
 // foreground deletion ends: the dependent goes, then the owner and its foregroundDeletion
 // finalizer. Without it (as before), the owner would keep the finalizer for ever.
 func TestControllerManagerCollectsGarbage(t *testing.T) {
-	if os.Getenv("KUBEBUILDER_ASSETS") == "" {
-		t.Skip("needs envtest (KUBEBUILDER_ASSETS)")
-	}
 	g := NewWithT(t)
-	s := runtime.NewScheme()
-	g.Expect(clientgoscheme.AddToScheme(s)).To(Succeed())
-	env, err := StartWithOptions(Options{Scheme: s, Workload: true})
-	g.Expect(err).NotTo(HaveOccurred())
+	env := startCoreEnv(t)
 	defer func() { _ = env.Stop() }()
 	kcm, err := env.StartControllerManager(t.Context(), t.Output(), "garbagecollector")
 	g.Expect(err).NotTo(HaveOccurred())

@@ -31,7 +31,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/dynamic"
-	"k8s.io/client-go/kubernetes"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
@@ -95,15 +94,15 @@ func (e *Environment) namespaceController() (*ControllerManager, error) {
 // stuckNamespace is the error of a namespace still Terminating after timeout: the objects left in
 // it and their finalizers.
 func (e *Environment) stuckNamespace(ctx context.Context, ns string, timeout time.Duration) error {
-	cs, err := kubernetes.NewForConfig(e.Config)
+	d, err := discovery.NewDiscoveryClientForConfig(e.Config)
 	if err != nil {
-		return fmt.Errorf("creating a clientset: %w", err)
+		return fmt.Errorf("creating a discovery client: %w", err)
 	}
 	dyn, err := dynamic.NewForConfig(e.Config)
 	if err != nil {
 		return fmt.Errorf("creating a dynamic client: %w", err)
 	}
-	resources, err := listableResources(cs.Discovery())
+	resources, err := listableResources(d)
 	if err != nil {
 		return err
 	}

@@ -18,7 +18,6 @@ package testenv
 
 import (
 	"context"
-	"os"
 	"testing"
 	"time"
 
@@ -26,8 +25,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
@@ -35,14 +32,8 @@ import (
 // and removes it; an object whose finalizer nobody removes keeps it Terminating, and the error
 // names that object and its finalizer; once the finalizer is gone, so is the namespace.
 func TestDeleteNamespace(t *testing.T) {
-	if os.Getenv("KUBEBUILDER_ASSETS") == "" {
-		t.Skip("needs envtest (KUBEBUILDER_ASSETS)")
-	}
 	g := NewWithT(t)
-	s := runtime.NewScheme()
-	g.Expect(clientgoscheme.AddToScheme(s)).To(Succeed())
-	env, err := StartWithOptions(Options{Scheme: s, Workload: true})
-	g.Expect(err).NotTo(HaveOccurred())
+	env := startCoreEnv(t)
 	defer func() { g.Expect(env.Stop()).To(Succeed()) }()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()

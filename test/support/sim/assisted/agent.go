@@ -54,23 +54,20 @@ func (c *cluster) state() string             { return c.aci.Status.DebugInfo.Sta
 
 // clusterOf returns the cluster the Agent is bound to, or nil and why the binding cannot sync.
 func (s *Simulator) clusterOf(ctx context.Context, a *aiv1beta1.Agent) (*cluster, string, error) {
-	ref := a.Spec.ClusterDeploymentName
-	if ref == nil || ref.Name == "" {
+	key, bound := boundTo(a)
+	if !bound {
 		return nil, "", nil
 	}
-	ns := ref.Namespace
-	if ns == "" {
-		ns = a.Namespace
-	}
+	ns, name := key.Namespace, key.Name
 	cd := &hivev1.ClusterDeployment{}
-	if err := s.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: ref.Name}, cd); err != nil {
+	if err := s.Client.Get(ctx, key, cd); err != nil {
 		if apierrors.IsNotFound(err) {
-			return nil, fmt.Sprintf("ClusterDeployment %s/%s not found", ns, ref.Name), nil
+			return nil, fmt.Sprintf("ClusterDeployment %s/%s not found", ns, name), nil
 		}
 		return nil, "", fmt.Errorf("reading the Agent's ClusterDeployment: %w", err)
 	}
 	if cd.Spec.ClusterInstallRef == nil || cd.Spec.ClusterInstallRef.Kind != "AgentClusterInstall" {
-		return nil, fmt.Sprintf("ClusterDeployment %s/%s has no AgentClusterInstall", ns, ref.Name), nil
+		return nil, fmt.Sprintf("ClusterDeployment %s/%s has no AgentClusterInstall", ns, name), nil
 	}
 	aci := &hiveextv1beta1.AgentClusterInstall{}
 	if err := s.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: cd.Spec.ClusterInstallRef.Name}, aci); err != nil {
@@ -607,27 +604,21 @@ func (s *Simulator) agentsOfACI(ctx context.Context, obj client.Object) []reconc
 // whether each runs its discovery agent. It reads the cache without copying the Agents: it runs
 // on every validation pass of every host.
 func (s *Simulator) clusterHosts(ctx context.Context, cl *cluster, self string, host *inventory.Host) ([]clusterHost, error) {
-	list := &aiv1beta1.AgentList{}
-	if err := s.Client.List(ctx, list, client.UnsafeDisableDeepCopy); err != nil {
-		return nil, fmt.Errorf("listing Agents: %w", err)
+	agents, err := s.boundAgents(ctx, cl.cd.Namespace, cl.cd.Name, client.UnsafeDisableDeepCopy)
+	if err != nil {
+		return nil, err
 	}
 	type member struct {
 		name string
 		host *inventory.Host
 	}
 	members := []member{{self, host}}
-	for i := range list.Items {
-		a := &list.Items[i]
-		ref := a.Spec.ClusterDeploymentName
-		if ref == nil || ref.Name != cl.cd.Name || a.Name == self {
-			continue
+	for i := range agents {
+		if a := &agents[i]; a.Name != self {
+			// An Agent of a host outside the lab's inventory (nil) is a host of the cluster
+			// that never answers here.
+			members = append(members, member{a.Name, s.Inventory.BySystemUUID(a.Name)})
 		}
-		if ns := ref.Namespace; ns != cl.cd.Namespace && (ns != "" || a.Namespace != cl.cd.Namespace) {
-			continue
-		}
-		// An Agent of a host outside the lab's inventory (nil) is a host of the cluster that
-		// never answers here.
-		members = append(members, member{a.Name, s.Inventory.BySystemUUID(a.Name)})
 	}
 	out := make([]clusterHost, 0, len(members))
 	s.mu.Lock()
@@ -638,27 +629,34 @@ func (s *Simulator) clusterHosts(ctx context.Context, cl *cluster, self string, 
 	return out, nil
 }
 
-// boundAgents lists the Agents whose spec binds them to the ClusterDeployment namespace/name.
-func (s *Simulator) boundAgents(ctx context.Context, namespace, name string) ([]aiv1beta1.Agent, error) {
+// boundAgents lists the Agents whose spec binds them to the ClusterDeployment namespace/name
+// (opts: further options of the list, such as client.UnsafeDisableDeepCopy for a reader).
+func (s *Simulator) boundAgents(ctx context.Context, namespace, name string, opts ...client.ListOption) ([]aiv1beta1.Agent, error) {
 	list := &aiv1beta1.AgentList{}
-	if err := s.Client.List(ctx, list); err != nil {
+	if err := s.Client.List(ctx, list, opts...); err != nil {
 		return nil, fmt.Errorf("listing Agents: %w", err)
 	}
+	want := types.NamespacedName{Namespace: namespace, Name: name}
 	var out []aiv1beta1.Agent
-	for _, a := range list.Items {
-		ref := a.Spec.ClusterDeploymentName
-		if ref == nil || ref.Name != name {
-			continue
-		}
-		ns := ref.Namespace
-		if ns == "" {
-			ns = a.Namespace
-		}
-		if ns == namespace {
-			out = append(out, a)
+	for i := range list.Items {
+		if cd, ok := boundTo(&list.Items[i]); ok && cd == want {
+			out = append(out, list.Items[i])
 		}
 	}
 	return out, nil
+}
+
+// boundTo is the ClusterDeployment the Agent's spec binds it to (its namespace when the
+// reference names none), false when it is unbound.
+func boundTo(a *aiv1beta1.Agent) (types.NamespacedName, bool) {
+	ref := a.Spec.ClusterDeploymentName
+	if ref == nil || ref.Name == "" {
+		return types.NamespacedName{}, false
+	}
+	if ref.Namespace == "" {
+		return types.NamespacedName{Namespace: a.Namespace, Name: ref.Name}, true
+	}
+	return types.NamespacedName{Namespace: ref.Namespace, Name: ref.Name}, true
 }
 
 // aciOfAgent maps an Agent to the AgentClusterInstall of the cluster it is (or was) bound to.

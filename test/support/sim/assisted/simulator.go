@@ -344,28 +344,18 @@ func (s *Simulator) pokePeers(ctx context.Context, uuid string) {
 		ctrl.LoggerFrom(ctx).Error(err, "listing Agents")
 		return
 	}
-	clusterOf := func(a *aiv1beta1.Agent) (types.NamespacedName, bool) {
-		ref := a.Spec.ClusterDeploymentName
-		if ref == nil || ref.Name == "" {
-			return types.NamespacedName{}, false
-		}
-		if ref.Namespace == "" {
-			return types.NamespacedName{Namespace: a.Namespace, Name: ref.Name}, true
-		}
-		return types.NamespacedName{Namespace: ref.Namespace, Name: ref.Name}, true
-	}
 	clusters := map[types.NamespacedName]bool{}
 	for i := range agents.Items {
 		if agents.Items[i].Name != agentName(uuid) {
 			continue
 		}
-		if cd, ok := clusterOf(&agents.Items[i]); ok {
+		if cd, ok := boundTo(&agents.Items[i]); ok {
 			clusters[cd] = true
 		}
 	}
 	for i := range agents.Items {
 		a := &agents.Items[i]
-		cd, ok := clusterOf(a)
+		cd, ok := boundTo(a)
 		if a.Name == agentName(uuid) || ok && clusters[cd] {
 			obj := &aiv1beta1.Agent{}
 			obj.Name, obj.Namespace = a.Name, a.Namespace

@@ -18,7 +18,6 @@ package etcd
 
 import (
 	"context"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -27,7 +26,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/support/sim/inventory"
-	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/support/testenv"
 )
 
 // diskHost is the inventory host of node: hostname node, system UUID uuid-<node>.
@@ -95,19 +93,12 @@ func readyNodes(hosts ...*inventory.Host) map[string]*corev1.Node {
 // rejoin as the old member; adding it again is refused (its peer URL is a member's), as
 // cluster-etcd-operator's MemberAddAsLearner is.
 func TestReinstalledHostStartsItsMemberWithoutData(t *testing.T) {
-	root, err := testenv.RepoRoot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	assets, err := testenv.AssetsDir(root)
-	if err != nil {
-		t.Skipf("no envtest assets (etcd): %v", err)
-	}
+	binary := etcdBinary(t)
 	hosts := []*inventory.Host{diskHost("a"), diskHost("b"), diskHost("c")}
 	for _, h := range hosts {
 		h.WriteOS() // installed
 	}
-	s := &Simulator{binary: filepath.Join(assets, "etcd"), dir: t.TempDir(), members: map[string]*member{},
+	s := &Simulator{binary: binary, dir: t.TempDir(), members: map[string]*member{},
 		Inventory: inventory.New(hosts...), bootstrapped: true}
 	t.Cleanup(func() { _ = s.Stop() })
 	ctx := t.Context()

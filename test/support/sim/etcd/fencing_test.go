@@ -41,9 +41,9 @@ func (f *fakeFencer) Fence(_ context.Context, c FencingCredentials) error {
 	return nil
 }
 
-// twoMembers starts a simulator's two-member etcd cluster of nodes a and b (real etcd processes)
-// and waits until both serve.
-func twoMembers(t *testing.T, fencer Fencer) *Simulator {
+// etcdBinary is the envtest assets' etcd, which the tests run as real members; the test is
+// skipped without the assets.
+func etcdBinary(t *testing.T) string {
 	t.Helper()
 	root, err := testenv.RepoRoot()
 	if err != nil {
@@ -53,7 +53,14 @@ func twoMembers(t *testing.T, fencer Fencer) *Simulator {
 	if err != nil {
 		t.Skipf("no envtest assets (etcd): %v", err)
 	}
-	s := &Simulator{binary: filepath.Join(assets, "etcd"), dir: t.TempDir(), members: map[string]*member{}, Fencer: fencer}
+	return filepath.Join(assets, "etcd")
+}
+
+// twoMembers starts a simulator's two-member etcd cluster of nodes a and b (real etcd processes)
+// and waits until both serve.
+func twoMembers(t *testing.T, fencer Fencer) *Simulator {
+	t.Helper()
+	s := &Simulator{binary: etcdBinary(t), dir: t.TempDir(), members: map[string]*member{}, Fencer: fencer}
 	t.Cleanup(func() { _ = s.Stop() })
 	s.mu.Lock()
 	a, err := s.memberFor("a")
