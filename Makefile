@@ -221,10 +221,11 @@ BENCH_ARGS ?=
 FLEET_CLUSTERS ?= 50 200 500
 
 .PHONY: bench
-bench: envtest ## Benchmarks, not part of make test: BENCH_MACHINES (500) AgentMachines bound from pools of BENCH_POOLS (2000 10000) Agents by the infrastructure manager's binary at its default flags (BENCH_ARGS adds some), then fleets of FLEET_CLUSTERS (50 200 500) single-node clusters through the three providers; prints the bind and fleet tables, and the top entries of the CPU and heap profiles of the manager of each bind and of each provider of each fleet (kept in _artifacts/bench).
+bench: envtest ## Benchmarks, not part of make test: BENCH_MACHINES (500) AgentMachines bound from pools of BENCH_POOLS (2000 10000) Agents by the infrastructure manager's binary at its default flags (BENCH_ARGS adds some), then fleets of FLEET_CLUSTERS (50 200 500) single-node clusters through the three providers; prints the bind and fleet tables, and the top entries of the CPU and heap profiles of the manager of each bind and of each provider of each fleet, and of the API server of each bind (kept in _artifacts/bench).
 	@export KUBEBUILDER_ASSETS="$$(hack/ensure-envtest.sh)"; \
+	sockets="$$(mktemp -d)"; trap 'rm -rf "$$sockets"' EXIT; \
 	for n in $(BENCH_POOLS); do \
-		(cd infrastructure && BENCH_AGENTS=$$n BENCH_MACHINES=$(BENCH_MACHINES) BENCH_ARGS="$(BENCH_ARGS)" BENCH_PROFILES="$(CURDIR)/_artifacts/bench" \
+		(cd infrastructure && CAPOA_APISERVER_PROFILE_DIR="$$sockets" BENCH_AGENTS=$$n BENCH_MACHINES=$(BENCH_MACHINES) BENCH_ARGS="$(BENCH_ARGS)" BENCH_PROFILES="$(CURDIR)/_artifacts/bench" \
 			go test -count=1 -timeout 60m -run '^$$' -bench '^BenchmarkBind$$' -benchtime 1x ./internal/controllers/ 2>&1 | \
 			grep -Ev '^[IWE][0-9]{4} ') || exit 1; \
 	done; \

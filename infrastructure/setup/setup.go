@@ -24,11 +24,14 @@ import (
 	"fmt"
 	"time"
 
+	hiveextv1beta1 "github.com/openshift/assisted-service/api/hiveextension/v1beta1"
 	aiv1beta1 "github.com/openshift/assisted-service/api/v1beta1"
+	hivev1 "github.com/openshift/hive/apis/hive/v1"
 	"github.com/spf13/pflag"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/discovery"
 	"k8s.io/utils/ptr"
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	"sigs.k8s.io/cluster-api/controllers/clustercache"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
@@ -58,15 +61,18 @@ func NewManagerOptions() *manager.Options {
 	o.CacheByObject = CacheByObject()
 	// A burst of claims writes 3 AgentMachine requests per machine, and controller-runtime rate
 	// limits each resource's client apart: Cluster API's 20 QPS would bind 500 machines in no
-	// less than 75 s. Chosen from make bench (docs/architecture_design.md, "Fleet scale").
+	// less than 75 s, and 100 QPS in no less than 15 s. Chosen from make bench
+	// (docs/architecture_design.md, "Fleet scale").
 	o.QPS, o.Burst = DefaultQPS, DefaultBurst
 	return o
 }
 
 // DefaultQPS and DefaultBurst are the infrastructure manager's client rate limits
-// (--kube-api-qps, --kube-api-burst).
+// (--kube-api-qps, --kube-api-burst): no client-side limit, as controller-runtime's own default
+// since v0.21 (kubernetes-sigs/controller-runtime#3119, on SIG API Machinery's advice to rely on
+// the API server's priority and fairness). The burst applies when --kube-api-qps is set positive.
 const (
-	DefaultQPS   = 100
+	DefaultQPS   = -1
 	DefaultBurst = 150
 )
 
@@ -221,7 +227,20 @@ func Setup(ctx context.Context, mgr ctrl.Manager, opts *manager.Options, o Optio
 		ClusterCache:     cc,
 		WatchFilterValue: opts.WatchFilterValue,
 	}
-	return node.SetupWithManager(ctx, mgr, ctrlOptions(concurrency))
+	if err := node.SetupWithManager(ctx, mgr, ctrlOptions(concurrency)); err != nil {
+		return err
+	}
+	// Every kind the controllers above watch lists when the cache starts, not when the first
+	// controller that watches it starts (manager.PrestartInformers).
+	watched := []client.Object{&infrav1.AgentMachine{}, &infrav1.AgentCluster{}, &clusterv1.Machine{}, &clusterv1.Cluster{},
+		&hivev1.ClusterDeployment{}, &hiveextv1beta1.AgentClusterInstall{}}
+	if opts.CachesClusterSecrets() {
+		watched = append(watched, &corev1.Secret{}) // bootstrap data, and the ClusterCache's kubeconfigs
+	}
+	if err := manager.PrestartInformers(ctx, mgr.GetCache(), watched...); err != nil {
+		return err
+	}
+	return manager.PrestartInformers(ctx, agentCache, &aiv1beta1.Agent{})
 }
 
 func ctrlOptions(concurrency int) controller.Options {

@@ -185,8 +185,9 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 		"Webhook server port. 0 disables the webhook server.")
 	fs.StringVar(&o.WebhookCertDir, "webhook-cert-dir", "/tmp/k8s-webhook-server/serving-certs/",
 		"Folder holding the webhook server's tls.crt and tls.key.")
-	fs.Float32Var(&o.QPS, "kube-api-qps", o.QPS, "Maximum queries per second to the Kubernetes API server.")
-	fs.IntVar(&o.Burst, "kube-api-burst", o.Burst, "Maximum burst of queries to the Kubernetes API server.")
+	fs.Float32Var(&o.QPS, "kube-api-qps", o.QPS,
+		"Maximum queries per second to the Kubernetes API server, per resource. Negative: no client-side limit (the API server's priority and fairness still applies).")
+	fs.IntVar(&o.Burst, "kube-api-burst", o.Burst, "Maximum burst of queries to the Kubernetes API server, when --kube-api-qps is positive.")
 	flags.AddManagerOptions(fs, &o.CAPI)
 	if o.FollowTLSProfile {
 		for _, name := range []string{tlsMinVersionFlag, tlsCipherSuitesFlag} {
@@ -200,6 +201,10 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 func (o *Options) Validate() error {
 	if o.Concurrency < 1 {
 		return fmt.Errorf("--concurrency must be at least 1, got %d", o.Concurrency)
+	}
+	if o.QPS > 0 && o.Burst < 1 {
+		// client-go would build a rate limiter that never lets a request through.
+		return fmt.Errorf("--kube-api-burst must be at least 1 when --kube-api-qps is positive, got %d", o.Burst)
 	}
 	if err := logsv1.ValidateAndApply(o.Logs, nil); err != nil {
 		return fmt.Errorf("invalid logging flags: %w", err)

@@ -18,6 +18,7 @@ package manager_test
 
 import (
 	"crypto/tls"
+	"strings"
 	"testing"
 	"time"
 
@@ -134,6 +135,12 @@ func TestFlagsBecomeManagerOptions(t *testing.T) {
 func TestInvalidFlagsAreRefused(t *testing.T) {
 	if err := parse(t, "--concurrency=0").Validate(); err == nil {
 		t.Error("--concurrency=0 accepted")
+	}
+	if err := parse(t, "--kube-api-qps=50", "--kube-api-burst=0").Validate(); err == nil || !strings.Contains(err.Error(), "--kube-api-burst") {
+		t.Errorf("--kube-api-qps=50 --kube-api-burst=0: %v, want the burst refused", err)
+	}
+	if err := parse(t, "--kube-api-qps=-1", "--kube-api-burst=-1").Validate(); err != nil {
+		t.Errorf("no client-side limit refused: %v", err)
 	}
 	for _, args := range [][]string{
 		{"--tls-min-version=TLS9"},

@@ -46,6 +46,7 @@ import (
 	infrav1 "github.com/openshift-assisted/cluster-api-provider-openshift-assisted/api/infrastructure/v1beta1"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/support/benchprofile"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/support/procstat"
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/support/testenv"
 )
 
 func envInt(name string, def int) int {
@@ -116,7 +117,9 @@ func BenchmarkBind(b *testing.B) {
 		metricsAddr, profilerAddr := freeAddress(b), freeAddress(b)
 		args := append([]string{"--namespace", f.ns, "--metrics-bind-address", metricsAddr, "--health-addr", "127.0.0.1:0",
 			"--profiler-address", profilerAddr}, strings.Fields(os.Getenv("BENCH_ARGS"))...)
-		logPath := filepath.Join(b.TempDir(), "manager.log")
+		profiles := profileDir(b, fmt.Sprintf("bind-%d-of-%d", machines, agents))
+		// Kept with the profiles: its timestamps show the start-up (caches synced, workers started).
+		logPath := filepath.Join(profiles, "manager.log")
 		logFile, err := os.Create(logPath)
 		g.Expect(err).NotTo(HaveOccurred())
 		defer func() {
@@ -129,7 +132,7 @@ func BenchmarkBind(b *testing.B) {
 		cmd.Env = append(os.Environ(), "KUBECONFIG="+kubeconfig)
 		cmd.Stdout, cmd.Stderr = logFile, logFile
 		served := apiserverRequests(g, ctx, fast)
-		serverCPU := cpuOf(g, "kube-apiserver") + cpuOf(g, "etcd")
+		apiserverBefore, etcdBefore := cpuOf(g, "kube-apiserver"), cpuOf(g, "etcd")
 		b.StartTimer()
 		start := time.Now()
 		g.Expect(cmd.Start()).To(Succeed())
@@ -142,8 +145,13 @@ func BenchmarkBind(b *testing.B) {
 			}
 		}
 		defer stop()
-		profiles := profileDir(b, fmt.Sprintf("bind-%d-of-%d", machines, agents))
 		cpu := benchprofile.StartCPU(ctx, profilerAddr, profiles, "cpu")
+		// The API server's too, when it serves pprof (make bench sets testenv.ProfileDirEnv): its
+		// CPU, not the manager's, is most of what a bind costs.
+		var apiserverCPU *benchprofile.CPUProfiler
+		if env.ProfileSocket != "" {
+			apiserverCPU = benchprofile.StartCPU(ctx, benchprofile.SocketPrefix+env.ProfileSocket, profiles, "apiserver-cpu")
+		}
 		resident := sampleResident(ctx, cmd.Process.Pid)
 		firstBound := waitBound(g, ctx, watcher, f.ns, machines)
 		elapsed := time.Since(start)
@@ -164,10 +172,15 @@ func BenchmarkBind(b *testing.B) {
 		for k, v := range apiserverRequests(g, ctx, fast) {
 			served[k] = v - served[k]
 		}
-		serverCPU = cpuOf(g, "kube-apiserver") + cpuOf(g, "etcd") - serverCPU
+		apiserverUsed, etcdUsed := cpuOf(g, "kube-apiserver")-apiserverBefore, cpuOf(g, "etcd")-etcdBefore
+		serverCPU := apiserverUsed + etcdUsed
 		rssKiB, managerCPU := processUsage(g, cmd.Process.Pid)
 		peak := resident.stop()
 		cpuFiles := cpu.Stop()
+		var apiserverFiles []string
+		if apiserverCPU != nil {
+			apiserverFiles = apiserverCPU.Stop()
+		}
 		g.Expect(benchprofile.SaveHeap(ctx, profilerAddr, filepath.Join(profiles, "heap-quiet.pb.gz"))).To(Succeed())
 		memStats, err := benchprofile.MemStats(ctx, profilerAddr)
 		g.Expect(err).NotTo(HaveOccurred())
@@ -187,6 +200,8 @@ func BenchmarkBind(b *testing.B) {
 		fmt.Printf("| ours, flags %q | %.1f s (%.1f s) | %.2f | %.2f | %.2f | %.0f MiB (%.0f + %.0f MiB) | %.1f s | %.1f s |\n", strings.Join(args[8:], " "),
 			elapsed.Seconds(), binding.Seconds(), perMachine(total), perMachine(reads), perMachine(total-reads), float64(rssKiB)/1024,
 			float64(peak.AnonKiB)/1024, float64(peak.FileKiB)/1024, managerCPU.Seconds(), serverCPU.Seconds())
+		fmt.Printf("of the API server and etcd CPU: kube-apiserver %.1f s, etcd %.1f s (every process of that name on the machine)\n",
+			apiserverUsed.Seconds(), etcdUsed.Seconds())
 		fmt.Printf("the manager's Go memory when quiet: %s\n", memStats)
 		fmt.Printf("the manager's requests by method until quiet: %v\n", requests)
 		fmt.Printf("the API server's requests during the run, by verb and resource (the benchmark's own list and watch of AgentMachines included):\n")
@@ -201,6 +216,7 @@ func BenchmarkBind(b *testing.B) {
 			fmt.Printf("  %-50s %6d  %5.2f / machine\n", k, served[k], perMachine(served[k]))
 		}
 		printProfiles(g, bin, profiles, cpuFiles)
+		printAPIServerProfile(g, apiserverFiles)
 	}
 }
 
@@ -406,6 +422,33 @@ func printProfiles(g Gomega, bin, dir string, cpuFiles []string) {
 	top("allocated since start, by bytes (heap-quiet.pb.gz)", []string{"-sample_index=alloc_space"}, filepath.Join(dir, "heap-quiet.pb.gz"))
 	top("in use when all were bound (heap-bound.pb.gz)", []string{"-sample_index=inuse_space"}, filepath.Join(dir, "heap-bound.pb.gz"))
 	top("in use when quiet (heap-quiet.pb.gz)", []string{"-sample_index=inuse_space"}, filepath.Join(dir, "heap-quiet.pb.gz"))
+}
+
+// apiserverStages hides from the API server's profile what every request passes through (the
+// HTTP server, the handler chain's filters, the runtime), so that its cumulative top shows the
+// stages of the requests: decoding, patching, validating, writing to etcd, the watch cache.
+const apiserverStages = `^(net/http|runtime|sync|k8s.io/apiserver/pkg/(server|endpoints/(filters|filterlatency|metrics|handlers/finisher)|util/flowcontrol)|` +
+	`k8s.io/kube-aggregator|k8s.io/apiextensions-apiserver/pkg/apiserver.\(\*crdHandler\).ServeHTTP|k8s.io/apimachinery/pkg/util/wait)`
+
+// printAPIServerProfile prints the top entries of the API server's CPU profile (its slices
+// merged), by their own time and by the request stages they are part of.
+func printAPIServerProfile(g Gomega, files []string) {
+	if len(files) == 0 {
+		fmt.Printf("the API server was not profiled (set %s to a folder)\n", testenv.ProfileDirEnv)
+		return
+	}
+	fmt.Printf("the API server's CPU profiles are in %s (go tool pprof -http=: FILE...)\n", filepath.Dir(files[0]))
+	for _, view := range []struct {
+		title string
+		args  []string
+	}{
+		{"the API server's CPU, start to quiet, by own time", nil},
+		{"the API server's CPU, start to quiet, by request stage (cumulative)", []string{"-cum", "-hide=" + apiserverStages}},
+	} {
+		out, err := benchprofile.Top(20, view.args, files...)
+		g.Expect(err).NotTo(HaveOccurred())
+		fmt.Printf("%s (%d slices of %s merged):\n%s", view.title, len(files), benchprofile.CPUSlice, out)
+	}
 }
 
 // residentSampler reads a process's resident set every residentEvery until stopped, and keeps

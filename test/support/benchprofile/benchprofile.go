@@ -15,14 +15,16 @@ limitations under the License.
 */
 
 // Package benchprofile takes a process's CPU and heap profiles from its pprof handlers (a
-// manager's --profiler-address) while a benchmark runs, and prints their top entries, so that
-// the benchmark's output says what bounds the figures it reports.
+// manager's --profiler-address, or kube-apiserver's --debug-socket-path) while a benchmark runs,
+// and prints their top entries, so that the benchmark's output says what bounds the figures it
+// reports.
 package benchprofile
 
 import (
 	"context"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -43,8 +45,21 @@ type CPUProfiler struct {
 	done   chan []string
 }
 
-// StartCPU profiles the process serving pprof at addr, writing dir/<name>-NN.pb.gz. Until the
-// process serves, it tries again every 100 ms.
+// SocketPrefix marks an address that is a unix socket's path (kube-apiserver serves pprof
+// without authentication on its --debug-socket-path): "unix:/path/to.sock".
+const SocketPrefix = "unix:"
+
+// maxProfile bounds what is read of one profile: a CPU slice of a busy API server is about
+// 150 KB, a heap profile of a manager about 1 MB.
+const maxProfile = 256 << 20
+
+// timeout bounds one request: a CPU slice answers after CPUSlice.
+const timeout = CPUSlice + time.Minute
+
+var tcpClient = &http.Client{Timeout: timeout}
+
+// StartCPU profiles the process serving pprof at addr (host:port, or SocketPrefix and a socket's
+// path), writing dir/<name>-NN.pb.gz. Until the process serves, it tries again every 100 ms.
 func StartCPU(ctx context.Context, addr, dir, name string) *CPUProfiler {
 	ctx, cancel := context.WithCancel(ctx)
 	p := &CPUProfiler{cancel: cancel, done: make(chan []string, 1)}
@@ -52,10 +67,10 @@ func StartCPU(ctx context.Context, addr, dir, name string) *CPUProfiler {
 		var files []string
 		for i := 0; ctx.Err() == nil; i++ {
 			path := filepath.Join(dir, fmt.Sprintf("%s-%02d.pb.gz", name, i))
-			url := fmt.Sprintf("http://%s/debug/pprof/profile?seconds=%d", addr, int(CPUSlice.Seconds()))
+			url := fmt.Sprintf("/debug/pprof/profile?seconds=%d", int(CPUSlice.Seconds()))
 			// The slice in progress when stopped is finished, not cut short: pprof writes
 			// nothing for a request that is cancelled.
-			if err := Download(context.WithoutCancel(ctx), url, path); err != nil {
+			if err := DownloadFrom(context.WithoutCancel(ctx), addr, url, path); err != nil {
 				time.Sleep(100 * time.Millisecond)
 				continue
 			}
@@ -75,18 +90,14 @@ func (p *CPUProfiler) Stop() []string {
 // SaveHeap writes the heap profile of the process serving pprof at addr to path: its live
 // objects as of its last GC, and every allocation since it started.
 func SaveHeap(ctx context.Context, addr, path string) error {
-	return Download(ctx, "http://"+addr+"/debug/pprof/heap", path)
+	return DownloadFrom(ctx, addr, "/debug/pprof/heap", path)
 }
 
 // MemStats summarizes the runtime's memory statistics that the heap profile's text form ends
 // with (runtime.MemStats): the memory obtained from the OS, the heap obtained and in use, what
 // was returned, the next GC's goal and the number of GCs.
 func MemStats(ctx context.Context, addr string) (string, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+addr+"/debug/pprof/heap?debug=1", nil)
-	if err != nil {
-		return "", err
-	}
-	text, err := get(req)
+	text, err := getFrom(ctx, addr, "/debug/pprof/heap?debug=1")
 	if err != nil {
 		return "", err
 	}
@@ -113,15 +124,41 @@ func Download(ctx context.Context, url, path string) error {
 	if err != nil {
 		return err
 	}
-	body, err := get(req)
+	body, err := get(tcpClient, req)
 	if err != nil {
 		return err
 	}
 	return os.WriteFile(path, body, 0o600)
 }
 
-func get(req *http.Request) ([]byte, error) {
-	resp, err := http.DefaultClient.Do(req)
+// DownloadFrom writes what a GET of urlPath from the process serving pprof at addr (host:port,
+// or SocketPrefix and a socket's path) answers to path.
+func DownloadFrom(ctx context.Context, addr, urlPath, path string) error {
+	body, err := getFrom(ctx, addr, urlPath)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, body, 0o600)
+}
+
+func getFrom(ctx context.Context, addr, urlPath string) ([]byte, error) {
+	hc, host := tcpClient, addr
+	if socket, ok := strings.CutPrefix(addr, SocketPrefix); ok {
+		hc = &http.Client{Timeout: timeout, Transport: &http.Transport{
+			DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
+				return (&net.Dialer{}).DialContext(ctx, "unix", socket)
+			}}}
+		host = "pprof"
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+host+urlPath, nil)
+	if err != nil {
+		return nil, err
+	}
+	return get(hc, req)
+}
+
+func get(hc *http.Client, req *http.Request) ([]byte, error) {
+	resp, err := hc.Do(req)
 	if err != nil {
 		return nil, err
 	}
@@ -129,7 +166,11 @@ func get(req *http.Request) ([]byte, error) {
 	if resp.StatusCode != http.StatusOK {
 		return nil, fmt.Errorf("GET %s: %s", req.URL, resp.Status)
 	}
-	return io.ReadAll(resp.Body)
+	body, err := io.ReadAll(io.LimitReader(resp.Body, maxProfile+1))
+	if err == nil && len(body) > maxProfile {
+		return nil, fmt.Errorf("GET %s: more than %d bytes", req.URL, maxProfile)
+	}
+	return body, err
 }
 
 // Top returns the first n entries of go tool pprof -top for the profiles (merged), with

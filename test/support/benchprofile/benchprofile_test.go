@@ -81,6 +81,31 @@ func TestProfilesOfAServer(t *testing.T) {
 	}
 }
 
+// TestProfilesOfASocket: a process that serves pprof on a unix socket (kube-apiserver's
+// --debug-socket-path) is profiled through SocketPrefix.
+func TestProfilesOfASocket(t *testing.T) {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/debug/pprof/", pprof.Index)
+	socket := filepath.Join(t.TempDir(), "pprof.sock")
+	l, err := (&net.ListenConfig{}).Listen(t.Context(), "unix", socket)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: time.Second}
+	go func() { _ = srv.Serve(l) }()
+	defer srv.Close()
+	heap := filepath.Join(t.TempDir(), "heap.pb.gz")
+	if err := SaveHeap(t.Context(), SocketPrefix+socket, heap); err != nil {
+		t.Fatal(err)
+	}
+	if top, err := Top(5, []string{"-sample_index=alloc_space"}, heap); err != nil || !strings.Contains(top, "flat") {
+		t.Errorf("the heap profile's top: %v\n%s", err, top)
+	}
+	if err := SaveHeap(t.Context(), SocketPrefix+socket+".missing", heap); err == nil {
+		t.Error("no error for a socket nothing listens on")
+	}
+}
+
 // burn spends CPU where the profile can see it.
 func burn(n int) int {
 	x := 0

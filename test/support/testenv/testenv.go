@@ -131,6 +131,9 @@ type Environment struct {
 	Client client.Client
 	// Scheme is the scheme of Client.
 	Scheme *runtime.Scheme
+	// ProfileSocket is the unix socket on which the API server serves /debug/pprof without
+	// authentication, when ProfileDirEnv was set; empty otherwise.
+	ProfileSocket string
 
 	// nsController is the kube-controller-manager that DeleteNamespace starts, once (nsMu).
 	nsMu         sync.Mutex
@@ -265,11 +268,12 @@ func StartWithOptions(o Options) (*Environment, error) {
 	for k, v := range o.APIServerArgs {
 		env.ControlPlane.GetAPIServer().Configure().Set(k, v)
 	}
+	var socket string
 	if dir := os.Getenv(ProfileDirEnv); dir != "" {
 		// kube-apiserver serves /debug/pprof on this socket without authentication:
 		// curl --unix-socket <socket> 'http://x/debug/pprof/profile?seconds=30' > cpu.pprof
-		env.ControlPlane.GetAPIServer().Configure().Set("debug-socket-path",
-			filepath.Join(dir, fmt.Sprintf("apiserver-%d-%d.sock", os.Getpid(), apiServers.Add(1))))
+		socket = filepath.Join(dir, fmt.Sprintf("apiserver-%d-%d.sock", os.Getpid(), apiServers.Add(1)))
+		env.ControlPlane.GetAPIServer().Configure().Set("debug-socket-path", socket)
 	}
 	cfg, err := env.Start()
 	if err != nil {
@@ -286,7 +290,7 @@ func StartWithOptions(o Options) (*Environment, error) {
 			return nil, err
 		}
 	}
-	return &Environment{env: env, Config: cfg, Client: c, Scheme: o.Scheme}, nil
+	return &Environment{env: env, Config: cfg, Client: c, Scheme: o.Scheme, ProfileSocket: socket}, nil
 }
 
 // WebhookServerOptions returns the options of a webhook server that serves the webhook
