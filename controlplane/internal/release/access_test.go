@@ -255,7 +255,8 @@ func TestReaderFollowsItsCAFile(t *testing.T) {
 // bound, the least recently used entries go, and a read of a forgotten key still succeeds.
 func TestReaderCachesAreBounded(t *testing.T) {
 	reg, ref := startMirror(t)
-	r := allowing(reg.Host)
+	const digests, tags, transports = 12, 16, 4 // the production bounds take thousands of reads to fill
+	r := release.WithCacheBounds(allowing(reg.Host), digests, tags, transports)
 	good := reg.PullSecret(mirrorUser, mirrorPassword)
 	read := func(scope string, ca []byte) {
 		t.Helper()
@@ -264,17 +265,16 @@ func TestReaderCachesAreBounded(t *testing.T) {
 		}
 	}
 	// Each CA bundle its own transport (the same certificate, told apart by a trailing comment).
-	for i := range release.MaxCachedTransports + 8 {
+	for i := range transports + 8 {
 		read(fmt.Sprintf("ca-%d", i), append(reg.CACertPEM(), fmt.Sprintf("\n# bundle %d\n", i)...))
 	}
 	// Each scope its own tag and content entries.
-	for i := range release.MaxCachedTags + 8 {
+	for i := range tags + 8 {
 		read(fmt.Sprintf("scope-%d", i), reg.CACertPEM())
 	}
-	digests, tags, transports := r.CachedEntries()
-	if digests != release.MaxCachedDigests || tags != release.MaxCachedTags || transports != release.MaxCachedTransports {
-		t.Errorf("the reader keeps %d contents, %d tags and %d transports, want each at its bound (%d, %d, %d)",
-			digests, tags, transports, release.MaxCachedDigests, release.MaxCachedTags, release.MaxCachedTransports)
+	d, tg, tr := r.CachedEntries()
+	if d != digests || tg != tags || tr != transports {
+		t.Errorf("the reader keeps %d contents, %d tags and %d transports, want each at its bound (%d, %d, %d)", d, tg, tr, digests, tags, transports)
 	}
 	read("ca-0", append(reg.CACertPEM(), "\n# bundle 0\n"...)) // forgotten: read again
 }

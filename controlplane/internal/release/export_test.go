@@ -23,6 +23,12 @@ const (
 	MaxCachedTransports = maxCachedTransports
 )
 
+// WithCacheBounds returns r with caches of these sizes, for a test that fills them.
+func WithCacheBounds(r *Reader, digests, tags, transports int) *Reader {
+	r.bounds = cacheBounds{digests: digests, tags: tags, transports: transports}
+	return r
+}
+
 // CachedEntries reports how many release contents, tags and transports r keeps.
 func (r *Reader) CachedEntries() (digests, tags, transports int) {
 	d, t, tr := r.caches()

@@ -114,6 +114,7 @@ type Reader struct {
 	// tenants write (any tag or digest a spec names, any CA bundle), so each is a least recently
 	// used cache of a fixed size, not a map that grows with them; created on first use (caches).
 	byDigest, byTag, transports *lru.Cache
+	bounds                      cacheBounds
 	now                         func() time.Time
 	// tags and reads collapse concurrent resolutions of one tag and reads of one digest into
 	// one registry request. A waiter shares the reading call's context: reconciles of the same
@@ -121,25 +122,34 @@ type Reader struct {
 	tags, reads singleflight.Group
 }
 
-// The caches' sizes. A hub runs clusters on tens of releases (each a digest and a tag or two,
-// per scope); the bounds leave room for many times that, and cap what a tenant's stream of
-// made-up tags, digests or CA bundles can make the manager hold: a few hundred bytes per digest
-// or tag, and a transport's idle connections per CA bundle.
+// The caches' sizes. Digests and tags are kept per scope, and a scope is a cluster's namespace
+// and pull secret: a fleet of clusters each in a namespace of its own holds a digest and a tag
+// per cluster, two of each while it upgrades. The bounds hold a fleet of 2,000 clusters (1,000
+// upgrading), and cap what a tenant's stream of made-up tags, digests or CA bundles can make the
+// manager hold: about 300 bytes per digest or tag (2.5 MB in all), and a transport's idle
+// connections per CA bundle. The bounds were 512 and 1,024: a fleet of 1,000 clusters on one
+// release evicted every scope's digest before its next reconcile, which then read the pull
+// secret and the registry again (35 pull secret reads per cluster in make bench's fleet).
 const (
-	maxCachedDigests    = 512
-	maxCachedTags       = 1024
+	maxCachedDigests    = 4096
+	maxCachedTags       = 4096
 	maxCachedTransports = 32
 )
 
-// caches returns the Reader's caches, created on first use.
+// caches returns the Reader's caches, created on first use, of the bounds above or of those a
+// test set (bounds).
 func (r *Reader) caches() (byDigest, byTag, transports *lru.Cache) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.byDigest == nil {
-		r.byDigest = lru.New(maxCachedDigests)
-		r.byTag = lru.New(maxCachedTags)
+		b := r.bounds
+		if b == (cacheBounds{}) {
+			b = cacheBounds{digests: maxCachedDigests, tags: maxCachedTags, transports: maxCachedTransports}
+		}
+		r.byDigest = lru.New(b.digests)
+		r.byTag = lru.New(b.tags)
 		// An evicted transport's idle connections are closed: nothing would use them again.
-		r.transports = lru.NewWithEvictionFunc(maxCachedTransports, func(_ lru.Key, v any) {
+		r.transports = lru.NewWithEvictionFunc(b.transports, func(_ lru.Key, v any) {
 			if t, ok := v.(*http.Transport); ok {
 				t.CloseIdleConnections()
 			}
@@ -147,6 +157,9 @@ func (r *Reader) caches() (byDigest, byTag, transports *lru.Cache) {
 	}
 	return r.byDigest, r.byTag, r.transports
 }
+
+// cacheBounds are the caches' sizes (zero: the constants above).
+type cacheBounds struct{ digests, tags, transports int }
 
 type tagEntry struct {
 	digest  string

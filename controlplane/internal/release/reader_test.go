@@ -18,12 +18,14 @@ package release_test
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"reflect"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -261,6 +263,41 @@ func TestReaderReadsOnceForConcurrentCallers(t *testing.T) {
 	if manifests != oneManifests || blobs != oneBlobs {
 		t.Errorf("%d concurrent reads cost %d manifest requests and %d blob reads; one read costs %d and %d",
 			callers, manifests, blobs, oneManifests, oneBlobs)
+	}
+}
+
+// TestReaderKeepsAFleet: a fleet of 1,000 clusters, each in a namespace of its own (a scope), on
+// one release tag: once each has read it, reading it again costs neither a registry request nor
+// a read of its credentials (the pull secret, from the API server), in any scope. With the caches
+// of 512 digests this fleet read both at every reconcile.
+func TestReaderKeepsAFleet(t *testing.T) {
+	reg := startRegistry(t)
+	ref := release.Image(reg.Host+"/ocp-release", "4.17.3", "x86_64")
+	if _, err := reg.PushRelease(ref, "1.30.4"); err != nil {
+		t.Fatal(err)
+	}
+	r := allowing(reg.Host)
+	var loads atomic.Int64
+	access := func(i int) release.Access {
+		return release.Access{Scope: fmt.Sprintf("fleet-%04d/pull-secret/", i), Load: func(context.Context) (release.Config, error) {
+			loads.Add(1)
+			return release.Config{}, nil
+		}}
+	}
+	const clusters = 1000
+	for i := range clusters {
+		if _, err := r.Read(context.Background(), ref, access(i)); err != nil {
+			t.Fatalf("cluster %d: %v", i, err)
+		}
+	}
+	m0, l0 := reg.ManifestRequests.Load(), loads.Load()
+	for i := range clusters {
+		if info, err := r.Read(context.Background(), ref, access(i)); err != nil || info.KubernetesVersion != "v1.30.4" {
+			t.Fatalf("cluster %d again: %+v, %v", i, info, err)
+		}
+	}
+	if m, l := reg.ManifestRequests.Load()-m0, loads.Load()-l0; m != 0 || l != 0 {
+		t.Errorf("the fleet's second reads cost %d manifest requests and %d credential reads, want none", m, l)
 	}
 }
 
