@@ -17,6 +17,10 @@ limitations under the License.
 package setup_test
 
 import (
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
 	"testing"
 
 	"github.com/spf13/pflag"
@@ -58,6 +62,34 @@ func TestClientRateLimits(t *testing.T) {
 		t.Error("the infrastructure manager's defaults are Cluster API's")
 	}
 }
+
+// TestAgentWatchesTrimmed: the manager's clients trim the Agent watches its caches decode.
+func TestAgentWatchesTrimmed(t *testing.T) {
+	o := setup.NewManagerOptions()
+	if o.WrapTransport == nil {
+		t.Fatal("the infrastructure manager's transport is not wrapped")
+	}
+	event := `{"type":"ADDED","object":{"kind":"Agent","metadata":{"name":"a","managedFields":[{"manager":"m"}]},"status":{"validationsInfo":{"x":[]}}}}` + "\n"
+	rt := o.WrapTransport(roundTripFunc(func(*http.Request) (*http.Response, error) {
+		return &http.Response{StatusCode: http.StatusOK, Header: http.Header{"Content-Type": {"application/json"}}, Body: io.NopCloser(strings.NewReader(event))}, nil
+	}))
+	resp, err := rt.RoundTrip(httptest.NewRequest(http.MethodGet, "/apis/agent-install.openshift.io/v1beta1/agents?watch=true", nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	got, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `{"type":"ADDED","object":{"kind":"Agent","metadata":{"name":"a"},"status":{}}}` + "\n"; string(got) != want {
+		t.Errorf("the Agent watch as the cache reads it:\n%s\nwant\n%s", got, want)
+	}
+}
+
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(req *http.Request) (*http.Response, error) { return f(req) }
 
 // TestSecretCache: the cache holds only the Secrets of Cluster API clusters (by their label), and
 // of those the data of bootstrap data alone, without managed fields.

@@ -64,6 +64,8 @@ func NewManagerOptions() *manager.Options {
 	// less than 75 s, and 100 QPS in no less than 15 s. Chosen from make bench
 	// (docs/architecture_design.md, "Fleet scale").
 	o.QPS, o.Burst = DefaultQPS, DefaultBurst
+	// The Agent watches reach the cache's decoder without what TrimAgent drops (issue 45).
+	o.WrapTransport = infracontroller.TrimAgentWatches
 	return o
 }
 

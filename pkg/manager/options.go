@@ -31,6 +31,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/transport"
 	"k8s.io/component-base/logs"
 	logsv1 "k8s.io/component-base/logs/api/v1"
 	"k8s.io/klog/v2"
@@ -97,6 +98,10 @@ type Options struct {
 	// CacheByObject sets the manager cache's options per kind (cache.Options.ByObject), such as
 	// a transform that trims what is stored.
 	CacheByObject map[client.Object]cache.ByObject
+	// WrapTransport, set (not by a flag) by a provider, wraps the transport of every client the
+	// manager builds (rest.Config.Wrap), after any wrapper the rest config already has: the
+	// infrastructure provider trims the Agent watches its caches decode (TrimAgentWatches).
+	WrapTransport transport.WrapperFunc
 	QPS           float32
 	Burst         int
 
@@ -314,6 +319,9 @@ func Run(ctx context.Context, restConfig *rest.Config, o *Options, scheme *runti
 	log := ctrl.Log.WithName("setup")
 	restConfig.QPS = o.QPS
 	restConfig.Burst = o.Burst
+	if o.WrapTransport != nil {
+		restConfig.Wrap(o.WrapTransport)
+	}
 	// A change of the hub's TLS profile ends the manager as its end of ctx would: cleanly.
 	ctx, stop := context.WithCancel(ctx)
 	defer stop()
