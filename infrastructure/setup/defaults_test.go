@@ -73,7 +73,7 @@ func TestAgentWatchesTrimmed(t *testing.T) {
 	rt := o.WrapTransport(roundTripFunc(func(*http.Request) (*http.Response, error) {
 		return &http.Response{StatusCode: http.StatusOK, Header: http.Header{"Content-Type": {"application/json"}}, Body: io.NopCloser(strings.NewReader(event))}, nil
 	}))
-	resp, err := rt.RoundTrip(httptest.NewRequest(http.MethodGet, "/apis/agent-install.openshift.io/v1beta1/agents?watch=true", nil))
+	resp, err := rt.RoundTrip(httptest.NewRequestWithContext(t.Context(), http.MethodGet, "/apis/agent-install.openshift.io/v1beta1/agents?watch=true", nil))
 	if err != nil {
 		t.Fatal(err)
 	}

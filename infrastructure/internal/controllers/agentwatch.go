@@ -47,8 +47,8 @@ func (t *agentWatchTrimmer) RoundTrip(req *http.Request) (*http.Response, error)
 	if err != nil || !isAgentWatch(req) || resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Encoding") != "" {
 		return resp, err
 	}
-	if media, _, err := mime.ParseMediaType(resp.Header.Get("Content-Type")); err != nil || media != "application/json" {
-		return resp, nil
+	if media, _, perr := mime.ParseMediaType(resp.Header.Get("Content-Type")); perr != nil || media != "application/json" {
+		return resp, nil //nolint:nilerr // a body that is not plain JSON passes as it came
 	}
 	resp.Body = trimAgentStream(resp.Body)
 	resp.ContentLength = -1

@@ -82,7 +82,7 @@ func trimStream(tb testing.TB, stream []byte) []byte {
 		return &http.Response{StatusCode: http.StatusOK, Header: http.Header{"Content-Type": {"application/json"}},
 			Body: io.NopCloser(bytes.NewReader(stream)), ContentLength: int64(len(stream))}, nil
 	}))
-	resp, err := rt.RoundTrip(httptest.NewRequest(http.MethodGet, "/apis/agent-install.openshift.io/v1beta1/agents?watch=true&sendInitialEvents=true", nil))
+	resp, err := rt.RoundTrip(httptest.NewRequestWithContext(tb.Context(), http.MethodGet, "/apis/agent-install.openshift.io/v1beta1/agents?watch=true&sendInitialEvents=true", nil))
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -116,7 +116,7 @@ func TestTrimmedWatchKeepsWhatTrimAgentKeeps(t *testing.T) {
 	}
 	realistic := stream.Len()
 	filler := randfill.NewWithSeed(45).NilChance(0.2).NumElements(0, 3).Funcs(
-		func(f *metav1.FieldsV1, c randfill.Continue) { f.Raw = []byte(`{"f:spec":{}}`) },
+		func(f *metav1.FieldsV1, _ randfill.Continue) { f.Raw = []byte(`{"f:spec":{}}`) },
 		func(t *metav1.Time, c randfill.Continue) { *t = metav1.Unix(c.Int63n(1<<32), 0) },
 	)
 	for range 200 {
@@ -133,9 +133,7 @@ func TestTrimmedWatchKeepsWhatTrimAgentKeeps(t *testing.T) {
 	}
 	for i := range want {
 		if !reflect.DeepEqual(got[i], want[i]) {
-			g, _ := json.Marshal(got[i])
-			w, _ := json.Marshal(want[i])
-			t.Fatalf("event %d: trimmed Agent\n%s\nwhole Agent\n%s", i, g, w)
+			t.Fatalf("event %d: trimmed Agent\n%+v\nwhole Agent\n%+v", i, got[i], want[i])
 		}
 	}
 	realisticTrimmed := bytes.Index(trimmed, []byte(`"MODIFIED"`))
@@ -153,7 +151,7 @@ func TestTrimmedWatchStreams(t *testing.T) {
 	rt := infracontroller.TrimAgentWatches(roundTripFunc(func(*http.Request) (*http.Response, error) {
 		return &http.Response{StatusCode: http.StatusOK, Header: http.Header{"Content-Type": {"application/json"}}, Body: pr, ContentLength: -1}, nil
 	}))
-	resp, err := rt.RoundTrip(httptest.NewRequest(http.MethodGet, "/apis/agent-install.openshift.io/v1beta1/namespaces/ns/agents?watch=1", nil))
+	resp, err := rt.RoundTrip(httptest.NewRequestWithContext(t.Context(), http.MethodGet, "/apis/agent-install.openshift.io/v1beta1/namespaces/ns/agents?watch=1", nil)) //nolint:bodyclose // closed below, and again at the end
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -213,7 +211,7 @@ func TestTrimmedWatchStreams(t *testing.T) {
 
 	// A watch the informer stops: closing the trimmed body closes the API server's.
 	pr, pw = io.Pipe()
-	resp, err = rt.RoundTrip(httptest.NewRequest(http.MethodGet, "/apis/agent-install.openshift.io/v1beta1/agents?watch=true", nil))
+	resp, err = rt.RoundTrip(httptest.NewRequestWithContext(t.Context(), http.MethodGet, "/apis/agent-install.openshift.io/v1beta1/agents?watch=true", nil)) //nolint:bodyclose // closed below: what is tested
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -275,10 +273,11 @@ func TestTrimAgentWatchesLeavesTheRestAlone(t *testing.T) {
 			rt := infracontroller.TrimAgentWatches(roundTripFunc(func(*http.Request) (*http.Response, error) {
 				return &http.Response{StatusCode: status, Header: header, Body: io.NopCloser(bytes.NewReader(body)), ContentLength: int64(len(body))}, nil
 			}))
-			resp, err := rt.RoundTrip(httptest.NewRequest(tc.method, tc.url, nil))
+			resp, err := rt.RoundTrip(httptest.NewRequestWithContext(t.Context(), tc.method, tc.url, nil))
 			if err != nil {
 				t.Fatal(err)
 			}
+			defer resp.Body.Close()
 			got, err := io.ReadAll(resp.Body)
 			if err != nil {
 				t.Fatal(err)
