@@ -60,8 +60,8 @@ func NewManagerOptions() *manager.Options {
 	o.NoWebhooks = true
 	o.CacheByObject = CacheByObject()
 	// A burst of claims writes 3 AgentMachine requests per machine, and controller-runtime rate
-	// limits each resource's client apart: Cluster API's 20 QPS would bind 500 machines in no
-	// less than 75 s, and 100 QPS in no less than 15 s. Chosen from make bench
+	// limits each resource's client apart: 20 QPS would bind 500 machines in no less than 75 s,
+	// and Cluster API's 100 QPS in no less than 15 s. Chosen from make bench
 	// (docs/architecture_design.md, "Fleet scale").
 	o.QPS, o.Burst = DefaultQPS, DefaultBurst
 	// The Agent watches reach the cache's decoder without what TrimAgent drops (issue 45).

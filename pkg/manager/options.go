@@ -131,10 +131,12 @@ type Options struct {
 }
 
 // DefaultQPS and DefaultBurst are the client rate limits of a manager unless its provider sets
-// others in its options before AddFlags (--kube-api-qps, --kube-api-burst): Cluster API's.
+// others in its options before AddFlags (--kube-api-qps, --kube-api-burst): Cluster API's own
+// managers' (sigs.k8s.io/cluster-api v1.13.4 main.go and controlplane/kubeadm/main.go: 100 and
+// 200; their 20 and 30 are the ClusterCache's clients of the workload clusters).
 const (
-	DefaultQPS   = 20
-	DefaultBurst = 30
+	DefaultQPS   = 100
+	DefaultBurst = 200
 )
 
 // NewOptions returns the defaults for a provider whose leader election lease is leaderElectionID.
