@@ -118,19 +118,6 @@ func MemStats(ctx context.Context, addr string) (string, error) {
 	return strings.Join(out, ", "), nil
 }
 
-// Download writes what a GET of url answers to path.
-func Download(ctx context.Context, url, path string) error {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-	if err != nil {
-		return err
-	}
-	body, err := get(tcpClient, req)
-	if err != nil {
-		return err
-	}
-	return os.WriteFile(path, body, 0o600)
-}
-
 // DownloadFrom writes what a GET of urlPath from the process serving pprof at addr (host:port,
 // or SocketPrefix and a socket's path) answers to path.
 func DownloadFrom(ctx context.Context, addr, urlPath, path string) error {
@@ -144,7 +131,10 @@ func DownloadFrom(ctx context.Context, addr, urlPath, path string) error {
 func getFrom(ctx context.Context, addr, urlPath string) ([]byte, error) {
 	hc, host := tcpClient, addr
 	if socket, ok := strings.CutPrefix(addr, SocketPrefix); ok {
+		// A client per call: without keep-alives its connection closes with the response, and
+		// no idle one is left behind per CPU slice.
 		hc = &http.Client{Timeout: timeout, Transport: &http.Transport{
+			DisableKeepAlives: true,
 			DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
 				return (&net.Dialer{}).DialContext(ctx, "unix", socket)
 			}}}

@@ -73,7 +73,7 @@ func TestProfilesOfAServer(t *testing.T) {
 	if err != nil || !strings.Contains(stats, "HeapInuse") || !strings.Contains(stats, "NumGC") {
 		t.Errorf("memory statistics %q: %v", stats, err)
 	}
-	if err := Download(ctx, "http://"+addr+"/debug/pprof/nothing", filepath.Join(dir, "x")); err == nil {
+	if err := DownloadFrom(ctx, addr, "/debug/pprof/nothing", filepath.Join(dir, "x")); err == nil {
 		t.Error("no error for a profile the server does not have")
 	}
 	if _, err := os.Stat(filepath.Join(dir, "x")); err == nil {
