@@ -94,6 +94,9 @@ func TestInstallerOutlastsAServiceRestart(t *testing.T) {
 	svc.mu.Lock()
 	got := slices.Clone(svc.progress[id])
 	svc.mu.Unlock()
+	// The installer's stages end at the reboot; the rebooted host may report Joined by now (a
+	// race this test lost once in CI 42).
+	got = got[:slices.Index(got, models.HostStageRebooting)+1]
 	if want := installerStages(models.HostRoleBootstrap, true); !slices.Equal(got, want) {
 		t.Errorf("stages %v, want %v", got, want)
 	}
