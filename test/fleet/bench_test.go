@@ -50,6 +50,7 @@ import (
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/support/ports"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/support/procstat"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/support/sim/workload"
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/support/testenv"
 )
 
 // providers are the three providers, in the order of the table.
@@ -277,7 +278,7 @@ func runFleet(tb testing.TB, n int, timer func(running bool), profiles string) r
 	if _, err := audit.Update(); err != nil {
 		tb.Fatal(err)
 	}
-	serverCPU := apiServerCPU(tb)
+	serverCPU := hubCPU(tb, l.Mgmt)
 
 	created := &timeline{at: map[string]time.Time{}}
 	cpAvailable := &timeline{at: map[string]time.Time{}}
@@ -342,7 +343,7 @@ func runFleet(tb testing.TB, n int, timer func(running bool), profiles string) r
 	}
 	r.hub = counts
 	r.workload = workloadRequests(workloads.Requests())
-	r.serverCPU = apiServerCPU(tb) - serverCPU
+	r.serverCPU = hubCPU(tb, l.Mgmt) - serverCPU
 	r.rssKiB, r.cpu = map[string]int{}, map[string]time.Duration{}
 	for _, p := range providers {
 		rss, cpu, err := procstat.Usage(pids[p])
@@ -487,17 +488,14 @@ func workloadRequests(byCluster map[workload.RequestKey]int) fleet.Requests {
 	return out
 }
 
-func apiServerCPU(tb testing.TB) time.Duration {
+// hubCPU is the CPU time the management cluster's kube-apiserver and etcd used.
+func hubCPU(tb testing.TB, hub *testenv.Environment) time.Duration {
 	tb.Helper()
-	var total time.Duration
-	for _, name := range []string{"kube-apiserver", "etcd"} {
-		cpu, err := procstat.CPUOf(name)
-		if err != nil {
-			tb.Fatal(err)
-		}
-		total += cpu
+	apiServer, etcd, err := hub.ControlPlaneCPU()
+	if err != nil {
+		tb.Fatal(err)
 	}
-	return total
+	return apiServer + etcd
 }
 
 func loadAverage() string {

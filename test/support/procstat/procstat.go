@@ -22,6 +22,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -97,9 +98,11 @@ func ResidentOf(pid int) (Resident, error) {
 	return r, nil
 }
 
-// CPUOf sums the CPU time of the processes of this command name (such as the test
-// environment's kube-apiserver and etcd).
-func CPUOf(name string) (time.Duration, error) {
+// CPUOf sums the CPU time of the processes of this command name that were started with arg among
+// their arguments (such as one test environment's kube-apiserver, by its --cert-dir=DIR): not
+// every process of that name, which would count another test binary's API servers, or those a
+// killed test binary left behind.
+func CPUOf(name, arg string) (time.Duration, error) {
 	comms, err := filepath.Glob("/proc/[0-9]*/comm")
 	if err != nil {
 		return 0, err
@@ -109,7 +112,12 @@ func CPUOf(name string) (time.Duration, error) {
 		if b, err := os.ReadFile(comm); err != nil || strings.TrimSpace(string(b)) != name {
 			continue
 		}
-		pid, err := strconv.Atoi(filepath.Base(filepath.Dir(comm)))
+		dir := filepath.Dir(comm)
+		cmdline, err := os.ReadFile(filepath.Join(dir, "cmdline"))
+		if err != nil || !slices.Contains(strings.Split(string(cmdline), "\x00"), arg) {
+			continue // another process of that name, or it exited meanwhile
+		}
+		pid, err := strconv.Atoi(filepath.Base(dir))
 		if err != nil {
 			return 0, err
 		}

@@ -18,7 +18,6 @@ package procstat
 
 import (
 	"os"
-	"path/filepath"
 	"syscall"
 	"testing"
 	"time"
@@ -67,9 +66,13 @@ func TestUsageOfThisProcess(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cpu, err := CPUOf(string(self[:len(self)-1]))
+	name := string(self[:len(self)-1])
+	cpu, err := CPUOf(name, os.Args[0])
 	if err != nil || cpu < after {
-		t.Fatalf("CPUOf(%s) = %s, %v; want at least this process's %s", filepath.Base(string(self)), cpu, err, after)
+		t.Fatalf("CPUOf(%s, %s) = %s, %v; want at least this process's %s", name, os.Args[0], cpu, err, after)
+	}
+	if cpu, err := CPUOf(name, "--an-argument-no-process-has"); err != nil || cpu != 0 {
+		t.Fatalf("CPUOf(%s) of an argument this process lacks = %s, %v; want none", name, cpu, err)
 	}
 }
 

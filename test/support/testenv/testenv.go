@@ -53,6 +53,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/webhook"
 
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/support/ports"
+	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/test/support/procstat"
 )
 
 // ThirdPartyCRDDir is the folder, relative to the repository root, of the CRDs generated with
@@ -291,6 +292,19 @@ func StartWithOptions(o Options) (*Environment, error) {
 		}
 	}
 	return &Environment{env: env, Config: cfg, Client: c, Scheme: o.Scheme, ProfileSocket: socket}, nil
+}
+
+// ControlPlaneCPU returns the CPU time this environment's kube-apiserver and etcd have used, read
+// from /proc: its processes alone, known by their certificate and data folders, which no other
+// environment shares.
+func (e *Environment) ControlPlaneCPU() (apiServer, etcd time.Duration, err error) {
+	if apiServer, err = procstat.CPUOf("kube-apiserver", "--cert-dir="+e.env.ControlPlane.APIServer.CertDir); err != nil {
+		return 0, 0, err
+	}
+	if etcd, err = procstat.CPUOf("etcd", "--data-dir="+e.env.ControlPlane.Etcd.DataDir); err != nil {
+		return 0, 0, err
+	}
+	return apiServer, etcd, nil
 }
 
 // WebhookServerOptions returns the options of a webhook server that serves the webhook
