@@ -26,6 +26,8 @@ import (
 	"time"
 
 	"github.com/google/go-containerregistry/pkg/v1/remote"
+	hiveextv1beta1 "github.com/openshift/assisted-service/api/hiveextension/v1beta1"
+	hivev1 "github.com/openshift/hive/apis/hive/v1"
 	"github.com/spf13/pflag"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/utils/ptr"
@@ -57,14 +59,21 @@ const LeaderElectionID = "capoa-controlplane-leader-election"
 // NewManagerOptions returns the provider's manager options with their defaults: its cache keeps
 // the Secrets labelled with a cluster name (manager.ClusterSecretsCache), where the controller
 // finds the <cluster>-kubeconfig it wrote and the ClusterCache finds every kubeconfig, rather than
-// reading them from the API server on every reconcile and connection attempt.
+// reading them from the API server on every reconcile and connection attempt; and the managed
+// fields of the ClusterDeployments and AgentClusterInstalls (manager.KeepManagedFields).
 func NewManagerOptions() *manager.Options {
 	o := manager.NewOptions(LeaderElectionID)
 	o.FollowTLSProfile = true // on an OpenShift hub, serve with its TLS security profile (main.go grants the RBAC)
 	// The runtime extension's hooks authenticate Cluster API by its client certificate
 	// (--in-place-updates-client-ca-file); the server only asks for one.
 	o.WebhookRequestClientCert = true
-	o.CacheByObject = map[client.Object]cache.ByObject{&corev1.Secret{}: manager.ClusterSecretsCache()}
+	o.CacheByObject = map[client.Object]cache.ByObject{
+		&corev1.Secret{}: manager.ClusterSecretsCache(),
+		// Every other kind is cached without managed fields; the deletion reads from these when
+		// Hive or assisted-service last acted (package foreign).
+		&hivev1.ClusterDeployment{}:           manager.KeepManagedFields(),
+		&hiveextv1beta1.AgentClusterInstall{}: manager.KeepManagedFields(),
+	}
 	return o
 }
 

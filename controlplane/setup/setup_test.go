@@ -23,8 +23,12 @@ import (
 	"time"
 
 	. "github.com/onsi/gomega"
+	hiveextv1beta1 "github.com/openshift/assisted-service/api/hiveextension/v1beta1"
+	hivev1 "github.com/openshift/hive/apis/hive/v1"
 	"github.com/spf13/pflag"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/controlplane/setup"
 	"github.com/openshift-assisted/cluster-api-provider-openshift-assisted/pkg/foreign"
@@ -32,18 +36,31 @@ import (
 )
 
 // TestNewManagerOptions: the control-plane manager follows the hub's TLS profile, has its own
-// leader election Lease and caches only the Secrets labelled with a cluster name.
+// leader election Lease, caches only the Secrets labelled with a cluster name, and keeps the
+// managed fields of the ClusterDeployments and AgentClusterInstalls.
 func TestNewManagerOptions(t *testing.T) {
 	g := NewWithT(t)
 	o := setup.NewManagerOptions()
 	g.Expect(o.LeaderElectionID).To(Equal("capoa-controlplane-leader-election"))
 	g.Expect(o.FollowTLSProfile).To(BeTrue())
 	g.Expect(o.WebhookRequestClientCert).To(BeTrue(), "the runtime extension's hooks verify Cluster API's client certificate")
-	g.Expect(o.CacheByObject).To(HaveLen(1))
+	g.Expect(o.CacheByObject).To(HaveLen(3))
 	for obj, by := range o.CacheByObject {
-		g.Expect(obj).To(BeAssignableToTypeOf(&corev1.Secret{}))
-		g.Expect(by.Label).NotTo(BeNil(), "only labelled Secrets are cached")
-		g.Expect(by.Label.String()).To(ContainSubstring("cluster.x-k8s.io/cluster-name"))
+		switch obj.(type) {
+		case *corev1.Secret:
+			g.Expect(by.Label).NotTo(BeNil(), "only labelled Secrets are cached")
+			g.Expect(by.Label.String()).To(ContainSubstring("cluster.x-k8s.io/cluster-name"))
+		case *hivev1.ClusterDeployment, *hiveextv1beta1.AgentClusterInstall:
+			// The deletion reads when Hive or assisted-service last wrote them (package foreign).
+			withManagedFields := obj.DeepCopyObject().(client.Object)
+			withManagedFields.SetManagedFields([]metav1.ManagedFieldsEntry{{Manager: "hive"}})
+			g.Expect(by.Transform).NotTo(BeNil(), "%T would get the default transform, which drops managed fields", obj)
+			cached, err := by.Transform(withManagedFields)
+			g.Expect(err).NotTo(HaveOccurred())
+			g.Expect(cached.(client.Object).GetManagedFields()).To(HaveLen(1), "%T cached without its managed fields", obj)
+		default:
+			t.Errorf("unexpected cache option for %T", obj)
+		}
 	}
 }
 

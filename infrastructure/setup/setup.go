@@ -79,18 +79,19 @@ const (
 )
 
 // CacheByObject trims what the provider's caches store (issue 19: a hub caches every Agent):
-// Agents to the fields the controllers read (infracontroller.TrimAgent), AgentMachines and
-// AgentClusters without their managed fields. Secrets are cached only when they carry a Cluster
-// API cluster name label, as Cluster API's managers cache them: the bootstrap data of Machines
-// (read through the cache, see infracontroller.AgentMachineReconciler.SecretReader); the
-// manager's client reads every other Secret from the API server.
+// Agents to the fields the controllers read (infracontroller.TrimAgent), every other kind
+// without its managed fields (the manager's default), but for the ClusterDeployments and
+// AgentClusterInstalls, whose managed fields the AgentCluster's deletion reads (package foreign,
+// manager.KeepManagedFields). Secrets are cached only when they carry a Cluster API cluster name
+// label, as Cluster API's managers cache them: the bootstrap data of Machines (read through the
+// cache, see infracontroller.AgentMachineReconciler.SecretReader); the manager's client reads
+// every other Secret from the API server.
 func CacheByObject() map[client.Object]cache.ByObject {
-	strip := cache.TransformStripManagedFields()
 	return map[client.Object]cache.ByObject{
-		&aiv1beta1.Agent{}:      {Transform: infracontroller.TrimAgent},
-		&infrav1.AgentMachine{}: {Transform: strip},
-		&infrav1.AgentCluster{}: {Transform: strip},
-		&corev1.Secret{}:        manager.ClusterSecretsCache(),
+		&aiv1beta1.Agent{}:                    {Transform: infracontroller.TrimAgent},
+		&hivev1.ClusterDeployment{}:           manager.KeepManagedFields(),
+		&hiveextv1beta1.AgentClusterInstall{}: manager.KeepManagedFields(),
+		&corev1.Secret{}:                      manager.ClusterSecretsCache(),
 	}
 }
 

@@ -96,7 +96,8 @@ type Options struct {
 	// and conversion webhooks, is served as without it.
 	WebhookRequestClientCert bool
 	// CacheByObject sets the manager cache's options per kind (cache.Options.ByObject), such as
-	// a transform that trims what is stored.
+	// a transform that trims what is stored. A kind without a transform of its own is cached
+	// without managed fields (see KeepManagedFields).
 	CacheByObject map[client.Object]cache.ByObject
 	// WrapTransport, set (not by a flag) by a provider, wraps the transport of every client the
 	// manager builds (rest.Config.Wrap), after any wrapper the rest config already has: the
@@ -259,7 +260,8 @@ func (o *Options) managerOptions(scheme *runtime.Scheme, hubTLS func(*tls.Config
 			metricsOptions.TLSOpts = tlsOptions
 		}
 	}
-	cacheOptions := cache.Options{SyncPeriod: &o.SyncPeriod, ByObject: o.CacheByObject}
+	// Without managed fields, unless a kind keeps them (KeepManagedFields).
+	cacheOptions := cache.Options{SyncPeriod: &o.SyncPeriod, ByObject: o.CacheByObject, DefaultTransform: cache.TransformStripManagedFields()}
 	if o.WatchNamespace != "" {
 		cacheOptions.DefaultNamespaces = map[string]cache.Config{o.WatchNamespace: {}}
 	}
