@@ -218,10 +218,10 @@ test-lab: ## The lab suites alone: system (SYSTEM_PROCS Ginkgo processes; SYSTEM
 BENCH_POOLS ?= 2000 10000
 BENCH_MACHINES ?= 500
 BENCH_ARGS ?=
-FLEET_CLUSTERS ?= 50 200 500
+FLEET_CLUSTERS ?= 50 200 500 1000
 
 .PHONY: bench
-bench: envtest ## Benchmarks, not part of make test: BENCH_MACHINES (500) AgentMachines bound from pools of BENCH_POOLS (2000 10000) Agents by the infrastructure manager's binary at its default flags (BENCH_ARGS adds some), then fleets of FLEET_CLUSTERS (50 200 500) single-node clusters through the three providers; prints the bind and fleet tables, and the top entries of the CPU and heap profiles of the manager of each bind and of each provider of each fleet, and of the API server of each bind (kept in _artifacts/bench).
+bench: envtest ## Benchmarks, not part of make test: BENCH_MACHINES (500) AgentMachines bound from pools of BENCH_POOLS (2000 10000) Agents by the infrastructure manager's binary at its default flags (BENCH_ARGS adds some), then fleets of FLEET_CLUSTERS (50 200 500 1000) single-node clusters through the three providers; prints the bind and fleet tables, and the top entries of the CPU and heap profiles of the manager of each bind and of each provider of each fleet, and of the API server of each bind (kept in _artifacts/bench).
 	@export KUBEBUILDER_ASSETS="$$(hack/ensure-envtest.sh)"; \
 	sockets="$$(mktemp -d)"; trap 'rm -rf "$$sockets"' EXIT; \
 	for n in $(BENCH_POOLS); do \

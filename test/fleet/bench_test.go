@@ -90,7 +90,7 @@ type providerProfiles struct {
 // quietPeriod: the providers are quiet when they sent no request for this long.
 const quietPeriod = 10 * time.Second
 
-// BenchmarkFleet creates FLEET_CLUSTERS (50 200 500) single-node clusters at once, each from the
+// BenchmarkFleet creates FLEET_CLUSTERS (50 200 500 1000) single-node clusters at once, each from the
 // agent-sno template on a simulated self-booted host, with the three providers each a process
 // of its own at its default flags (lab.RunProviderProcess), Cluster API's controllers and the
 // assisted-service simulator in the benchmark's process, and a light workload cluster per
@@ -101,7 +101,7 @@ const quietPeriod = 10 * time.Second
 //
 //	go test ./fleet/ -run XXX -bench BenchmarkFleet -benchtime 1x -timeout 3h
 func BenchmarkFleet(b *testing.B) {
-	sizes := []int{50, 200, 500}
+	sizes := []int{50, 200, 500, 1000}
 	if v := os.Getenv("FLEET_CLUSTERS"); v != "" {
 		sizes = nil
 		for _, f := range strings.Fields(v) {
