@@ -23,7 +23,10 @@ import (
 // The managers' caches keep no managed fields (cache.TransformStripManagedFields, the cache's
 // DefaultTransform, as controller-runtime advises for code that does not read them): they are
 // about a tenth of what the providers allocate, decoded with every watch event and copied with
-// every read of the cache, and no controller reads them, except package foreign's.
+// every read of the cache, and no controller reads them, except package foreign's. Cluster API's
+// own managers keep them (its MachineSet and MachineDeployment controllers read them from their
+// cache), and run apart from ours; a test that runs them on a manager with these options must
+// make no MachineSets (see testenv.SetupCAPIControllers).
 
 // KeepManagedFields is the cache option (Options.CacheByObject) of a kind whose cached objects
 // keep their managed fields: the ClusterDeployments and AgentClusterInstalls whose deletion

@@ -64,7 +64,11 @@ const ClusterCacheRetryInterval = time.Second
 // MachineSet, MachineDeployment, MachineHealthCheck and ExtensionConfig) with mgr, as Cluster
 // API's manager does (with its default grace periods), so that tests and the lab run our providers
 // against the real thing. It returns the ClusterCache those controllers use, which providers under
-// test can share, and their RuntimeClient.
+// test can share, and their RuntimeClient. Cluster API's MachineSet and MachineDeployment
+// controllers read managed fields from the cache (ssa.MitigateManagedFieldsIssue rewrites those of
+// an object it finds without any): on a manager built with our providers' options, whose caches
+// drop them (pkg/manager), keep them to one manager that makes no MachineSets, or give Cluster API
+// a manager of its own, as the lab does.
 func SetupCAPIControllers(ctx context.Context, mgr ctrl.Manager, concurrency int) (*CAPI, error) {
 	if err := waitForMappings(ctx, mgr.GetRESTMapper(), "Cluster", "Machine", "MachineSet", "MachineDeployment", "MachineHealthCheck"); err != nil {
 		return nil, err
